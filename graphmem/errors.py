@@ -1,0 +1,83 @@
+"""The one error tree of graphmem.
+
+Every error graphmem raises on purpose is a ``GraphmemError``. Each subclass also
+inherits the builtin exception it narrows, so code that already catches ``KeyError``
+or ``ValueError`` keeps working::
+
+    GraphmemError (Exception)
+    ├── NotFound (KeyError)                  an id that is not in the store
+    ├── InvalidInput (ValueError)            bad data or arguments; nothing was written
+    │   └── InvalidSnapshot                  a snapshot that is not ours or not for this strategy
+    ├── UnsupportedOperation (NotImplementedError)
+    │                                        the backend cannot do this; the message says why
+    ├── BackendUnavailable (ConnectionError) the store cannot be reached or opened
+    ├── IdentityRequired (PermissionError)   a tenant / user / session part is missing: fail closed
+    └── StoreClosed (RuntimeError)           the store or conversation was closed
+
+Errors carry the data a caller needs to act (``entity_id``, ``tenant``, ``query_name``)
+as attributes, and a message that says what to fix.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "BackendUnavailable",
+    "GraphmemError",
+    "IdentityRequired",
+    "InvalidInput",
+    "InvalidSnapshot",
+    "NotFound",
+    "StoreClosed",
+    "UnsupportedOperation",
+]
+
+
+class GraphmemError(Exception):
+    """Root of every error graphmem raises on purpose.
+
+    Args:
+        message: What went wrong and what to do about it.
+        **data: Context for the caller (``entity_id``, ``tenant``, ``query_name``, ...),
+            available as attributes of the error.
+    """
+
+    def __init__(self, message: str, **data: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.data = data
+        for key, value in data.items():
+            setattr(self, key, value)
+
+    def __str__(self) -> str:
+        # KeyError's own __str__ wraps the message in quotes; keep messages readable.
+        return self.message
+
+
+class NotFound(GraphmemError, KeyError):
+    """An entity, relationship, turn or conversation id is not in the store."""
+
+
+class InvalidInput(GraphmemError, ValueError):
+    """Bad data or arguments. The operation wrote nothing."""
+
+
+class InvalidSnapshot(InvalidInput):
+    """A snapshot that graphmem did not make, or made for another strategy."""
+
+
+class UnsupportedOperation(GraphmemError, NotImplementedError):
+    """The backend cannot perform this operation; the message says why."""
+
+
+class BackendUnavailable(GraphmemError, ConnectionError):
+    """The store cannot be reached or opened (the URL is named, never a password)."""
+
+
+class IdentityRequired(GraphmemError, PermissionError):
+    """A part of the caller's identity (tenant, user, session) is missing: fail closed."""
+
+
+class StoreClosed(GraphmemError, RuntimeError):
+    """The store or conversation was closed; open a new one."""

@@ -1,0 +1,105 @@
+"""JSON Lines: the export format, and the line format of ``file://`` stores.
+
+One JSON object per line, each with a ``kind``:
+
+- ``{"kind": "graphmem", "version": 1, ...}``: the header, first line;
+- ``{"kind": "entity", ...Entity fields}``;
+- ``{"kind": "relationship", ...Relationship fields}``;
+- ``{"kind": "turn", ...Turn fields}``;
+- ``{"kind": "head", "session_id": ..., "head_id": ...}``: a conversation's head.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from graphmem.errors import InvalidInput
+from graphmem.models import Entity, Relationship, Turn
+from graphmem.store import TenantDump
+
+__all__ = ["FORMAT_VERSION", "add_record", "dump_records", "read", "records_to_dump", "write"]
+
+FORMAT_VERSION = 1
+
+
+def dump_records(dump: TenantDump) -> Iterator[dict[str, Any]]:
+    """The records of a dump, entities first, then relationships, turns and heads."""
+    for entity in dump.entities:
+        yield {"kind": "entity", **entity.model_dump(mode="json")}
+    for rel in dump.relationships:
+        yield {"kind": "relationship", **rel.model_dump(mode="json")}
+    for turn in dump.turns:
+        yield {"kind": "turn", **turn.model_dump(mode="json")}
+    for session_id, head_id in dump.heads.items():
+        yield {"kind": "head", "session_id": session_id, "head_id": head_id}
+
+
+def add_record(dump: TenantDump, record: dict[str, Any], where: str) -> None:
+    """Validate one record and add it to ``dump``; ``InvalidInput`` says which line is bad."""
+    if not isinstance(record, dict):
+        raise InvalidInput(f"{where}: expected a JSON object")
+    data = dict(record)
+    kind = data.pop("kind", None)
+    try:
+        if kind == "entity":
+            dump.entities.append(Entity.model_validate(data))
+        elif kind == "relationship":
+            dump.relationships.append(Relationship.model_validate(data))
+        elif kind == "turn":
+            dump.turns.append(Turn.model_validate(data))
+        elif kind == "head":
+            session_id, head_id = data.get("session_id"), data.get("head_id")
+            if not isinstance(session_id, str) or not (head_id is None or isinstance(head_id, str)):
+                raise InvalidInput("a head record needs a session_id and a head_id (or null)")
+            dump.heads[session_id] = head_id
+        elif kind != "graphmem":
+            raise InvalidInput(f"unknown record kind {kind!r}")
+    except InvalidInput as exc:
+        raise InvalidInput(f"{where}: {exc.message}", where=where) from exc
+
+
+def records_to_dump(records: Iterable[tuple[str, dict[str, Any]]]) -> TenantDump:
+    """Build a dump from ``(where, record)`` pairs; the first bad one raises ``InvalidInput``."""
+    dump = TenantDump()
+    for where, record in records:
+        add_record(dump, record, where)
+    return dump
+
+
+def write(dump: TenantDump, target: str | Path | IO[str], *, tenant: str | None = None) -> int:
+    """Write a dump as JSON Lines to a path or text file; return the number of lines."""
+    if isinstance(target, str | Path):
+        with Path(target).open("w", encoding="utf-8") as handle:
+            return write(dump, handle, tenant=tenant)
+    header: dict[str, Any] = {"kind": "graphmem", "version": FORMAT_VERSION}
+    if tenant is not None:
+        header["tenant"] = tenant
+    count = 0
+    for record in (header, *dump_records(dump)):
+        target.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        count += 1
+    return count
+
+
+def read(source: str | Path | IO[str]) -> TenantDump:
+    """Read JSON Lines written by :func:`write`. Raises ``InvalidInput`` naming the bad line."""
+    if isinstance(source, str | Path):
+        with Path(source).open(encoding="utf-8") as handle:
+            return read(handle)
+
+    def parsed() -> Iterator[tuple[str, dict[str, Any]]]:
+        for number, line in enumerate(source, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidInput(f"line {number}: not JSON ({exc.msg})", line=number) from exc
+            if number == 1 and (not isinstance(record, dict) or record.get("kind") != "graphmem"):
+                raise InvalidInput("line 1: not a graphmem export (no graphmem header)", line=1)
+            yield f"line {number}", record
+
+    return records_to_dump(parsed())

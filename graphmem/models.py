@@ -1,0 +1,541 @@
+"""The data graphmem stores: pydantic models, data only, no I/O.
+
+Models are immutable values (``frozen=True``): a store may hand the same instance to
+many readers without copying, which is what keeps the embedded backend's reads as fast
+as a raw graph walk. To change something, ask the store (``update_entity``) or build a
+new value with ``model_copy(update=...)``. Attribute maps come back as read-only
+``FrozenDict`` / ``FrozenList`` values, which compare equal to plain dicts and lists.
+
+Bad data raises :class:`graphmem.errors.InvalidInput` (a ``ValueError``) that lists every
+field at fault, whether the model is built directly or by a store.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated, Any, ClassVar, Literal, NoReturn, Self
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from graphmem.errors import InvalidInput
+
+__all__ = [
+    "SAFE_NAME_PATTERN",
+    "SPEAKER_ROLES",
+    "WELL_KNOWN_ATTRIBUTES",
+    "Direction",
+    "Entity",
+    "EntityFilter",
+    "EntityType",
+    "FrozenDict",
+    "FrozenList",
+    "NPCIdentity",
+    "Provenance",
+    "ProvenanceSource",
+    "Relationship",
+    "RelationshipFilter",
+    "Role",
+    "SessionInfo",
+    "Subgraph",
+    "Turn",
+    "TurnFilter",
+    "check_safe_name",
+    "estimate_tokens",
+    "new_id",
+    "utcnow",
+]
+
+SAFE_NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+"""Entity types, relationship types and roles must match this: they may become Cypher
+labels or relationship types, so nothing else is ever spliced into a query."""
+
+WELL_KNOWN_ATTRIBUTES: tuple[str, ...] = (
+    "occupation",
+    "appearance",
+    "speaking_style",
+    "personality",
+    "alignment",
+)
+"""Entity attribute keys with a meaning graphmem knows; prompts render them first, in this order."""
+
+_MAX_ID_LENGTH = 512
+_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def utcnow() -> datetime:
+    """Return the current time, timezone-aware, in UTC."""
+    return datetime.now(UTC)
+
+
+def new_id() -> str:
+    """Return a fresh random id (32 hex characters)."""
+    return uuid.uuid4().hex
+
+
+def estimate_tokens(text: str) -> int:
+    """Estimate the LLM tokens in ``text`` without a tokenizer: one per four characters.
+
+    This is the usual rule of thumb for English with BPE tokenizers; it is deterministic
+    and the same on every backend, which matters more here than exactness.
+
+    >>> estimate_tokens("")
+    0
+    >>> estimate_tokens("The smith hates the miller.")
+    7
+    """
+    return (len(text) + 3) // 4
+
+
+def check_safe_name(value: str, what: str = "name") -> str:
+    """Return ``value`` if it is a safe name, else raise ``InvalidInput`` saying why.
+
+    >>> check_safe_name("member_of", "relationship type")
+    'member_of'
+    """
+    if not isinstance(value, str) or not SAFE_NAME_PATTERN.match(value):
+        raise InvalidInput(
+            f"{what} {value!r} is not a safe name: use a letter followed by up to 63 "
+            "letters, digits or underscores (pattern ^[A-Za-z][A-Za-z0-9_]{0,63}$)",
+            value=value,
+        )
+    return value
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+class FrozenDict(dict[str, Any]):
+    """A read-only dict: equal to a plain dict with the same items, but not mutable."""
+
+    __slots__ = ()
+
+    def _readonly(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError(
+            "graphmem values are read-only; use Memory.update_entity or model_copy(update=...)"
+        )
+
+    __setitem__ = __delitem__ = _readonly
+    clear = pop = popitem = setdefault = update = _readonly  # type: ignore[assignment]
+    __ior__ = _readonly  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> FrozenDict:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict:
+        return self
+
+
+class FrozenList(list[Any]):
+    """A read-only list: equal to a plain list with the same items, but not mutable."""
+
+    __slots__ = ()
+
+    def _readonly(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("graphmem values are read-only; build a new value instead")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _readonly  # type: ignore[assignment]
+    append = extend = insert = pop = remove = clear = sort = reverse = _readonly  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenList, (list(self),))
+
+    def __copy__(self) -> FrozenList:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenList:
+        return self
+
+
+def _freeze_json(value: Any, path: str) -> Any:
+    """Check that ``value`` is JSON data (finite numbers, string keys) and freeze it."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{path} is {value!r}: only finite numbers can be stored")
+        return value
+    if isinstance(value, Mapping):
+        frozen: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str) or not key:
+                raise ValueError(f"{path} has key {key!r}: keys must be non-empty strings")
+            frozen[key] = _freeze_json(item, f"{path}.{key}")
+        return FrozenDict(frozen)
+    if isinstance(value, list | tuple):
+        return FrozenList(_freeze_json(item, f"{path}[{i}]") for i, item in enumerate(value))
+    raise ValueError(
+        f"{path} is a {type(value).__name__}: attributes hold JSON data only "
+        "(str, int, float, bool, None, lists and string-keyed maps)"
+    )
+
+
+def _check_attributes(value: dict[str, Any]) -> FrozenDict:
+    frozen = _freeze_json(value, "attributes")
+    assert isinstance(frozen, FrozenDict)
+    return frozen
+
+
+def _check_identifier(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must be a non-empty string")
+    if len(value) > _MAX_ID_LENGTH:
+        raise ValueError(f"is {len(value)} characters long; at most {_MAX_ID_LENGTH}")
+    if _CONTROL_CHARS.search(value):
+        raise ValueError("contains control characters")
+    return value
+
+
+def _check_safe(value: str) -> str:
+    if not SAFE_NAME_PATTERN.match(value):
+        raise ValueError(
+            f"{value!r} is not a safe name: a letter followed by up to 63 letters, digits "
+            "or underscores (^[A-Za-z][A-Za-z0-9_]{0,63}$)"
+        )
+    return value
+
+
+def _check_text(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+def _as_utc(value: datetime) -> datetime:
+    # Naive datetimes are taken as UTC; everything is stored in UTC.
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+Identifier = Annotated[str, AfterValidator(_check_identifier)]
+SafeName = Annotated[str, AfterValidator(_check_safe)]
+Timestamp = Annotated[datetime, AfterValidator(_as_utc)]
+Attributes = Annotated[dict[str, Any], AfterValidator(_check_attributes)]
+
+
+def _invalid(model: str, exc: ValidationError) -> InvalidInput:
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or model}: {err['msg']}" for err in exc.errors()
+    )
+    return InvalidInput(f"invalid {model}: {problems}", model=model, errors=exc.errors())
+
+
+class _Model(BaseModel):
+    """Shared configuration; turns pydantic's ValidationError into InvalidInput."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        validate_assignment=True,
+        str_strip_whitespace=False,
+        arbitrary_types_allowed=False,
+        # Build validators on first use, not at import: keeps `import graphmem` fast.
+        defer_build=True,
+    )
+
+    def __init__(self, /, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as exc:
+            raise _invalid(type(self).__name__, exc) from exc
+
+    @classmethod
+    def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
+        """Validate ``obj`` into this model; bad data raises ``InvalidInput``."""
+        try:
+            return super().model_validate(obj, *args, **kwargs)
+        except ValidationError as exc:
+            raise _invalid(cls.__name__, exc) from exc
+
+    @classmethod
+    def model_validate_json(cls, json_data: str | bytes, *args: Any, **kwargs: Any) -> Self:
+        """Validate JSON text into this model; bad data raises ``InvalidInput``."""
+        try:
+            return super().model_validate_json(json_data, *args, **kwargs)
+        except ValidationError as exc:
+            raise _invalid(cls.__name__, exc) from exc
+
+
+# --------------------------------------------------------------------------- enums
+
+
+class EntityType(StrEnum):
+    """The entity types graphmem knows; any other safe name is allowed too."""
+
+    NPC = "npc"
+    PLAYER = "player"
+    LOCATION = "location"
+    ITEM = "item"
+    FACTION = "faction"
+    EVENT = "event"
+    QUEST = "quest"
+    CONCEPT = "concept"
+
+
+class ProvenanceSource(StrEnum):
+    """Where a fact came from; any other safe name is allowed too."""
+
+    STATED = "stated"
+    INFERRED = "inferred"
+    IMPORTED = "imported"
+    OBSERVED = "observed"
+
+
+class Role(StrEnum):
+    """Roles of conversation turns; any other safe name is allowed too."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    SYSTEM = "system"
+    TOOL = "tool"
+    PLAYER = "player"
+    GM = "gm"
+    GM_ASSISTANT = "gm_assistant"
+    NPC = "npc"
+
+
+SPEAKER_ROLES: tuple[Role, ...] = (Role.PLAYER, Role.GM, Role.GM_ASSISTANT)
+"""The roles of a game session log: the players, the game master and the GM's assistant."""
+
+Direction = Literal["out", "in", "both"]
+
+
+# --------------------------------------------------------------------------- graph data
+
+
+class Entity(_Model):
+    """A thing the memory knows about: an NPC, a place, an item, a faction, ...
+
+    >>> Entity(id="mira", type="npc", name="Mira", attributes={"occupation": "smith"}).name
+    'Mira'
+    """
+
+    id: Identifier
+    type: SafeName
+    name: Annotated[str, AfterValidator(_check_text)]
+    attributes: Attributes = Field(default_factory=FrozenDict)
+    created_at: Timestamp = Field(default_factory=utcnow)
+    updated_at: Timestamp = Field(default_factory=utcnow)
+
+    @model_validator(mode="after")
+    def _times_in_order(self) -> Self:
+        if self.updated_at < self.created_at:
+            raise ValueError("updated_at is before created_at")
+        return self
+
+
+class Provenance(_Model):
+    """Where a fact came from and how much to believe it."""
+
+    session_id: Identifier | None = None
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0, allow_inf_nan=False)
+    source: SafeName = ProvenanceSource.STATED.value
+    confirmed: bool = False
+    evidence: tuple[Identifier, ...] = ()
+
+    @field_validator("source", mode="before")
+    @classmethod
+    def _source_value(cls, value: Any) -> Any:
+        return value.value if isinstance(value, StrEnum) else value
+
+
+class Relationship(_Model):
+    """A typed, directed fact between two entities, with provenance and bitemporal validity.
+
+    ``valid_at`` / ``invalid_at`` say when the fact held in the world; ``created_at`` /
+    ``expired_at`` say when the memory learned it and when it stopped believing it. A
+    contradicted fact is invalidated (both ends set), never deleted, so point-in-time reads
+    (``as_of``) still find it. A relationship is keyed by ``(source_id, target_id, type)``.
+    """
+
+    source_id: Identifier
+    target_id: Identifier
+    type: SafeName
+    attributes: Attributes = Field(default_factory=FrozenDict)
+    provenance: Provenance = Field(default_factory=Provenance)
+    valid_at: Timestamp | None = None
+    invalid_at: Timestamp | None = None
+    created_at: Timestamp = Field(default_factory=utcnow)
+    expired_at: Timestamp | None = None
+
+    @model_validator(mode="after")
+    def _times_in_order(self) -> Self:
+        if self.valid_at and self.invalid_at and self.invalid_at < self.valid_at:
+            raise ValueError("invalid_at is before valid_at")
+        if self.expired_at and self.expired_at < self.created_at:
+            raise ValueError("expired_at is before created_at")
+        return self
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """The identity of a relationship: ``(source_id, target_id, type)``."""
+        return (self.source_id, self.target_id, self.type)
+
+    def is_valid_at(self, when: datetime) -> bool:
+        """Whether the fact held in the world at ``when`` (valid time, inclusive start)."""
+        if self.valid_at is not None and self.valid_at > when:
+            return False
+        return self.invalid_at is None or when < self.invalid_at
+
+    def is_current(self, now: datetime | None = None) -> bool:
+        """Whether the memory believes the fact now: valid now and not expired."""
+        now = now or utcnow()
+        if self.expired_at is not None and self.expired_at <= now:
+            return False
+        return self.is_valid_at(now)
+
+
+class Turn(_Model):
+    """One conversation entry. ``parent_id`` is the entry before it on its branch.
+
+    ``id`` is graphmem's id for the turn; ``turn_id`` is an optional id of the caller's own
+    (a game's message id, say) kept alongside it.
+    """
+
+    id: Identifier = Field(default_factory=new_id)
+    parent_id: Identifier | None = None
+    session_id: Identifier
+    role: SafeName
+    speaker: str | None = None
+    content: str
+    summary: str | None = None
+    turn_id: Identifier | None = None
+    created_at: Timestamp = Field(default_factory=utcnow)
+
+    @field_validator("role", mode="before")
+    @classmethod
+    def _role_value(cls, value: Any) -> Any:
+        return value.value if isinstance(value, StrEnum) else value
+
+
+class SessionInfo(_Model):
+    """What the session log knows of one session."""
+
+    session_id: str
+    turn_count: int
+    first_at: datetime
+    last_at: datetime
+    head_id: str | None
+
+
+class Subgraph(_Model):
+    """A set of entities and the relationships among them."""
+
+    entities: tuple[Entity, ...] = ()
+    relationships: tuple[Relationship, ...] = ()
+
+
+# --------------------------------------------------------------------------- filters
+
+
+class EntityFilter(_Model):
+    """Which entities to find; every given condition must hold.
+
+    Attributes:
+        type: Entity type (exact).
+        name_contains: Case-insensitive substring of the name.
+        attributes: Attribute equality, every pair must match.
+        limit: At most this many, ordered by id.
+    """
+
+    type: SafeName | None = None
+    name_contains: str | None = None
+    attributes: Attributes = Field(default_factory=FrozenDict)
+    limit: int | None = Field(default=None, gt=0)
+
+
+class RelationshipFilter(_Model):
+    """Which relationships of an entity to read.
+
+    Attributes:
+        direction: ``out`` (default), ``in`` or ``both``.
+        types: Only these relationship types.
+        as_of: Facts that held in the world at this time (valid time), including ones
+            invalidated since; without it, only facts believed now.
+        include_invalid: Every stored fact, whatever its validity.
+        limit: At most this many, ordered by (source_id, target_id, type).
+    """
+
+    direction: Direction = "out"
+    types: tuple[SafeName, ...] | None = None
+    as_of: Timestamp | None = None
+    include_invalid: bool = False
+    limit: int | None = Field(default=None, gt=0)
+
+
+class TurnFilter(_Model):
+    """Which turns of the session log to read; every given condition must hold.
+
+    Attributes:
+        session_id: One session only.
+        speaker: Turns by this speaker (exact).
+        role: Turns with this role.
+        since: Created at or after this time.
+        until: Created before this time.
+        text: Every whitespace-separated keyword occurs in the content (case-insensitive).
+        limit: At most this many, newest first.
+    """
+
+    session_id: Identifier | None = None
+    speaker: str | None = None
+    role: SafeName | None = None
+    since: Timestamp | None = None
+    until: Timestamp | None = None
+    text: str | None = None
+    limit: int | None = Field(default=None, gt=0)
+
+    @field_validator("role", mode="before")
+    @classmethod
+    def _role_value(cls, value: Any) -> Any:
+        return value.value if isinstance(value, StrEnum) else value
+
+
+# --------------------------------------------------------------------------- identity
+
+
+class NPCIdentity(_Model):
+    """Who an NPC is right now: the entity, its current relationships and their other ends.
+
+    ``relationships`` holds both the NPC's outgoing and incoming current facts;
+    ``related_entities`` the entities at their other ends, ordered by id.
+    """
+
+    entity: Entity
+    relationships: tuple[Relationship, ...] = ()
+    related_entities: tuple[Entity, ...] = ()
+
+    _FACT_ORDER: ClassVar[str] = "confirmed first, then higher confidence, then newer"
+
+    def to_prompt(self, max_tokens: int | None = None) -> str:
+        """Render the identity as prompt text, within ``max_tokens`` when given.
+
+        The header (name, type, well-known attributes in the order of
+        ``WELL_KNOWN_ATTRIBUTES``) comes first, then other attributes, then relationship
+        facts, confirmed first, then by confidence, then newest. Over budget, facts are
+        dropped from the end of that order: least confident and oldest first, confirmed
+        facts last. Tokens are counted with :func:`estimate_tokens`.
+
+        Raises:
+            InvalidInput: ``max_tokens`` is not positive.
+        """
+        from graphmem._prompt import render_identity
+
+        if max_tokens is not None and max_tokens <= 0:
+            raise InvalidInput(f"max_tokens must be positive, got {max_tokens}")
+        return render_identity(self, max_tokens)

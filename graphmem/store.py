@@ -1,0 +1,467 @@
+"""The storage contract: the ``GraphStore`` protocol, the backend registry and ``open_store``.
+
+Every backend implements :class:`GraphStore`; ``tests/conformance`` is the executable form
+of this contract and runs against every registered backend. The protocol is
+coarse-grained on purpose: batch writes, and graph questions (snapshot, neighbours, path,
+the active branch of a conversation) answered natively by the backend in one call, so
+that a server backend answers each in one round trip.
+
+Every operation takes the tenant first. An empty tenant raises ``IdentityRequired``
+before anything is read or written (fail closed); nothing is ever read across tenants.
+
+Backends register a URL scheme. Built-in: ``memory://`` and ``file:///path`` (the
+embedded networkx backend). Plugins join through the ``graphmem.backends`` entry-point
+group (name = scheme, value = ``"module:factory"``) or :func:`register_backend`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+from urllib.parse import urlsplit
+
+from graphmem.errors import BackendUnavailable, IdentityRequired, InvalidInput
+from graphmem.models import (
+    Direction,
+    Entity,
+    EntityFilter,
+    NPCIdentity,
+    Relationship,
+    RelationshipFilter,
+    SessionInfo,
+    Subgraph,
+    Turn,
+    TurnFilter,
+)
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "BackendFactory",
+    "GraphStore",
+    "TenantDump",
+    "TraceEvent",
+    "Tracer",
+    "check_tenant",
+    "open_store",
+    "redact_url",
+    "register_backend",
+    "registered_schemes",
+    "traced",
+]
+
+ENTRY_POINT_GROUP = "graphmem.backends"
+
+_MAX_TENANT_LENGTH = 256
+
+
+def check_tenant(tenant: object) -> str:
+    """Return ``tenant`` if it names a tenant, else raise ``IdentityRequired`` (fail closed)."""
+    if not isinstance(tenant, str) or not tenant.strip():
+        raise IdentityRequired(
+            "a non-empty tenant is required for every memory operation; "
+            "open the memory with tenant='...'",
+            missing=("tenant",),
+        )
+    if len(tenant) > _MAX_TENANT_LENGTH or any(ord(ch) < 32 for ch in tenant):
+        raise InvalidInput(
+            f"tenant must be at most {_MAX_TENANT_LENGTH} printable characters", tenant=tenant
+        )
+    return tenant
+
+
+# --------------------------------------------------------------------------- tracing
+
+
+@dataclass(frozen=True, slots=True)
+class TraceEvent:
+    """One store operation or query, as reported to a tracer.
+
+    Attributes:
+        name: The operation (embedded backend) or query file name (server backends).
+        params: Its parameters.
+        seconds: Wall time it took.
+        round_trips: Server round trips it made (0 for the embedded backend).
+    """
+
+    name: str
+    params: Mapping[str, Any]
+    seconds: float
+    round_trips: int = 0
+
+
+Tracer = Callable[[TraceEvent], None]
+
+
+@contextmanager
+def traced(
+    tracer: Tracer | None, name: str, params: Mapping[str, Any], round_trips: int = 0
+) -> Iterator[None]:
+    """Time the enclosed block and report it to ``tracer`` (no cost when it is None)."""
+    if tracer is None:
+        yield
+        return
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        tracer(TraceEvent(name, dict(params), time.perf_counter() - start, round_trips))
+
+
+# --------------------------------------------------------------------------- contract
+
+
+@dataclass(slots=True)
+class TenantDump:
+    """Everything one tenant holds, as plain models (for export, import and copying).
+
+    Attributes:
+        entities: Every entity.
+        relationships: Every relationship, invalidated ones included.
+        turns: Every turn of every conversation, all branches.
+        heads: The head turn id of each conversation, by session id.
+    """
+
+    entities: list[Entity] = field(default_factory=list)
+    relationships: list[Relationship] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
+    heads: dict[str, str | None] = field(default_factory=dict)
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """The one storage contract. Every method takes the tenant first.
+
+    Errors: unknown ids raise ``NotFound``; bad arguments ``InvalidInput`` (and a failed
+    batch writes nothing); an empty tenant ``IdentityRequired``; a closed store
+    ``StoreClosed``; an unreachable server ``BackendUnavailable``.
+    """
+
+    @property
+    def url(self) -> str:
+        """The URL the store was opened with, without any password."""
+        ...
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What this backend can do (``entities``, ``relationships``, ``traversal``, ...)."""
+        ...
+
+    def close(self) -> None:
+        """Release the store; later calls raise ``StoreClosed``. Closing twice is fine."""
+        ...
+
+    # -- entities
+    def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
+        """Insert or replace entities by id, in one batch; return them as stored.
+
+        A replaced entity keeps its original ``created_at`` and gets ``updated_at`` = now.
+        Within one batch, the last entity with a given id wins.
+        """
+        ...
+
+    def get_entity(self, tenant: str, entity_id: str) -> Entity:
+        """Return the entity; ``NotFound`` if there is none with that id."""
+        ...
+
+    def get_entities(self, tenant: str, entity_ids: Sequence[str]) -> list[Entity]:
+        """Return the entities that exist among ``entity_ids``, in the order asked."""
+        ...
+
+    def update_entity(
+        self,
+        tenant: str,
+        entity_id: str,
+        *,
+        name: str | None = None,
+        type: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+        remove_attributes: Sequence[str] = (),
+    ) -> Entity:
+        """Merge ``attributes`` into the entity (and rename / retype it); bump ``updated_at``."""
+        ...
+
+    def delete_entities(self, tenant: str, entity_ids: Sequence[str]) -> int:
+        """Delete entities and their relationships; return how many existed. Missing is fine."""
+        ...
+
+    def find_entities(self, tenant: str, filter: EntityFilter) -> list[Entity]:
+        """Return entities matching every condition of ``filter``, ordered by id."""
+        ...
+
+    def count_entities(self, tenant: str) -> int:
+        """Return the number of entities."""
+        ...
+
+    # -- relationships
+    def upsert_relationships(
+        self, tenant: str, relationships: Sequence[Relationship]
+    ) -> list[Relationship]:
+        """Insert or replace relationships keyed by (source, target, type), in one batch.
+
+        Both ends must exist, else ``InvalidInput`` naming the missing ids and nothing is
+        written. A replaced relationship keeps its original ``created_at``.
+        """
+        ...
+
+    def get_relationships(
+        self, tenant: str, entity_id: str, filter: RelationshipFilter
+    ) -> list[Relationship]:
+        """Return relationships of an entity (outgoing by default); ``NotFound`` if unknown."""
+        ...
+
+    def delete_relationship(self, tenant: str, source_id: str, target_id: str, type: str) -> bool:
+        """Delete one relationship; return whether it existed."""
+        ...
+
+    def invalidate_relationship(
+        self,
+        tenant: str,
+        source_id: str,
+        target_id: str,
+        type: str,
+        *,
+        at: datetime | None = None,
+    ) -> Relationship:
+        """Mark a fact as no longer holding from ``at`` (default now) and expired now.
+
+        The edge is kept, so ``as_of`` reads before ``at`` still return it.
+        """
+        ...
+
+    def count_relationships(self, tenant: str) -> int:
+        """Return the number of relationships, invalidated ones included."""
+        ...
+
+    # -- traversal (current facts only)
+    def neighbors(
+        self,
+        tenant: str,
+        entity_id: str,
+        *,
+        depth: int = 1,
+        rel_types: Sequence[str] | None = None,
+        node_types: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+        direction: Direction = "both",
+    ) -> list[Entity]:
+        """Breadth-first neighbours up to ``depth`` hops, start excluded.
+
+        Ordered by hop count, then id. ``node_types`` filters what is returned (the walk
+        passes through other types); ``rel_types`` restricts the edges walked.
+        """
+        ...
+
+    def find_path(
+        self,
+        tenant: str,
+        source_id: str,
+        target_id: str,
+        *,
+        max_depth: int = 6,
+        rel_types: Sequence[str] | None = None,
+    ) -> list[Entity]:
+        """Shortest directed path, both ends included; ``[]`` when none within ``max_depth``."""
+        ...
+
+    def visible_subgraph(self, tenant: str, entity_id: str, *, depth: int = 1) -> Subgraph:
+        """The entity, the entities within ``depth`` hops, and the current facts among them."""
+        ...
+
+    def identity_snapshot(self, tenant: str, entity_id: str) -> NPCIdentity:
+        """The entity, its current relationships (both directions) and their other ends."""
+        ...
+
+    # -- conversations
+    def append_turn(self, tenant: str, turn: Turn) -> Turn:
+        """Append ``turn`` after the head of its session's conversation; it becomes the head.
+
+        The stored turn's ``parent_id`` is the previous head (``None`` for the first).
+        """
+        ...
+
+    def get_turn(self, tenant: str, turn_id: str) -> Turn:
+        """Return a turn by id; ``NotFound`` if unknown."""
+        ...
+
+    def head(self, tenant: str, session_id: str) -> Turn | None:
+        """The head of the session's active branch, or None before the first turn."""
+        ...
+
+    def fork(self, tenant: str, session_id: str, turn_id: str) -> Turn:
+        """Move the session's head to an earlier turn; the next append branches from it.
+
+        ``NotFound`` for an unknown turn; ``InvalidInput`` for a turn of another session.
+        """
+        ...
+
+    def branch(self, tenant: str, session_id: str, *, limit: int | None = None) -> list[Turn]:
+        """The active branch (head back to root), oldest first; the last ``limit`` if given."""
+        ...
+
+    def list_turns(self, tenant: str, session_id: str) -> list[Turn]:
+        """Every turn of the session, all branches, in the order they were created."""
+        ...
+
+    def count_turns(self, tenant: str, session_id: str | None = None) -> int:
+        """Turns in one session (all branches), or in every session of the tenant."""
+        ...
+
+    def delete_turn(self, tenant: str, turn_id: str) -> bool:
+        """Delete a turn; its children are re-linked to its parent, so no branch breaks.
+
+        If it was the head, the head moves to its parent. Returns whether it existed.
+        """
+        ...
+
+    def delete_conversation(self, tenant: str, session_id: str) -> int:
+        """Delete every turn of a session and its head; return how many turns there were."""
+        ...
+
+    def search_turns(self, tenant: str, filter: TurnFilter) -> list[Turn]:
+        """Turns across sessions matching every condition of ``filter``, newest first."""
+        ...
+
+    def list_sessions(self, tenant: str) -> list[SessionInfo]:
+        """Every session with at least one turn, most recently active first."""
+        ...
+
+    # -- whole tenant
+    def dump(self, tenant: str) -> TenantDump:
+        """Everything the tenant holds."""
+        ...
+
+    def load(self, tenant: str, dump: TenantDump) -> None:
+        """Write a dump into the tenant at once: all of it, or nothing if any part is bad.
+
+        Entities and relationships are upserted (relationship ends must exist in the store
+        or the dump). Turns must have new ids; each parent must be in the dump or already in
+        the same session. For each session in ``dump.heads`` the head becomes that turn;
+        ``None`` there means the last turn of that session in the dump. Sessions with
+        turns in the dump but absent from ``heads`` get that same default.
+        """
+        ...
+
+    def clear(self, tenant: str) -> None:
+        """Delete everything the tenant holds."""
+        ...
+
+
+# --------------------------------------------------------------------------- registry
+
+BackendFactory = Callable[..., GraphStore]
+"""``factory(url, **options) -> GraphStore``."""
+
+_registry: dict[str, BackendFactory | str] = {
+    "memory": "graphmem.backends.networkx:open_networkx",
+    "file": "graphmem.backends.networkx:open_networkx",
+}
+_registry_lock = threading.Lock()
+_entry_points_loaded = False
+
+
+def register_backend(scheme: str, factory: BackendFactory | str, *, replace: bool = False) -> None:
+    """Register a backend for a URL scheme.
+
+    Args:
+        scheme: The URL scheme, e.g. ``"neo4j"``.
+        factory: ``factory(url, **options) -> GraphStore``, or its ``"module:attribute"``
+            path, imported on first use.
+        replace: Allow replacing an existing registration.
+
+    Raises:
+        InvalidInput: The scheme is taken and ``replace`` is false.
+    """
+    scheme = scheme.lower()
+    with _registry_lock:
+        if scheme in _registry and not replace:
+            raise InvalidInput(f"a backend is already registered for {scheme}://", scheme=scheme)
+        _registry[scheme] = factory
+
+
+def _load_entry_points() -> None:
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    from importlib.metadata import entry_points  # slow to import; only needed here
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        _registry.setdefault(ep.name.lower(), ep.value)
+    _entry_points_loaded = True
+
+
+def registered_schemes() -> list[str]:
+    """The URL schemes a store can be opened with, sorted."""
+    with _registry_lock:
+        _load_entry_points()
+        return sorted(_registry)
+
+
+def _resolve(factory: BackendFactory | str) -> BackendFactory:
+    if not isinstance(factory, str):
+        return factory
+    module_name, _, attribute = factory.partition(":")
+    module = importlib.import_module(module_name)
+    resolved: BackendFactory = getattr(module, attribute)
+    return resolved
+
+
+def redact_url(url: str) -> str:
+    """Return ``url`` with any password replaced by ``***``.
+
+    >>> redact_url("neo4j://neo4j:secret@localhost:7687")
+    'neo4j://neo4j:***@localhost:7687'
+    """
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return parts._replace(netloc=netloc).geturl()
+
+
+def open_store(url: str = "memory://", **options: Any) -> GraphStore:
+    """Open a store by URL: ``memory://``, ``file:///path/world.graphmem``, or a plugin's.
+
+    Args:
+        url: Where the memory lives; the scheme picks the backend.
+        **options: Backend options (``tracer=callable`` is understood by every built-in one).
+
+    Raises:
+        InvalidInput: The URL has no scheme or no backend is registered for it.
+        BackendUnavailable: The backend cannot open the store.
+    """
+    if not isinstance(url, str) or "://" not in url:
+        raise InvalidInput(
+            f"store URL {url!r} has no scheme; use memory://, file:///path/world.graphmem, "
+            "neo4j://host or bolt://host",
+            url=url,
+        )
+    scheme = url.split("://", 1)[0].lower()
+    with _registry_lock:
+        factory = _registry.get(scheme)
+        if factory is None:
+            _load_entry_points()
+            factory = _registry.get(scheme)
+        if factory is None:
+            known = ", ".join(f"{s}://" for s in sorted(_registry))
+            raise InvalidInput(
+                f"no graphmem backend is registered for {scheme}:// (known: {known})",
+                url=redact_url(url),
+            )
+        if isinstance(factory, str):
+            factory = _registry[scheme] = _resolve(factory)
+    try:
+        return factory(url, **options)
+    except (InvalidInput, BackendUnavailable, IdentityRequired):
+        raise
+    except ImportError as exc:
+        raise BackendUnavailable(
+            f"the backend for {scheme}:// cannot be imported ({exc}); "
+            f"install its extra, e.g. pip install 'graphmem[{scheme}]'",
+            url=redact_url(url),
+        ) from exc
