@@ -88,12 +88,11 @@ def render_identity(identity: NPCIdentity, max_tokens: int | None) -> str:
             break
         kept.append(fact.line)
         used += cost
-    omitted = len(facts) - len(kept)
-    note = f"- ({omitted} more facts omitted)"
-    while kept and used + len(note) + 1 > budget:
-        used -= len(kept.pop()) + 1
-        omitted += 1
-        note = f"- ({omitted} more facts omitted)"
     if not kept:
         return base
-    return "\n".join([*header, "Facts:", *kept, note])
+    lines = [*header, "Facts:", *kept]
+    omitted = len(facts) - len(kept)
+    note = f"- ({omitted} more facts omitted)"
+    if used + len(note) + 1 <= budget:  # the note only if it costs no fact
+        lines.append(note)
+    return "\n".join(lines)

@@ -208,7 +208,9 @@ def load_conversation(
     ids (so a conversation can be copied). The target session must be empty.
     """
     if not isinstance(data, Mapping) or data.get("format") != CONVERSATION_FORMAT:
-        raise InvalidInput(f"not a graphmem conversation dump (expected format {CONVERSATION_FORMAT!r})")
+        raise InvalidInput(
+            f"not a graphmem conversation dump (expected format {CONVERSATION_FORMAT!r})"
+        )
     if data.get("version") != _FORMAT_VERSION:
         raise InvalidInput(f"unsupported conversation dump version {data.get('version')!r}")
     raw_turns = data.get("turns")
@@ -240,7 +242,9 @@ def load_conversation(
             parent = row.get("parent_id")
             row["parent_id"] = ids.get(parent) if parent is not None else None
             if parent is not None and row["parent_id"] is None:
-                raise InvalidInput(f"turn {index} names parent {parent!r}, which comes later or is missing")
+                raise InvalidInput(
+                    f"turn {index} names parent {parent!r}, which comes later or is missing"
+                )
         try:
             turns.append(Turn.model_validate(row))
         except InvalidInput as exc:

@@ -62,7 +62,8 @@ class Memory:
     ...         Entity(id="mira", type="npc", name="Mira", attributes={"occupation": "smith"}),
     ...         Entity(id="forge", type="location", name="The Forge"),
     ...     ])
-    ...     _ = mem.upsert_relationships([Relationship(source_id="mira", target_id="forge", type="works_at")])
+    ...     works_at = Relationship(source_id="mira", target_id="forge", type="works_at")
+    ...     _ = mem.upsert_relationships([works_at])
     ...     [e.name for e in mem.neighbors("mira")]
     ['The Forge']
     """
@@ -214,9 +215,7 @@ class Memory:
     ) -> Relationship:
         """Mark a fact as no longer holding from ``at`` (default now); it stays readable."""
         self._check_open()
-        return self._store.invalidate_relationship(
-            self._tenant, source_id, target_id, type, at=at
-        )
+        return self._store.invalidate_relationship(self._tenant, source_id, target_id, type, at=at)
 
     def count_relationships(self) -> int:
         """How many relationships the tenant holds, invalidated ones included."""

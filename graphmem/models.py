@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal, NoReturn, Self
@@ -128,8 +128,8 @@ class FrozenDict(dict[str, Any]):
         )
 
     __setitem__ = __delitem__ = _readonly
-    clear = pop = popitem = setdefault = update = _readonly  # type: ignore[assignment]
-    __ior__ = _readonly  # type: ignore[assignment]
+    clear = pop = popitem = setdefault = update = _readonly
+    __ior__ = _readonly
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (FrozenDict, (dict(self),))
@@ -149,8 +149,8 @@ class FrozenList(list[Any]):
     def _readonly(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError("graphmem values are read-only; build a new value instead")
 
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = _readonly  # type: ignore[assignment]
-    append = extend = insert = pop = remove = clear = sort = reverse = _readonly  # type: ignore[assignment]
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _readonly
+    append = extend = insert = pop = remove = clear = sort = reverse = _readonly
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (FrozenList, (list(self),))
@@ -264,7 +264,9 @@ class _Model(BaseModel):
             raise _invalid(cls.__name__, exc) from exc
 
     @classmethod
-    def model_validate_json(cls, json_data: str | bytes, *args: Any, **kwargs: Any) -> Self:
+    def model_validate_json(
+        cls, json_data: str | bytes | bytearray, *args: Any, **kwargs: Any
+    ) -> Self:
         """Validate JSON text into this model; bad data raises ``InvalidInput``."""
         try:
             return super().model_validate_json(json_data, *args, **kwargs)

@@ -1,0 +1,1031 @@
+"""The embedded backend: one networkx ``MultiDiGraph`` per tenant, in this process.
+
+Entities are nodes (attribute ``e`` holds the frozen :class:`Entity`), relationships are
+edges keyed by their type (attribute ``r`` holds the frozen :class:`Relationship`), and
+conversation turns live beside the graph with a parent pointer and a children index.
+Stored models are immutable, so reads hand them out without copying.
+
+Every mutation is expressed as a *change record* (a plain dict) that is applied by one
+function, ``_apply``. A ``file://`` store first appends the record to its journal, then
+applies it; reopening replays the same records through the same function, so a
+reopened store is exactly the store that was closed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import wraps
+from pathlib import Path
+from typing import Any, Concatenate, ParamSpec, TypeVar
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import networkx as nx
+
+from graphmem.backends.networkx.journal import Journal
+from graphmem.errors import BackendUnavailable, InvalidInput, NotFound, StoreClosed
+from graphmem.models import (
+    Direction,
+    Entity,
+    EntityFilter,
+    NPCIdentity,
+    Relationship,
+    RelationshipFilter,
+    SessionInfo,
+    Subgraph,
+    Turn,
+    TurnFilter,
+    check_safe_name,
+    utcnow,
+)
+from graphmem.store import TenantDump, Tracer, check_tenant, traced
+
+__all__ = ["NetworkXStore", "open_networkx"]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+_ONE_MICROSECOND = timedelta(microseconds=1)
+_DIRECTIONS = ("out", "in", "both")
+_CAPABILITIES = frozenset(
+    {"entities", "relationships", "traversal", "identity", "conversations", "session_log"}
+)
+
+
+@dataclass(slots=True)
+class _Session:
+    head: str | None = None
+    # Turn ids in the order they were stored (dict as an ordered set).
+    order: dict[str, None] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Tenant:
+    graph: nx.MultiDiGraph = field(default_factory=nx.MultiDiGraph)
+    turns: dict[str, Turn] = field(default_factory=dict)
+    children: dict[str, list[str]] = field(default_factory=dict)
+    sessions: dict[str, _Session] = field(default_factory=dict)
+
+
+_EMPTY = _Tenant()
+
+
+def _operation(
+    method: Callable[Concatenate[NetworkXStore, str, _P], _R],
+) -> Callable[Concatenate[NetworkXStore, str, _P], _R]:
+    """Check the store is open and the tenant named, hold the lock, report to the tracer."""
+    name = method.__name__
+
+    @wraps(method)
+    def wrapper(self: NetworkXStore, tenant: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if self._closed:
+            raise StoreClosed(f"the store {self._url} is closed; open it again", url=self._url)
+        check_tenant(tenant)
+        with self._lock:
+            if self._tracer is None:
+                return method(self, tenant, *args, **kwargs)
+            with traced(self._tracer, name, {"tenant": tenant, "args": args, **kwargs}):
+                return method(self, tenant, *args, **kwargs)
+
+    return wrapper
+
+
+def _check_ids(ids: Sequence[str], what: str) -> list[str]:
+    if isinstance(ids, str):
+        raise InvalidInput(f"{what} takes a list of ids; wrap a single id in [...]")
+    out = list(ids)
+    for value in out:
+        if not isinstance(value, str) or not value:
+            raise InvalidInput(f"{what}: {value!r} is not an id (a non-empty string)")
+    return out
+
+
+def _check_models(items: Sequence[Any], model: type[Any], what: str) -> list[Any]:
+    if isinstance(items, model | str | Mapping):
+        raise InvalidInput(f"{what} takes a list; wrap a single item in [...]")
+    out = list(items)
+    for index, item in enumerate(out):
+        if not isinstance(item, model):
+            raise InvalidInput(
+                f"{what}[{index}] is a {type(item).__name__}, not a {model.__name__}", index=index
+            )
+    return out
+
+
+def _check_positive(value: int | None, what: str) -> None:
+    if value is not None and (not isinstance(value, int) or value <= 0):
+        raise InvalidInput(f"{what} must be a positive integer, got {value!r}")
+
+
+def _check_types(types: Sequence[str] | None, what: str) -> frozenset[str] | None:
+    if types is None:
+        return None
+    if isinstance(types, str):
+        types = [types]
+    return frozenset(check_safe_name(t, what) for t in types)
+
+
+def _is_current(rel: Relationship, now: datetime) -> bool:
+    # Inlined fast path of Relationship.is_current: most facts carry no validity bounds.
+    if rel.expired_at is None and rel.invalid_at is None and rel.valid_at is None:
+        return True
+    return rel.is_current(now)
+
+
+class NetworkXStore:
+    """The embedded GraphStore. Open it with ``graphmem.open_store("memory://")``.
+
+    Thread-safe: one lock serialises operations, so concurrent appends lose nothing.
+    """
+
+    def __init__(
+        self,
+        url: str = "memory://",
+        *,
+        path: Path | None = None,
+        fsync: bool = True,
+        tracer: Tracer | None = None,
+    ) -> None:
+        self._url = url
+        self._tracer = tracer
+        self._lock = threading.RLock()
+        self._closed = False
+        self._tenants: dict[str, _Tenant] = {}
+        self._journal: Journal | None = None
+        if path is not None:
+            self._journal = Journal(path, fsync=fsync)
+            number = 0
+            try:
+                for line, record in self._journal.records():
+                    number = line
+                    self._apply(self._decode(record))
+            except (InvalidInput, KeyError, ValueError, TypeError) as exc:
+                self._journal.close()
+                raise BackendUnavailable(
+                    f"{path} line {number} cannot be replayed ({exc}); restore it from a backup",
+                    path=str(path),
+                ) from exc
+            except BaseException:
+                self._journal.close()
+                raise
+
+    # ------------------------------------------------------------------ lifecycle
+
+    @property
+    def url(self) -> str:
+        """The URL this store was opened with."""
+        return self._url
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What this backend can do."""
+        return _CAPABILITIES | {"persistence"} if self._journal else _CAPABILITIES
+
+    def close(self) -> None:
+        """Compact the file (for ``file://``), release it; later calls raise ``StoreClosed``."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._journal is not None:
+                self._journal.compact(self._snapshot_records())
+                self._journal.close()
+
+    def __enter__(self) -> NetworkXStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ change records
+
+    def _tenant(self, tenant: str) -> _Tenant:
+        return self._tenants.get(tenant, _EMPTY)
+
+    def _commit(self, record: dict[str, Any]) -> None:
+        """Make a change durable (file stores), then apply it."""
+        if self._journal is not None:
+            self._journal.append(self._encode(record))
+        self._apply(record)
+        if self._journal is not None and self._journal.wants_compaction():
+            self._journal.compact(self._snapshot_records())
+
+    def _apply(self, record: dict[str, Any]) -> None:
+        op = record["op"]
+        tenant = record["tenant"]
+        data = self._tenants.get(tenant)
+        if data is None:
+            if op != "put":
+                return
+            data = self._tenants[tenant] = _Tenant()
+        if op == "put":
+            self._apply_put(data, record)
+        elif op == "delete_entities":
+            data.graph.remove_nodes_from(record["ids"])
+        elif op == "delete_relationship":
+            source, target, type_ = record["key"]
+            data.graph.remove_edge(source, target, key=type_)
+        elif op == "delete_turn":
+            self._apply_delete_turn(data, record["id"])
+        elif op == "delete_conversation":
+            session = data.sessions.pop(record["session_id"], None)
+            for turn_id in session.order if session else ():
+                turn = data.turns.pop(turn_id)
+                data.children.pop(turn_id, None)
+                if turn.parent_id is not None and turn.parent_id in data.children:
+                    data.children[turn.parent_id].remove(turn_id)
+        elif op == "clear":
+            del self._tenants[tenant]
+        else:  # pragma: no cover - records are made by this module only
+            raise AssertionError(f"unknown change record {op!r}")
+
+    @staticmethod
+    def _apply_put(data: _Tenant, record: dict[str, Any]) -> None:
+        graph = data.graph
+        nodes = graph._node  # direct dict access: this is the hot path of bulk ingest
+        for entity in record.get("entities", ()):
+            if entity.id in nodes:
+                nodes[entity.id]["e"] = entity
+            else:
+                graph.add_node(entity.id, e=entity)
+        for rel in record.get("relationships", ()):
+            graph.add_edge(rel.source_id, rel.target_id, key=rel.type, r=rel)
+        for turn in record.get("turns", ()):
+            old = data.turns.get(turn.id)
+            if old is not None and old.parent_id is not None and old.parent_id != turn.parent_id:
+                data.children[old.parent_id].remove(turn.id)
+            data.turns[turn.id] = turn
+            if turn.parent_id is not None and (old is None or old.parent_id != turn.parent_id):
+                data.children.setdefault(turn.parent_id, []).append(turn.id)
+            session = data.sessions.get(turn.session_id)
+            if session is None:
+                session = data.sessions[turn.session_id] = _Session()
+            session.order[turn.id] = None
+        for session_id, head in record.get("heads", {}).items():
+            session = data.sessions.get(session_id)
+            if session is None:
+                session = data.sessions[session_id] = _Session()
+            session.head = head
+
+    @staticmethod
+    def _apply_delete_turn(data: _Tenant, turn_id: str) -> None:
+        turn = data.turns.pop(turn_id)
+        session = data.sessions[turn.session_id]
+        del session.order[turn_id]
+        parent = turn.parent_id
+        for child_id in data.children.pop(turn_id, []):
+            data.turns[child_id] = data.turns[child_id].model_copy(update={"parent_id": parent})
+            if parent is not None:
+                data.children.setdefault(parent, []).append(child_id)
+        if parent is not None:
+            data.children[parent].remove(turn_id)
+        if session.head == turn_id:
+            session.head = parent
+        if not session.order:
+            del data.sessions[turn.session_id]
+
+    def _encode(self, record: dict[str, Any]) -> dict[str, Any]:
+        if record["op"] != "put":
+            return record
+        out = dict(record)
+        for key in ("entities", "relationships", "turns"):
+            if key in out:
+                out[key] = [m.model_dump(mode="json") for m in out[key]]
+        return out
+
+    @staticmethod
+    def _decode(record: dict[str, Any]) -> dict[str, Any]:
+        if record.get("op") != "put":
+            return record
+        out = dict(record)
+        for key, model in (("entities", Entity), ("relationships", Relationship), ("turns", Turn)):
+            if key in out:
+                out[key] = [model.model_validate(row) for row in out[key]]
+        return out
+
+    def _snapshot_records(self) -> Iterator[dict[str, Any]]:
+        """The whole state as change records, in chunks (for compaction)."""
+        chunk = 5000
+        for tenant in sorted(self._tenants):
+            dump = self._dump(self._tenants[tenant])
+            for key in ("entities", "relationships", "turns"):
+                items: list[Any] = getattr(dump, key)
+                for start in range(0, len(items), chunk):
+                    yield self._encode(
+                        {"op": "put", "tenant": tenant, key: items[start : start + chunk]}
+                    )
+            yield {"op": "put", "tenant": tenant, "heads": dump.heads}
+
+    # ------------------------------------------------------------------ entities
+
+    @_operation
+    def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
+        """Insert or replace entities by id, in one batch; return them as stored."""
+        batch = _check_models(entities, Entity, "entities")
+        nodes = self._tenant(tenant).graph._node
+        now = utcnow()
+        stored: dict[str, Entity] = {}
+        for entity in batch:
+            old = nodes.get(entity.id)
+            if old is not None:
+                created = old["e"].created_at
+                entity = entity.model_copy(
+                    update={"created_at": created, "updated_at": max(now, created)}
+                )
+            stored[entity.id] = entity
+        if stored:
+            self._commit({"op": "put", "tenant": tenant, "entities": list(stored.values())})
+        return list(stored.values())
+
+    @_operation
+    def get_entity(self, tenant: str, entity_id: str) -> Entity:
+        """Return one entity; ``NotFound`` if unknown."""
+        return self._entity(tenant, entity_id)
+
+    def _entity(self, tenant: str, entity_id: str) -> Entity:
+        node = self._tenant(tenant).graph._node.get(entity_id)
+        if node is None:
+            raise NotFound(
+                f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
+            )
+        entity: Entity = node["e"]
+        return entity
+
+    @_operation
+    def get_entities(self, tenant: str, entity_ids: Sequence[str]) -> list[Entity]:
+        """Return the entities that exist among ``entity_ids``, in the order asked."""
+        nodes = self._tenant(tenant).graph._node
+        return [nodes[i]["e"] for i in _check_ids(entity_ids, "entity_ids") if i in nodes]
+
+    @_operation
+    def update_entity(
+        self,
+        tenant: str,
+        entity_id: str,
+        *,
+        name: str | None = None,
+        type: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+        remove_attributes: Sequence[str] = (),
+    ) -> Entity:
+        """Merge attributes into an entity, rename or retype it; bump ``updated_at``."""
+        old = self._entity(tenant, entity_id)
+        if isinstance(remove_attributes, str):
+            remove_attributes = [remove_attributes]
+        merged = {k: v for k, v in old.attributes.items() if k not in set(remove_attributes)}
+        merged.update(attributes or {})
+        data = old.model_dump()
+        data.update(
+            name=old.name if name is None else name,
+            type=old.type if type is None else type,
+            attributes=merged,
+            updated_at=max(utcnow(), old.created_at),
+        )
+        entity = Entity.model_validate(data)
+        self._commit({"op": "put", "tenant": tenant, "entities": [entity]})
+        return entity
+
+    @_operation
+    def delete_entities(self, tenant: str, entity_ids: Sequence[str]) -> int:
+        """Delete entities and their relationships; return how many existed."""
+        nodes = self._tenant(tenant).graph._node
+        present = [i for i in dict.fromkeys(_check_ids(entity_ids, "entity_ids")) if i in nodes]
+        if present:
+            self._commit({"op": "delete_entities", "tenant": tenant, "ids": present})
+        return len(present)
+
+    @_operation
+    def find_entities(self, tenant: str, filter: EntityFilter) -> list[Entity]:
+        """Entities matching every condition of ``filter``, ordered by id."""
+        if not isinstance(filter, EntityFilter):
+            raise InvalidInput("filter must be an EntityFilter")
+        needle = filter.name_contains.casefold() if filter.name_contains else None
+        wanted = filter.attributes.items()
+        found = []
+        for node in self._tenant(tenant).graph._node.values():
+            entity: Entity = node["e"]
+            if filter.type is not None and entity.type != filter.type:
+                continue
+            if needle is not None and needle not in entity.name.casefold():
+                continue
+            attrs = entity.attributes
+            if any(k not in attrs or not _same_json(attrs[k], v) for k, v in wanted):
+                continue
+            found.append(entity)
+        found.sort(key=lambda e: e.id)
+        return found[: filter.limit] if filter.limit else found
+
+    @_operation
+    def count_entities(self, tenant: str) -> int:
+        """The number of entities."""
+        return int(self._tenant(tenant).graph.number_of_nodes())
+
+    # ------------------------------------------------------------------ relationships
+
+    @_operation
+    def upsert_relationships(
+        self, tenant: str, relationships: Sequence[Relationship]
+    ) -> list[Relationship]:
+        """Insert or replace relationships keyed by (source, target, type), in one batch."""
+        batch = _check_models(relationships, Relationship, "relationships")
+        graph = self._tenant(tenant).graph
+        missing = sorted(
+            {end for r in batch for end in (r.source_id, r.target_id) if end not in graph._node}
+        )
+        if missing:
+            raise InvalidInput(
+                f"relationships point at entities that do not exist: {missing[:10]}"
+                + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
+                + "; upsert the entities first. Nothing was written.",
+                missing_ids=missing,
+                tenant=tenant,
+            )
+        stored: dict[tuple[str, str, str], Relationship] = {}
+        succ = graph._succ
+        for rel in batch:
+            old = succ[rel.source_id].get(rel.target_id, {}).get(rel.type)
+            if old is not None and old["r"].created_at != rel.created_at:
+                created = old["r"].created_at
+                if rel.expired_at is not None and rel.expired_at < created:
+                    created = rel.expired_at
+                rel = rel.model_copy(update={"created_at": created})
+            stored[rel.key] = rel
+        if stored:
+            self._commit({"op": "put", "tenant": tenant, "relationships": list(stored.values())})
+        return list(stored.values())
+
+    def _edge(self, tenant: str, source_id: str, target_id: str, type: str) -> Relationship:
+        check_safe_name(type, "relationship type")
+        edge = self._tenant(tenant).graph._succ.get(source_id, {}).get(target_id, {}).get(type)
+        if edge is None:
+            raise NotFound(
+                f"no relationship ({source_id!r})-[{type}]->({target_id!r}) in tenant {tenant!r}",
+                source_id=source_id,
+                target_id=target_id,
+                type=type,
+                tenant=tenant,
+            )
+        rel: Relationship = edge["r"]
+        return rel
+
+    @_operation
+    def get_relationships(
+        self, tenant: str, entity_id: str, filter: RelationshipFilter
+    ) -> list[Relationship]:
+        """An entity's relationships by direction, type and validity, ordered by key."""
+        if not isinstance(filter, RelationshipFilter):
+            raise InvalidInput("filter must be a RelationshipFilter")
+        self._entity(tenant, entity_id)
+        graph = self._tenant(tenant).graph
+        types = filter.types
+        now = utcnow()
+        found = []
+        adjacencies = []
+        if filter.direction in ("out", "both"):
+            adjacencies.append(graph._succ[entity_id])
+        if filter.direction in ("in", "both"):
+            adjacencies.append(graph._pred[entity_id])
+        seen: set[tuple[str, str, str]] = set()
+        for adjacency in adjacencies:
+            for keydict in adjacency.values():
+                for type_, edge in keydict.items():
+                    rel: Relationship = edge["r"]
+                    if types is not None and type_ not in types:
+                        continue
+                    if not filter.include_invalid:
+                        if filter.as_of is not None:
+                            if not rel.is_valid_at(filter.as_of):
+                                continue
+                        elif not _is_current(rel, now):
+                            continue
+                    if rel.key not in seen:  # a self-loop is both out and in
+                        seen.add(rel.key)
+                        found.append(rel)
+        found.sort(key=lambda r: r.key)
+        return found[: filter.limit] if filter.limit else found
+
+    @_operation
+    def delete_relationship(self, tenant: str, source_id: str, target_id: str, type: str) -> bool:
+        """Delete one relationship; return whether it existed."""
+        try:
+            self._edge(tenant, source_id, target_id, type)
+        except NotFound:
+            return False
+        self._commit(
+            {"op": "delete_relationship", "tenant": tenant, "key": [source_id, target_id, type]}
+        )
+        return True
+
+    @_operation
+    def invalidate_relationship(
+        self,
+        tenant: str,
+        source_id: str,
+        target_id: str,
+        type: str,
+        *,
+        at: datetime | None = None,
+    ) -> Relationship:
+        """End a fact at ``at`` (default now), expire it now; the edge stays readable."""
+        old = self._edge(tenant, source_id, target_id, type)
+        now = utcnow()
+        data = old.model_dump()
+        if at is not None:
+            data["invalid_at"] = at
+        elif old.invalid_at is None:
+            data["invalid_at"] = max(now, old.valid_at) if old.valid_at else now
+        if old.expired_at is None:
+            data["expired_at"] = max(now, old.created_at)
+        try:
+            rel = Relationship.model_validate(data)
+        except InvalidInput as exc:
+            raise InvalidInput(f"cannot invalidate at {at}: {exc.message}") from exc
+        self._commit({"op": "put", "tenant": tenant, "relationships": [rel]})
+        return rel
+
+    @_operation
+    def count_relationships(self, tenant: str) -> int:
+        """The number of relationships, invalidated ones included."""
+        return int(self._tenant(tenant).graph.number_of_edges())
+
+    # ------------------------------------------------------------------ traversal
+
+    def _steps(
+        self,
+        graph: nx.MultiDiGraph,
+        direction: str,
+        types: frozenset[str] | None,
+        now: datetime,
+    ) -> Callable[[str], Iterator[str]]:
+        """A function giving the nodes one current, type-allowed step away from a node."""
+        adjacencies = []
+        if direction in ("out", "both"):
+            adjacencies.append(graph._succ)
+        if direction in ("in", "both"):
+            adjacencies.append(graph._pred)
+
+        def step(node: str) -> Iterator[str]:
+            for adjacency in adjacencies:
+                for other, keydict in adjacency[node].items():
+                    for type_, edge in keydict.items():
+                        if (types is None or type_ in types) and _is_current(edge["r"], now):
+                            yield other
+                            break
+
+        return step
+
+    @_operation
+    def neighbors(
+        self,
+        tenant: str,
+        entity_id: str,
+        *,
+        depth: int = 1,
+        rel_types: Sequence[str] | None = None,
+        node_types: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+        direction: Direction = "both",
+    ) -> list[Entity]:
+        """Breadth-first neighbours up to ``depth`` hops, start excluded, by hop then id."""
+        _check_positive(depth, "depth")
+        _check_positive(max_nodes, "max_nodes")
+        if direction not in _DIRECTIONS:
+            raise InvalidInput(f"direction must be one of {_DIRECTIONS}, got {direction!r}")
+        types = _check_types(rel_types, "relationship type")
+        kinds = _check_types(node_types, "entity type")
+        self._entity(tenant, entity_id)
+        graph = self._tenant(tenant).graph
+        nodes = graph._node
+        step = self._steps(graph, direction, types, utcnow())
+        seen = {entity_id}
+        frontier = [entity_id]
+        found: list[Entity] = []
+        for _hop in range(depth):
+            reached: list[str] = []
+            for node in frontier:
+                for other in step(node):
+                    if other not in seen:
+                        seen.add(other)
+                        reached.append(other)
+            reached.sort()
+            for node in reached:
+                entity: Entity = nodes[node]["e"]
+                if kinds is None or entity.type in kinds:
+                    found.append(entity)
+                    if max_nodes is not None and len(found) >= max_nodes:
+                        return found
+            if not reached:
+                break
+            frontier = reached
+        return found
+
+    @_operation
+    def find_path(
+        self,
+        tenant: str,
+        source_id: str,
+        target_id: str,
+        *,
+        max_depth: int = 6,
+        rel_types: Sequence[str] | None = None,
+    ) -> list[Entity]:
+        """Shortest directed path over current facts, both ends included; [] when none."""
+        _check_positive(max_depth, "max_depth")
+        types = _check_types(rel_types, "relationship type")
+        self._entity(tenant, source_id)
+        self._entity(tenant, target_id)
+        graph = self._tenant(tenant).graph
+        nodes = graph._node
+        if source_id == target_id:
+            return [nodes[source_id]["e"]]
+        step = self._steps(graph, "out", types, utcnow())
+        parents: dict[str, str] = {source_id: source_id}
+        frontier = [source_id]
+        for _hop in range(max_depth):
+            reached: list[str] = []
+            for node in frontier:
+                for other in sorted(step(node)):
+                    if other in parents:
+                        continue
+                    parents[other] = node
+                    if other == target_id:
+                        path = [other]
+                        while path[-1] != source_id:
+                            path.append(parents[path[-1]])
+                        return [nodes[n]["e"] for n in reversed(path)]
+                    reached.append(other)
+            if not reached:
+                break
+            frontier = reached
+        return []
+
+    @_operation
+    def visible_subgraph(self, tenant: str, entity_id: str, *, depth: int = 1) -> Subgraph:
+        """The entity, everything within ``depth`` hops, and the current facts among them."""
+        _check_positive(depth, "depth")
+        center = self._entity(tenant, entity_id)
+        graph = self._tenant(tenant).graph
+        nodes = graph._node
+        now = utcnow()
+        step = self._steps(graph, "both", None, now)
+        members = {entity_id}
+        frontier = [entity_id]
+        for _hop in range(depth):
+            reached = [o for n in frontier for o in step(n) if o not in members]
+            members.update(reached)
+            frontier = reached
+        rels = [
+            edge["r"]
+            for source in members
+            for target, keydict in graph._succ[source].items()
+            if target in members
+            for edge in keydict.values()
+            if _is_current(edge["r"], now)
+        ]
+        rels.sort(key=lambda r: r.key)
+        others = sorted(members - {entity_id})
+        return Subgraph.model_construct(
+            entities=(center, *(nodes[n]["e"] for n in others)), relationships=tuple(rels)
+        )
+
+    @_operation
+    def identity_snapshot(self, tenant: str, entity_id: str) -> NPCIdentity:
+        """The entity, its current relationships (both directions) and their other ends."""
+        graph = self._tenant(tenant).graph
+        nodes = graph._node
+        node = nodes.get(entity_id)
+        if node is None:
+            raise NotFound(
+                f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
+            )
+        now = utcnow()
+        rels: list[Relationship] = []
+        related: set[str] = set()
+        for adjacency in (graph._succ[entity_id], graph._pred[entity_id]):
+            for other, keydict in adjacency.items():
+                for edge in keydict.values():
+                    rel: Relationship = edge["r"]
+                    if _is_current(rel, now):
+                        rels.append(rel)
+                        related.add(other)
+        if len(rels) > 1:
+            rels.sort(key=lambda r: r.key)
+            if any(r.source_id == r.target_id for r in rels):  # a self-loop appears twice
+                rels = list(dict.fromkeys(rels))
+        related.discard(entity_id)
+        return NPCIdentity.model_construct(
+            entity=node["e"],
+            relationships=tuple(rels),
+            related_entities=tuple(nodes[o]["e"] for o in sorted(related)),
+        )
+
+    # ------------------------------------------------------------------ conversations
+
+    def _turn(self, tenant: str, turn_id: str) -> Turn:
+        turn = self._tenant(tenant).turns.get(turn_id)
+        if turn is None:
+            raise NotFound(
+                f"no turn {turn_id!r} in tenant {tenant!r}", turn_id=turn_id, tenant=tenant
+            )
+        return turn
+
+    @_operation
+    def append_turn(self, tenant: str, turn: Turn) -> Turn:
+        """Append after the session's head; the turn becomes the head."""
+        if not isinstance(turn, Turn):
+            raise InvalidInput(f"append_turn takes a Turn, not a {type(turn).__name__}")
+        data = self._tenant(tenant)
+        if turn.id in data.turns:
+            raise InvalidInput(f"turn id {turn.id!r} is already stored", turn_id=turn.id)
+        session = data.sessions.get(turn.session_id)
+        head = data.turns[session.head] if session and session.head else None
+        update: dict[str, Any] = {"parent_id": head.id if head else None}
+        if head is not None and turn.created_at <= head.created_at:
+            # Keep time strictly increasing along a branch (same-microsecond appends).
+            update["created_at"] = head.created_at + _ONE_MICROSECOND
+        stored = turn.model_copy(update=update)
+        self._commit(
+            {
+                "op": "put",
+                "tenant": tenant,
+                "turns": [stored],
+                "heads": {turn.session_id: stored.id},
+            }
+        )
+        return stored
+
+    @_operation
+    def get_turn(self, tenant: str, turn_id: str) -> Turn:
+        """Return a turn by id; ``NotFound`` if unknown."""
+        return self._turn(tenant, turn_id)
+
+    @_operation
+    def head(self, tenant: str, session_id: str) -> Turn | None:
+        """The head of the session's active branch, or None."""
+        data = self._tenant(tenant)
+        session = data.sessions.get(session_id)
+        return data.turns[session.head] if session and session.head else None
+
+    @_operation
+    def fork(self, tenant: str, session_id: str, turn_id: str) -> Turn:
+        """Move the session's head to an earlier turn of the same session."""
+        turn = self._turn(tenant, turn_id)
+        if turn.session_id != session_id:
+            raise InvalidInput(
+                f"turn {turn_id!r} belongs to conversation {turn.session_id!r}, not "
+                f"{session_id!r}; fork only within one conversation",
+                turn_id=turn_id,
+                session_id=session_id,
+            )
+        self._commit({"op": "put", "tenant": tenant, "heads": {session_id: turn_id}})
+        return turn
+
+    @_operation
+    def branch(self, tenant: str, session_id: str, *, limit: int | None = None) -> list[Turn]:
+        """The active branch, oldest first; only the newest ``limit`` when given."""
+        _check_positive(limit, "limit")
+        data = self._tenant(tenant)
+        session = data.sessions.get(session_id)
+        out: list[Turn] = []
+        turn_id = session.head if session else None
+        turns = data.turns
+        while turn_id is not None and (limit is None or len(out) < limit):
+            turn = turns[turn_id]
+            out.append(turn)
+            turn_id = turn.parent_id
+        out.reverse()
+        return out
+
+    @_operation
+    def list_turns(self, tenant: str, session_id: str) -> list[Turn]:
+        """Every turn of the session, all branches, in creation order."""
+        data = self._tenant(tenant)
+        session = data.sessions.get(session_id)
+        turns = [data.turns[t] for t in session.order] if session else []
+        turns.sort(key=lambda t: t.created_at)
+        return turns
+
+    @_operation
+    def count_turns(self, tenant: str, session_id: str | None = None) -> int:
+        """Turns in one session (all branches), or in all sessions."""
+        data = self._tenant(tenant)
+        if session_id is None:
+            return len(data.turns)
+        session = data.sessions.get(session_id)
+        return len(session.order) if session else 0
+
+    @_operation
+    def delete_turn(self, tenant: str, turn_id: str) -> bool:
+        """Delete a turn; children re-link to its parent; a deleted head moves to its parent."""
+        if turn_id not in self._tenant(tenant).turns:
+            return False
+        self._commit({"op": "delete_turn", "tenant": tenant, "id": turn_id})
+        return True
+
+    @_operation
+    def delete_conversation(self, tenant: str, session_id: str) -> int:
+        """Delete every turn of a session; return how many there were."""
+        session = self._tenant(tenant).sessions.get(session_id)
+        if session is None:
+            return 0
+        count = len(session.order)
+        self._commit({"op": "delete_conversation", "tenant": tenant, "session_id": session_id})
+        return count
+
+    @_operation
+    def search_turns(self, tenant: str, filter: TurnFilter) -> list[Turn]:
+        """Turns matching every condition, newest first."""
+        if not isinstance(filter, TurnFilter):
+            raise InvalidInput("filter must be a TurnFilter")
+        words = filter.text.casefold().split() if filter.text else []
+        found = []
+        for turn in self._tenant(tenant).turns.values():
+            if filter.session_id is not None and turn.session_id != filter.session_id:
+                continue
+            if filter.speaker is not None and turn.speaker != filter.speaker:
+                continue
+            if filter.role is not None and turn.role != filter.role:
+                continue
+            if filter.since is not None and turn.created_at < filter.since:
+                continue
+            if filter.until is not None and turn.created_at >= filter.until:
+                continue
+            if words:
+                content = turn.content.casefold()
+                if not all(w in content for w in words):
+                    continue
+            found.append(turn)
+        found.sort(key=lambda t: (t.created_at, t.id), reverse=True)
+        return found[: filter.limit] if filter.limit else found
+
+    @_operation
+    def list_sessions(self, tenant: str) -> list[SessionInfo]:
+        """Every session with turns, most recently active first."""
+        data = self._tenant(tenant)
+        infos = []
+        for session_id, session in data.sessions.items():
+            if not session.order:
+                continue
+            times = [data.turns[t].created_at for t in session.order]
+            infos.append(
+                SessionInfo(
+                    session_id=session_id,
+                    turn_count=len(times),
+                    first_at=min(times),
+                    last_at=max(times),
+                    head_id=session.head,
+                )
+            )
+        infos.sort(key=lambda s: (s.last_at, s.session_id), reverse=True)
+        return infos
+
+    # ------------------------------------------------------------------ whole tenant
+
+    @_operation
+    def dump(self, tenant: str) -> TenantDump:
+        """Everything the tenant holds."""
+        return self._dump(self._tenant(tenant))
+
+    def _dump(self, data: _Tenant) -> TenantDump:
+        graph = data.graph
+        entities = sorted((n["e"] for n in graph._node.values()), key=lambda e: e.id)
+        rels = sorted((d["r"] for _s, _t, d in graph.edges(data=True)), key=lambda r: r.key)
+        turns: list[Turn] = []
+        heads: dict[str, str | None] = {}
+        for session_id in sorted(data.sessions):
+            session = data.sessions[session_id]
+            turns.extend(sorted((data.turns[t] for t in session.order), key=lambda t: t.created_at))
+            heads[session_id] = session.head
+        return TenantDump(entities=entities, relationships=rels, turns=turns, heads=heads)
+
+    @_operation
+    def load(self, tenant: str, dump: TenantDump) -> None:
+        """Write a dump at once: all of it or nothing."""
+        if not isinstance(dump, TenantDump):
+            raise InvalidInput("load takes a TenantDump")
+        data = self._tenant(tenant)
+        entities = {e.id: e for e in _check_models(dump.entities, Entity, "entities")}
+        rels = _check_models(dump.relationships, Relationship, "relationships")
+        turns = _check_models(dump.turns, Turn, "turns")
+        missing = sorted(
+            {
+                end
+                for r in rels
+                for end in (r.source_id, r.target_id)
+                if end not in entities and end not in data.graph._node
+            }
+        )
+        if missing:
+            raise InvalidInput(
+                f"relationships point at entities that do not exist: {missing[:10]}",
+                missing_ids=missing,
+            )
+        heads = _check_turn_tree(data, turns, dump.heads)
+        record: dict[str, Any] = {"op": "put", "tenant": tenant}
+        if entities:
+            record["entities"] = list(entities.values())
+        if rels:
+            record["relationships"] = list({r.key: r for r in rels}.values())
+        if turns:
+            record["turns"] = turns
+        if heads:
+            record["heads"] = heads
+        if len(record) > 2:
+            self._commit(record)
+
+    @_operation
+    def clear(self, tenant: str) -> None:
+        """Delete everything the tenant holds."""
+        if tenant in self._tenants:
+            self._commit({"op": "clear", "tenant": tenant})
+
+
+def _check_turn_tree(
+    data: _Tenant, turns: list[Turn], heads: Mapping[str, str | None]
+) -> dict[str, str | None]:
+    """Check that ``turns`` extend the stored trees soundly; return the heads to set."""
+    batch: dict[str, Turn] = {}
+    for turn in turns:
+        if turn.id in data.turns or turn.id in batch:
+            raise InvalidInput(
+                f"turn id {turn.id!r} is already stored or repeated", turn_id=turn.id
+            )
+        batch[turn.id] = turn
+    for turn in turns:
+        parent_id = turn.parent_id
+        if parent_id is None:
+            continue
+        parent = batch.get(parent_id) or data.turns.get(parent_id)
+        if parent is None:
+            raise InvalidInput(
+                f"turn {turn.id!r} names parent {parent_id!r}, which is neither stored nor in "
+                "the batch",
+                turn_id=turn.id,
+            )
+        if parent.session_id != turn.session_id:
+            raise InvalidInput(
+                f"turn {turn.id!r} of session {turn.session_id!r} names a parent in session "
+                f"{parent.session_id!r}",
+                turn_id=turn.id,
+            )
+    # A cycle can only form inside the batch: walk each chain with a bound.
+    for turn in turns:
+        steps, current = 0, turn.parent_id
+        while current is not None and current in batch:
+            steps += 1
+            if steps > len(batch):
+                raise InvalidInput(f"the parents of turn {turn.id!r} form a cycle")
+            current = batch[current].parent_id
+    last: dict[str, str] = {}
+    for turn in turns:
+        last[turn.session_id] = turn.id
+    out: dict[str, str | None] = {}
+    for session_id in dict.fromkeys([*last, *heads]):
+        head = heads.get(session_id)
+        if head is None:
+            head = last.get(session_id)
+            if head is None:
+                continue
+        found = batch.get(head) or data.turns.get(head)
+        if found is None or found.session_id != session_id:
+            raise InvalidInput(
+                f"head {head!r} of session {session_id!r} is not a turn of that session",
+                session_id=session_id,
+            )
+        out[session_id] = head
+    return out
+
+
+def _same_json(stored: Any, wanted: Any) -> bool:
+    """JSON equality: 1 equals 1.0, but True is not 1 (bool is an int in Python)."""
+    if isinstance(stored, bool) or isinstance(wanted, bool):
+        return type(stored) is type(wanted) and stored == wanted
+    return bool(stored == wanted)
+
+
+def open_networkx(url: str = "memory://", **options: Any) -> NetworkXStore:
+    """Open an embedded store: ``memory://`` or ``file:///path/world.graphmem[?fsync=false]``.
+
+    Every ``memory://`` open is a new, empty store. A ``file://`` URL names one file; it
+    is created if missing and held exclusively by this process while open.
+    """
+    tracer = options.pop("tracer", None)
+    fsync = options.pop("fsync", None)
+    if options:
+        raise InvalidInput(f"unknown options for {url.split(':', 1)[0]}://: {sorted(options)}")
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme == "memory":
+        return NetworkXStore(url, tracer=tracer)
+    host = "" if parts.netloc in ("", "localhost") else parts.netloc
+    raw_path = unquote(host + parts.path)
+    if not raw_path:
+        raise InvalidInput(f"file URL {url!r} names no file; use file:///path/world.graphmem")
+    query = parse_qs(parts.query)
+    if fsync is None:
+        fsync = query.get("fsync", ["true"])[-1].lower() not in ("0", "false", "no")
+    path = Path(raw_path).expanduser()
+    if path.is_dir():
+        raise InvalidInput(f"{path} is a directory; a file:// store is one file")
+    return NetworkXStore(url, path=path, fsync=bool(fsync), tracer=tracer)

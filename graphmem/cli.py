@@ -1,0 +1,397 @@
+"""The ``graphmem`` command: ``demo``, ``snapshot``, ``export``, ``import`` and ``bench``.
+
+A door onto the library with no logic of its own: every subcommand opens a
+:class:`graphmem.Memory` and calls its API. graphmem errors become a one-line message
+on stderr and exit status 2; a successful command exits 0.
+
+Examples::
+
+    graphmem demo
+    graphmem demo --file brindleford.graphmem
+    graphmem snapshot --store file:///tmp/brindleford.graphmem --tenant brindleford odile
+    graphmem export --store file:///tmp/brindleford.graphmem --tenant brindleford -o world.jsonl
+    graphmem import --store file:///tmp/copy.graphmem --tenant brindleford world.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import tempfile
+import textwrap
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from graphmem import __version__
+from graphmem.demo_world import DEMO_TENANT, MAIN_NPC_ID, PLAYER_ID, build_demo_world
+from graphmem.errors import GraphmemError, InvalidInput
+from graphmem.memory import Memory
+from graphmem.memory import open as open_memory
+from graphmem.models import Provenance, Relationship, Turn
+from graphmem.store import TenantDump
+
+__all__ = ["build_parser", "main"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_ERROR = 2
+
+DEMO_SESSION = "demo-chat"
+DEMO_MAX_TOKENS = 220
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def build_parser(*, with_bench: bool = False) -> argparse.ArgumentParser:
+    """Build the argument parser.
+
+    Args:
+        with_bench: Import ``graphmem.bench`` and add its options to ``bench``. Only
+            done when ``bench`` is the command, so other commands do not pay for it.
+    """
+    parser = argparse.ArgumentParser(
+        prog="graphmem",
+        description="Graph memory for AI agents and game NPCs.",
+    )
+    parser.add_argument("--version", action="version", version=f"graphmem {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    demo = commands.add_parser(
+        "demo",
+        help="build a small village, fork a conversation, show a snapshot and persistence",
+        description="Build the village of Brindleford in a file:// store, play a short "
+        "conversation that forks, print an NPC identity snapshot and the active branch, "
+        "then close and reopen the file to show that everything came back.",
+    )
+    demo.add_argument(
+        "--file",
+        type=Path,
+        metavar="PATH",
+        help="where to write the store (must not exist yet; default: a temporary directory)",
+    )
+
+    snapshot = commands.add_parser(
+        "snapshot",
+        help="print an NPC identity snapshot",
+        description="Print who an NPC is right now: its attributes and current facts.",
+    )
+    _add_store_arguments(snapshot)
+    snapshot.add_argument("npc_id", metavar="NPC_ID", help="the id of the NPC entity")
+    output = snapshot.add_mutually_exclusive_group()
+    output.add_argument(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="render the prompt text within about N tokens (least important facts dropped)",
+    )
+    output.add_argument(
+        "--json", action="store_true", help="print the NPCIdentity as JSON instead of text"
+    )
+
+    export = commands.add_parser(
+        "export",
+        help="write a tenant's memory as JSON Lines",
+        description="Write everything a tenant holds (entities, relationships, turns, "
+        "conversation heads) as JSON Lines.",
+    )
+    _add_store_arguments(export)
+    export.add_argument(
+        "-o", "--output", type=Path, metavar="FILE", help="write to FILE (default: stdout)"
+    )
+
+    import_ = commands.add_parser(
+        "import",
+        help="load JSON Lines made by export into a tenant",
+        description="Load a JSON Lines export into a tenant: all of it, or nothing if any "
+        "line is bad.",
+    )
+    _add_store_arguments(import_)
+    import_.add_argument("file", metavar="FILE", help="the JSON Lines file ('-' for stdin)")
+
+    bench = commands.add_parser(
+        "bench",
+        help="measure snapshot, conversation and ingest speed",
+        description="Measure identity snapshots, conversation appends, forks and bulk "
+        "ingest on the embedded backend, against a hand-written networkx baseline.",
+    )
+    if with_bench:
+        importlib.import_module("graphmem.bench").add_arguments(bench)
+    return parser
+
+
+def _add_store_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--store",
+        required=True,
+        metavar="URL",
+        help="the store URL: memory://, file:///path/world.graphmem, neo4j://host, ...",
+    )
+    parser.add_argument("--tenant", required=True, metavar="T", help="whose memory to use")
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv`` (the first word that is not an option)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+# --------------------------------------------------------------------------- main
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the ``graphmem`` command line; return the exit status.
+
+    Args:
+        argv: The arguments after the program name (default: ``sys.argv[1:]``).
+
+    Returns:
+        0 on success, 1 when the demo's persistence check fails, 2 on a usage error
+        or a graphmem error (reported on stderr in one line).
+    """
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        parser = build_parser(with_bench=_command_of(args_list) == "bench")
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # argparse exits on --help, --version and usage errors
+        return exc.code if isinstance(exc.code, int) else EXIT_ERROR
+    try:
+        if args.command == "demo":
+            return _demo(args.file, sys.stdout)
+        if args.command == "snapshot":
+            return _snapshot(args)
+        if args.command == "export":
+            return _export(args)
+        if args.command == "import":
+            return _import(args)
+        if args.command == "bench":
+            status: object = importlib.import_module("graphmem.bench").run(args)
+            return int(status) if isinstance(status, int) else EXIT_FAILED
+    except GraphmemError as exc:
+        return _fail(str(exc))
+    except OSError as exc:  # a file named on the command line cannot be read or written
+        name = f"{exc.filename}: " if exc.filename else ""
+        return _fail(f"{name}{exc.strerror or exc}")
+    parser.error(f"unknown command {args.command!r}")  # pragma: no cover - argparse checks
+
+
+def _fail(message: str) -> int:
+    print(f"graphmem: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+# --------------------------------------------------------------------------- snapshot
+
+
+def _snapshot(args: argparse.Namespace) -> int:
+    with open_memory(args.store, tenant=args.tenant) as mem:
+        identity = mem.identity_snapshot(args.npc_id)
+        if args.json:
+            print(identity.model_dump_json(indent=2))
+        else:
+            print(identity.to_prompt(max_tokens=args.max_tokens))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- export / import
+
+
+def _export(args: argparse.Namespace) -> int:
+    with open_memory(args.store, tenant=args.tenant) as mem:
+        if args.output is None:
+            mem.export_jsonl(sys.stdout)
+            sys.stdout.flush()
+        else:
+            lines = mem.export_jsonl(args.output)
+            print(f"wrote {lines} lines to {args.output}")
+    return EXIT_OK
+
+
+def _import(args: argparse.Namespace) -> int:
+    with open_memory(args.store, tenant=args.tenant) as mem:
+        dump = mem.import_jsonl(sys.stdin if args.file == "-" else Path(args.file))
+        print(
+            f"imported {len(dump.entities)} entities, {len(dump.relationships)} relationships "
+            f"and {len(dump.turns)} turns in {_session_count(dump)} conversations "
+            f"into tenant {args.tenant!r}"
+        )
+    return EXIT_OK
+
+
+def _session_count(dump: TenantDump) -> int:
+    return len({t.session_id for t in dump.turns} | set(dump.heads))
+
+
+# --------------------------------------------------------------------------- demo
+
+
+@contextmanager
+def _demo_path(requested: Path | None) -> Iterator[Path]:
+    if requested is not None:
+        if requested.exists():
+            raise InvalidInput(
+                f"{requested} already exists; give a new path or delete it first",
+                path=str(requested),
+            )
+        yield requested.resolve()
+        return
+    with tempfile.TemporaryDirectory(prefix="graphmem-demo-") as tmp:
+        yield Path(tmp) / "brindleford.graphmem"
+
+
+def _demo(file: Path | None, out: TextIO) -> int:
+    def say(text: str = "", indent: int = 0) -> None:
+        print(textwrap.indent(text, " " * indent) if text else "", file=out)
+
+    with _demo_path(file) as path:
+        url = path.as_uri()
+        say("graphmem demo: the village of Brindleford")
+        say(f"store: {url}   tenant: {DEMO_TENANT!r}")
+
+        with open_memory(url, tenant=DEMO_TENANT) as mem:
+            build_demo_world(mem)
+            _show_world(mem, say)
+            branch = _play_conversation(mem, say)
+            npc_name = mem.get_entity(MAIN_NPC_ID).name
+
+            say()
+            say(f"3. {npc_name}'s identity snapshot (to_prompt, max_tokens={DEMO_MAX_TOKENS}):")
+            prompt = mem.identity_snapshot(MAIN_NPC_ID).to_prompt(max_tokens=DEMO_MAX_TOKENS)
+            say(prompt, indent=3)
+
+            say()
+            chat = mem.conversation(DEMO_SESSION)
+            say(
+                f"4. The active branch of {DEMO_SESSION!r}, oldest first ({len(branch)} of "
+                f"{chat.count()} turns; the other branch is still stored):"
+            )
+            for turn in branch:
+                say(_turn_line(turn), indent=3)
+            before = _sorted_dump(mem.dump())
+
+        say()
+        say(f"5. Closed the store and reopened {path.name}:")
+        with open_memory(url, tenant=DEMO_TENANT) as mem:
+            after = _sorted_dump(mem.dump())
+            branch_after = mem.conversation(DEMO_SESSION).history()
+            checks = {
+                "entities": before.entities == after.entities,
+                "relationships": before.relationships == after.relationships,
+                "turns": before.turns == after.turns,
+                "conversation heads": before.heads == after.heads,
+                "active branch": branch == branch_after,
+            }
+            counts = {
+                "entities": len(after.entities),
+                "relationships": len(after.relationships),
+                "turns": len(after.turns),
+                "conversation heads": len(after.heads),
+                "active branch": len(branch_after),
+            }
+        for what, same in checks.items():
+            verdict = "identical" if same else "DIFFERENT"
+            say(f"{what:<20} {counts[what]:>4}  {verdict}", indent=3)
+        if not all(checks.values()):
+            say("the reopened store differs from the one written", indent=3)
+            return EXIT_FAILED
+        if file is not None:
+            say()
+            say(f"The store is kept at {path}; try:")
+            say(
+                f"graphmem snapshot --store {url} --tenant {DEMO_TENANT} {MAIN_NPC_ID}",
+                indent=3,
+            )
+    return EXIT_OK
+
+
+def _show_world(mem: Memory, say: _Say) -> None:
+    dump = mem.dump()
+    invalid = [r for r in dump.relationships if not r.is_current()]
+    inferred = sum(1 for r in dump.relationships if r.provenance.source == "inferred")
+    confirmed = sum(1 for r in dump.relationships if r.provenance.confirmed)
+    say()
+    say(
+        f"1. Built the world: {len(dump.entities)} entities, {len(dump.relationships)} "
+        f"relationships ({inferred} inferred, {confirmed} confirmed by the GM, "
+        f"{len(invalid)} invalidated), {len(dump.turns)} turns of the GM's session log."
+    )
+    names = {e.id: e.name for e in dump.entities}
+    for old in invalid:
+        say(
+            f"Contradicted in play: {names[old.source_id]} {old.type} "
+            f"{names[old.target_id]} (no longer holds since {old.invalid_at:%Y-%m-%d %H:%M:%S} "
+            "UTC; kept for as_of reads)",
+            indent=3,
+        )
+        replacements = mem.get_relationships(old.source_id, types=None)
+        for new in replacements:
+            if new.target_id == old.target_id and new.valid_at == old.invalid_at:
+                mark = " (confirmed)" if new.provenance.confirmed else ""
+                say(
+                    f"Replaced by: {names[new.source_id]} {new.type} {names[new.target_id]}{mark}",
+                    indent=3,
+                )
+
+
+def _play_conversation(mem: Memory, say: _Say) -> list[Turn]:
+    player = mem.get_entity(PLAYER_ID).name
+    npc = mem.get_entity(MAIN_NPC_ID).name
+    chat = mem.conversation(DEMO_SESSION)
+    say()
+    say(f"2. A conversation that forks (session {DEMO_SESSION!r}):")
+
+    def turn(role: str, speaker: str, content: str) -> Turn:
+        stored = chat.append(role, content, speaker=speaker)
+        say(_turn_line(stored), indent=3)
+        return stored
+
+    turn("player", player, "Evening. Can you take me across before dark?")
+    offer = turn("npc", npc, "River's high. Two coppers, and sit low.")
+    turn("player", player, "They say you heard the Drowned Bell ring on the Night of High Water.")
+    turn("npc", npc, "They say a lot at the Kettle. Ask Sister Ilse.")
+
+    chat.fork(offer)
+    say(f"-- fork: back to {offer.speaker}'s turn {offer.content!r}; another branch --", indent=3)
+    turn("player", player, "Who runs the mill these days?")
+    warning = turn("npc", npc, "Halden Crook. I trusted him once. Count your sacks twice.")
+
+    # What was said becomes a fact, with the turn as its evidence.
+    mem.upsert_relationships(
+        [
+            Relationship(
+                source_id=MAIN_NPC_ID,
+                target_id=PLAYER_ID,
+                type="warned",
+                attributes={"about": "halden"},
+                provenance=Provenance(
+                    session_id=DEMO_SESSION,
+                    confidence=0.8,
+                    source="inferred",
+                    evidence=(warning.id,),
+                ),
+            )
+        ]
+    )
+    say(f"Recorded: {npc} warned {player} about Halden (inferred, evidence: that turn)", indent=3)
+    return chat.history()
+
+
+def _turn_line(turn: Turn) -> str:
+    return f"[{turn.role}] {turn.speaker or '?'}: {turn.content}"
+
+
+def _sorted_dump(dump: TenantDump) -> TenantDump:
+    return TenantDump(
+        entities=sorted(dump.entities, key=lambda e: e.id),
+        relationships=sorted(dump.relationships, key=lambda r: r.key),
+        turns=sorted(dump.turns, key=lambda t: t.id),
+        heads=dict(sorted(dump.heads.items())),
+    )
+
+
+class _Say:
+    """The type of the demo's print helper."""
+
+    def __call__(self, text: str = "", indent: int = 0) -> None: ...  # pragma: no cover
