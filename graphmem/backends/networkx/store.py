@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import wraps
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -38,6 +39,7 @@ from graphmem.models import (
     Turn,
     TurnFilter,
     check_safe_name,
+    construct_trusted,
     utcnow,
 )
 from graphmem.store import TenantDump, Tracer, check_tenant, traced
@@ -47,6 +49,7 @@ __all__ = ["NetworkXStore", "open_networkx"]
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 _ONE_MICROSECOND = timedelta(microseconds=1)
+_REL_KEY = attrgetter("source_id", "target_id", "type")
 _DIRECTIONS = ("out", "in", "both")
 _CAPABILITIES = frozenset(
     {"entities", "relationships", "traversal", "identity", "conversations", "session_log"}
@@ -685,8 +688,9 @@ class NetworkXStore:
         ]
         rels.sort(key=lambda r: r.key)
         others = sorted(members - {entity_id})
-        return Subgraph.model_construct(
-            entities=(center, *(nodes[n]["e"] for n in others)), relationships=tuple(rels)
+        return construct_trusted(
+            Subgraph,
+            {"entities": (center, *(nodes[n]["e"] for n in others)), "relationships": tuple(rels)},
         )
 
     @_operation
@@ -706,18 +710,23 @@ class NetworkXStore:
             for other, keydict in adjacency.items():
                 for edge in keydict.values():
                     rel: Relationship = edge["r"]
-                    if _is_current(rel, now):
+                    # Inlined _is_current: this loop is the hot path of game engines.
+                    if (
+                        rel.expired_at is None and rel.invalid_at is None and rel.valid_at is None
+                    ) or rel.is_current(now):
                         rels.append(rel)
                         related.add(other)
-        if len(rels) > 1:
-            rels.sort(key=lambda r: r.key)
-            if any(r.source_id == r.target_id for r in rels):  # a self-loop appears twice
-                rels = list(dict.fromkeys(rels))
-        related.discard(entity_id)
-        return NPCIdentity.model_construct(
-            entity=node["e"],
-            relationships=tuple(rels),
-            related_entities=tuple(nodes[o]["e"] for o in sorted(related)),
+        if entity_id in related:  # a self-loop is seen both as out- and as in-edge
+            related.discard(entity_id)
+            rels = list({r.key: r for r in rels}.values())
+        rels.sort(key=_REL_KEY)
+        return construct_trusted(
+            NPCIdentity,
+            {
+                "entity": node["e"],
+                "relationships": tuple(rels),
+                "related_entities": tuple([nodes[o]["e"] for o in sorted(related)]),
+            },
         )
 
     # ------------------------------------------------------------------ conversations
