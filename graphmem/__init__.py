@@ -49,8 +49,6 @@ from graphmem.store import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "SPEAKER_ROLES",
-    "WELL_KNOWN_ATTRIBUTES",
     "BackendUnavailable",
     "Conversation",
     "Entity",
@@ -69,6 +67,7 @@ __all__ = [
     "Relationship",
     "RelationshipFilter",
     "Role",
+    "SPEAKER_ROLES",
     "SessionInfo",
     "StoreClosed",
     "Subgraph",
@@ -77,6 +76,7 @@ __all__ = [
     "Turn",
     "TurnFilter",
     "UnsupportedOperation",
+    "WELL_KNOWN_ATTRIBUTES",
     "__version__",
     "estimate_tokens",
     "open",

@@ -453,15 +453,21 @@ def open_store(url: str = "memory://", **options: Any) -> GraphStore:
                 f"no graphmem backend is registered for {scheme}:// (known: {known})",
                 url=redact_url(url),
             )
-        if isinstance(factory, str):
-            factory = _registry[scheme] = _resolve(factory)
+    extra = scheme
+    if isinstance(factory, str) and factory.startswith("graphmem.backends."):
+        extra = factory.split(":", 1)[0].split(".")[2]  # graphmem.backends.<extra>
     try:
+        if isinstance(factory, str):
+            resolved = _resolve(factory)
+            with _registry_lock:
+                _registry[scheme] = resolved
+            factory = resolved
         return factory(url, **options)
     except (InvalidInput, BackendUnavailable, IdentityRequired):
         raise
     except ImportError as exc:
         raise BackendUnavailable(
             f"the backend for {scheme}:// cannot be imported ({exc}); "
-            f"install its extra, e.g. pip install 'graphmem[{scheme}]'",
+            f"install its extra: pip install 'graphmem[{extra}]'",
             url=redact_url(url),
         ) from exc

@@ -72,6 +72,8 @@ class _Tenant:
 
 
 _EMPTY = _Tenant()
+# Tenants that passed check_tenant once: the check is skipped on hot paths afterwards.
+_valid_tenants: set[str] = set()
 
 
 def _operation(
@@ -84,7 +86,8 @@ def _operation(
     def wrapper(self: NetworkXStore, tenant: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         if self._closed:
             raise StoreClosed(f"the store {self._url} is closed; open it again", url=self._url)
-        check_tenant(tenant)
+        if type(tenant) is not str or tenant not in _valid_tenants:
+            _valid_tenants.add(check_tenant(tenant))
         with self._lock:
             if self._tracer is None:
                 return method(self, tenant, *args, **kwargs)

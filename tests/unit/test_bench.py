@@ -1,0 +1,35 @@
+"""The benchmark runs end to end and reports figures with their baselines (no timing asserts)."""
+
+import argparse
+import json
+
+from graphmem import bench
+
+
+def test_quick_bench_prints_one_json_object_with_baselines(capsys):
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    args = parser.parse_args(["--quick", "--json", "--samples", "50", "--turns", "200"])
+    assert bench.run(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["store"] == "memory://"
+    names = [r["name"] for r in report["results"]]
+    assert "identity snapshot p50 at 1,000 entities" in names
+    assert "identity snapshot p99 at 1,000 entities" in names
+    assert "turn append rate" in names
+    assert "history of a 200-turn branch (p50)" in names
+    assert "fork (p50)" in names
+    assert any(n.startswith("bulk ingest") for n in names)
+    for row in report["results"]:
+        assert set(row) == {"name", "value", "unit", "baseline", "ratio", "round_trips"}
+        assert row["value"] > 0
+        if row["baseline"] is not None:
+            assert abs(row["ratio"] - row["value"] / row["baseline"]) < 1e-9
+    snapshot = next(r for r in report["results"] if r["name"].startswith("identity snapshot p50"))
+    assert snapshot["round_trips"] == 0  # embedded: no server round trips
+
+
+def test_bench_data_has_about_ten_relationships_per_entity():
+    entities, rels = bench._world(500, seed=1)
+    assert len(entities) == 500
+    assert 2300 <= len(rels) <= 2500  # five out (and so five in) per entity, minus repeats
