@@ -16,7 +16,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import importlib
+import os
 import sys
 import tempfile
 import textwrap
@@ -119,7 +119,9 @@ def build_parser(*, with_bench: bool = False) -> argparse.ArgumentParser:
         "ingest on the embedded backend, against a hand-written networkx baseline.",
     )
     if with_bench:
-        importlib.import_module("graphmem.bench").add_arguments(bench)
+        from graphmem import bench as bench_module
+
+        bench_module.add_arguments(bench)
     return parser
 
 
@@ -167,14 +169,27 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "import":
             return _import(args)
         if args.command == "bench":
-            status: object = importlib.import_module("graphmem.bench").run(args)
-            return int(status) if isinstance(status, int) else EXIT_FAILED
+            from graphmem import bench as bench_module
+
+            return bench_module.run(args)
     except GraphmemError as exc:
         return _fail(str(exc))
+    except BrokenPipeError:  # stdout went away (`graphmem export ... | head`): stop quietly
+        _silence_stdout()
+        return EXIT_FAILED
     except OSError as exc:  # a file named on the command line cannot be read or written
         name = f"{exc.filename}: " if exc.filename else ""
         return _fail(f"{name}{exc.strerror or exc}")
     parser.error(f"unknown command {args.command!r}")  # pragma: no cover - argparse checks
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout again at exit; point it at /dev/null so that flush cannot fail.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout is not a real file
+        pass
 
 
 def _fail(message: str) -> int:
@@ -241,10 +256,18 @@ def _demo_path(requested: Path | None) -> Iterator[Path]:
         yield Path(tmp) / "brindleford.graphmem"
 
 
-def _demo(file: Path | None, out: TextIO) -> int:
-    def say(text: str = "", indent: int = 0) -> None:
-        print(textwrap.indent(text, " " * indent) if text else "", file=out)
+class _Say:
+    """Prints the demo's lines to one stream, optionally indented."""
 
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def __call__(self, text: str = "", indent: int = 0) -> None:
+        print(textwrap.indent(text, " " * indent) if text else "", file=self.out)
+
+
+def _demo(file: Path | None, out: TextIO) -> int:
+    say = _Say(out)
     with _demo_path(file) as path:
         url = path.as_uri()
         say("graphmem demo: the village of Brindleford")
@@ -389,9 +412,3 @@ def _sorted_dump(dump: TenantDump) -> TenantDump:
         turns=sorted(dump.turns, key=lambda t: t.id),
         heads=dict(sorted(dump.heads.items())),
     )
-
-
-class _Say:
-    """The type of the demo's print helper."""
-
-    def __call__(self, text: str = "", indent: int = 0) -> None: ...  # pragma: no cover

@@ -29,6 +29,7 @@ from graphmem.models import Entity, Provenance, Relationship, Turn
 __all__ = [
     "CONTRADICTED_FACT",
     "DEMO_TENANT",
+    "DemoFact",
     "ENTITIES",
     "FACTS",
     "MAIN_NPC_ID",
@@ -332,7 +333,13 @@ SESSION_LOG: dict[str, tuple[tuple[str, str, str, str], ...]] = {
 # --------------------------------------------------------------------------- facts
 
 
-class _Fact(NamedTuple):
+class DemoFact(NamedTuple):
+    """One fact of the village: a relationship and its provenance, as plain data.
+
+    ``how`` is the provenance source, ``session`` the session it was learned in, and
+    ``evidence`` labels of :data:`SESSION_LOG` turns (resolved to turn ids when stored).
+    """
+
     source: str
     type: str
     target: str
@@ -344,100 +351,101 @@ class _Fact(NamedTuple):
     attributes: dict[str, Any] | None = None
 
 
+_F = DemoFact  # a short name keeps the table below at one line per fact
 _S2 = "session-2"
 _S3 = "session-3"
 
 # fmt: off
-FACTS: tuple[_Fact, ...] = (
+FACTS: tuple[DemoFact, ...] = (
     # -- geography, from the GM's prep notes
-    _Fact("ferry_landing", "located_in", "brindleford", how="imported", evidence=("s1-village",)),
-    _Fact("copper_kettle", "located_in", "brindleford", how="imported"),
-    _Fact("crooks_mill", "located_in", "brindleford", how="imported", evidence=("s1-mill",)),
-    _Fact("reedwatch_tower", "located_in", "brindleford", how="imported"),
-    _Fact("sunken_chapel", "located_in", "brindleford", how="imported"),
-    _Fact("market_square", "located_in", "brindleford", how="imported"),
-    _Fact("ashby_forge", "located_in", "market_square", how="imported"),
-    _Fact("ashgrove", "near", "brindleford", how="imported", attributes={"miles": 2}),
+    _F("ferry_landing", "located_in", "brindleford", how="imported", evidence=("s1-village",)),
+    _F("copper_kettle", "located_in", "brindleford", how="imported"),
+    _F("crooks_mill", "located_in", "brindleford", how="imported", evidence=("s1-mill",)),
+    _F("reedwatch_tower", "located_in", "brindleford", how="imported"),
+    _F("sunken_chapel", "located_in", "brindleford", how="imported"),
+    _F("market_square", "located_in", "brindleford", how="imported"),
+    _F("ashby_forge", "located_in", "market_square", how="imported"),
+    _F("ashgrove", "near", "brindleford", how="imported", attributes={"miles": 2}),
     # -- who lives and works where
-    _Fact("odile", "works_at", "ferry_landing", confirmed=True, evidence=("s1-village",)),
-    _Fact("odile", "lives_in", "ferry_landing", attributes={"detail": "a hut on stilts"}),
-    _Fact("bram", "works_at", "copper_kettle"),
-    _Fact("bram", "lives_in", "copper_kettle"),
-    _Fact("wren", "works_at", "ashby_forge"),
-    _Fact("halden", "works_at", "crooks_mill", evidence=("s1-mill",)),
-    _Fact("ilse", "works_at", "sunken_chapel"),
-    _Fact("maelis", "works_at", "reedwatch_tower"),
-    _Fact("pip", "lives_in", "copper_kettle", attributes={"detail": "sleeps in the loft"}),
-    _Fact("gorran", "lives_in", "ashgrove"),
-    _Fact("vesna", "trades_at", "market_square"),
-    _Fact("kestrel", "staying_at", "copper_kettle", session=_S2),
+    _F("odile", "works_at", "ferry_landing", confirmed=True, evidence=("s1-village",)),
+    _F("odile", "lives_in", "ferry_landing", attributes={"detail": "a hut on stilts"}),
+    _F("bram", "works_at", "copper_kettle"),
+    _F("bram", "lives_in", "copper_kettle"),
+    _F("wren", "works_at", "ashby_forge"),
+    _F("halden", "works_at", "crooks_mill", evidence=("s1-mill",)),
+    _F("ilse", "works_at", "sunken_chapel"),
+    _F("maelis", "works_at", "reedwatch_tower"),
+    _F("pip", "lives_in", "copper_kettle", attributes={"detail": "sleeps in the loft"}),
+    _F("gorran", "lives_in", "ashgrove"),
+    _F("vesna", "trades_at", "market_square"),
+    _F("kestrel", "staying_at", "copper_kettle", session=_S2),
     # -- factions
-    _Fact("maelis", "leads", "reedwatch", confirmed=True),
-    _Fact("reedwatch", "based_at", "reedwatch_tower"),
-    _Fact("wren", "member_of", "reedwatch"),
-    _Fact("odile", "member_of", "lantern_guild", confirmed=True, evidence=("s1-village",)),
-    _Fact("bram", "member_of", "lantern_guild"),
-    _Fact("lantern_guild", "based_at", "ferry_landing"),
-    _Fact("lantern_guild", "allied_with", "reedwatch"),
-    _Fact("grey_tithe", "hostile_to", "reedwatch"),
-    _Fact("vesna", "member_of", "grey_tithe", 0.7, "inferred", evidence=("s1-tithe",)),
-    _Fact("halden", "member_of", "grey_tithe", 0.55, "inferred", session=_S3, evidence=("s3-pip",)),
+    _F("maelis", "leads", "reedwatch", confirmed=True),
+    _F("reedwatch", "based_at", "reedwatch_tower"),
+    _F("wren", "member_of", "reedwatch"),
+    _F("odile", "member_of", "lantern_guild", confirmed=True, evidence=("s1-village",)),
+    _F("bram", "member_of", "lantern_guild"),
+    _F("lantern_guild", "based_at", "ferry_landing"),
+    _F("lantern_guild", "allied_with", "reedwatch"),
+    _F("grey_tithe", "hostile_to", "reedwatch"),
+    _F("vesna", "member_of", "grey_tithe", 0.7, "inferred", evidence=("s1-tithe",)),
+    _F("halden", "member_of", "grey_tithe", 0.55, "inferred", session=_S3, evidence=("s3-pip",)),
     # -- items
-    _Fact("odile", "owns", "patient_heron", confirmed=True),
-    _Fact("patient_heron", "located_in", "ferry_landing"),
-    _Fact("drowned_bell", "belongs_to", "sunken_chapel"),
-    _Fact("drowned_bell", "lost_in", "high_water", session=_S2, evidence=("s2-bell",)),
-    _Fact("ilse", "seeks", "drowned_bell", session=_S2, evidence=("s2-bell",)),
-    _Fact("toll_ledger", "belongs_to", "lantern_guild", evidence=("s2-ledger",)),
-    _Fact("halden", "possesses", "toll_ledger", 0.4, "inferred", session=_S3, evidence=("s3-pip",)),
-    _Fact("odile", "owns", "lantern_key"),
-    _Fact("lantern_key", "opens", "sunken_chapel"),
-    _Fact("wren", "forged", "lantern_key"),
+    _F("odile", "owns", "patient_heron", confirmed=True),
+    _F("patient_heron", "located_in", "ferry_landing"),
+    _F("drowned_bell", "belongs_to", "sunken_chapel"),
+    _F("drowned_bell", "lost_in", "high_water", session=_S2, evidence=("s2-bell",)),
+    _F("ilse", "seeks", "drowned_bell", session=_S2, evidence=("s2-bell",)),
+    _F("toll_ledger", "belongs_to", "lantern_guild", evidence=("s2-ledger",)),
+    _F("halden", "possesses", "toll_ledger", 0.4, "inferred", session=_S3, evidence=("s3-pip",)),
+    _F("odile", "owns", "lantern_key"),
+    _F("lantern_key", "opens", "sunken_chapel"),
+    _F("wren", "forged", "lantern_key"),
     # -- quests
-    _Fact("ilse", "gives_quest", "quest_bell", session=_S2, evidence=("s2-bell",)),
-    _Fact("quest_bell", "involves", "drowned_bell", session=_S2),
-    _Fact("quest_bell", "involves", "sunken_chapel", session=_S2),
-    _Fact("odile", "gives_quest", "quest_ledger", session=_S2, evidence=("s2-ledger",)),
-    _Fact("quest_ledger", "involves", "toll_ledger", session=_S2),
-    _Fact("maelis", "gives_quest", "quest_smoke"),
-    _Fact("quest_smoke", "involves", "ashgrove"),
-    _Fact("quest_smoke", "involves", "gorran", 0.6, "inferred"),
-    _Fact("kestrel", "accepted", "quest_bell", session=_S2, evidence=("s2-bell",)),
-    _Fact("kestrel", "accepted", "quest_ledger", session=_S2, evidence=("s2-ledger",)),
+    _F("ilse", "gives_quest", "quest_bell", session=_S2, evidence=("s2-bell",)),
+    _F("quest_bell", "involves", "drowned_bell", session=_S2),
+    _F("quest_bell", "involves", "sunken_chapel", session=_S2),
+    _F("odile", "gives_quest", "quest_ledger", session=_S2, evidence=("s2-ledger",)),
+    _F("quest_ledger", "involves", "toll_ledger", session=_S2),
+    _F("maelis", "gives_quest", "quest_smoke"),
+    _F("quest_smoke", "involves", "ashgrove"),
+    _F("quest_smoke", "involves", "gorran", 0.6, "inferred"),
+    _F("kestrel", "accepted", "quest_bell", session=_S2, evidence=("s2-bell",)),
+    _F("kestrel", "accepted", "quest_ledger", session=_S2, evidence=("s2-ledger",)),
     # -- the Night of High Water
-    _Fact("high_water", "happened_at", "brindleford"),
-    _Fact("high_water", "flooded", "sunken_chapel", confirmed=True),
-    _Fact("odile", "witnessed", "high_water", session=_S2, evidence=("s2-bell",)),
-    _Fact("gorran", "witnessed", "high_water", 0.5, "inferred"),
-    _Fact("ilse", "mourns", "high_water", 0.8, "inferred"),
+    _F("high_water", "happened_at", "brindleford"),
+    _F("high_water", "flooded", "sunken_chapel", confirmed=True),
+    _F("odile", "witnessed", "high_water", session=_S2, evidence=("s2-bell",)),
+    _F("gorran", "witnessed", "high_water", 0.5, "inferred"),
+    _F("ilse", "mourns", "high_water", 0.8, "inferred"),
     # -- who knows, likes and suspects whom
-    _Fact("odile", "knows", "bram", attributes={"since": "childhood"}),
-    _Fact("bram", "knows", "odile", attributes={"since": "childhood"}),
-    _Fact("odile", "trusts", "bram", confirmed=True),
-    _Fact("bram", "owes_debt_to", "odile", 0.9, attributes={"amount": "3 silver"}),
-    _Fact("odile", "knows", "wren"),
-    _Fact("odile", "respects", "ilse", 0.8),
-    _Fact("odile", "distrusts", "vesna", 0.6, "inferred", evidence=("s1-tithe",)),
-    _Fact("odile", "mentors", "pip", 0.75, "inferred"),
-    _Fact("pip", "admires", "odile"),
-    _Fact("odile", "sibling_of", "gorran", 0.35, "inferred", session=_S2, evidence=("s2-rumour",)),
-    _Fact("odile", "wary_of", "kestrel", 0.5, "inferred", session=_S2, evidence=("s2-arrive",)),
-    _Fact("wren", "quarrels_with", "halden", 0.85),
-    _Fact("halden", "owes_debt_to", "vesna", 0.5, "inferred", evidence=("s1-tithe",)),
-    _Fact("halden", "fears", "maelis", 0.65, "inferred"),
-    _Fact("vesna", "knows", "halden"),
-    _Fact("maelis", "suspects", "vesna", 0.9),
-    _Fact("maelis", "trusts", "wren", confirmed=True),
-    _Fact("ilse", "distrusts", "gorran", 0.7),
-    _Fact("gorran", "knows", "ilse"),
-    _Fact("bram", "employs", "pip"),
-    _Fact("pip", "runs_errands_for", "vesna", 0.8),
-    _Fact("kestrel", "knows", "odile", session=_S2, evidence=("s2-arrive",)),
-    _Fact("kestrel", "knows", "bram", session=_S2, evidence=("s2-rumour",)),
-    _Fact("kestrel", "paid_fare_to", "odile", session=_S2, evidence=("s2-arrive",)),
-    _Fact("odile", "knows", "halden", attributes={"since": "childhood"}),
+    _F("odile", "knows", "bram", attributes={"since": "childhood"}),
+    _F("bram", "knows", "odile", attributes={"since": "childhood"}),
+    _F("odile", "trusts", "bram", confirmed=True),
+    _F("bram", "owes_debt_to", "odile", 0.9, attributes={"amount": "3 silver"}),
+    _F("odile", "knows", "wren"),
+    _F("odile", "respects", "ilse", 0.8),
+    _F("odile", "distrusts", "vesna", 0.6, "inferred", evidence=("s1-tithe",)),
+    _F("odile", "mentors", "pip", 0.75, "inferred"),
+    _F("pip", "admires", "odile"),
+    _F("odile", "sibling_of", "gorran", 0.35, "inferred", session=_S2, evidence=("s2-rumour",)),
+    _F("odile", "wary_of", "kestrel", 0.5, "inferred", session=_S2, evidence=("s2-arrive",)),
+    _F("wren", "quarrels_with", "halden", 0.85),
+    _F("halden", "owes_debt_to", "vesna", 0.5, "inferred", evidence=("s1-tithe",)),
+    _F("halden", "fears", "maelis", 0.65, "inferred"),
+    _F("vesna", "knows", "halden"),
+    _F("maelis", "suspects", "vesna", 0.9),
+    _F("maelis", "trusts", "wren", confirmed=True),
+    _F("ilse", "distrusts", "gorran", 0.7),
+    _F("gorran", "knows", "ilse"),
+    _F("bram", "employs", "pip"),
+    _F("pip", "runs_errands_for", "vesna", 0.8),
+    _F("kestrel", "knows", "odile", session=_S2, evidence=("s2-arrive",)),
+    _F("kestrel", "knows", "bram", session=_S2, evidence=("s2-rumour",)),
+    _F("kestrel", "paid_fare_to", "odile", session=_S2, evidence=("s2-arrive",)),
+    _F("odile", "knows", "halden", attributes={"since": "childhood"}),
     # -- believed in session 1, contradicted in session 3 (see CONTRADICTED_FACT)
-    _Fact("odile", "trusts", "halden", 0.9, evidence=("s1-mill",)),
+    _F("odile", "trusts", "halden", 0.9, evidence=("s1-mill",)),
 )
 # fmt: on
 """The facts of the village, each with its provenance."""
@@ -445,7 +453,7 @@ FACTS: tuple[_Fact, ...] = (
 CONTRADICTED_FACT: tuple[str, str, str] = ("odile", "halden", "trusts")
 """(source, target, type) of the fact that session 3 contradicts: it gets invalidated."""
 
-REPLACEMENT_FACT = _Fact(
+REPLACEMENT_FACT = DemoFact(
     "odile",
     "distrusts",
     "halden",
@@ -461,7 +469,7 @@ REPLACEMENT_FACT = _Fact(
 
 
 def _relationship(
-    fact: _Fact, turns: dict[str, Turn], valid_at: datetime | None = None
+    fact: DemoFact, turns: dict[str, Turn], valid_at: datetime | None = None
 ) -> Relationship:
     return Relationship(
         source_id=fact.source,

@@ -91,6 +91,7 @@ def read(source: str | Path | IO[str]) -> TenantDump:
             return read(handle)
 
     def parsed() -> Iterator[tuple[str, dict[str, Any]]]:
+        header_seen = False
         for number, line in enumerate(source, start=1):
             if not line.strip():
                 continue
@@ -98,8 +99,23 @@ def read(source: str | Path | IO[str]) -> TenantDump:
                 record = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise InvalidInput(f"line {number}: not JSON ({exc.msg})", line=number) from exc
-            if number == 1 and (not isinstance(record, dict) or record.get("kind") != "graphmem"):
-                raise InvalidInput("line 1: not a graphmem export (no graphmem header)", line=1)
+            if not header_seen:
+                if not isinstance(record, dict) or record.get("kind") != "graphmem":
+                    raise InvalidInput(
+                        f"line {number}: not a graphmem export (the first line must be the "
+                        "graphmem header)",
+                        line=number,
+                    )
+                if record.get("version") != FORMAT_VERSION:
+                    raise InvalidInput(
+                        f"line {number}: export format version {record.get('version')!r}; "
+                        f"this graphmem reads version {FORMAT_VERSION}",
+                        line=number,
+                    )
+                header_seen = True
+                continue
             yield f"line {number}", record
+        if not header_seen:
+            raise InvalidInput("the input is empty: not a graphmem export")
 
     return records_to_dump(parsed())

@@ -161,7 +161,8 @@ class GraphStore(Protocol):
         """Insert or replace entities by id, in one batch; return them as stored.
 
         A replaced entity keeps its original ``created_at`` and gets ``updated_at`` = now.
-        Within one batch, the last entity with a given id wins.
+        Within one batch, the last entity with a given id wins. The result has one item
+        per input position: the entity as stored for that id.
         """
         ...
 
@@ -183,7 +184,11 @@ class GraphStore(Protocol):
         attributes: Mapping[str, Any] | None = None,
         remove_attributes: Sequence[str] = (),
     ) -> Entity:
-        """Merge ``attributes`` into the entity (and rename / retype it); bump ``updated_at``."""
+        """Merge ``attributes`` into the entity (and rename / retype it); bump ``updated_at``.
+
+        ``remove_attributes`` are removed after the merge, so removal wins over a value
+        set in the same call. ``NotFound`` if the entity is unknown.
+        """
         ...
 
     def delete_entities(self, tenant: str, entity_ids: Sequence[str]) -> int:
@@ -205,7 +210,8 @@ class GraphStore(Protocol):
         """Insert or replace relationships keyed by (source, target, type), in one batch.
 
         Both ends must exist, else ``InvalidInput`` naming the missing ids and nothing is
-        written. A replaced relationship keeps its original ``created_at``.
+        written. A replaced relationship keeps its original ``created_at``. The result has
+        one item per input position (the last of a repeated key wins).
         """
         ...
 

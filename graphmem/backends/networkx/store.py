@@ -116,6 +116,11 @@ def _check_models(items: Sequence[Any], model: type[Any], what: str) -> list[Any
             raise InvalidInput(
                 f"{what}[{index}] is a {type(item).__name__}, not a {model.__name__}", index=index
             )
+        # model_construct skips validation: names that may reach a query are checked again.
+        if isinstance(item, Entity | Relationship):
+            check_safe_name(item.type, f"{what}[{index}].type")
+        elif isinstance(item, Turn):
+            check_safe_name(item.role, f"{what}[{index}].role")
     return out
 
 
@@ -342,7 +347,7 @@ class NetworkXStore:
             stored[entity.id] = entity
         if stored:
             self._commit({"op": "put", "tenant": tenant, "entities": list(stored.values())})
-        return list(stored.values())
+        return [stored[e.id] for e in batch]
 
     @_operation
     def get_entity(self, tenant: str, entity_id: str) -> Entity:
@@ -379,8 +384,9 @@ class NetworkXStore:
         old = self._entity(tenant, entity_id)
         if isinstance(remove_attributes, str):
             remove_attributes = [remove_attributes]
-        merged = {k: v for k, v in old.attributes.items() if k not in set(remove_attributes)}
-        merged.update(attributes or {})
+        merged = {**old.attributes, **(attributes or {})}
+        for key in remove_attributes:  # removal wins over a value set in the same call
+            merged.pop(key, None)
         data = old.model_dump()
         data.update(
             name=old.name if name is None else name,
@@ -459,7 +465,7 @@ class NetworkXStore:
             stored[rel.key] = rel
         if stored:
             self._commit({"op": "put", "tenant": tenant, "relationships": list(stored.values())})
-        return list(stored.values())
+        return [stored[r.key] for r in batch]
 
     def _edge(self, tenant: str, source_id: str, target_id: str, type: str) -> Relationship:
         check_safe_name(type, "relationship type")

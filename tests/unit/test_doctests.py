@@ -1,0 +1,22 @@
+"""The examples in docstrings run, on the embedded backend."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "graphmem",
+    "graphmem.models",
+    "graphmem.store",
+    "graphmem.memory",
+    "graphmem.conversation",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0, f"{name} has no examples"
+    assert result.failed == 0

@@ -1,0 +1,40 @@
+"""Every notebook runs top to bottom on the embedded backend (nbclient, python3 kernel)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_runs_top_to_bottom(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # jupyter_core warns (DeprecationWarning) unless the new platform dirs are chosen.
+    monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")
+    import nbclient
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(
+        notebook,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    client.execute()  # raises CellExecutionError naming the failing cell
+
+    errors = [
+        output
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "error"
+    ]
+    assert errors == []
+
+
+def test_there_is_a_quickstart_notebook() -> None:
+    assert [p.name for p in NOTEBOOKS][:1] == ["01_quickstart.ipynb"]

@@ -1,0 +1,32 @@
+"""The README's example runs, and prints what the README says it prints."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _first_block(language: str) -> str:
+    match = re.search(rf"^```{language}\n(.*?)^```$", README.read_text("utf-8"), re.S | re.M)
+    assert match, f"README.md has no ```{language} block"
+    return match.group(1)
+
+
+def test_readme_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    code = _first_block("python")
+    exec(compile(code, str(README), "exec"), {"__name__": "readme_example"})
+    assert capsys.readouterr().out == _first_block("text")
+
+
+def test_readme_example_is_on_the_first_screen() -> None:
+    lines = README.read_text("utf-8").splitlines()
+    first_screen = "\n".join(lines[:40])
+    assert lines[0] == "# graphmem"
+    assert "make demo" in first_screen
+    assert "make test" in first_screen
+    assert "pip install graphmem" in first_screen
+    assert "```python" in first_screen
