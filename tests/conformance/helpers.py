@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-from graphmem import Entity, Provenance, Relationship, RelationshipFilter, TenantDump
+from graphmem import (
+    Entity,
+    EntityFilter,
+    GraphStore,
+    Provenance,
+    Relationship,
+    RelationshipFilter,
+    TenantDump,
+    Turn,
+    TurnFilter,
+)
 
 
 def ent(entity_id: str, type: str = "npc", name: str | None = None, **attributes: Any) -> Entity:
@@ -79,3 +89,40 @@ def canonical(dump: TenantDump) -> dict[str, Any]:
         "turns": rows(dump.turns),
         "heads": dict(sorted(dump.heads.items())),
     }
+
+
+StoreCall = Callable[[GraphStore, str], Any]
+
+# One call of every GraphStore method, with the tenant as given.
+STORE_CALLS: dict[str, StoreCall] = {
+    "upsert_entities": lambda s, t: s.upsert_entities(t, [ent("a")]),
+    "get_entity": lambda s, t: s.get_entity(t, "a"),
+    "get_entities": lambda s, t: s.get_entities(t, ["a"]),
+    "update_entity": lambda s, t: s.update_entity(t, "a", name="X"),
+    "delete_entities": lambda s, t: s.delete_entities(t, ["a"]),
+    "find_entities": lambda s, t: s.find_entities(t, EntityFilter()),
+    "count_entities": lambda s, t: s.count_entities(t),
+    "upsert_relationships": lambda s, t: s.upsert_relationships(t, [rel("a", "b")]),
+    "get_relationships": lambda s, t: s.get_relationships(t, "a", OUT),
+    "delete_relationship": lambda s, t: s.delete_relationship(t, "a", "b", "knows"),
+    "invalidate_relationship": lambda s, t: s.invalidate_relationship(t, "a", "b", "knows"),
+    "count_relationships": lambda s, t: s.count_relationships(t),
+    "neighbors": lambda s, t: s.neighbors(t, "a"),
+    "find_path": lambda s, t: s.find_path(t, "a", "b"),
+    "visible_subgraph": lambda s, t: s.visible_subgraph(t, "a"),
+    "identity_snapshot": lambda s, t: s.identity_snapshot(t, "a"),
+    "append_turn": lambda s, t: s.append_turn(t, Turn(session_id="s", role="user", content="x")),
+    "get_turn": lambda s, t: s.get_turn(t, "x"),
+    "head": lambda s, t: s.head(t, "s"),
+    "fork": lambda s, t: s.fork(t, "s", "x"),
+    "branch": lambda s, t: s.branch(t, "s"),
+    "list_turns": lambda s, t: s.list_turns(t, "s"),
+    "count_turns": lambda s, t: s.count_turns(t),
+    "delete_turn": lambda s, t: s.delete_turn(t, "x"),
+    "delete_conversation": lambda s, t: s.delete_conversation(t, "s"),
+    "search_turns": lambda s, t: s.search_turns(t, TurnFilter()),
+    "list_sessions": lambda s, t: s.list_sessions(t),
+    "dump": lambda s, t: s.dump(t),
+    "load": lambda s, t: s.load(t, TenantDump(entities=[ent("a")])),
+    "clear": lambda s, t: s.clear(t),
+}

@@ -15,7 +15,9 @@ LONG_AGO = datetime(2001, 1, 1, tzinfo=UTC)
 
 
 def test_upsert_returns_the_entities_as_stored(store: GraphStore, tenant: str) -> None:
-    stored = store.upsert_entities(tenant, [ent("mira", occupation="smith"), ent("forge", "location")])
+    stored = store.upsert_entities(
+        tenant, [ent("mira", occupation="smith"), ent("forge", "location")]
+    )
 
     assert ids(stored) == ["mira", "forge"]
     assert stored[0] == store.get_entity(tenant, "mira")
@@ -58,7 +60,8 @@ def test_upsert_replaces_whole_entity(store: GraphStore, tenant: str) -> None:
 
 def test_replace_keeps_created_at_and_bumps_updated_at(store: GraphStore, tenant: str) -> None:
     store.upsert_entities(
-        tenant, [Entity(id="mira", type="npc", name="Mira", created_at=LONG_AGO, updated_at=LONG_AGO)]
+        tenant,
+        [Entity(id="mira", type="npc", name="Mira", created_at=LONG_AGO, updated_at=LONG_AGO)],
     )
     before = utcnow()
 
@@ -82,13 +85,15 @@ def test_replace_keeps_created_at_and_bumps_updated_at(store: GraphStore, tenant
 
 
 def test_last_entity_with_an_id_wins_within_a_batch(store: GraphStore, tenant: str) -> None:
-    store.upsert_entities(
+    stored = store.upsert_entities(
         tenant, [ent("mira", name="First", a=1), ent("tomas"), ent("mira", name="Last", b=2)]
     )
 
     got = store.get_entity(tenant, "mira")
     assert (got.name, got.attributes) == ("Last", {"b": 2})
     assert store.count_entities(tenant) == 2
+    # One result per input position, each the entity as stored for that id.
+    assert stored == [got, store.get_entity(tenant, "tomas"), got]
 
 
 def test_empty_batch_is_a_no_op(store: GraphStore, tenant: str) -> None:
@@ -127,6 +132,19 @@ def test_update_removes_attributes(store: GraphStore, tenant: str) -> None:
     assert store.get_entity(tenant, "mira").attributes == {"occupation": "smith", "age": 5}
 
 
+def test_update_removal_wins_over_a_value_set_in_the_same_call(
+    store: GraphStore, tenant: str
+) -> None:
+    store.upsert_entities(tenant, [ent("mira", mood="calm", age=4)])
+
+    updated = store.update_entity(
+        tenant, "mira", attributes={"mood": "angry", "age": 5}, remove_attributes=["mood"]
+    )
+
+    assert updated.attributes == {"age": 5}
+    assert store.get_entity(tenant, "mira").attributes == {"age": 5}
+
+
 def test_update_renames_and_retypes(store: GraphStore, tenant: str) -> None:
     store.upsert_entities(tenant, [ent("mira", occupation="smith")])
 
@@ -134,14 +152,19 @@ def test_update_renames_and_retypes(store: GraphStore, tenant: str) -> None:
 
     got = store.get_entity(tenant, "mira")
     assert got == updated
-    assert (got.name, got.type, got.attributes) == ("Mira the Bold", "player", {"occupation": "smith"})
+    assert (got.name, got.type, got.attributes) == (
+        "Mira the Bold",
+        "player",
+        {"occupation": "smith"},
+    )
     assert store.find_entities(tenant, EntityFilter(type="npc")) == []
     assert ids(store.find_entities(tenant, EntityFilter(type="player"))) == ["mira"]
 
 
 def test_update_keeps_created_at_and_bumps_updated_at(store: GraphStore, tenant: str) -> None:
     store.upsert_entities(
-        tenant, [Entity(id="mira", type="npc", name="Mira", created_at=LONG_AGO, updated_at=LONG_AGO)]
+        tenant,
+        [Entity(id="mira", type="npc", name="Mira", created_at=LONG_AGO, updated_at=LONG_AGO)],
     )
     before = utcnow()
 

@@ -16,9 +16,7 @@ LONG_AGO = datetime(2001, 1, 1, tzinfo=UTC)
 
 @pytest.fixture
 def village(store: GraphStore, tenant: str) -> GraphStore:
-    store.upsert_entities(
-        tenant, [ent("mira"), ent("tomas"), ent("ada"), ent("forge", "location")]
-    )
+    store.upsert_entities(tenant, [ent("mira"), ent("tomas"), ent("ada"), ent("forge", "location")])
     return store
 
 
@@ -50,6 +48,23 @@ def test_upsert_replaces_by_source_target_and_type(village: GraphStore, tenant: 
     assert got.provenance.confidence == 0.9
     assert got.attributes == {"mood": "warm"}
     assert village.count_relationships(tenant) == 1
+
+
+def test_last_relationship_with_a_key_wins_within_a_batch(village: GraphStore, tenant: str) -> None:
+    stored = village.upsert_relationships(
+        tenant,
+        [
+            rel("mira", "tomas", confidence=0.2, n=1),
+            rel("ada", "mira"),
+            rel("mira", "tomas", confidence=0.8, n=2),
+        ],
+    )
+
+    [got] = village.get_relationships(tenant, "mira", OUT)
+    assert (got.provenance.confidence, got.attributes) == (0.8, {"n": 2})
+    assert village.count_relationships(tenant) == 2
+    assert keys(stored) == [("mira", "tomas", "knows"), ("ada", "mira", "knows")] + [got.key]
+    assert stored[0] == got and stored[2] == got
 
 
 def test_other_types_between_the_same_ends_are_separate(village: GraphStore, tenant: str) -> None:
@@ -218,7 +233,10 @@ def test_as_of_reads_before_and_after_invalidation(village: GraphStore, tenant: 
 
     assert at(valid_from - timedelta(days=1)) == []
     assert at(valid_from) == [("mira", "ada", "knows"), ("mira", "tomas", "knows")]
-    assert at(ended - timedelta(seconds=1)) == [("mira", "ada", "knows"), ("mira", "tomas", "knows")]
+    assert at(ended - timedelta(seconds=1)) == [
+        ("mira", "ada", "knows"),
+        ("mira", "tomas", "knows"),
+    ]
     assert at(ended) == [("mira", "ada", "knows")]
     assert at(utcnow()) == [("mira", "ada", "knows")]
     assert keys(village.get_relationships(tenant, "mira", OUT)) == [("mira", "ada", "knows")]
@@ -228,7 +246,11 @@ def test_include_invalid_returns_every_stored_fact(village: GraphStore, tenant: 
     tomorrow = utcnow() + timedelta(days=1)
     village.upsert_relationships(
         tenant,
-        [rel("mira", "tomas"), rel("mira", "ada"), rel("mira", "forge", "visits", valid_at=tomorrow)],
+        [
+            rel("mira", "tomas"),
+            rel("mira", "ada"),
+            rel("mira", "forge", "visits", valid_at=tomorrow),
+        ],
     )
     village.invalidate_relationship(tenant, "mira", "tomas", "knows")
 
