@@ -22,8 +22,10 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
+# The pytest script, not `python -m pytest`: with -m the working directory goes on sys.path
+# and the repository's docker/ folder would shadow the docker package.
 pytest: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/pytest
 
 test: lint typecheck pytest
 

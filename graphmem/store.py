@@ -140,6 +140,17 @@ class GraphStore(Protocol):
     Errors: unknown ids raise ``NotFound``; bad arguments ``InvalidInput`` (and a failed
     batch writes nothing); an empty tenant ``IdentityRequired``; a closed store
     ``StoreClosed``; an unreachable server ``BackendUnavailable``.
+
+    Rules that hold for every method:
+
+    - Sizes (``depth``, ``max_depth``, ``max_nodes``, ``limit``) must be positive integers.
+    - Entity and relationship type arguments must be safe names, wherever they are given
+      (writes, deletes, filters): an unsafe one is ``InvalidInput``, never "not found".
+      Stores re-check the types of the models they receive, since ``model_construct``
+      skips validation.
+    - An inserted item keeps the timestamps it carries; replacing one keeps its original
+      ``created_at`` (so dump / load and export / import round-trip exactly).
+    - Traversals and snapshots walk current facts only (``Relationship.is_current``).
     """
 
     @property
@@ -236,7 +247,9 @@ class GraphStore(Protocol):
     ) -> Relationship:
         """Mark a fact as no longer holding from ``at`` (default now) and expired now.
 
-        The edge is kept, so ``as_of`` reads before ``at`` still return it.
+        The edge is kept, so ``as_of`` reads before ``at`` still return it. Invalidating
+        again keeps the first ``expired_at``; ``at`` given again moves ``invalid_at``.
+        Upserting the fact anew makes it current again.
         """
         ...
 
@@ -259,7 +272,8 @@ class GraphStore(Protocol):
         """Breadth-first neighbours up to ``depth`` hops, start excluded.
 
         Ordered by hop count, then id. ``node_types`` filters what is returned (the walk
-        passes through other types); ``rel_types`` restricts the edges walked.
+        passes through other types); ``rel_types`` restricts the edges walked;
+        ``max_nodes`` caps the number returned (after the ``node_types`` filter).
         """
         ...
 
@@ -287,7 +301,10 @@ class GraphStore(Protocol):
     def append_turn(self, tenant: str, turn: Turn) -> Turn:
         """Append ``turn`` after the head of its session's conversation; it becomes the head.
 
-        The stored turn's ``parent_id`` is the previous head (``None`` for the first).
+        The stored turn's ``parent_id`` is the previous head (``None`` for the first), and
+        its ``created_at`` is bumped to one microsecond after the parent's if it is not
+        later already, so time increases strictly along a branch. Concurrent appends to
+        one conversation serialise: they form one chain and none is lost.
         """
         ...
 
@@ -321,7 +338,8 @@ class GraphStore(Protocol):
     def delete_turn(self, tenant: str, turn_id: str) -> bool:
         """Delete a turn; its children are re-linked to its parent, so no branch breaks.
 
-        If it was the head, the head moves to its parent. Returns whether it existed.
+        If it was the head, the head moves to its parent (``None`` for a root).
+        Returns whether it existed.
         """
         ...
 

@@ -370,3 +370,21 @@ def test_bad_store_urls_are_invalid(url: str) -> None:
 def test_too_long_tenant_is_invalid(store: GraphStore) -> None:
     with pytest.raises(InvalidInput):
         store.count_entities("t" * 300)
+
+
+NON_POSITIVE_ARGUMENTS: dict[str, Callable[[GraphStore, str, int], Any]] = {
+    "neighbors depth": lambda s, t, n: s.neighbors(t, "mira", depth=n),
+    "neighbors max_nodes": lambda s, t, n: s.neighbors(t, "mira", max_nodes=n),
+    "find_path max_depth": lambda s, t, n: s.find_path(t, "mira", "tomas", max_depth=n),
+    "visible_subgraph depth": lambda s, t, n: s.visible_subgraph(t, "mira", depth=n),
+    "branch limit": lambda s, t, n: s.branch(t, "s", limit=n),
+}
+
+
+@pytest.mark.parametrize("value", [0, -1])
+@pytest.mark.parametrize("call", sorted(NON_POSITIVE_ARGUMENTS))
+def test_non_positive_sizes_are_invalid(
+    pair: GraphStore, tenant: str, call: str, value: int
+) -> None:
+    with pytest.raises(InvalidInput):
+        NON_POSITIVE_ARGUMENTS[call](pair, tenant, value)

@@ -354,3 +354,43 @@ def test_file_store_creates_a_missing_file(tmp_path: Path) -> None:
         assert again.get_entity("t", "mira").name == "Mira"
     finally:
         again.close()
+
+
+TRICKY_TEXT = (
+    'line one\nline two\r\n\ttab "quoted" \\ back \u2028 sep \u00e9\u00df \u4e16\u754c \U0001f409'
+)
+
+
+def _tricky(store: GraphStore, tenant: str) -> None:
+    store.upsert_entities(
+        tenant, [ent("drake", name=TRICKY_TEXT, note=TRICKY_TEXT, **{"k\u00e9y": [TRICKY_TEXT]})]
+    )
+    Memory(store, tenant, owns_store=False).conversation("s\u00e9").append(
+        "npc", TRICKY_TEXT, speaker=TRICKY_TEXT, summary=TRICKY_TEXT
+    )
+
+
+def test_tricky_text_survives_reopen(
+    store: GraphStore, tenant: str, reopen: Callable[[], GraphStore]
+) -> None:
+    _tricky(store, tenant)
+    before = canonical(store.dump(tenant))
+
+    again = reopen()
+
+    assert canonical(again.dump(tenant)) == before
+    assert again.get_entity(tenant, "drake").name == TRICKY_TEXT
+
+
+def test_tricky_text_survives_export_import(
+    store: GraphStore, mem: Memory, new_tenant: Callable[[], str], tmp_path: Path
+) -> None:
+    _tricky(store, mem.tenant)
+    path = tmp_path / "tricky.jsonl"
+    mem.export_jsonl(path)
+    other = Memory(store, new_tenant(), owns_store=False)
+
+    other.import_jsonl(path)
+
+    assert canonical(other.dump()) == canonical(mem.dump())
+    assert [t.content for t in other.conversation("s\u00e9").history()] == [TRICKY_TEXT]

@@ -148,6 +148,9 @@ def test_update_removal_wins_over_a_value_set_in_the_same_call(
 def test_update_renames_and_retypes(store: GraphStore, tenant: str) -> None:
     store.upsert_entities(tenant, [ent("mira", occupation="smith")])
 
+    store.upsert_entities(tenant, [ent("tomas")])
+    store.upsert_relationships(tenant, [rel("mira", "tomas"), rel("tomas", "mira", "hates")])
+
     updated = store.update_entity(tenant, "mira", name="Mira the Bold", type="player")
 
     got = store.get_entity(tenant, "mira")
@@ -157,8 +160,14 @@ def test_update_renames_and_retypes(store: GraphStore, tenant: str) -> None:
         "player",
         {"occupation": "smith"},
     )
-    assert store.find_entities(tenant, EntityFilter(type="npc")) == []
+    assert ids(store.find_entities(tenant, EntityFilter(type="npc"))) == ["tomas"]
     assert ids(store.find_entities(tenant, EntityFilter(type="player"))) == ["mira"]
+    # Its relationships stay, and walks see the new type.
+    assert [r.key for r in store.get_relationships(tenant, "mira", BOTH)] == [
+        ("mira", "tomas", "knows"),
+        ("tomas", "mira", "hates"),
+    ]
+    assert store.neighbors(tenant, "tomas", node_types=["player"]) == [got]
 
 
 def test_update_keeps_created_at_and_bumps_updated_at(store: GraphStore, tenant: str) -> None:
