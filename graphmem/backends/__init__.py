@@ -1,0 +1,1 @@
+"""Storage backends. Each one implements :class:`graphmem.store.GraphStore`."""
