@@ -42,7 +42,7 @@ def cypher_root() -> Traversable:
 
 @functools.cache
 def load_query(name: str) -> str:
-    """Return the text of the query ``name`` (``"area/verb_object"``), read once.
+    """Return the text of the query ``name`` (``<area>/<verb>_<object>``), read once.
 
     Raises:
         GraphmemError: No such query file (a bug in graphmem, not in the caller's input).

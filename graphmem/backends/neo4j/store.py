@@ -136,6 +136,25 @@ def _check_items(items: object, model: type[T], what: str) -> list[T]:
     return out
 
 
+def _check_entities(items: object, what: str) -> list[Entity]:
+    entities = _check_items(items, Entity, what)
+    for index, entity in enumerate(entities):
+        # model_construct skips validation: never trust a type that reaches the store.
+        check_safe_name(entity.type, f"{what}[{index}] type")
+        _check_id(entity.id, f"{what}[{index}] id")
+    return entities
+
+
+def _check_relationships(items: object, what: str) -> list[Relationship]:
+    rels = _check_items(items, Relationship, what)
+    for index, rel in enumerate(rels):
+        # The type becomes a relationship type through $(...): check it here, always.
+        check_safe_name(rel.type, f"{what}[{index}] type")
+        _check_id(rel.source_id, f"{what}[{index}] source_id")
+        _check_id(rel.target_id, f"{what}[{index}] target_id")
+    return rels
+
+
 def _check_names(values: Sequence[str] | None, what: str) -> list[str] | None:
     if values is None:
         return None
@@ -417,13 +436,16 @@ class Neo4jStore:
     def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
         """Insert or replace entities by id, in one batch; return them as stored."""
         tenant = self._check(tenant)
-        batch = _dedupe(_check_items(entities, Entity, "entities"), lambda e: e.id)
+        given = _check_entities(entities, "entities")
+        batch = _dedupe(given, lambda e: e.id)
         if not batch:
             return []
         now = utcnow()
-        return self._execute(
+        stored = self._execute(
             lambda tx: self._upsert_entities_tx(tx, tenant, batch, now), write=True
         )
+        by_id = {entity.id: entity for entity in stored}
+        return [by_id[entity.id] for entity in given]
 
     def get_entity(self, tenant: str, entity_id: str) -> Entity:
         """Return the entity; ``NotFound`` if there is none with that id."""
@@ -581,14 +603,15 @@ class Neo4jStore:
     ) -> list[Relationship]:
         """Insert or replace relationships keyed by (source, target, type), in one batch."""
         tenant = self._check(tenant)
-        batch = _dedupe(
-            _check_items(relationships, Relationship, "relationships"), _relationship_key
-        )
+        given = _check_relationships(relationships, "relationships")
+        batch = _dedupe(given, _relationship_key)
         if not batch:
             return []
-        return self._execute(
+        stored = self._execute(
             lambda tx: self._upsert_relationships_tx(tx, tenant, batch), write=True
         )
+        by_key = {rel.key: rel for rel in stored}
+        return [by_key[rel.key] for rel in given]
 
     def get_relationships(
         self, tenant: str, entity_id: str, filter: RelationshipFilter
@@ -975,9 +998,9 @@ class Neo4jStore:
         tenant = self._check(tenant)
         if not isinstance(dump, TenantDump):
             raise InvalidInput("load takes a TenantDump")
-        entities = _dedupe(_check_items(dump.entities, Entity, "dump.entities"), lambda e: e.id)
+        entities = _dedupe(_check_entities(dump.entities, "dump.entities"), lambda e: e.id)
         rels = _dedupe(
-            _check_items(dump.relationships, Relationship, "dump.relationships"),
+            _check_relationships(dump.relationships, "dump.relationships"),
             _relationship_key,
         )
         turns = _check_items(dump.turns, Turn, "dump.turns")
