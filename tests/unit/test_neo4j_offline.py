@@ -562,3 +562,15 @@ def test_server_errors_are_translated(code: str, error: type[Exception]) -> None
     assert translated.query_name == "q/x_y"  # type: ignore[attr-defined]
     if error is BackendUnavailable:
         assert "neo4j://neo4j:***@h:7687" in str(translated)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"name": ""}, {"name": "   "}, {"attributes": {"x": object()}}, {"attributes": ["x"]}],
+)
+def test_bad_update_is_rejected_before_any_query(
+    store: Neo4jStore, server: FakeServer, kwargs: dict[str, Any]
+) -> None:
+    with pytest.raises(InvalidInput):
+        store.update_entity("t", "mira", **kwargs)
+    assert server.calls == []

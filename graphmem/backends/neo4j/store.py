@@ -490,8 +490,15 @@ class Neo4jStore:
             check_safe_name(type, "entity type")
         if isinstance(remove_attributes, str):
             raise InvalidInput("remove_attributes takes a list of keys; wrap one in [...]")
-        # Validate the new attribute values before anything is sent.
-        Entity(id=entity_id, type="probe", name="probe", attributes=dict(attributes or {}))
+        if attributes is not None and not isinstance(attributes, Mapping):
+            raise InvalidInput("attributes takes a mapping of attribute names to values")
+        # Validate the new name and attribute values before anything is sent.
+        Entity(
+            id=entity_id,
+            type="probe",
+            name="probe" if name is None else name,
+            attributes=dict(attributes or {}),
+        )
         now = utcnow()
 
         def work(tx: neo4j.ManagedTransaction) -> Entity:
