@@ -9,7 +9,7 @@ STAMP   = $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,neo4j]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -27,7 +27,17 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/pytest
 
-test: lint typecheck pytest
+# node_modules first: the Cypher lint runs inside pytest (tests/unit/test_cypher_files.py).
+test: lint typecheck node_modules/.installed pytest
+
+# Neo4j's own Cypher front end (@neo4j-cypher/language-support, pinned in package.json)
+# lints every cypher/**/*.cypher; any diagnostic but an undeclared parameter fails.
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+cypher-lint: node_modules/.installed
+	node scripts/lint_cypher.mjs
 
 bench: $(STAMP)
 	$(BIN)/graphmem bench

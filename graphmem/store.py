@@ -384,6 +384,10 @@ BackendFactory = Callable[..., GraphStore]
 _registry: dict[str, BackendFactory | str] = {
     "memory": "graphmem.backends.networkx:open_networkx",
     "file": "graphmem.backends.networkx:open_networkx",
+    "neo4j": "graphmem.backends.neo4j:open_neo4j",
+    "neo4j+s": "graphmem.backends.neo4j:open_neo4j",
+    "bolt": "graphmem.backends.neo4j:open_neo4j",
+    "bolt+s": "graphmem.backends.neo4j:open_neo4j",
 }
 _registry_lock = threading.Lock()
 _entry_points_loaded = False

@@ -8,18 +8,14 @@ needs; it calls ``pytest.skip`` with the reason when the server cannot be had.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
 
 import pytest
-
-NEO4J_IMAGE = "neo4j:5.26"
-NO_NEO4J_REASON = "no GRAPHMEM_NEO4J_URI and no Docker engine"
+from neo4j_support import neo4j_server
 
 
 @dataclass(frozen=True)
@@ -42,60 +38,6 @@ class BackendSpec:
     persistent: bool
     server: Callable[[], AbstractContextManager[Any]] | None = None
     marks: tuple[pytest.MarkDecorator, ...] = field(default=())
-
-
-def with_credentials(uri: str, user: str, password: str) -> str:
-    """Return ``uri`` with ``user:password@`` in it, unless it already names a user."""
-    parts = urlsplit(uri)
-    if parts.username:
-        return uri
-    netloc = f"{quote(user, safe='')}:{quote(password, safe='')}@{parts.netloc}"
-    return parts._replace(netloc=netloc).geturl()
-
-
-def docker_engine_available() -> bool:
-    """Whether a Docker engine answers a ping (False if the ``docker`` package is missing)."""
-    try:
-        import docker
-        from docker.errors import DockerException
-    except ImportError:
-        return False
-    # The repository's own docker/ folder can shadow the package as a namespace package.
-    if not hasattr(docker, "from_env"):
-        return False
-    try:
-        client = docker.from_env()
-        try:
-            return bool(client.ping())
-        finally:
-            client.close()
-    except DockerException:
-        return False
-    except Exception:  # requests' connection errors and the like: no engine either
-        return False
-
-
-@contextmanager
-def neo4j_server() -> Iterator[str]:
-    """A Neo4j URL with credentials: GRAPHMEM_NEO4J_URI, or a testcontainers Neo4j."""
-    user = os.environ.get("GRAPHMEM_NEO4J_USER", "neo4j")
-    password = os.environ.get("GRAPHMEM_NEO4J_PASSWORD", "password")
-    uri = os.environ.get("GRAPHMEM_NEO4J_URI")
-    if uri:
-        yield with_credentials(uri, user, password)
-        return
-    if not docker_engine_available():
-        pytest.skip(NO_NEO4J_REASON)
-    try:
-        from testcontainers.neo4j import Neo4jContainer
-    except ImportError:
-        pytest.skip("a Docker engine answers but testcontainers is not installed")
-    with Neo4jContainer(NEO4J_IMAGE) as container:
-        yield with_credentials(
-            container.get_connection_url(),
-            getattr(container, "username", "neo4j"),
-            getattr(container, "password", "password"),
-        )
 
 
 def _neo4j_url(server: Any, directory: Path) -> str:

@@ -1,0 +1,5 @@
+// Delete entities and every relationship they have; count how many existed.
+UNWIND $ids AS entity_id
+MATCH (e:Entity {tenant: $tenant, id: entity_id})
+DETACH DELETE e
+RETURN count(*) AS deleted

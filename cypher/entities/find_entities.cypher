@@ -1,0 +1,11 @@
+// Entities matching every given condition, ordered by id.
+// $type / $name_lower: null means no condition. $attrs maps filter columns to values:
+// "attr.<key>" for a scalar attribute, "attrjson.<key>" for its canonical JSON text
+// (lists, maps, null, out-of-range integers); see mapping.py. $limit is always given.
+MATCH (e:Entity {tenant: $tenant})
+WHERE ($type IS NULL OR e.type = $type)
+  AND ($name_lower IS NULL OR e.name_lower CONTAINS $name_lower)
+  AND all(column IN keys($attrs) WHERE e[column] = $attrs[column])
+RETURN e {.id, .type, .name, .attributes_json, .created_at, .updated_at} AS entity
+ORDER BY e.id
+LIMIT $limit

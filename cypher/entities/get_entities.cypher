@@ -1,0 +1,4 @@
+// The entities that exist among $ids (the caller restores the order asked).
+UNWIND $ids AS entity_id
+MATCH (e:Entity {tenant: $tenant, id: entity_id})
+RETURN e {.id, .type, .name, .attributes_json, .created_at, .updated_at} AS entity

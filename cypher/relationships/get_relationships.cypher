@@ -1,0 +1,23 @@
+// The relationships of one entity, ordered by (source_id, target_id, type). No row at all
+// when the entity does not exist (the caller raises NotFound).
+// $direction: out | in | both. $types: null or a list of types.
+// $mode: current (valid at $at and not expired at $at), as_of (valid at $at, whether
+// expired since or not) or all.
+MATCH (e:Entity {tenant: $tenant, id: $entity_id})
+CALL (e) {
+  MATCH (e)-[r]-(other:Entity {tenant: $tenant})
+  WHERE ($direction = 'both'
+         OR ($direction = 'out' AND startNode(r) = e)
+         OR ($direction = 'in' AND endNode(r) = e))
+    AND ($types IS NULL OR type(r) IN $types)
+    AND ($mode = 'all'
+         OR ((r.valid_at IS NULL OR r.valid_at <= $at)
+             AND (r.invalid_at IS NULL OR $at < r.invalid_at)
+             AND ($mode = 'as_of' OR r.expired_at IS NULL OR $at < r.expired_at)))
+  WITH DISTINCT r
+  WITH r, startNode(r).id AS source_id, endNode(r).id AS target_id
+  ORDER BY source_id, target_id, type(r)
+  LIMIT $limit
+  RETURN collect(r {.*, source_id: source_id, target_id: target_id, type: type(r)}) AS rels
+}
+RETURN rels

@@ -1,0 +1,2 @@
+// Block until every index is ONLINE, or fail after $seconds.
+CALL db.awaitIndexes($seconds)

@@ -1,0 +1,5 @@
+// Uniqueness of Chunk ids within a tenant. Its backing index serves every
+// (tenant, id) lookup. A composite uniqueness constraint works on Neo4j Community
+// (node key and existence constraints would need Enterprise).
+CREATE CONSTRAINT chunk_tenant_id IF NOT EXISTS
+FOR (n:Chunk) REQUIRE (n.tenant, n.id) IS UNIQUE

@@ -1,0 +1,9 @@
+// Every session with at least one turn, most recently active first.
+MATCH (t:Turn {tenant: $tenant})
+WITH t.session AS session_id,
+     count(t) AS turn_count,
+     min(t.created_at) AS first_at,
+     max(t.created_at) AS last_at
+OPTIONAL MATCH (:Conversation {tenant: $tenant, id: session_id})-[:HEAD]->(head:Turn)
+RETURN session_id, turn_count, first_at, last_at, head.id AS head_id
+ORDER BY last_at DESC, session_id

@@ -1,0 +1,20 @@
+// The shortest directed path of current facts from $source_id to $target_id, both ends
+// included, at most $max_depth hops. One row always: whether each end exists (NotFound
+// otherwise) and the path's entities ([] when there is none within $max_depth).
+// The hop bound is a parameter, so it is checked on the path found: when the shortest
+// path is longer than $max_depth, no path is within it.
+OPTIONAL MATCH (a:Entity {tenant: $tenant, id: $source_id})
+OPTIONAL MATCH (b:Entity {tenant: $tenant, id: $target_id})
+OPTIONAL MATCH p = SHORTEST 1 (a)-[r WHERE ($rel_types IS NULL OR type(r) IN $rel_types)
+                                     AND (r.valid_at IS NULL OR r.valid_at <= $now)
+                                     AND (r.invalid_at IS NULL OR $now < r.invalid_at)
+                                     AND (r.expired_at IS NULL OR $now < r.expired_at)]->+(b)
+  WHERE a <> b AND length(p) <= $max_depth
+RETURN a IS NOT NULL AS has_source,
+       b IS NOT NULL AS has_target,
+       CASE
+         WHEN a IS NULL OR b IS NULL THEN []
+         WHEN a = b THEN [a {.id, .type, .name, .attributes_json, .created_at, .updated_at}]
+         WHEN p IS NULL THEN []
+         ELSE [n IN nodes(p) | n {.id, .type, .name, .attributes_json, .created_at, .updated_at}]
+       END AS path

@@ -1,0 +1,33 @@
+// What an entity can see: itself, the entities within $depth hops over current facts
+// (both directions, breadth-first as in find_neighbors), and the current facts among
+// all of them. No row at all when the entity does not exist (NotFound).
+MATCH (start:Entity {tenant: $tenant, id: $entity_id})
+WITH start, reduce(
+  state = {frontier: [start], seen: [start]},
+  hop IN range(1, $depth) |
+  reduce(
+    level = {frontier: [], seen: state.seen},
+    reached IN reduce(
+      acc = [],
+      f IN state.frontier |
+      acc + [(f)-[r]-(m:Entity {tenant: $tenant})
+             WHERE (r.valid_at IS NULL OR r.valid_at <= $now)
+               AND (r.invalid_at IS NULL OR $now < r.invalid_at)
+               AND (r.expired_at IS NULL OR $now < r.expired_at)
+             | m]
+    ) |
+    CASE
+      WHEN reached IN level.seen THEN level
+      ELSE {frontier: level.frontier + [reached], seen: level.seen + [reached]}
+    END
+  )
+).seen AS visible
+RETURN [n IN visible | n {.id, .type, .name, .attributes_json, .created_at, .updated_at}]
+         AS entities,
+       [n IN visible |
+         [(n)-[r]->(m:Entity {tenant: $tenant})
+          WHERE m IN visible
+            AND (r.valid_at IS NULL OR r.valid_at <= $now)
+            AND (r.invalid_at IS NULL OR $now < r.invalid_at)
+            AND (r.expired_at IS NULL OR $now < r.expired_at)
+          | r {.*, source_id: n.id, target_id: m.id, type: type(r)}]] AS rels

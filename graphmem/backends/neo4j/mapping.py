@@ -1,0 +1,204 @@
+"""How graphmem's models are stored in Neo4j, and read back. No driver import, no I/O.
+
+Nodes (every one carries ``tenant``; every query filters on it):
+
+- ``(:Entity {tenant, id, type, name, name_lower, attributes_json, created_at,
+  updated_at, embedding?})`` plus one *filter column* per top-level attribute (below).
+- ``(:Turn {tenant, id, session, role, speaker, content, summary, turn_id, created_at,
+  seq})``; ``(:Turn)-[:PARENT]->(:Turn)`` to the turn before it on its branch.
+- ``(:Conversation {tenant, id, session, seq})-[:HEAD]->(:Turn)``; ``id`` is the session id,
+  ``seq`` the number of turns ever appended (it orders turns created in the same
+  microsecond).
+- ``(:Chunk {tenant, id, text, source, embedding?})`` (written by retrieval).
+
+Entity relationships are real relationship types, ``(:Entity)-[:<type>]->(:Entity)``, with
+``tenant, attributes_json, session_id, confidence, source, confirmed, evidence, valid_at,
+invalid_at, created_at, expired_at``.
+
+Attributes are JSON data, stored as ``attributes_json`` (the exact text, so nested values,
+key order and the int / float distinction round-trip). For attribute-equality filtering
+on the server, each top-level attribute is also stored as a filter column:
+
+- ``attr.<key>``: the value itself when it is a string, a boolean, a float or an integer in
+  Neo4j's 64-bit range, so ``find_entities`` compares natively (``1 = 1.0`` as in Python);
+- ``attrjson.<key>``: canonical JSON text (sorted keys, integral floats written as
+  integers) for lists, maps, ``null`` and larger integers.
+
+A filter is turned into columns the same way and compared column by column, so a
+filter value matches exactly the stored values equal to it. ``{"k": None}`` matches
+entities that hold ``k`` with the value null, not entities without ``k``.
+
+Times are stored as Neo4j ``DateTime`` values in UTC and come back as aware Python
+datetimes with microsecond precision.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from graphmem.models import Entity, Provenance, Relationship, Turn
+
+__all__ = [
+    "ATTR_JSON_PREFIX",
+    "ATTR_PREFIX",
+    "attribute_columns",
+    "entity_from_row",
+    "entity_props",
+    "relationship_from_row",
+    "relationship_props",
+    "to_datetime",
+    "turn_from_row",
+    "turn_props",
+]
+
+ATTR_PREFIX = "attr."
+ATTR_JSON_PREFIX = "attrjson."
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def to_datetime(value: Any) -> datetime:
+    """A stored time (a driver ``DateTime`` or a Python datetime) as an aware UTC datetime."""
+    if hasattr(value, "to_native"):
+        value = value.to_native()  # nanoseconds are cut to microseconds
+    if not isinstance(value, datetime):
+        raise TypeError(f"expected a stored DateTime, got {type(value).__name__}")
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def _optional_datetime(value: Any) -> datetime | None:
+    return None if value is None else to_datetime(value)
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {key: _canonical(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_canonical(item) for item in value]
+    return value
+
+
+def _canonical_json(value: Any) -> str:
+    return json.dumps(_canonical(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def attribute_columns(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    """The filter columns of an attribute map (for storing, and for filtering alike).
+
+    >>> attribute_columns({"level": 3, "tags": ["a"], "boss": None})
+    {'attr.level': 3, 'attrjson.tags': '["a"]', 'attrjson.boss': 'null'}
+    """
+    columns: dict[str, Any] = {}
+    for key, value in attributes.items():
+        if isinstance(value, bool | str | float) or (
+            isinstance(value, int) and _INT64_MIN <= value <= _INT64_MAX
+        ):
+            columns[ATTR_PREFIX + key] = value
+        else:
+            columns[ATTR_JSON_PREFIX + key] = _canonical_json(value)
+    return columns
+
+
+def _attributes_json(attributes: Mapping[str, Any]) -> str:
+    return json.dumps(attributes, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def entity_props(entity: Entity, tenant: str) -> dict[str, Any]:
+    """Every stored property of an entity except its times and embedding."""
+    props: dict[str, Any] = {
+        "tenant": tenant,
+        "id": entity.id,
+        "type": entity.type,
+        "name": entity.name,
+        "name_lower": entity.name.lower(),
+        "attributes_json": _attributes_json(entity.attributes),
+    }
+    props.update(attribute_columns(entity.attributes))
+    return props
+
+
+def entity_from_row(row: Mapping[str, Any]) -> Entity:
+    """An entity from its stored properties."""
+    return Entity(
+        id=row["id"],
+        type=row["type"],
+        name=row["name"],
+        attributes=json.loads(row["attributes_json"] or "{}"),
+        created_at=to_datetime(row["created_at"]),
+        updated_at=to_datetime(row["updated_at"]),
+    )
+
+
+def relationship_props(rel: Relationship, tenant: str) -> dict[str, Any]:
+    """Every stored property of a relationship except created_at (the query keeps it)."""
+    provenance = rel.provenance
+    return {
+        "tenant": tenant,
+        "attributes_json": _attributes_json(rel.attributes),
+        "session_id": provenance.session_id,
+        "confidence": provenance.confidence,
+        "source": provenance.source,
+        "confirmed": provenance.confirmed,
+        "evidence": list(provenance.evidence),
+        "valid_at": rel.valid_at,
+        "invalid_at": rel.invalid_at,
+        "expired_at": rel.expired_at,
+    }
+
+
+def relationship_from_row(row: Mapping[str, Any]) -> Relationship:
+    """A relationship from its stored properties plus ``source_id, target_id, type``."""
+    return Relationship(
+        source_id=row["source_id"],
+        target_id=row["target_id"],
+        type=row["type"],
+        attributes=json.loads(row.get("attributes_json") or "{}"),
+        provenance=Provenance(
+            session_id=row.get("session_id"),
+            confidence=row.get("confidence", 1.0),
+            source=row.get("source") or "stated",
+            confirmed=bool(row.get("confirmed", False)),
+            evidence=tuple(row.get("evidence") or ()),
+        ),
+        valid_at=_optional_datetime(row.get("valid_at")),
+        invalid_at=_optional_datetime(row.get("invalid_at")),
+        created_at=to_datetime(row["created_at"]),
+        expired_at=_optional_datetime(row.get("expired_at")),
+    )
+
+
+def turn_props(turn: Turn) -> dict[str, Any]:
+    """The stored properties of a turn (tenant and seq are set by the query)."""
+    props: dict[str, Any] = {
+        "id": turn.id,
+        "session": turn.session_id,
+        "role": turn.role,
+        "speaker": turn.speaker,
+        "content": turn.content,
+        "summary": turn.summary,
+        "turn_id": turn.turn_id,
+        "created_at": turn.created_at,
+    }
+    return {key: value for key, value in props.items() if value is not None}
+
+
+def turn_from_row(row: Mapping[str, Any]) -> Turn:
+    """A turn from its stored properties plus ``parent_id``."""
+    return Turn(
+        id=row["id"],
+        parent_id=row.get("parent_id"),
+        session_id=row["session"],
+        role=row["role"],
+        speaker=row.get("speaker"),
+        content=row["content"],
+        summary=row.get("summary"),
+        turn_id=row.get("turn_id"),
+        created_at=to_datetime(row["created_at"]),
+    )

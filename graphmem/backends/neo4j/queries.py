@@ -1,0 +1,68 @@
+"""The Cypher of the Neo4j backend, loaded by name from the ``cypher/`` files.
+
+Every query lives in its own file, ``cypher/<area>/<verb>_<object>.cypher``, and code refers
+to it by name (``"entities/upsert_entities"``). In an installed wheel the files sit inside
+the package (``graphmem/cypher``, see ``pyproject.toml``); in a source checkout or an
+editable install they are read from the top-level ``cypher/`` folder.
+
+This module does not import the driver, so the files can be checked without it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from graphmem.errors import GraphmemError
+
+__all__ = ["QUERY_NAME_PATTERN", "cypher_root", "load_query", "query_names"]
+
+QUERY_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*/[a-z][a-z0-9]*_[a-z0-9_]+$")
+"""A query name: ``<area>/<verb>_<object>``, the file's path under ``cypher/`` without
+``.cypher``."""
+
+
+@functools.cache
+def cypher_root() -> Traversable:
+    """The folder holding the ``.cypher`` files (inside the wheel, else the source tree)."""
+    packaged = files("graphmem").joinpath("cypher")
+    if packaged.is_dir():
+        return packaged
+    source = Path(__file__).resolve().parents[3] / "cypher"
+    if source.is_dir():
+        return source
+    raise GraphmemError(
+        "graphmem's Cypher files are missing: neither graphmem/cypher (a built wheel) nor "
+        f"{source} (a source checkout) exists; reinstall graphmem"
+    )
+
+
+@functools.cache
+def load_query(name: str) -> str:
+    """Return the text of the query ``name`` (``<area>/<verb>_<object>``), read once.
+
+    Raises:
+        GraphmemError: No such query file (a bug in graphmem, not in the caller's input).
+    """
+    if not QUERY_NAME_PATTERN.match(name):
+        raise GraphmemError(f"{name!r} is not a query name (area/verb_object)", query_name=name)
+    area, stem = name.split("/")
+    resource = cypher_root().joinpath(area).joinpath(f"{stem}.cypher")
+    if not resource.is_file():
+        raise GraphmemError(f"no Cypher file for query {name!r}", query_name=name)
+    return resource.read_text(encoding="utf-8")
+
+
+def query_names() -> list[str]:
+    """Every query name that has a file, sorted."""
+    root = cypher_root()
+    return sorted(
+        f"{area.name}/{item.name.removesuffix('.cypher')}"
+        for area in root.iterdir()
+        if area.is_dir()
+        for item in area.iterdir()
+        if item.name.endswith(".cypher")
+    )

@@ -1,0 +1,1179 @@
+"""``Neo4jStore``: the whole GraphStore contract on Neo4j 5.26, one Cypher file per query.
+
+Every graph question (identity snapshot, neighbours, path, visible subgraph, the active
+branch, append, fork, delete of a turn) is one query, so one round trip. Batch writes
+are ``UNWIND $rows AS row`` queries in one managed transaction per batch (rows are sent
+in slices of :data:`BATCH_ROWS`, all in that one transaction), so a failed batch writes
+nothing and transient errors (deadlocks, leader changes) are retried by the driver.
+
+Input is validated in Python before anything is sent; what only the server can see
+(missing relationship ends, a turn id that is taken) is checked inside the write
+transaction, and the exception rolls it back. Driver errors are translated here, at
+the boundary, into graphmem's error tree.
+
+How the data is laid out is described in :mod:`graphmem.backends.neo4j.mapping`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any, LiteralString, TypeVar
+
+import neo4j
+from neo4j import exceptions as neo4j_errors
+
+from graphmem.backends.neo4j.connection import ConnectionSettings, parse_connection
+from graphmem.backends.neo4j.mapping import (
+    attribute_columns,
+    entity_from_row,
+    entity_props,
+    relationship_from_row,
+    relationship_props,
+    to_datetime,
+    turn_from_row,
+    turn_props,
+)
+from graphmem.backends.neo4j.queries import load_query
+from graphmem.errors import (
+    BackendUnavailable,
+    GraphmemError,
+    InvalidInput,
+    NotFound,
+    StoreClosed,
+)
+from graphmem.models import (
+    Direction,
+    Entity,
+    EntityFilter,
+    NPCIdentity,
+    Relationship,
+    RelationshipFilter,
+    SessionInfo,
+    Subgraph,
+    Turn,
+    TurnFilter,
+    check_safe_name,
+    utcnow,
+)
+from graphmem.store import TenantDump, Tracer, check_tenant, traced
+
+__all__ = ["BATCH_ROWS", "KEY_QUERIES", "Neo4jStore", "open_neo4j"]
+
+T = TypeVar("T")
+Rows = list[dict[str, Any]]
+
+BATCH_ROWS = 5_000
+"""Rows per ``UNWIND`` query of a batch write (one round trip each, one transaction)."""
+
+KEY_QUERIES: tuple[str, ...] = (
+    "schema/create_entity_key",
+    "schema/create_turn_key",
+    "schema/create_conversation_key",
+    "schema/create_chunk_key",
+    "schema/create_turn_session_index",
+    "schema/create_entity_type_index",
+)
+"""The constraints and indexes correctness and speed depend on, applied on open."""
+
+_NO_LIMIT = 2**62
+_DIRECTIONS = ("out", "in", "both")
+_ALREADY_EXISTS = (
+    "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+    "Neo.ClientError.Schema.ConstraintAlreadyExists",
+    "Neo.ClientError.Schema.IndexAlreadyExists",
+)
+_CAPABILITIES = frozenset(
+    {
+        "entities",
+        "relationships",
+        "temporal",
+        "traversal",
+        "conversations",
+        "session_log",
+        "dump",
+        "transactions",
+        "concurrent_writers",
+    }
+)
+
+
+def _slices(rows: Sequence[T], size: int = BATCH_ROWS) -> Iterator[Sequence[T]]:
+    for start in range(0, len(rows), size):
+        yield rows[start : start + size]
+
+
+def _as_utc(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def _check_id(value: object, what: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise InvalidInput(f"{what} must be a non-empty string, got {value!r}", value=value)
+    return value
+
+
+def _check_ids(values: object, what: str) -> list[str]:
+    if isinstance(values, str) or not isinstance(values, Iterable):
+        raise InvalidInput(f"{what} takes a list of ids; wrap a single id in [...]")
+    return [_check_id(v, what) for v in values]
+
+
+def _check_items(items: object, model: type[T], what: str) -> list[T]:
+    if isinstance(items, (model, str, Mapping)) or not isinstance(items, Iterable):  # noqa: UP038
+        raise InvalidInput(f"{what} takes a list of {model.__name__}; wrap one in [...]")
+    out = list(items)
+    for index, item in enumerate(out):
+        if not isinstance(item, model):
+            raise InvalidInput(
+                f"{what}[{index}] is a {type(item).__name__}, not a {model.__name__}",
+                index=index,
+            )
+    return out
+
+
+def _check_entities(items: object, what: str) -> list[Entity]:
+    entities = _check_items(items, Entity, what)
+    for index, entity in enumerate(entities):
+        # model_construct skips validation: never trust a type that reaches the store.
+        check_safe_name(entity.type, f"{what}[{index}] type")
+        _check_id(entity.id, f"{what}[{index}] id")
+    return entities
+
+
+def _check_relationships(items: object, what: str) -> list[Relationship]:
+    rels = _check_items(items, Relationship, what)
+    for index, rel in enumerate(rels):
+        # The type becomes a relationship type through $(...): check it here, always.
+        check_safe_name(rel.type, f"{what}[{index}] type")
+        _check_id(rel.source_id, f"{what}[{index}] source_id")
+        _check_id(rel.target_id, f"{what}[{index}] target_id")
+    return rels
+
+
+def _check_names(values: Sequence[str] | None, what: str) -> list[str] | None:
+    if values is None:
+        return None
+    if isinstance(values, str):
+        raise InvalidInput(f"{what} takes a list of names; wrap a single one in [...]")
+    return [check_safe_name(v, what) for v in values]
+
+
+def _check_depth(value: object, what: str, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise InvalidInput(f"{what} must be an integer >= {minimum}, got {value!r}", value=value)
+    return value
+
+
+def _check_direction(value: object) -> str:
+    if not isinstance(value, str) or value not in _DIRECTIONS:
+        raise InvalidInput(f"direction must be one of out, in, both; got {value!r}", value=value)
+    return value
+
+
+def _dedupe(items: Sequence[T], key: Callable[[T], object]) -> list[T]:
+    # The last item with a key wins, at the position of the first (like dict assignment).
+    latest: dict[object, T] = {}
+    for item in items:
+        latest[key(item)] = item
+    return list(latest.values())
+
+
+def _entity_row(entity: Entity, tenant: str) -> dict[str, Any]:
+    return {
+        "id": entity.id,
+        "created_at": entity.created_at,
+        "updated_at": entity.updated_at,
+        "props": entity_props(entity, tenant),
+    }
+
+
+def _relationship_key(rel: Relationship) -> tuple[str, str, str]:
+    return rel.key
+
+
+def _translate(exc: Exception, url: str, query_name: str | None) -> GraphmemError:
+    """A driver error as graphmem's error, naming the URL (never the password)."""
+    data: dict[str, Any] = {"url": url, "query_name": query_name}
+    where = f" in query {query_name}" if query_name else ""
+    if isinstance(exc, neo4j_errors.AuthError):
+        return BackendUnavailable(
+            f"Neo4j at {url} refused the credentials ({exc.message}); check the user and "
+            "password in the URL or the user= / password= options",
+            **data,
+        )
+    if isinstance(exc, neo4j_errors.Neo4jError):
+        code = exc.code or ""
+        message = exc.message or str(exc)
+        data["code"] = code
+        if code == "Neo.ClientError.Database.DatabaseNotFound":
+            return BackendUnavailable(
+                f"Neo4j at {url} has no such database ({message}); create it or name an "
+                "existing one (neo4j://host/<database> or database=)",
+                **data,
+            )
+        if isinstance(exc, neo4j_errors.ConstraintError):
+            return InvalidInput(
+                f"the write breaks a uniqueness rule{where}: {message} (an id that is "
+                "already taken?); nothing was written",
+                **data,
+            )
+        if isinstance(exc, neo4j_errors.TransientError | neo4j_errors.DatabaseError):
+            return BackendUnavailable(
+                f"Neo4j at {url} could not complete the operation{where}: {message}; "
+                "nothing was written, try again",
+                **data,
+            )
+        if isinstance(exc, neo4j_errors.Forbidden):
+            return GraphmemError(
+                f"Neo4j at {url} does not allow this{where}: {message}; the user needs "
+                "read and write rights on the database",
+                **data,
+            )
+        if isinstance(exc, neo4j_errors.CypherSyntaxError):
+            return GraphmemError(
+                f"graphmem sent Cypher that Neo4j at {url} cannot run{where}: {message} "
+                "(a bug in graphmem, or a Neo4j older than 5.26)",
+                **data,
+            )
+        return InvalidInput(f"Neo4j at {url} rejected the request{where}: {message}", **data)
+    if isinstance(exc, neo4j_errors.IncompleteCommit):
+        return BackendUnavailable(
+            f"the connection to Neo4j at {url} dropped while committing{where}; the write "
+            "may or may not have been applied",
+            **data,
+        )
+    if isinstance(exc, neo4j_errors.DriverError):
+        return BackendUnavailable(
+            f"Neo4j at {url} cannot be reached{where} ({type(exc).__name__}: {exc}); check "
+            "that the server is running and the URL is right",
+            **data,
+        )
+    return GraphmemError(f"unexpected error from Neo4j at {url}{where}: {exc!r}", **data)
+
+
+class Neo4jStore:
+    """A :class:`graphmem.store.GraphStore` on a Neo4j 5.26+ server (Community is enough).
+
+    Open one with :func:`open_neo4j` (or ``graphmem.open("neo4j://...", tenant=...)``).
+    It is safe to share between threads: each call takes its own session from the
+    driver's pool, and all sessions share one bookmark manager, so a read sees every
+    write made before it through this store, even on a cluster.
+    """
+
+    def __init__(
+        self,
+        driver: neo4j.Driver,
+        settings: ConnectionSettings,
+        *,
+        tracer: Tracer | None = None,
+    ) -> None:
+        self._driver = driver
+        self._settings = settings
+        self._tracer = tracer
+        self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
+        self._closed = False
+        self._close_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"Neo4jStore({self.url!r})"
+
+    def __enter__(self) -> Neo4jStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @property
+    def url(self) -> str:
+        """The URL the store was opened with, without any password."""
+        return self._settings.redacted_url
+
+    @property
+    def database(self) -> str | None:
+        """The database name, or None for the server's default database."""
+        return self._settings.database
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What this backend can do."""
+        return _CAPABILITIES
+
+    @property
+    def driver(self) -> neo4j.Driver:
+        """The underlying driver (for notebooks and tools; graphmem's own code does not use it)."""
+        self._check_open()
+        return self._driver
+
+    def close(self) -> None:
+        """Close the driver; later calls raise ``StoreClosed``. Closing twice is fine."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._driver.close()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreClosed(f"the store {self.url} is closed; open a new one", url=self.url)
+
+    def _check(self, tenant: str) -> str:
+        self._check_open()
+        return check_tenant(tenant)
+
+    def _run(self, tx: neo4j.ManagedTransaction, name: str, params: Mapping[str, Any]) -> Rows:
+        """Run the query file ``name`` in ``tx``: one round trip, reported to the tracer."""
+        # The driver types queries as LiteralString to discourage building them from
+        # input; ours come verbatim from the packaged files, never from input.
+        query: LiteralString = load_query(name)
+        with traced(self._tracer, name, params, round_trips=1):
+            try:
+                result = tx.run(query, dict(params))
+                return [record.data() for record in result]
+            except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
+                # Attach the query name; the transaction function re-raises it to the
+                # driver (which decides about retries) and _execute translates it.
+                exc.add_note(f"graphmem query: {name}")
+                raise
+
+    def _execute(self, work: Callable[[neo4j.ManagedTransaction], T], *, write: bool) -> T:
+        """Run ``work`` in one managed transaction (retried on transient errors)."""
+        self._check_open()
+        try:
+            with self._driver.session(
+                database=self._settings.database,
+                default_access_mode=neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS,
+                bookmark_manager=self._bookmarks,
+            ) as session:
+                if write:
+                    return session.execute_write(work)
+                return session.execute_read(work)
+        except GraphmemError:
+            raise
+        except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
+            notes = getattr(exc, "__notes__", [])
+            name = next(
+                (n.removeprefix("graphmem query: ") for n in notes if n.startswith("graphmem")),
+                None,
+            )
+            raise _translate(exc, self.url, name) from exc
+
+    def _read(self, name: str, params: Mapping[str, Any]) -> Rows:
+        return self._execute(lambda tx: self._run(tx, name, params), write=False)
+
+    def _write(self, name: str, params: Mapping[str, Any]) -> Rows:
+        return self._execute(lambda tx: self._run(tx, name, params), write=True)
+
+    def query(
+        self, name: str, params: Mapping[str, Any] | None = None, *, write: bool = False
+    ) -> Rows:
+        """Run one query file by name in its own managed transaction; return its rows.
+
+        For tools in this package (schema installation) and for debugging; the store's
+        own operations use their named queries directly.
+        """
+        return self._execute(lambda tx: self._run(tx, name, params or {}), write=write)
+
+    def translate(self, exc: Exception) -> GraphmemError:
+        """A driver error as graphmem's error for this store's URL."""
+        return _translate(exc, self.url, None)
+
+    def ping(self) -> None:
+        """Check that the server answers, the credentials work and the database exists.
+
+        Raises:
+            BackendUnavailable: It does not, and the message says which.
+        """
+        self._read("admin/ping_database", {})
+
+    def ensure_keys(self) -> None:
+        """Create the uniqueness constraints and indexes of :data:`KEY_QUERIES` if missing.
+
+        A user without schema rights is not an error here (an administrator installs the
+        schema with ``install_schema``); every other failure is.
+        """
+        for name in KEY_QUERIES:
+            try:
+                self._write(name, {})
+            except GraphmemError as exc:
+                code = exc.data.get("code", "")
+                if code in _ALREADY_EXISTS or code.startswith("Neo.ClientError.Security."):
+                    continue
+                raise
+
+    # ------------------------------------------------------------------ entities
+
+    def _upsert_entities_tx(
+        self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Entity], now: datetime
+    ) -> list[Entity]:
+        stored: dict[str, tuple[Any, Any]] = {}
+        rows = [_entity_row(entity, tenant) for entity in batch]
+        for chunk in _slices(rows):
+            params = {"tenant": tenant, "rows": list(chunk), "now": now}
+            for record in self._run(tx, "entities/upsert_entities", params):
+                stored[record["id"]] = (record["created_at"], record["updated_at"])
+        return [
+            entity.model_copy(
+                update={
+                    "created_at": to_datetime(stored[entity.id][0]),
+                    "updated_at": to_datetime(stored[entity.id][1]),
+                }
+            )
+            for entity in batch
+        ]
+
+    def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
+        """Insert or replace entities by id, in one batch; return them as stored."""
+        tenant = self._check(tenant)
+        given = _check_entities(entities, "entities")
+        batch = _dedupe(given, lambda e: e.id)
+        if not batch:
+            return []
+        now = utcnow()
+        stored = self._execute(
+            lambda tx: self._upsert_entities_tx(tx, tenant, batch, now), write=True
+        )
+        by_id = {entity.id: entity for entity in stored}
+        return [by_id[entity.id] for entity in given]
+
+    def get_entity(self, tenant: str, entity_id: str) -> Entity:
+        """Return the entity; ``NotFound`` if there is none with that id."""
+        found = self.get_entities(tenant, [_check_id(entity_id, "entity id")])
+        if not found:
+            raise NotFound(
+                f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
+            )
+        return found[0]
+
+    def get_entities(self, tenant: str, entity_ids: Sequence[str]) -> list[Entity]:
+        """Return the entities that exist among ``entity_ids``, in the order asked."""
+        tenant = self._check(tenant)
+        ids = _check_ids(entity_ids, "entity_ids")
+        if not ids:
+            return []
+        rows = self._read(
+            "entities/get_entities", {"tenant": tenant, "ids": list(dict.fromkeys(ids))}
+        )
+        by_id = {row["entity"]["id"]: entity_from_row(row["entity"]) for row in rows}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def update_entity(
+        self,
+        tenant: str,
+        entity_id: str,
+        *,
+        name: str | None = None,
+        type: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+        remove_attributes: Sequence[str] = (),
+    ) -> Entity:
+        """Merge ``attributes`` into the entity (and rename / retype it); bump ``updated_at``.
+
+        The read and the write happen in one transaction that holds the entity's write
+        lock, so concurrent updates of one entity do not lose each other's changes.
+        Keys both set and removed end up removed.
+        """
+        tenant = self._check(tenant)
+        _check_id(entity_id, "entity id")
+        if type is not None:
+            check_safe_name(type, "entity type")
+        if isinstance(remove_attributes, str):
+            raise InvalidInput("remove_attributes takes a list of keys; wrap one in [...]")
+        if attributes is not None and not isinstance(attributes, Mapping):
+            raise InvalidInput("attributes takes a mapping of attribute names to values")
+        # Validate the new name and attribute values before anything is sent.
+        Entity(
+            id=entity_id,
+            type="probe",
+            name="probe" if name is None else name,
+            attributes=dict(attributes or {}),
+        )
+        now = utcnow()
+
+        def work(tx: neo4j.ManagedTransaction) -> Entity:
+            rows = self._run(tx, "entities/lock_entity", {"tenant": tenant, "id": entity_id})
+            if not rows:
+                raise NotFound(
+                    f"no entity {entity_id!r} in tenant {tenant!r}",
+                    entity_id=entity_id,
+                    tenant=tenant,
+                )
+            current = entity_from_row(rows[0]["entity"])
+            merged = dict(current.attributes)
+            merged.update(attributes or {})
+            for key in remove_attributes:
+                merged.pop(key, None)
+            updated = Entity(
+                id=current.id,
+                type=type if type is not None else current.type,
+                name=name if name is not None else current.name,
+                attributes=merged,
+                created_at=current.created_at,
+                updated_at=current.updated_at,
+            )
+            return self._upsert_entities_tx(tx, tenant, [updated], now)[0]
+
+        return self._execute(work, write=True)
+
+    def delete_entities(self, tenant: str, entity_ids: Sequence[str]) -> int:
+        """Delete entities and their relationships; return how many existed."""
+        tenant = self._check(tenant)
+        ids = list(dict.fromkeys(_check_ids(entity_ids, "entity_ids")))
+        if not ids:
+            return 0
+
+        def work(tx: neo4j.ManagedTransaction) -> int:
+            deleted = 0
+            for chunk in _slices(ids):
+                params = {"tenant": tenant, "ids": list(chunk)}
+                deleted += self._run(tx, "entities/delete_entities", params)[0]["deleted"]
+            return deleted
+
+        return self._execute(work, write=True)
+
+    def find_entities(self, tenant: str, filter: EntityFilter) -> list[Entity]:
+        """Return entities matching every condition of ``filter``, ordered by id."""
+        tenant = self._check(tenant)
+        if not isinstance(filter, EntityFilter):
+            raise InvalidInput("find_entities takes an EntityFilter")
+        params = {
+            "tenant": tenant,
+            "type": filter.type,
+            "name_lower": None if filter.name_contains is None else filter.name_contains.lower(),
+            "attrs": attribute_columns(filter.attributes),
+            "limit": filter.limit or _NO_LIMIT,
+        }
+        rows = self._read("entities/find_entities", params)
+        return [entity_from_row(row["entity"]) for row in rows]
+
+    def count_entities(self, tenant: str) -> int:
+        """Return the number of entities."""
+        tenant = self._check(tenant)
+        return int(self._read("entities/count_entities", {"tenant": tenant})[0]["count"])
+
+    # ------------------------------------------------------------------ relationships
+
+    def _upsert_relationships_tx(
+        self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Relationship]
+    ) -> list[Relationship]:
+        rows = [
+            {
+                "index": index,
+                "source_id": rel.source_id,
+                "target_id": rel.target_id,
+                "type": rel.type,
+                "created_at": rel.created_at,
+                "props": relationship_props(rel, tenant),
+            }
+            for index, rel in enumerate(batch)
+        ]
+        created: dict[int, Any] = {}
+        for chunk in _slices(rows):
+            params = {"tenant": tenant, "rows": list(chunk)}
+            for record in self._run(tx, "relationships/upsert_relationships", params):
+                created[record["index"]] = record["created_at"]
+        if len(created) < len(rows):
+            ends = sorted(
+                {rel.source_id for i, rel in enumerate(batch) if i not in created}
+                | {rel.target_id for i, rel in enumerate(batch) if i not in created}
+            )
+            missing = self._run(
+                tx, "relationships/find_missing_entities", {"tenant": tenant, "ids": ends}
+            )[0]["missing"]
+            raise InvalidInput(
+                f"relationship ends are not entities of tenant {tenant!r}: "
+                f"{', '.join(map(repr, sorted(missing)))}; upsert them first (nothing was "
+                "written)",
+                missing_ids=sorted(missing),
+                tenant=tenant,
+            )
+        return [
+            Relationship.model_validate(
+                {**rel.model_dump(), "created_at": to_datetime(created[index])}
+            )
+            for index, rel in enumerate(batch)
+        ]
+
+    def upsert_relationships(
+        self, tenant: str, relationships: Sequence[Relationship]
+    ) -> list[Relationship]:
+        """Insert or replace relationships keyed by (source, target, type), in one batch."""
+        tenant = self._check(tenant)
+        given = _check_relationships(relationships, "relationships")
+        batch = _dedupe(given, _relationship_key)
+        if not batch:
+            return []
+        stored = self._execute(
+            lambda tx: self._upsert_relationships_tx(tx, tenant, batch), write=True
+        )
+        by_key = {rel.key: rel for rel in stored}
+        return [by_key[rel.key] for rel in given]
+
+    def get_relationships(
+        self, tenant: str, entity_id: str, filter: RelationshipFilter
+    ) -> list[Relationship]:
+        """Return relationships of an entity (outgoing by default); ``NotFound`` if unknown."""
+        tenant = self._check(tenant)
+        _check_id(entity_id, "entity id")
+        if not isinstance(filter, RelationshipFilter):
+            raise InvalidInput("get_relationships takes a RelationshipFilter")
+        if filter.include_invalid:
+            mode, at = "all", utcnow()
+        elif filter.as_of is not None:
+            mode, at = "as_of", filter.as_of
+        else:
+            mode, at = "current", utcnow()
+        params = {
+            "tenant": tenant,
+            "entity_id": entity_id,
+            "direction": filter.direction,
+            "types": None if filter.types is None else list(filter.types),
+            "mode": mode,
+            "at": at,
+            "limit": filter.limit or _NO_LIMIT,
+        }
+        rows = self._read("relationships/get_relationships", params)
+        if not rows:
+            raise NotFound(
+                f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
+            )
+        return [relationship_from_row(row) for row in rows[0]["rels"]]
+
+    def delete_relationship(self, tenant: str, source_id: str, target_id: str, type: str) -> bool:
+        """Delete one relationship; return whether it existed."""
+        tenant = self._check(tenant)
+        params = {
+            "tenant": tenant,
+            "source_id": _check_id(source_id, "source id"),
+            "target_id": _check_id(target_id, "target id"),
+            "type": check_safe_name(type, "relationship type"),
+        }
+        return bool(self._write("relationships/delete_relationship", params)[0]["deleted"])
+
+    def invalidate_relationship(
+        self,
+        tenant: str,
+        source_id: str,
+        target_id: str,
+        type: str,
+        *,
+        at: datetime | None = None,
+    ) -> Relationship:
+        """Mark a fact as no longer holding from ``at`` (default now) and expired now."""
+        tenant = self._check(tenant)
+        if at is not None and not isinstance(at, datetime):
+            raise InvalidInput(f"at must be a datetime, got {at!r}")
+        now = utcnow()
+        params = {
+            "tenant": tenant,
+            "source_id": _check_id(source_id, "source id"),
+            "target_id": _check_id(target_id, "target id"),
+            "type": check_safe_name(type, "relationship type"),
+            "at": now if at is None else _as_utc(at),
+            "now": now,
+        }
+
+        def work(tx: neo4j.ManagedTransaction) -> Relationship:
+            rows = self._run(tx, "relationships/invalidate_relationship", params)
+            if not rows:
+                raise NotFound(
+                    f"no {type} relationship from {source_id!r} to {target_id!r} in tenant "
+                    f"{tenant!r}",
+                    source_id=source_id,
+                    target_id=target_id,
+                    type=type,
+                    tenant=tenant,
+                )
+            # A model error (at before valid_at) rolls the change back.
+            return relationship_from_row(rows[0]["rel"])
+
+        return self._execute(work, write=True)
+
+    def count_relationships(self, tenant: str) -> int:
+        """Return the number of relationships, invalidated ones included."""
+        tenant = self._check(tenant)
+        return int(self._read("relationships/count_relationships", {"tenant": tenant})[0]["count"])
+
+    # ------------------------------------------------------------------ traversal
+
+    def neighbors(
+        self,
+        tenant: str,
+        entity_id: str,
+        *,
+        depth: int = 1,
+        rel_types: Sequence[str] | None = None,
+        node_types: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+        direction: Direction = "both",
+    ) -> list[Entity]:
+        """Breadth-first neighbours up to ``depth`` hops, start excluded; one query."""
+        tenant = self._check(tenant)
+        params = {
+            "tenant": tenant,
+            "entity_id": _check_id(entity_id, "entity id"),
+            "depth": _check_depth(depth, "depth", 1),
+            "rel_types": _check_names(rel_types, "relationship type"),
+            "node_types": _check_names(node_types, "entity type"),
+            "max_nodes": _NO_LIMIT
+            if max_nodes is None
+            else _check_depth(max_nodes, "max_nodes", 1),
+            "direction": _check_direction(direction),
+            "now": utcnow(),
+        }
+        rows = self._read("traversal/find_neighbors", params)
+        if not rows:
+            raise NotFound(
+                f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
+            )
+        return [entity_from_row(row) for row in rows[0]["entities"]]
+
+    def find_path(
+        self,
+        tenant: str,
+        source_id: str,
+        target_id: str,
+        *,
+        max_depth: int = 6,
+        rel_types: Sequence[str] | None = None,
+    ) -> list[Entity]:
+        """Shortest directed path, both ends included; ``[]`` when none within ``max_depth``."""
+        tenant = self._check(tenant)
+        params = {
+            "tenant": tenant,
+            "source_id": _check_id(source_id, "source id"),
+            "target_id": _check_id(target_id, "target id"),
+            "max_depth": _check_depth(max_depth, "max_depth", 0),
+            "rel_types": _check_names(rel_types, "relationship type"),
+            "now": utcnow(),
+        }
+        row = self._read("traversal/find_path", params)[0]
+        for present, missing in ((row["has_source"], source_id), (row["has_target"], target_id)):
+            if not present:
+                raise NotFound(
+                    f"no entity {missing!r} in tenant {tenant!r}", entity_id=missing, tenant=tenant
+                )
+        return [entity_from_row(node) for node in row["path"]]
+
+    def visible_subgraph(self, tenant: str, entity_id: str, *, depth: int = 1) -> Subgraph:
+        """The entity, the entities within ``depth`` hops, and the current facts among them.
+
+        Entities are ordered by id, relationships by (source_id, target_id, type).
+        """
+        tenant = self._check(tenant)
+        params = {
+            "tenant": tenant,
+            "entity_id": _check_id(entity_id, "entity id"),
+            "depth": _check_depth(depth, "depth", 0),
+            "now": utcnow(),
+        }
+        rows = self._read("traversal/get_visible_subgraph", params)
+        if not rows:
+            raise NotFound(
+                f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
+            )
+        entities = sorted((entity_from_row(e) for e in rows[0]["entities"]), key=lambda e: e.id)
+        rels = {
+            rel.key: rel
+            for group in rows[0]["rels"]
+            for rel in (relationship_from_row(r) for r in group)
+        }
+        return Subgraph(
+            entities=tuple(entities), relationships=tuple(rels[k] for k in sorted(rels))
+        )
+
+    def identity_snapshot(self, tenant: str, entity_id: str) -> NPCIdentity:
+        """The entity, its current relationships (both directions) and their other ends.
+
+        One query. Relationships are ordered by (source_id, target_id, type), related
+        entities by id (the entity itself is not among them, even with a self-loop).
+        """
+        tenant = self._check(tenant)
+        params = {
+            "tenant": tenant,
+            "entity_id": _check_id(entity_id, "entity id"),
+            "now": utcnow(),
+        }
+        rows = self._read("traversal/get_identity_snapshot", params)
+        if not rows:
+            raise NotFound(
+                f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
+            )
+        entity = entity_from_row(rows[0]["entity"])
+        rels: dict[tuple[str, str, str], Relationship] = {}
+        others: dict[str, Entity] = {}
+        for fact in rows[0]["facts"]:
+            rel = relationship_from_row(fact["rel"])
+            rels[rel.key] = rel
+            other = fact["other"]
+            if other["id"] != entity.id and other["id"] not in others:
+                others[other["id"]] = entity_from_row(other)
+        return NPCIdentity(
+            entity=entity,
+            relationships=tuple(rels[k] for k in sorted(rels)),
+            related_entities=tuple(others[k] for k in sorted(others)),
+        )
+
+    # ------------------------------------------------------------------ conversations
+
+    def append_turn(self, tenant: str, turn: Turn) -> Turn:
+        """Append ``turn`` after its session's head and make it the head; one query.
+
+        Its ``created_at`` is moved to just after the parent's if it is not later already.
+        A turn id that is taken raises ``InvalidInput``.
+        """
+        tenant = self._check(tenant)
+        if not isinstance(turn, Turn):
+            raise InvalidInput(f"append_turn takes a Turn, got {type(turn).__name__}")
+        params = {"tenant": tenant, "session_id": turn.session_id, "props": turn_props(turn)}
+        row = self._write("conversations/append_turn", params)[0]
+        return turn.model_copy(
+            update={"parent_id": row["parent_id"], "created_at": to_datetime(row["created_at"])}
+        )
+
+    def get_turn(self, tenant: str, turn_id: str) -> Turn:
+        """Return a turn by id; ``NotFound`` if unknown."""
+        tenant = self._check(tenant)
+        params = {"tenant": tenant, "turn_id": _check_id(turn_id, "turn id")}
+        rows = self._read("conversations/get_turn", params)
+        if not rows:
+            raise NotFound(
+                f"no turn {turn_id!r} in tenant {tenant!r}", turn_id=turn_id, tenant=tenant
+            )
+        return turn_from_row(rows[0]["turn"])
+
+    def head(self, tenant: str, session_id: str) -> Turn | None:
+        """The head of the session's active branch, or None before the first turn."""
+        tenant = self._check(tenant)
+        params = {"tenant": tenant, "session_id": _check_id(session_id, "session id")}
+        rows = self._read("conversations/get_head", params)
+        return turn_from_row(rows[0]["turn"]) if rows else None
+
+    def fork(self, tenant: str, session_id: str, turn_id: str) -> Turn:
+        """Move the session's head to an earlier turn; one query.
+
+        ``NotFound`` for an unknown turn; ``InvalidInput`` for a turn of another session.
+        """
+        tenant = self._check(tenant)
+        params = {
+            "tenant": tenant,
+            "session_id": _check_id(session_id, "session id"),
+            "turn_id": _check_id(turn_id, "turn id"),
+        }
+
+        def work(tx: neo4j.ManagedTransaction) -> Turn:
+            row = self._run(tx, "conversations/fork_conversation", params)[0]
+            if row["turn"] is None:
+                raise NotFound(
+                    f"no turn {turn_id!r} in tenant {tenant!r}", turn_id=turn_id, tenant=tenant
+                )
+            found = turn_from_row(row["turn"])
+            if found.session_id != session_id:
+                raise InvalidInput(
+                    f"turn {turn_id!r} belongs to conversation {found.session_id!r}, not "
+                    f"{session_id!r}; fork only to a turn of the same conversation",
+                    turn_id=turn_id,
+                    session_id=session_id,
+                )
+            if not row["moved"]:
+                raise GraphmemError(
+                    f"turn {turn_id!r} names session {session_id!r}, which has no "
+                    "conversation node (data not written by graphmem?)",
+                    turn_id=turn_id,
+                    session_id=session_id,
+                )
+            return found
+
+        return self._execute(work, write=True)
+
+    def branch(self, tenant: str, session_id: str, *, limit: int | None = None) -> list[Turn]:
+        """The active branch (head back to root), oldest first; the last ``limit`` if given."""
+        tenant = self._check(tenant)
+        params = {
+            "tenant": tenant,
+            "session_id": _check_id(session_id, "session id"),
+            "limit": None if limit is None else _check_depth(limit, "limit", 1),
+        }
+        rows = self._read("conversations/get_branch", params)
+        return [turn_from_row(row) for row in reversed(rows[0]["turns"])]
+
+    def list_turns(self, tenant: str, session_id: str) -> list[Turn]:
+        """Every turn of the session, all branches, in the order they were created."""
+        tenant = self._check(tenant)
+        params = {"tenant": tenant, "session_id": _check_id(session_id, "session id")}
+        return [
+            turn_from_row(row["turn"]) for row in self._read("conversations/list_turns", params)
+        ]
+
+    def count_turns(self, tenant: str, session_id: str | None = None) -> int:
+        """Turns in one session (all branches), or in every session of the tenant."""
+        tenant = self._check(tenant)
+        if session_id is not None:
+            _check_id(session_id, "session id")
+        params = {"tenant": tenant, "session_id": session_id}
+        return int(self._read("conversations/count_turns", params)[0]["count"])
+
+    def delete_turn(self, tenant: str, turn_id: str) -> bool:
+        """Delete a turn, re-linking its children to its parent; one query."""
+        tenant = self._check(tenant)
+        params = {"tenant": tenant, "turn_id": _check_id(turn_id, "turn id")}
+        return bool(self._write("conversations/delete_turn", params)[0]["deleted"])
+
+    def delete_conversation(self, tenant: str, session_id: str) -> int:
+        """Delete every turn of a session and its head; return how many turns there were."""
+        tenant = self._check(tenant)
+        params = {"tenant": tenant, "session_id": _check_id(session_id, "session id")}
+        return int(self._write("conversations/delete_conversation", params)[0]["deleted"])
+
+    def search_turns(self, tenant: str, filter: TurnFilter) -> list[Turn]:
+        """Turns across sessions matching every condition of ``filter``, newest first."""
+        tenant = self._check(tenant)
+        if not isinstance(filter, TurnFilter):
+            raise InvalidInput("search_turns takes a TurnFilter")
+        params = {
+            "tenant": tenant,
+            "session_id": filter.session_id,
+            "speaker": filter.speaker,
+            "role": filter.role,
+            "since": filter.since,
+            "until": filter.until,
+            "keywords": filter.text.lower().split() if filter.text else [],
+            "limit": filter.limit or _NO_LIMIT,
+        }
+        return [turn_from_row(row["turn"]) for row in self._read("sessions/search_turns", params)]
+
+    def list_sessions(self, tenant: str) -> list[SessionInfo]:
+        """Every session with at least one turn, most recently active first."""
+        tenant = self._check(tenant)
+        return [
+            SessionInfo(
+                session_id=row["session_id"],
+                turn_count=row["turn_count"],
+                first_at=to_datetime(row["first_at"]),
+                last_at=to_datetime(row["last_at"]),
+                head_id=row["head_id"],
+            )
+            for row in self._read("sessions/list_sessions", {"tenant": tenant})
+        ]
+
+    # ------------------------------------------------------------------ whole tenant
+
+    def dump(self, tenant: str) -> TenantDump:
+        """Everything the tenant holds, read in one transaction."""
+        tenant = self._check(tenant)
+        params = {"tenant": tenant}
+
+        def work(tx: neo4j.ManagedTransaction) -> TenantDump:
+            return TenantDump(
+                entities=[
+                    entity_from_row(r["entity"])
+                    for r in self._run(tx, "tenant/dump_entities", params)
+                ],
+                relationships=[
+                    relationship_from_row(r["rel"])
+                    for r in self._run(tx, "tenant/dump_relationships", params)
+                ],
+                turns=[
+                    turn_from_row(r["turn"]) for r in self._run(tx, "tenant/dump_turns", params)
+                ],
+                heads={
+                    r["session_id"]: r["head_id"]
+                    for r in self._run(tx, "tenant/dump_heads", params)
+                },
+            )
+
+        return self._execute(work, write=False)
+
+    def load(self, tenant: str, dump: TenantDump) -> None:
+        """Write a dump into the tenant at once: all of it, or nothing if any part is bad.
+
+        Everything that can be checked without the server is checked first; the rest
+        (taken turn ids, parents and heads already stored, relationship ends) inside the
+        one write transaction, whose failure rolls everything back.
+        """
+        tenant = self._check(tenant)
+        if not isinstance(dump, TenantDump):
+            raise InvalidInput("load takes a TenantDump")
+        entities = _dedupe(_check_entities(dump.entities, "dump.entities"), lambda e: e.id)
+        rels = _dedupe(
+            _check_relationships(dump.relationships, "dump.relationships"),
+            _relationship_key,
+        )
+        turns = _check_items(dump.turns, Turn, "dump.turns")
+        plan = _plan_turns(turns, dump.heads)
+        now = utcnow()
+
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            if plan.turn_ids or plan.refs:
+                check = self._run(
+                    tx,
+                    "tenant/check_turn_refs",
+                    {"tenant": tenant, "turn_ids": plan.turn_ids, "refs": plan.refs},
+                )[0]
+                if check["taken"]:
+                    raise InvalidInput(
+                        f"turn ids already stored in tenant {tenant!r}: "
+                        f"{', '.join(map(repr, sorted(check['taken'])))}; a load adds new "
+                        "turns only (nothing was written)",
+                        turn_ids=sorted(check["taken"]),
+                    )
+                if check["missing"]:
+                    raise InvalidInput(
+                        "parents or heads that are neither in the dump nor turns of the same "
+                        f"session: {', '.join(map(repr, sorted(set(check['missing']))))} "
+                        "(nothing was written)",
+                        turn_ids=sorted(set(check["missing"])),
+                    )
+            if entities:
+                self._upsert_entities_tx(tx, tenant, entities, now)
+            if rels:
+                self._upsert_relationships_tx(tx, tenant, rels)
+            for group in plan.session_groups():
+                self._run(tx, "tenant/create_turns", {"tenant": tenant, "sessions": group})
+            for links in _slices(plan.links):
+                self._run(tx, "tenant/link_turns", {"tenant": tenant, "links": list(links)})
+            for heads in _slices(plan.heads):
+                self._run(tx, "tenant/set_heads", {"tenant": tenant, "heads": list(heads)})
+
+        self._execute(work, write=True)
+
+    def clear(self, tenant: str) -> None:
+        """Delete everything the tenant holds."""
+        tenant = self._check(tenant)
+        self._write("tenant/clear_tenant", {"tenant": tenant})
+
+
+class _TurnPlan:
+    """The turns of a load, checked and arranged into query rows."""
+
+    def __init__(self) -> None:
+        self.turn_ids: list[str] = []
+        self.refs: list[dict[str, str]] = []
+        self.sessions: list[dict[str, Any]] = []
+        self.links: list[dict[str, str]] = []
+        self.heads: list[dict[str, str]] = []
+
+    def session_groups(self) -> Iterator[list[dict[str, Any]]]:
+        """The ``$sessions`` parameter of each create_turns query: at most BATCH_ROWS turns."""
+        group: list[dict[str, Any]] = []
+        size = 0
+        for session in self.sessions:
+            for part in _slices(session["turns"]):
+                if group and size + len(part) > BATCH_ROWS:
+                    yield group
+                    group, size = [], 0
+                group.append({"session_id": session["session_id"], "turns": list(part)})
+                size += len(part)
+        if group:
+            yield group
+
+
+def _plan_turns(turns: Sequence[Turn], heads: Mapping[str, str | None]) -> _TurnPlan:
+    """Check a load's turns and heads without the server; arrange them for the queries."""
+    plan = _TurnPlan()
+    by_id: dict[str, Turn] = {}
+    for turn in turns:
+        if turn.id in by_id:
+            raise InvalidInput(f"turn id {turn.id!r} occurs twice in the dump", turn_id=turn.id)
+        by_id[turn.id] = turn
+    plan.turn_ids = list(by_id)
+    for turn in turns:
+        if turn.parent_id is None:
+            continue
+        parent = by_id.get(turn.parent_id)
+        if parent is None:
+            plan.refs.append({"id": turn.parent_id, "session": turn.session_id})
+        elif parent.session_id != turn.session_id:
+            raise InvalidInput(
+                f"turn {turn.id!r} of session {turn.session_id!r} names parent "
+                f"{turn.parent_id!r} of session {parent.session_id!r}",
+                turn_id=turn.id,
+            )
+        plan.links.append({"id": turn.id, "parent_id": turn.parent_id})
+    for turn in turns:  # a cycle of parents inside the dump would never reach a root
+        seen = {turn.id}
+        step = by_id.get(turn.parent_id) if turn.parent_id else None
+        while step is not None:
+            if step.id in seen:
+                raise InvalidInput(f"the parents of turn {turn.id!r} form a cycle", turn_id=turn.id)
+            seen.add(step.id)
+            step = by_id.get(step.parent_id) if step.parent_id else None
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    last: dict[str, str] = {}
+    for turn in turns:
+        grouped.setdefault(turn.session_id, []).append(turn_props(turn))
+        last[turn.session_id] = turn.id
+    plan.sessions = [{"session_id": s, "turns": rows} for s, rows in grouped.items()]
+    resolved: dict[str, str] = dict(last)
+    for session_id, head_id in heads.items():
+        _check_id(session_id, "session id in heads")
+        if head_id is None:
+            continue  # the last turn of the session in the dump, if it has any
+        _check_id(head_id, "head id")
+        head = by_id.get(head_id)
+        if head is None:
+            plan.refs.append({"id": head_id, "session": session_id})
+        elif head.session_id != session_id:
+            raise InvalidInput(
+                f"the head of session {session_id!r} is turn {head_id!r} of session "
+                f"{head.session_id!r}",
+                session_id=session_id,
+            )
+        resolved[session_id] = head_id
+    plan.heads = [{"session_id": s, "head_id": h} for s, h in resolved.items()]
+    return plan
+
+
+def open_neo4j(url: str, **options: Any) -> Neo4jStore:
+    """Open a Neo4j store: ``neo4j://user:password@host:7687/database``.
+
+    Args:
+        url: ``neo4j://``, ``neo4j+s://``, ``bolt://`` or ``bolt+s://``; the database from
+            the path or ``?database=``.
+        **options: ``user``, ``password``, ``database`` (win over the URL); ``tracer``
+            (a callable given a :class:`graphmem.store.TraceEvent` per query);
+            ``ensure_schema`` (default True: create the uniqueness constraints if
+            missing); anything else goes to ``neo4j.GraphDatabase.driver`` (for example
+            ``connection_timeout`` or ``max_transaction_retry_time``).
+
+    Raises:
+        InvalidInput: The URL or an option is not understood.
+        BackendUnavailable: The server cannot be reached, refuses the credentials, or
+            has no such database.
+    """
+    tracer: Tracer | None = options.pop("tracer", None)
+    ensure_schema = bool(options.pop("ensure_schema", True))
+    settings = parse_connection(url, **options)
+    driver = make_driver(settings)
+    store = Neo4jStore(driver, settings, tracer=tracer)
+    try:
+        store.ping()
+        if ensure_schema:
+            store.ensure_keys()
+    except BaseException:
+        store.close()
+        raise
+    return store
+
+
+def make_driver(settings: ConnectionSettings) -> neo4j.Driver:
+    """A driver for ``settings``; a bad URL or option raises ``InvalidInput``."""
+    try:
+        return neo4j.GraphDatabase.driver(
+            settings.uri, auth=settings.auth, **dict(settings.driver_options)
+        )
+    except (neo4j_errors.ConfigurationError, ValueError, TypeError) as exc:
+        raise InvalidInput(
+            f"cannot connect to {settings.redacted_url}: {exc}", url=settings.redacted_url
+        ) from exc

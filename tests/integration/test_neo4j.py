@@ -1,0 +1,367 @@
+"""What is Neo4j-specific: schema, concurrency, large batches, failures, injection.
+
+The behaviour every backend shares is the conformance suite's; it runs against Neo4j too.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import closing, suppress
+from datetime import timedelta
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+from graphmem import (
+    BackendUnavailable,
+    Entity,
+    EntityFilter,
+    GraphStore,
+    InvalidInput,
+    Memory,
+    Relationship,
+    RelationshipFilter,
+    TraceEvent,
+    Turn,
+    TurnFilter,
+    open_store,
+)
+
+pytestmark = pytest.mark.neo4j
+
+INJECTIONS = [
+    "x'}) DETACH DELETE n //",
+    'x"}) MATCH (m) DETACH DELETE m //',
+    "`backtick` $tenant {id: 'other'}",
+    "KNOWS]->(x) DETACH DELETE x //",
+    "attr.name",
+    "a\\b\u00e9\u4e2d",
+    'name: "Mallory"} //',
+]
+
+
+def _url_with(url: str, *, password: str | None = None, path: str | None = None) -> str:
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if password is not None:
+        netloc = f"{parts.username}:{password}@{parts.hostname}:{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path if path is None else path, "", ""))
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def test_schema_install_twice_is_idempotent_and_online(neo4j_url: str) -> None:
+    from graphmem.backends.neo4j.schema import FULLTEXT_INDEXES, VECTOR_INDEXES, install_schema
+
+    first = install_schema(neo4j_url)
+    second = install_schema(neo4j_url)
+
+    assert first.online and second.online, [(i.name, i.state) for i in second.indexes]
+    assert sorted(i.name for i in first.indexes) == sorted(i.name for i in second.indexes)
+    by_name = {i.name: i for i in second.indexes}
+    for name in [*VECTOR_INDEXES.values(), *FULLTEXT_INDEXES.values()]:
+        assert name in by_name, f"index {name} missing; have {sorted(by_name)}"
+    for name in VECTOR_INDEXES.values():
+        assert by_name[name].type == "VECTOR"
+        config = by_name[name].options["indexConfig"]
+        assert config["vector.dimensions"] == 384
+        assert config["vector.similarity_function"].lower() == "cosine"
+    for name in FULLTEXT_INDEXES.values():
+        assert by_name[name].type == "FULLTEXT"
+    for name in ("entity_tenant_id", "turn_tenant_id", "conversation_tenant_id", "chunk_tenant_id"):
+        assert name in by_name, f"the backing index of constraint {name} is missing"
+        assert by_name[name].properties == ("tenant", "id")
+
+
+def test_schema_constraints_are_composite_uniqueness(store: GraphStore, schema: object) -> None:
+    records, _, _ = store.driver.execute_query(  # type: ignore[attr-defined]
+        "SHOW CONSTRAINTS YIELD name, type, labelsOrTypes, properties "
+        "WHERE name ENDS WITH '_tenant_id' RETURN name, type, labelsOrTypes, properties",
+        database_=store.database,  # type: ignore[attr-defined]
+    )
+    found = {r["name"]: (r["type"], r["labelsOrTypes"], r["properties"]) for r in records}
+    assert found == {
+        "entity_tenant_id": ("UNIQUENESS", ["Entity"], ["tenant", "id"]),
+        "turn_tenant_id": ("UNIQUENESS", ["Turn"], ["tenant", "id"]),
+        "conversation_tenant_id": ("UNIQUENESS", ["Conversation"], ["tenant", "id"]),
+        "chunk_tenant_id": ("UNIQUENESS", ["Chunk"], ["tenant", "id"]),
+    }
+
+
+def test_schema_with_another_dimension_is_refused(neo4j_url: str, schema: object) -> None:
+    from graphmem.backends.neo4j.schema import install_schema
+
+    with pytest.raises(InvalidInput, match="dimension 384"):
+        install_schema(neo4j_url, dimension=385)
+
+
+# --------------------------------------------------------------------------- concurrency
+
+
+def test_concurrent_appends_keep_one_chain(store: GraphStore, tenant: str) -> None:
+    threads_n, per_thread = 8, 25
+    errors: list[BaseException] = []
+
+    def work(n: int) -> None:
+        chat = Memory(store, tenant, owns_store=False).conversation("busy")
+        try:
+            for i in range(per_thread):
+                chat.append("player", f"{n}-{i}")
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(threads_n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+
+    assert errors == []
+    history = store.branch(tenant, "busy")
+    assert store.count_turns(tenant, "busy") == threads_n * per_thread
+    assert len(history) == threads_n * per_thread, "some append did not see the previous head"
+    assert history[0].parent_id is None
+    assert [t.parent_id for t in history[1:]] == [t.id for t in history[:-1]]
+    stamps = [t.created_at for t in history]
+    assert all(a < b for a, b in zip(stamps, stamps[1:], strict=False))
+    assert [t.id for t in store.list_turns(tenant, "busy")] == [t.id for t in history]
+
+
+def test_concurrent_updates_of_one_entity_lose_nothing(store: GraphStore, tenant: str) -> None:
+    store.upsert_entities(tenant, [Entity(id="mira", type="npc", name="Mira")])
+    threads_n, per_thread = 6, 10
+
+    def work(n: int) -> None:
+        for i in range(per_thread):
+            store.update_entity(tenant, "mira", attributes={f"k{n}_{i}": i})
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(threads_n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+
+    attributes = store.get_entity(tenant, "mira").attributes
+    assert len(attributes) == threads_n * per_thread, sorted(attributes)
+
+
+# --------------------------------------------------------------------------- large batches
+
+
+def test_large_batches_round_trips_and_counts(neo4j_url: str, schema: object) -> None:
+    from graphmem.backends.neo4j.store import BATCH_ROWS
+
+    events: list[TraceEvent] = []
+    store = open_store(neo4j_url, tracer=events.append)
+    tenant = f"it-{uuid.uuid4().hex}"
+    try:
+        n = 10_000
+        entities = [
+            Entity(id=f"e{i}", type="npc", name=f"Npc {i}", attributes={"i": i, "tags": [i]})
+            for i in range(n)
+        ]
+        events.clear()
+        stored = store.upsert_entities(tenant, entities)
+        assert len(stored) == n
+        assert [e.name for e in events] == ["entities/upsert_entities"] * (n // BATCH_ROWS)
+        rels = [
+            Relationship(source_id=f"e{i}", target_id=f"e{(i + 1) % n}", type="knows")
+            for i in range(n)
+        ]
+        events.clear()
+        store.upsert_relationships(tenant, rels)
+        assert [e.name for e in events] == ["relationships/upsert_relationships"] * (
+            n // BATCH_ROWS
+        )
+        assert store.count_entities(tenant) == n
+        assert store.count_relationships(tenant) == n
+        found = store.find_entities(tenant, EntityFilter(attributes={"i": 4242}))
+        assert [e.id for e in found] == ["e4242"]
+        found = store.find_entities(tenant, EntityFilter(attributes={"tags": [4242]}))
+        assert [e.id for e in found] == ["e4242"]
+        events.clear()
+        snapshot = store.identity_snapshot(tenant, "e10")
+        assert [e.round_trips for e in events] == [1]
+        assert [e.id for e in snapshot.related_entities] == ["e11", "e9"]
+        assert store.delete_entities(tenant, [f"e{i}" for i in range(n)]) == n
+        assert store.count_relationships(tenant) == 0
+    finally:
+        store.clear(tenant)
+        store.close()
+
+
+# --------------------------------------------------------------------------- failures
+
+
+class _Proxy:
+    """A loopback TCP forwarder to the server that can be pulled away mid-run."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self._target = (host, port)
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._open = True
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while self._open:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection(self._target, timeout=10)
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                self._sockets += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while chunk := source.recv(65536):
+                sink.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            for s in (source, sink):
+                with closing(s):
+                    pass
+
+    def close(self) -> None:
+        self._open = False
+        self._listener.close()
+        with self._lock:
+            for s in self._sockets:
+                with suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+                s.close()
+
+
+@pytest.fixture
+def proxy(neo4j_url: str) -> Iterator[_Proxy]:
+    parts = urlsplit(neo4j_url)
+    forwarder = _Proxy(parts.hostname or "localhost", parts.port or 7687)
+    yield forwarder
+    forwarder.close()
+
+
+def test_server_that_goes_away_raises_backend_unavailable(
+    neo4j_url: str, schema: object, proxy: _Proxy
+) -> None:
+    parts = urlsplit(neo4j_url)
+    # bolt:// (direct), so the driver does not route around the proxy to the real address.
+    url = f"bolt://{parts.username}:{parts.password}@127.0.0.1:{proxy.port}{parts.path}"
+    store = open_store(url, max_transaction_retry_time=2.0, connection_timeout=2.0)
+    tenant = f"it-{uuid.uuid4().hex}"
+    try:
+        store.upsert_entities(tenant, [Entity(id="mira", type="npc", name="Mira")])
+        assert store.count_entities(tenant) == 1
+
+        proxy.close()
+
+        with pytest.raises(BackendUnavailable) as info:
+            store.count_entities(tenant)
+        assert f"127.0.0.1:{proxy.port}" in str(info.value)
+        assert parts.password and parts.password not in str(info.value)
+    finally:
+        store.close()
+        with closing(open_store(neo4j_url)) as again:
+            again.clear(tenant)
+
+
+def test_wrong_password_is_backend_unavailable_without_the_password(neo4j_url: str) -> None:
+    wrong = _url_with(neo4j_url, password="definitely-not-it")
+    with pytest.raises(BackendUnavailable) as info:
+        open_store(wrong)
+    assert "definitely-not-it" not in str(info.value)
+    assert "***" in str(info.value)
+
+
+def test_missing_database_is_backend_unavailable(neo4j_url: str) -> None:
+    with pytest.raises(BackendUnavailable, match="database"):
+        open_store(_url_with(neo4j_url, path="/nosuchdatabase"))
+
+
+# --------------------------------------------------------------------------- injection
+
+
+@pytest.mark.parametrize("text", INJECTIONS)
+def test_injection_through_ids_names_and_keys_is_stored_literally(
+    store: GraphStore, tenant: str, text: str
+) -> None:
+    bystander = Entity(id="bystander", type="npc", name="Bystander", attributes={"hp": 3})
+    store.upsert_entities(tenant, [bystander])
+    evil = Entity(id=text, type="npc", name=text, attributes={text: text, "nested": {text: [text]}})
+
+    [stored] = store.upsert_entities(tenant, [evil])
+    store.upsert_relationships(
+        tenant,
+        [
+            Relationship(
+                source_id=text, target_id="bystander", type="knows", attributes={text: text}
+            )
+        ],
+    )
+
+    got = store.get_entity(tenant, text)
+    assert got == stored
+    assert got.name == text and got.attributes == {text: text, "nested": {text: [text]}}
+    assert store.get_entity(tenant, "bystander").attributes == {"hp": 3}
+    assert store.count_entities(tenant) == 2
+    assert [e.id for e in store.find_entities(tenant, EntityFilter(attributes={text: text}))] == [
+        text
+    ]
+    assert [e.id for e in store.find_entities(tenant, EntityFilter(name_contains=text))] == [text]
+    [fact] = store.get_relationships(tenant, text, RelationshipFilter())
+    assert fact.attributes == {text: text}
+    chat = Memory(store, tenant, owns_store=False).conversation(text)
+    turn = chat.append("player", text, speaker=text, turn_id=text)
+    assert store.search_turns(tenant, TurnFilter(text=text.split()[0])) == [turn]
+    assert store.branch(tenant, text) == [turn]
+
+
+@pytest.mark.parametrize("name", ["KNOWS]->(x) DETACH DELETE x //", "x`y", "has space"])
+def test_injection_through_relationship_types_is_invalid(
+    store: GraphStore, tenant: str, name: str
+) -> None:
+    store.upsert_entities(tenant, [Entity(id="a", type="npc", name="A")])
+    sneaky = Relationship.model_construct(source_id="a", target_id="a", type=name, attributes={})
+    with pytest.raises(InvalidInput):
+        store.upsert_relationships(tenant, [sneaky])
+    assert store.count_relationships(tenant) == 0
+
+
+def test_tenants_share_ids_but_nothing_else(store: GraphStore, tenant: str) -> None:
+    other = f"it-{uuid.uuid4().hex}"
+    try:
+        for t, name in ((tenant, "Mine"), (other, "Theirs")):
+            store.upsert_entities(t, [Entity(id="same", type="npc", name=name)])
+        store.append_turn(tenant, Turn(session_id="s", role="user", content="mine"))
+        assert store.get_entity(tenant, "same").name == "Mine"
+        assert store.get_entity(other, "same").name == "Theirs"
+        assert store.count_turns(other) == 0
+        store.clear(tenant)
+        assert store.get_entity(other, "same").name == "Theirs"
+    finally:
+        store.clear(other)
+
+
+def test_times_round_trip_with_microseconds(store: GraphStore, tenant: str) -> None:
+    from graphmem.models import utcnow
+
+    when = utcnow().replace(microsecond=123457) - timedelta(days=400)
+    entity = Entity(id="old", type="npc", name="Old", created_at=when, updated_at=when)
+    store.upsert_entities(tenant, [entity])
+    got: Any = store.get_entity(tenant, "old")
+    assert got.created_at == when and got.created_at.utcoffset() == timedelta(0)

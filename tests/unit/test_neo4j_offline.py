@@ -1,0 +1,576 @@
+"""The Neo4j backend's Python side, without a server: a fake driver records every query.
+
+What this proves without Neo4j: each protocol operation sends the queries (and so the
+round trips) it is documented to send, every ``$parameter`` a query file uses is passed,
+rows are mapped back to models, and errors are typed as the contract says. What it
+cannot prove (the Cypher's behaviour on a server) is the job of tests/integration and
+tests/conformance against a real Neo4j.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+pytest.importorskip("neo4j")
+
+from neo4j.exceptions import Neo4jError, ServiceUnavailable  # noqa: E402
+
+from graphmem import (  # noqa: E402
+    BackendUnavailable,
+    Entity,
+    EntityFilter,
+    IdentityRequired,
+    InvalidInput,
+    NotFound,
+    Provenance,
+    Relationship,
+    RelationshipFilter,
+    StoreClosed,
+    TenantDump,
+    TraceEvent,
+    Turn,
+    TurnFilter,
+)
+from graphmem.backends.neo4j.connection import parse_connection  # noqa: E402
+from graphmem.backends.neo4j.queries import load_query, query_names  # noqa: E402
+from graphmem.backends.neo4j.store import BATCH_ROWS, Neo4jStore, _translate  # noqa: E402
+
+T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
+ENTITY = {
+    "id": "mira",
+    "type": "npc",
+    "name": "Mira",
+    "attributes_json": '{"occupation":"smith","level":3,"tags":["a",1.0],"x":null}',
+    "created_at": T0,
+    "updated_at": T0,
+}
+OTHER = dict(ENTITY, id="tomas", name="Tomas", attributes_json="{}")
+REL = {
+    "source_id": "mira",
+    "target_id": "tomas",
+    "type": "knows",
+    "tenant": "t",
+    "attributes_json": '{"since":"childhood"}',
+    "session_id": "s1",
+    "confidence": 0.75,
+    "source": "inferred",
+    "confirmed": True,
+    "evidence": ["t1"],
+    "valid_at": T0,
+    "created_at": T0,
+}
+TURN = {
+    "id": "t1",
+    "session": "s",
+    "role": "player",
+    "content": "hello",
+    "created_at": T0,
+    "parent_id": None,
+}
+PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the server would answer, shaped as the query's RETURN clause."""
+    rows = params.get("rows", [])
+    answers: dict[str, Callable[[], list[dict[str, Any]]]] = {
+        "admin/ping_database": lambda: [{"ok": 1}],
+        "entities/upsert_entities": lambda: [
+            {"id": r["id"], "created_at": r["created_at"], "updated_at": r["updated_at"]}
+            for r in rows
+        ],
+        "entities/get_entities": lambda: [{"entity": ENTITY}],
+        "entities/lock_entity": lambda: [{"entity": ENTITY}],
+        "entities/delete_entities": lambda: [{"deleted": len(params["ids"])}],
+        "entities/find_entities": lambda: [{"entity": ENTITY}],
+        "entities/count_entities": lambda: [{"count": 2}],
+        "relationships/upsert_relationships": lambda: [
+            {"index": r["index"], "created_at": r["created_at"]} for r in rows
+        ],
+        "relationships/find_missing_entities": lambda: [{"missing": []}],
+        "relationships/get_relationships": lambda: [{"rels": [REL]}],
+        "relationships/delete_relationship": lambda: [{"deleted": 1}],
+        "relationships/invalidate_relationship": lambda: [
+            {"rel": dict(REL, invalid_at=params["at"], expired_at=params["now"])}
+        ],
+        "relationships/count_relationships": lambda: [{"count": 1}],
+        "traversal/find_neighbors": lambda: [{"entities": [OTHER]}],
+        "traversal/find_path": lambda: [
+            {"has_source": True, "has_target": True, "path": [ENTITY, OTHER]}
+        ],
+        "traversal/get_visible_subgraph": lambda: [
+            {"entities": [OTHER, ENTITY], "rels": [[REL], [REL]]}
+        ],
+        "traversal/get_identity_snapshot": lambda: [
+            {"entity": ENTITY, "facts": [{"rel": REL, "other": OTHER}]}
+        ],
+        "conversations/append_turn": lambda: [
+            {"created_at": T0 + timedelta(microseconds=1), "parent_id": "t0"}
+        ],
+        "conversations/get_turn": lambda: [{"turn": TURN}],
+        "conversations/get_head": lambda: [{"turn": TURN}],
+        "conversations/fork_conversation": lambda: [{"turn": TURN, "moved": True}],
+        "conversations/get_branch": lambda: [{"turns": [dict(TURN, id="t2"), TURN]}],
+        "conversations/list_turns": lambda: [{"turn": TURN}],
+        "conversations/count_turns": lambda: [{"count": 1}],
+        "conversations/delete_turn": lambda: [{"deleted": 1}],
+        "conversations/delete_conversation": lambda: [{"deleted": 3}],
+        "sessions/search_turns": lambda: [{"turn": TURN}],
+        "sessions/list_sessions": lambda: [
+            {"session_id": "s", "turn_count": 1, "first_at": T0, "last_at": T0, "head_id": "t1"}
+        ],
+        "tenant/dump_entities": lambda: [{"entity": ENTITY}],
+        "tenant/dump_relationships": lambda: [{"rel": REL}],
+        "tenant/dump_turns": lambda: [{"turn": TURN}],
+        "tenant/dump_heads": lambda: [{"session_id": "s", "head_id": "t1"}],
+        "tenant/check_turn_refs": lambda: [{"taken": [], "missing": []}],
+        "tenant/create_turns": lambda: [{"created": 1}],
+        "tenant/link_turns": lambda: [{"linked": 1}],
+        "tenant/set_heads": lambda: [{"moved": 1}],
+        "tenant/clear_tenant": lambda: [{"deleted": 0}],
+    }
+    if name.startswith("schema/"):
+        return []
+    return answers[name]()
+
+
+class FakeRecord:
+    def __init__(self, row: dict[str, Any]) -> None:
+        self._row = row
+
+    def data(self) -> dict[str, Any]:
+        return dict(self._row)
+
+
+class FakeTx:
+    def __init__(self, server: FakeServer) -> None:
+        self.server = server
+
+    def run(self, query: str, params: dict[str, Any]) -> list[FakeRecord]:
+        name = self.server.names[query]
+        code = "\n".join(line.split("//", 1)[0] for line in query.splitlines())
+        needed = set(PARAMETER.findall(code))
+        missing = needed - set(params)
+        assert not missing, f"{name} needs parameters {sorted(missing)} that were not passed"
+        self.server.calls.append((name, params))
+        return [FakeRecord(row) for row in self.server.answer(name, params)]
+
+
+class FakeSession:
+    def __init__(self, server: FakeServer) -> None:
+        self.server = server
+
+    def __enter__(self) -> FakeSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def execute_read(self, work: Callable[[FakeTx], Any]) -> Any:
+        return work(FakeTx(self.server))
+
+    def execute_write(self, work: Callable[[FakeTx], Any]) -> Any:
+        self.server.transactions += 1
+        return work(FakeTx(self.server))
+
+
+class FakeServer:
+    """Stands in for neo4j.Driver: answers from ``canned`` unless told otherwise."""
+
+    def __init__(self) -> None:
+        self.names = {load_query(n): n for n in query_names()}
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+        self.transactions = 0
+        self.overrides: dict[str, Callable[[dict[str, Any]], list[dict[str, Any]]]] = {}
+        self.closed = False
+
+    def answer(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        if name in self.overrides:
+            return self.overrides[name](params)
+        return canned(name, params)
+
+    def session(self, **config: Any) -> FakeSession:
+        return FakeSession(self)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.fixture
+def server() -> FakeServer:
+    return FakeServer()
+
+
+@pytest.fixture
+def events() -> list[TraceEvent]:
+    return []
+
+
+@pytest.fixture
+def store(server: FakeServer, events: list[TraceEvent]) -> Neo4jStore:
+    settings = parse_connection("neo4j://neo4j:secret@db.example:7687/memory")
+    return Neo4jStore(server, settings, tracer=events.append)  # type: ignore[arg-type]
+
+
+@contextmanager
+def queries(server: FakeServer) -> Iterator[list[str]]:
+    names: list[str] = []
+    start = len(server.calls)
+    yield names
+    names.extend(name for name, _ in server.calls[start:])
+
+
+def ent(entity_id: str, **attributes: Any) -> Entity:
+    return Entity(id=entity_id, type="npc", name=entity_id.title(), attributes=attributes)
+
+
+# --------------------------------------------------------------------------- round trips
+
+ONE_QUERY: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
+    "upsert_entities": (
+        "entities/upsert_entities",
+        lambda s: s.upsert_entities("t", [ent("mira")]),
+    ),
+    "get_entity": ("entities/get_entities", lambda s: s.get_entity("t", "mira")),
+    "get_entities": ("entities/get_entities", lambda s: s.get_entities("t", ["mira", "x"])),
+    "delete_entities": ("entities/delete_entities", lambda s: s.delete_entities("t", ["a"])),
+    "find_entities": (
+        "entities/find_entities",
+        lambda s: s.find_entities("t", EntityFilter(type="npc", attributes={"level": 3})),
+    ),
+    "count_entities": ("entities/count_entities", lambda s: s.count_entities("t")),
+    "upsert_relationships": (
+        "relationships/upsert_relationships",
+        lambda s: s.upsert_relationships(
+            "t", [Relationship(source_id="mira", target_id="tomas", type="knows")]
+        ),
+    ),
+    "get_relationships": (
+        "relationships/get_relationships",
+        lambda s: s.get_relationships("t", "mira", RelationshipFilter()),
+    ),
+    "delete_relationship": (
+        "relationships/delete_relationship",
+        lambda s: s.delete_relationship("t", "mira", "tomas", "knows"),
+    ),
+    "invalidate_relationship": (
+        "relationships/invalidate_relationship",
+        lambda s: s.invalidate_relationship("t", "mira", "tomas", "knows"),
+    ),
+    "count_relationships": (
+        "relationships/count_relationships",
+        lambda s: s.count_relationships("t"),
+    ),
+    "neighbors": ("traversal/find_neighbors", lambda s: s.neighbors("t", "mira", depth=2)),
+    "find_path": ("traversal/find_path", lambda s: s.find_path("t", "mira", "tomas")),
+    "visible_subgraph": (
+        "traversal/get_visible_subgraph",
+        lambda s: s.visible_subgraph("t", "mira"),
+    ),
+    "identity_snapshot": (
+        "traversal/get_identity_snapshot",
+        lambda s: s.identity_snapshot("t", "mira"),
+    ),
+    "append_turn": (
+        "conversations/append_turn",
+        lambda s: s.append_turn("t", Turn(session_id="s", role="player", content="hi")),
+    ),
+    "get_turn": ("conversations/get_turn", lambda s: s.get_turn("t", "t1")),
+    "head": ("conversations/get_head", lambda s: s.head("t", "s")),
+    "fork": ("conversations/fork_conversation", lambda s: s.fork("t", "s", "t1")),
+    "branch": ("conversations/get_branch", lambda s: s.branch("t", "s", limit=2)),
+    "list_turns": ("conversations/list_turns", lambda s: s.list_turns("t", "s")),
+    "count_turns": ("conversations/count_turns", lambda s: s.count_turns("t")),
+    "delete_turn": ("conversations/delete_turn", lambda s: s.delete_turn("t", "t1")),
+    "delete_conversation": (
+        "conversations/delete_conversation",
+        lambda s: s.delete_conversation("t", "s"),
+    ),
+    "search_turns": (
+        "sessions/search_turns",
+        lambda s: s.search_turns("t", TurnFilter(text="Dragon silver", limit=3)),
+    ),
+    "list_sessions": ("sessions/list_sessions", lambda s: s.list_sessions("t")),
+    "clear": ("tenant/clear_tenant", lambda s: s.clear("t")),
+}
+
+
+@pytest.mark.parametrize("operation", sorted(ONE_QUERY))
+def test_operation_is_one_query(
+    store: Neo4jStore, server: FakeServer, events: list[TraceEvent], operation: str
+) -> None:
+    name, call = ONE_QUERY[operation]
+    with queries(server) as sent:
+        call(store)
+    assert sent == [name]
+    assert [(e.name, e.round_trips) for e in events] == [(name, 1)]
+    assert events[0].params["tenant"] == "t"
+
+
+def test_update_entity_is_lock_then_write_in_one_transaction(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    with queries(server) as sent:
+        updated = store.update_entity(
+            "t", "mira", attributes={"mood": "calm"}, remove_attributes=["x"]
+        )
+    assert sent == ["entities/lock_entity", "entities/upsert_entities"]
+    assert server.transactions == 1
+    assert updated.attributes == {
+        "occupation": "smith",
+        "level": 3,
+        "tags": ["a", 1.0],
+        "mood": "calm",
+    }
+    props = server.calls[-1][1]["rows"][0]["props"]
+    assert props["attr.mood"] == "calm" and "attrjson.x" not in props
+
+
+def test_dump_is_four_queries_in_one_read(store: Neo4jStore, server: FakeServer) -> None:
+    with queries(server) as sent:
+        dump = store.dump("t")
+    assert sent == [
+        "tenant/dump_entities",
+        "tenant/dump_relationships",
+        "tenant/dump_turns",
+        "tenant/dump_heads",
+    ]
+    assert dump.heads == {"s": "t1"}
+    assert dump.entities[0].attributes["tags"] == ["a", 1.0]
+
+
+def test_large_batch_is_one_transaction_of_slices(store: Neo4jStore, server: FakeServer) -> None:
+    entities = [ent(f"e{i}") for i in range(2 * BATCH_ROWS + 1)]
+    with queries(server) as sent:
+        stored = store.upsert_entities("t", entities)
+    assert sent == ["entities/upsert_entities"] * 3
+    assert server.transactions == 1
+    assert len(stored) == len(entities)
+
+
+def test_load_checks_then_writes_in_one_transaction(store: Neo4jStore, server: FakeServer) -> None:
+    root = Turn(session_id="s", role="user", content="root")
+    child = Turn(session_id="s", role="user", content="child", parent_id=root.id)
+    dump = TenantDump(
+        entities=[ent("a"), ent("b")],
+        relationships=[Relationship(source_id="a", target_id="b", type="knows")],
+        turns=[root, child],
+    )
+    with queries(server) as sent:
+        store.load("t", dump)
+    assert sent == [
+        "tenant/check_turn_refs",
+        "entities/upsert_entities",
+        "relationships/upsert_relationships",
+        "tenant/create_turns",
+        "tenant/link_turns",
+        "tenant/set_heads",
+    ]
+    assert server.transactions == 1
+    heads = server.calls[-1][1]["heads"]
+    assert heads == [{"session_id": "s", "head_id": child.id}]
+
+
+# --------------------------------------------------------------------------- mapping back
+
+
+def test_rows_become_models(store: Neo4jStore) -> None:
+    entity = store.get_entity("t", "mira")
+    assert entity.attributes == {"occupation": "smith", "level": 3, "tags": ["a", 1.0], "x": None}
+    assert entity.created_at == T0 and entity.created_at.tzinfo is not None
+    [rel] = store.get_relationships("t", "mira", RelationshipFilter())
+    assert rel.provenance == Provenance(
+        session_id="s1", confidence=0.75, source="inferred", confirmed=True, evidence=("t1",)
+    )
+    assert rel.attributes == {"since": "childhood"}
+    snap = store.identity_snapshot("t", "mira")
+    assert [e.id for e in snap.related_entities] == ["tomas"]
+    sub = store.visible_subgraph("t", "mira")
+    assert [e.id for e in sub.entities] == ["mira", "tomas"]
+    assert len(sub.relationships) == 1
+    assert [t.id for t in store.branch("t", "s")] == ["t1", "t2"]
+
+
+def test_append_returns_parent_and_bumped_time(store: Neo4jStore) -> None:
+    turn = store.append_turn("t", Turn(session_id="s", role="player", content="hi", created_at=T0))
+    assert turn.parent_id == "t0"
+    assert turn.created_at == T0 + timedelta(microseconds=1)
+
+
+def test_upsert_returns_one_entity_per_input_position(store: Neo4jStore) -> None:
+    stored = store.upsert_entities("t", [ent("a", n=1), ent("b"), ent("a", n=2)])
+    assert [e.id for e in stored] == ["a", "b", "a"]
+    assert stored[0] == stored[2] and stored[0].attributes == {"n": 2}
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def test_missing_relationship_ends_are_named(store: Neo4jStore, server: FakeServer) -> None:
+    server.overrides["relationships/upsert_relationships"] = lambda params: []
+    server.overrides["relationships/find_missing_entities"] = lambda params: [
+        {"missing": ["ghost"]}
+    ]
+    with pytest.raises(InvalidInput, match="ghost") as info:
+        store.upsert_relationships(
+            "t", [Relationship(source_id="mira", target_id="ghost", type="knows")]
+        )
+    assert info.value.missing_ids == ["ghost"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("operation", "query"),
+    [
+        ("get_entity", "entities/get_entities"),
+        ("update_entity", "entities/lock_entity"),
+        ("get_relationships", "relationships/get_relationships"),
+        ("neighbors", "traversal/find_neighbors"),
+        ("visible_subgraph", "traversal/get_visible_subgraph"),
+        ("identity_snapshot", "traversal/get_identity_snapshot"),
+    ],
+)
+def test_unknown_entity_is_not_found(
+    store: Neo4jStore, server: FakeServer, operation: str, query: str
+) -> None:
+    server.overrides[query] = lambda params: []
+    calls: dict[str, Callable[[], Any]] = {
+        "get_entity": lambda: store.get_entity("t", "ghost"),
+        "update_entity": lambda: store.update_entity("t", "ghost", name="X"),
+        "get_relationships": lambda: store.get_relationships("t", "ghost", RelationshipFilter()),
+        "neighbors": lambda: store.neighbors("t", "ghost"),
+        "visible_subgraph": lambda: store.visible_subgraph("t", "ghost"),
+        "identity_snapshot": lambda: store.identity_snapshot("t", "ghost"),
+    }
+    with pytest.raises(NotFound) as info:
+        calls[operation]()
+    assert info.value.entity_id == "ghost"  # type: ignore[attr-defined]
+
+
+def test_find_path_names_the_missing_end(store: Neo4jStore, server: FakeServer) -> None:
+    server.overrides["traversal/find_path"] = lambda params: [
+        {"has_source": True, "has_target": False, "path": []}
+    ]
+    with pytest.raises(NotFound) as info:
+        store.find_path("t", "mira", "ghost")
+    assert info.value.entity_id == "ghost"  # type: ignore[attr-defined]
+
+
+def test_fork_to_another_session_is_invalid(store: Neo4jStore, server: FakeServer) -> None:
+    server.overrides["conversations/fork_conversation"] = lambda params: [
+        {"turn": dict(TURN, session="other"), "moved": False}
+    ]
+    with pytest.raises(InvalidInput, match="other"):
+        store.fork("t", "s", "t1")
+    server.overrides["conversations/fork_conversation"] = lambda params: [
+        {"turn": None, "moved": False}
+    ]
+    with pytest.raises(NotFound):
+        store.fork("t", "s", "ghost")
+
+
+INJECTION = "KNOWS]->(x) DETACH DELETE x //"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: s.neighbors("t", "mira", rel_types=[INJECTION]),
+        lambda s: s.neighbors("t", "mira", node_types=["has space"]),
+        lambda s: s.neighbors("t", "mira", depth=0),
+        lambda s: s.neighbors("t", "mira", max_nodes=0),
+        lambda s: s.neighbors("t", "mira", direction="sideways"),
+        lambda s: s.find_path("t", "a", "b", rel_types=[""]),
+        lambda s: s.find_path("t", "a", "b", max_depth=-1),
+        lambda s: s.delete_relationship("t", "a", "b", INJECTION),
+        lambda s: s.invalidate_relationship("t", "a", "b", "x`y"),
+        lambda s: s.update_entity("t", "mira", type=INJECTION),
+        lambda s: s.upsert_relationships(
+            "t",
+            [
+                Relationship.model_construct(
+                    source_id="a", target_id="b", type=INJECTION, provenance=Provenance()
+                )
+            ],
+        ),
+        lambda s: s.upsert_entities(
+            "t", [Entity.model_construct(id="evil", type=INJECTION, name="Evil", attributes={})]
+        ),
+        lambda s: s.upsert_entities("t", ent("mira")),
+        lambda s: s.load(
+            "t",
+            TenantDump(turns=[Turn(id="x", session_id="s", role="user", content="c")] * 2),
+        ),
+    ],
+)
+def test_bad_input_is_rejected_before_any_query(
+    store: Neo4jStore, server: FakeServer, call: Callable[[Neo4jStore], Any]
+) -> None:
+    with pytest.raises(InvalidInput):
+        call(store)
+    assert server.calls == []
+
+
+def test_empty_tenant_fails_closed_before_any_query(store: Neo4jStore, server: FakeServer) -> None:
+    with pytest.raises(IdentityRequired):
+        store.count_entities("")
+    assert server.calls == []
+
+
+def test_closed_store(store: Neo4jStore, server: FakeServer) -> None:
+    store.close()
+    store.close()
+    assert server.closed
+    with pytest.raises(StoreClosed):
+        store.count_entities("t")
+
+
+def test_driver_errors_become_backend_unavailable_without_password(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    def gone(params: dict[str, Any]) -> list[dict[str, Any]]:
+        raise ServiceUnavailable("connection refused")
+
+    server.overrides["entities/count_entities"] = gone
+    with pytest.raises(BackendUnavailable) as info:
+        store.count_entities("t")
+    message = str(info.value)
+    assert "secret" not in message and "neo4j:***@db.example" in message
+    assert info.value.query_name == "entities/count_entities"  # type: ignore[attr-defined]
+    assert isinstance(info.value.__cause__, ServiceUnavailable)
+
+
+@pytest.mark.parametrize(
+    ("code", "error"),
+    [
+        ("Neo.ClientError.Database.DatabaseNotFound", BackendUnavailable),
+        ("Neo.ClientError.Security.Unauthorized", BackendUnavailable),
+        ("Neo.ClientError.Schema.ConstraintValidationFailed", InvalidInput),
+        ("Neo.TransientError.Transaction.DeadlockDetected", BackendUnavailable),
+        ("Neo.ClientError.Statement.TypeError", InvalidInput),
+    ],
+)
+def test_server_errors_are_translated(code: str, error: type[Exception]) -> None:
+    exc = Neo4jError._hydrate_neo4j(code=code, message="boom")
+    translated = _translate(exc, "neo4j://neo4j:***@h:7687", "q/x_y")
+    assert type(translated) is error
+    assert translated.query_name == "q/x_y"  # type: ignore[attr-defined]
+    if error is BackendUnavailable:
+        assert "neo4j://neo4j:***@h:7687" in str(translated)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"name": ""}, {"name": "   "}, {"attributes": {"x": object()}}, {"attributes": ["x"]}],
+)
+def test_bad_update_is_rejected_before_any_query(
+    store: Neo4jStore, server: FakeServer, kwargs: dict[str, Any]
+) -> None:
+    with pytest.raises(InvalidInput):
+        store.update_entity("t", "mira", **kwargs)
+    assert server.calls == []
