@@ -1,4 +1,4 @@
-"""The ``graphmem`` command: ``demo``, ``snapshot``, ``export``, ``import`` and ``bench``.
+"""The ``graphmem`` command: ``demo``, ``snapshot``, ``export``, ``import``, ``schema``, ``bench``.
 
 A door onto the library with no logic of its own: every subcommand opens a
 :class:`graphmem.Memory` and calls its API. graphmem errors become a one-line message
@@ -11,6 +11,8 @@ Examples::
     graphmem snapshot --store file:///tmp/brindleford.graphmem --tenant brindleford odile
     graphmem export --store file:///tmp/brindleford.graphmem --tenant brindleford -o world.jsonl
     graphmem import --store file:///tmp/copy.graphmem --tenant brindleford world.jsonl
+    graphmem schema install --store neo4j://neo4j:password@localhost:7687
+    graphmem demo --store neo4j://neo4j:password@localhost:7687 --reset
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.memory import Memory
 from graphmem.memory import open as open_memory
 from graphmem.models import Provenance, Relationship, Turn
-from graphmem.store import TenantDump
+from graphmem.store import TenantDump, install_schema, redact_url
 
 __all__ = ["build_parser", "main"]
 
@@ -67,11 +69,38 @@ def build_parser(*, with_bench: bool = False) -> argparse.ArgumentParser:
         "conversation that forks, print an NPC identity snapshot and the active branch, "
         "then close and reopen the file to show that everything came back.",
     )
-    demo.add_argument(
+    where = demo.add_mutually_exclusive_group()
+    where.add_argument(
         "--file",
         type=Path,
         metavar="PATH",
         help="where to write the store (must not exist yet; default: a temporary directory)",
+    )
+    where.add_argument(
+        "--store",
+        metavar="URL",
+        help="run against this store instead (e.g. neo4j://user:password@host:7687)",
+    )
+    demo.add_argument(
+        "--reset",
+        action="store_true",
+        help=f"with --store: first delete what the demo tenant {DEMO_TENANT!r} holds there",
+    )
+
+    schema = commands.add_parser(
+        "schema",
+        help="manage a store's schema (indexes and constraints)",
+        description="Apply the schema a backend needs (Neo4j: uniqueness constraints, "
+        "vector and full-text indexes); safe to run any number of times.",
+    )
+    schema_commands = schema.add_subparsers(dest="schema_command", metavar="ACTION", required=True)
+    install = schema_commands.add_parser("install", help="apply the schema and wait for it")
+    install.add_argument("--store", required=True, metavar="URL", help="the store URL")
+    install.add_argument(
+        "--dimension", type=int, default=384, help="embedding size of the vector indexes"
+    )
+    install.add_argument(
+        "--no-wait", action="store_true", help="do not wait for the indexes to come online"
     )
 
     snapshot = commands.add_parser(
@@ -161,7 +190,11 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
     try:
         if args.command == "demo":
-            return _demo(args.file, sys.stdout)
+            if args.reset and not args.store:
+                raise InvalidInput("--reset goes with --store")
+            return _demo(args.file, sys.stdout, store=args.store, reset=args.reset)
+        if args.command == "schema":
+            return _schema_install(args)
         if args.command == "snapshot":
             return _snapshot(args)
         if args.command == "export":
@@ -266,14 +299,37 @@ class _Say:
         print(textwrap.indent(text, " " * indent) if text else "", file=self.out)
 
 
-def _demo(file: Path | None, out: TextIO) -> int:
-    say = _Say(out)
+def _schema_install(args: argparse.Namespace) -> int:
+    report = install_schema(args.store, dimension=args.dimension, wait=not args.no_wait)
+    if report is None:
+        print(f"{redact_url(args.store)}: this backend keeps no schema; nothing to install")
+        return EXIT_OK
+    print(f"schema installed on {redact_url(args.store)}:")
+    for index in getattr(report, "indexes", ()):
+        print(f"   {index.name:<40} {index.type:<10} {index.state}")
+    return EXIT_OK
+
+
+@contextmanager
+def _demo_url(file: Path | None, store: str | None) -> Iterator[tuple[str, str]]:
+    """The store URL of the demo and how to name it in messages."""
+    if store is not None:
+        yield store, redact_url(store)
+        return
     with _demo_path(file) as path:
-        url = path.as_uri()
+        yield path.as_uri(), path.name
+
+
+def _demo(file: Path | None, out: TextIO, *, store: str | None = None, reset: bool = False) -> int:
+    say = _Say(out)
+    with _demo_url(file, store) as (url, label):
         say("graphmem demo: the village of Brindleford")
-        say(f"store: {url}   tenant: {DEMO_TENANT!r}")
+        say(f"store: {redact_url(url)}   tenant: {DEMO_TENANT!r}")
 
         with open_memory(url, tenant=DEMO_TENANT) as mem:
+            if reset:
+                mem.clear()
+                say(f"cleared what tenant {DEMO_TENANT!r} held in the store")
             build_demo_world(mem)
             _show_world(mem, say)
             branch = _play_conversation(mem, say)
@@ -293,9 +349,14 @@ def _demo(file: Path | None, out: TextIO) -> int:
             for turn in branch:
                 say(_turn_line(turn), indent=3)
             before = _sorted_dump(mem.dump())
+            persistent = "persistence" in mem.store.capabilities
 
+        if not persistent:
+            say()
+            say(f"5. {label} keeps nothing after close: no reopening to show.")
+            return EXIT_OK
         say()
-        say(f"5. Closed the store and reopened {path.name}:")
+        say(f"5. Closed the store and reopened {label}:")
         with open_memory(url, tenant=DEMO_TENANT) as mem:
             after = _sorted_dump(mem.dump())
             branch_after = mem.conversation(DEMO_SESSION).history()
@@ -321,7 +382,7 @@ def _demo(file: Path | None, out: TextIO) -> int:
             return EXIT_FAILED
         if file is not None:
             say()
-            say(f"The store is kept at {path}; try:")
+            say(f"The store is kept at {file.resolve()}; try:")
             say(
                 f"graphmem snapshot --store {url} --tenant {DEMO_TENANT} {MAIN_NPC_ID}",
                 indent=3,

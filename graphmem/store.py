@@ -48,6 +48,7 @@ __all__ = [
     "TraceEvent",
     "Tracer",
     "check_tenant",
+    "install_schema",
     "open_store",
     "redact_url",
     "register_backend",
@@ -160,7 +161,13 @@ class GraphStore(Protocol):
 
     @property
     def capabilities(self) -> frozenset[str]:
-        """What this backend can do (``entities``, ``relationships``, ``traversal``, ...)."""
+        """What this store can do, from a shared vocabulary.
+
+        ``entities``, ``relationships``, ``traversal``, ``identity``, ``conversations``,
+        ``session_log``: the operations of this protocol (every backend has them);
+        ``persistence``: the data outlives ``close`` (``file://``, Neo4j; not
+        ``memory://``); ``concurrent_writers``: several processes may write at once.
+        """
         ...
 
     def close(self) -> None:
@@ -497,5 +504,48 @@ def open_store(url: str = "memory://", **options: Any) -> GraphStore:
         raise BackendUnavailable(
             f"the backend for {scheme}:// cannot be imported ({exc}); "
             f"install its extra: pip install 'graphmem[{extra}]'",
+            url=redact_url(url),
+        ) from exc
+
+
+# --------------------------------------------------------------------------- schema
+
+_schema_installers: dict[str, str] = {
+    scheme: "graphmem.backends.neo4j.schema:install_schema"
+    for scheme in ("neo4j", "neo4j+s", "bolt", "bolt+s")
+}
+
+
+def install_schema(url: str, **options: Any) -> Any:
+    """Apply a backend's schema (constraints, vector and full-text indexes) idempotently.
+
+    Args:
+        url: The store URL.
+        **options: Backend options, e.g. ``dimension=384`` and ``wait=True`` for Neo4j.
+
+    Returns:
+        The backend's report (its indexes and their states), or ``None`` for a backend
+        that keeps no schema (the embedded one builds its indexes in memory).
+
+    Raises:
+        InvalidInput: The URL has no scheme or names no registered backend.
+        BackendUnavailable: The server cannot be reached, or indexes did not come online.
+    """
+    if not isinstance(url, str) or "://" not in url:
+        raise InvalidInput(f"store URL {url!r} has no scheme", url=url)
+    scheme = url.split("://", 1)[0].lower()
+    if scheme not in registered_schemes():
+        raise InvalidInput(
+            f"no graphmem backend is registered for {scheme}://", url=redact_url(url)
+        )
+    installer = _schema_installers.get(scheme)
+    if installer is None:
+        return None
+    try:
+        return _resolve(installer)(url, **options)
+    except ImportError as exc:
+        raise BackendUnavailable(
+            f"the backend for {scheme}:// cannot be imported ({exc}); "
+            "install its extra: pip install 'graphmem[neo4j]'",
             url=redact_url(url),
         ) from exc

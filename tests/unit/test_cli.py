@@ -218,3 +218,39 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"graphmem {graphmem.__version__}"
+
+
+def test_demo_against_a_store_url(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--store", "memory://"]) == 0
+    out = capsys.readouterr().out
+    assert "identity snapshot" in out
+    assert "keeps nothing after close" in out
+
+
+def test_demo_reset_needs_a_store(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--reset"]) == 2
+    assert "--reset goes with --store" in capsys.readouterr().err
+
+
+def test_demo_reset_clears_the_demo_tenant_first(tmp_path: Path) -> None:
+    url = f"file://{tmp_path}/w.graphmem"
+    assert main(["demo", "--store", url]) == 0
+    assert main(["demo", "--store", url]) == 2  # the tenant already holds the world
+    assert main(["demo", "--store", url, "--reset"]) == 0
+
+
+def test_schema_install_on_the_embedded_backend_has_nothing_to_do(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["schema", "install", "--store", "memory://"]) == 0
+    assert "nothing to install" in capsys.readouterr().out
+
+
+def test_schema_install_on_an_unreachable_neo4j_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pytest.importorskip("neo4j")
+    assert main(["schema", "install", "--store", "bolt://neo4j:secret@127.0.0.1:1"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot be reached" in err
+    assert "secret" not in err

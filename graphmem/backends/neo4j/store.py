@@ -89,12 +89,11 @@ _CAPABILITIES = frozenset(
     {
         "entities",
         "relationships",
-        "temporal",
         "traversal",
+        "identity",
         "conversations",
         "session_log",
-        "dump",
-        "transactions",
+        "persistence",
         "concurrent_writers",
     }
 )
@@ -395,6 +394,11 @@ class Neo4jStore:
         Raises:
             BackendUnavailable: It does not, and the message says which.
         """
+        try:
+            # Fails at once when nothing listens; a query would be retried for 30 s first.
+            self._driver.verify_connectivity()
+        except Exception as exc:
+            raise self.translate(exc) from exc
         self._read("admin/ping_database", {})
 
     def ensure_keys(self) -> None:
