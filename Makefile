@@ -2,17 +2,26 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
+# Two install levels: the demo needs only the package (pydantic, networkx); the tests
+# need the dev tools and the Neo4j extra too.
+BASE    = $(VENV)/.installed-base
 STAMP   = $(VENV)/.installed
 
 .PHONY: demo test lint typecheck pytest cypher-lint bench clean
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,neo4j]'
-	touch $(STAMP)
 
-demo: $(STAMP)
+$(BASE): pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(BASE)
+
+$(STAMP): pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e '.[dev,neo4j]'
+	touch $(STAMP) $(BASE)
+
+demo: $(BASE)
 	$(BIN)/graphmem demo
 
 lint: $(STAMP)
