@@ -107,7 +107,7 @@ class SignatureMismatch(GraphmemError, ValueError):
 
 
 class InvalidTransition(GraphmemError, RuntimeError):
-    """A health state change that the state machine does not allow (``from_state``, ``to_state``)."""
+    """A health state change the state machine does not allow (``from_state``, ``to_state``)."""
 
 
 class UnsupportedOperation(GraphmemError, NotImplementedError):

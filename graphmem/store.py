@@ -406,9 +406,10 @@ class GraphStore(Protocol):
 
         Entities, relationships and records are upserted (relationship ends must exist in
         the store or the dump; records follow :meth:`put_records`). Turns must have new
-        ids; each parent must be in the dump or already in the same session. For each session in ``dump.heads`` the head becomes that turn;
-        ``None`` there means the last turn of that session in the dump. Sessions with
-        turns in the dump but absent from ``heads`` get that same default.
+        ids; each parent must be in the dump or already in the same session. For each
+        session in ``dump.heads`` the head becomes that turn; ``None`` there means the
+        last turn of that session in the dump. Sessions with turns in the dump but absent
+        from ``heads`` get that same default.
         """
         ...
 
