@@ -10,11 +10,17 @@
 from graphmem.conversation import Conversation
 from graphmem.errors import (
     BackendUnavailable,
+    ForbiddenCategory,
     GraphmemError,
     IdentityRequired,
     InvalidInput,
     InvalidSnapshot,
+    InvalidTransition,
+    MalformedPrivacyTag,
     NotFound,
+    PIIDetected,
+    PolicyViolation,
+    SignatureMismatch,
     StoreClosed,
     UnsupportedOperation,
 )
@@ -38,6 +44,14 @@ from graphmem.models import (
     TurnFilter,
     estimate_tokens,
 )
+from graphmem.policy import (
+    ConversationMemory,
+    HealthState,
+    LineSummarizer,
+    LLMContext,
+    MemoryIdentity,
+    Summarizer,
+)
 from graphmem.store import (
     GraphStore,
     TenantDump,
@@ -46,23 +60,34 @@ from graphmem.store import (
     register_backend,
     registered_schemes,
 )
+from graphmem.summarize import summarize_turn
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BackendUnavailable",
     "Conversation",
+    "ConversationMemory",
     "Entity",
     "EntityFilter",
     "EntityType",
+    "ForbiddenCategory",
     "GraphStore",
     "GraphmemError",
+    "HealthState",
     "IdentityRequired",
     "InvalidInput",
     "InvalidSnapshot",
+    "InvalidTransition",
+    "LLMContext",
+    "LineSummarizer",
+    "MalformedPrivacyTag",
     "Memory",
+    "MemoryIdentity",
     "NPCIdentity",
     "NotFound",
+    "PIIDetected",
+    "PolicyViolation",
     "Provenance",
     "ProvenanceSource",
     "Record",
@@ -71,8 +96,10 @@ __all__ = [
     "Role",
     "SPEAKER_ROLES",
     "SessionInfo",
+    "SignatureMismatch",
     "StoreClosed",
     "Subgraph",
+    "Summarizer",
     "TenantDump",
     "TraceEvent",
     "Turn",
@@ -85,4 +112,5 @@ __all__ = [
     "open_store",
     "register_backend",
     "registered_schemes",
+    "summarize_turn",
 ]
