@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from graphmem.events import EventBus
     from graphmem.policy.context import ConversationMemory, Summarizer
+    from graphmem.policy.governance import FactMemory, GovernancePolicy, LearnResult
 
 __all__ = ["Memory", "open"]
 
@@ -328,6 +329,57 @@ class Memory:
             max_retries=max_retries,
             max_backlog=max_backlog,
             recovery_interval=recovery_interval,
+        )
+
+    # ------------------------------------------------------------------ governed facts
+
+    def fact_memory(
+        self,
+        *,
+        actor: str,
+        session: str | None = None,
+        policy: GovernancePolicy | None = None,
+        bus: EventBus | None = None,
+    ) -> FactMemory:
+        """Governed facts of this tenant, written by ``actor``.
+
+        See :mod:`graphmem.policy.governance` for the rules.
+
+        Raises:
+            IdentityRequired: ``actor`` is missing.
+        """
+        self._check_open()
+        from graphmem.policy.governance import FactMemory
+
+        return FactMemory(
+            self._store, self._tenant, actor=actor, session=session, policy=policy, bus=bus
+        )
+
+    def learn(
+        self,
+        subject: str,
+        relation: str,
+        value: str,
+        *,
+        actor: str,
+        session: str | None = None,
+        source_type: str = "manual",
+        memory_type: str = "semantic",
+        scope: str = "agent",
+        category: str | None = None,
+        policy: GovernancePolicy | None = None,
+        bus: EventBus | None = None,
+    ) -> LearnResult:
+        """Write one fact through the governance rules; see :meth:`FactMemory.learn`."""
+        facts = self.fact_memory(actor=actor, session=session, policy=policy, bus=bus)
+        return facts.learn(
+            subject,
+            relation,
+            value,
+            source_type=source_type,
+            memory_type=memory_type,
+            scope=scope,
+            category=category,
         )
 
     def load_conversation(
