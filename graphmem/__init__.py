@@ -24,6 +24,7 @@ from graphmem.errors import (
     StoreClosed,
     UnsupportedOperation,
 )
+from graphmem.events import EventBus
 from graphmem.memory import Memory, open
 from graphmem.models import (
     SPEAKER_ROLES,
@@ -46,6 +47,8 @@ from graphmem.models import (
 )
 from graphmem.policy import (
     ConversationMemory,
+    FactMemory,
+    GovernancePolicy,
     HealthState,
     LineSummarizer,
     LLMContext,
@@ -71,7 +74,10 @@ __all__ = [
     "Entity",
     "EntityFilter",
     "EntityType",
+    "EventBus",
+    "FactMemory",
     "ForbiddenCategory",
+    "GovernancePolicy",
     "GraphStore",
     "GraphmemError",
     "HealthState",

@@ -18,17 +18,31 @@ from graphmem.policy.context import (
     LLMContext,
     Summarizer,
 )
+from graphmem.policy.governance import (
+    Decision,
+    Fact,
+    FactMemory,
+    GovernancePolicy,
+    LearnResult,
+    ScoredFact,
+)
 from graphmem.policy.health import HealthMachine, HealthState
 from graphmem.policy.identity import MemoryIdentity, require_identity
 
 __all__ = [
     "STRATEGIES",
     "ConversationMemory",
+    "Decision",
+    "Fact",
+    "FactMemory",
+    "GovernancePolicy",
     "HealthMachine",
     "HealthState",
     "LLMContext",
+    "LearnResult",
     "LineSummarizer",
     "MemoryIdentity",
+    "ScoredFact",
     "Summarizer",
     "require_identity",
 ]
