@@ -402,14 +402,14 @@ class ConversationMemory:
             self._summary = self._summarize(evicted)
             self._summarized += len(evicted)
             return
-        except Exception:
-            _log.warning("summarizer failed; retrying", exc_info=True)
+        except Exception as exc:
+            _log.warning("summarizer failed (%s); retrying", type(exc).__name__)
         self._health.transition(HealthState.RETRY, "summarizer_failed")
         for _attempt in range(self.max_retries):
             try:
                 self._summary = self._summarize(evicted)
-            except Exception:
-                _log.warning("summarizer failed again", exc_info=True)
+            except Exception as exc:
+                _log.warning("summarizer failed again (%s)", type(exc).__name__)
                 continue
             self._summarized += len(evicted)
             self._health.transition(HealthState.HEALTHY, "retry_succeeded")
@@ -438,8 +438,8 @@ class ConversationMemory:
             batch = self._backlog[0]
             try:
                 self._summary = self._summarize(batch)
-            except Exception:
-                _log.warning("summarizer failed during recovery", exc_info=True)
+            except Exception as exc:
+                _log.warning("summarizer failed during recovery (%s)", type(exc).__name__)
                 self._health.transition(HealthState.DEGRADED, "recovery_failed")
                 return False
             self._backlog.popleft()
