@@ -488,3 +488,20 @@ def test_recall_weighs_recency_and_memory_type(facts: FactMemory) -> None:
     found = facts.recall("bell dawn", now=later)
     assert [s.fact.value for s in found] == ["bronze dawn", "dawn"]
     assert found[0].recency == pytest.approx(0.25, rel=1e-3)
+
+
+def test_concurrent_learns_keep_a_gap_free_audit_log(mem: Memory) -> None:
+    import threading
+
+    def work(worker: int) -> None:
+        for i in range(10):
+            mem.learn(f"subject {worker}-{i}", "is", f"value {i}", actor=f"agent-{worker}")
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    log = mem.fact_memory(actor="auditor").audit_log()
+    assert [e.seq for e in log] == list(range(1, 41))
+    assert mem.store.count_records(mem.tenant, FACT_KIND) == 40
