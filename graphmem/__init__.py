@@ -10,14 +10,21 @@
 from graphmem.conversation import Conversation
 from graphmem.errors import (
     BackendUnavailable,
+    ForbiddenCategory,
     GraphmemError,
     IdentityRequired,
     InvalidInput,
     InvalidSnapshot,
+    InvalidTransition,
+    MalformedPrivacyTag,
     NotFound,
+    PIIDetected,
+    PolicyViolation,
+    SignatureMismatch,
     StoreClosed,
     UnsupportedOperation,
 )
+from graphmem.events import EventBus
 from graphmem.memory import Memory, open
 from graphmem.models import (
     SPEAKER_ROLES,
@@ -28,6 +35,7 @@ from graphmem.models import (
     NPCIdentity,
     Provenance,
     ProvenanceSource,
+    Record,
     Relationship,
     RelationshipFilter,
     Role,
@@ -37,6 +45,16 @@ from graphmem.models import (
     TurnFilter,
     estimate_tokens,
 )
+from graphmem.policy import (
+    ConversationMemory,
+    FactMemory,
+    GovernancePolicy,
+    HealthState,
+    LineSummarizer,
+    LLMContext,
+    MemoryIdentity,
+    Summarizer,
+)
 from graphmem.store import (
     GraphStore,
     TenantDump,
@@ -45,32 +63,49 @@ from graphmem.store import (
     register_backend,
     registered_schemes,
 )
+from graphmem.summarize import summarize_turn
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BackendUnavailable",
     "Conversation",
+    "ConversationMemory",
     "Entity",
     "EntityFilter",
     "EntityType",
+    "EventBus",
+    "FactMemory",
+    "ForbiddenCategory",
+    "GovernancePolicy",
     "GraphStore",
     "GraphmemError",
+    "HealthState",
     "IdentityRequired",
     "InvalidInput",
     "InvalidSnapshot",
+    "InvalidTransition",
+    "LLMContext",
+    "LineSummarizer",
+    "MalformedPrivacyTag",
     "Memory",
+    "MemoryIdentity",
     "NPCIdentity",
     "NotFound",
+    "PIIDetected",
+    "PolicyViolation",
     "Provenance",
     "ProvenanceSource",
+    "Record",
     "Relationship",
     "RelationshipFilter",
     "Role",
     "SPEAKER_ROLES",
     "SessionInfo",
+    "SignatureMismatch",
     "StoreClosed",
     "Subgraph",
+    "Summarizer",
     "TenantDump",
     "TraceEvent",
     "Turn",
@@ -83,4 +118,5 @@ __all__ = [
     "open_store",
     "register_backend",
     "registered_schemes",
+    "summarize_turn",
 ]

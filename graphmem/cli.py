@@ -472,4 +472,5 @@ def _sorted_dump(dump: TenantDump) -> TenantDump:
         relationships=sorted(dump.relationships, key=lambda r: r.key),
         turns=sorted(dump.turns, key=lambda t: t.id),
         heads=dict(sorted(dump.heads.items())),
+        records=sorted(dump.records, key=lambda r: (r.kind, r.id)),
     )

@@ -7,7 +7,13 @@ or ``ValueError`` keeps working::
     GraphmemError (Exception)
     ├── NotFound (KeyError)                  an id that is not in the store
     ├── InvalidInput (ValueError)            bad data or arguments; nothing was written
-    │   └── InvalidSnapshot                  a snapshot that is not ours or not for this strategy
+    │   ├── InvalidSnapshot                  a snapshot that is not ours or not for this strategy
+    │   └── PolicyViolation                  a governed write breaks a rule; nothing was written
+    │       ├── ForbiddenCategory            the fact's category may never be stored
+    │       ├── PIIDetected                  personal data found and the policy rejects it
+    │       └── MalformedPrivacyTag          an unclosed, stray or nested privacy tag
+    ├── SignatureMismatch (ValueError)       a signed audit entry or fact does not verify
+    ├── InvalidTransition (RuntimeError)     a health state change the state machine forbids
     ├── UnsupportedOperation (NotImplementedError)
     │                                        the backend cannot do this; the message says why
     ├── BackendUnavailable (ConnectionError) the store cannot be reached or opened
@@ -24,11 +30,17 @@ from typing import Any
 
 __all__ = [
     "BackendUnavailable",
+    "ForbiddenCategory",
     "GraphmemError",
     "IdentityRequired",
     "InvalidInput",
     "InvalidSnapshot",
+    "InvalidTransition",
+    "MalformedPrivacyTag",
     "NotFound",
+    "PIIDetected",
+    "PolicyViolation",
+    "SignatureMismatch",
     "StoreClosed",
     "UnsupportedOperation",
 ]
@@ -65,6 +77,37 @@ class InvalidInput(GraphmemError, ValueError):
 
 class InvalidSnapshot(InvalidInput):
     """A snapshot that graphmem did not make, or made for another strategy."""
+
+
+class PolicyViolation(InvalidInput):
+    """A governed write breaks a memory-policy rule; nothing was written.
+
+    Carries ``rule`` (which rule) and, where it applies, ``kinds`` (e.g. the kinds of
+    personal data found), never the offending text itself.
+    """
+
+
+class ForbiddenCategory(PolicyViolation):
+    """The fact's category is forbidden (always, or by the policy in force)."""
+
+
+class PIIDetected(PolicyViolation):
+    """Personal data (email, phone, card, IBAN, national id) and a policy that rejects it."""
+
+
+class MalformedPrivacyTag(PolicyViolation):
+    """A ``<private>`` or ``<classified:tier_N>`` tag is unclosed, stray, nested or unknown."""
+
+
+class SignatureMismatch(GraphmemError, ValueError):
+    """A signed audit entry or fact does not verify: it was altered, or signed with another key.
+
+    Carries ``record_ids``: the ids that failed.
+    """
+
+
+class InvalidTransition(GraphmemError, RuntimeError):
+    """A health state change the state machine does not allow (``from_state``, ``to_state``)."""
 
 
 class UnsupportedOperation(GraphmemError, NotImplementedError):

@@ -6,7 +6,9 @@ One JSON object per line, each with a ``kind``:
 - ``{"kind": "entity", ...Entity fields}``;
 - ``{"kind": "relationship", ...Relationship fields}``;
 - ``{"kind": "turn", ...Turn fields}``;
-- ``{"kind": "head", "session_id": ..., "head_id": ...}``: a conversation's head.
+- ``{"kind": "head", "session_id": ..., "head_id": ...}``: a conversation's head;
+- ``{"kind": "record", "record": {...Record fields}}``: a generic record (nested, because
+  a record has a ``kind`` field of its own).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from graphmem.errors import InvalidInput
-from graphmem.models import Entity, Relationship, Turn
+from graphmem.models import Entity, Record, Relationship, Turn
 from graphmem.store import TenantDump
 
 __all__ = ["FORMAT_VERSION", "add_record", "dump_records", "read", "records_to_dump", "write"]
@@ -26,7 +28,7 @@ FORMAT_VERSION = 1
 
 
 def dump_records(dump: TenantDump) -> Iterator[dict[str, Any]]:
-    """The records of a dump, entities first, then relationships, turns and heads."""
+    """The records of a dump: entities, relationships, turns, heads, generic records."""
     for entity in dump.entities:
         yield {"kind": "entity", **entity.model_dump(mode="json")}
     for rel in dump.relationships:
@@ -35,6 +37,8 @@ def dump_records(dump: TenantDump) -> Iterator[dict[str, Any]]:
         yield {"kind": "turn", **turn.model_dump(mode="json")}
     for session_id, head_id in dump.heads.items():
         yield {"kind": "head", "session_id": session_id, "head_id": head_id}
+    for record in dump.records:
+        yield {"kind": "record", "record": record.model_dump(mode="json")}
 
 
 def add_record(dump: TenantDump, record: dict[str, Any], where: str) -> None:
@@ -55,6 +59,10 @@ def add_record(dump: TenantDump, record: dict[str, Any], where: str) -> None:
             if not isinstance(session_id, str) or not (head_id is None or isinstance(head_id, str)):
                 raise InvalidInput("a head record needs a session_id and a head_id (or null)")
             dump.heads[session_id] = head_id
+        elif kind == "record":
+            if set(data) != {"record"} or not isinstance(data["record"], dict):
+                raise InvalidInput('a record line is {"kind": "record", "record": {...}}')
+            dump.records.append(Record.model_validate(data["record"]))
         elif kind != "graphmem":
             raise InvalidInput(f"unknown record kind {kind!r}")
     except InvalidInput as exc:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
@@ -28,6 +28,10 @@ from graphmem.store import GraphStore, TenantDump, check_tenant, open_store
 
 if TYPE_CHECKING:
     import networkx as nx
+
+    from graphmem.events import EventBus
+    from graphmem.policy.context import ConversationMemory, Summarizer
+    from graphmem.policy.governance import FactMemory, GovernancePolicy, LearnResult
 
 __all__ = ["Memory", "open"]
 
@@ -276,6 +280,107 @@ class Memory:
         """The conversation of a session (created by its first append)."""
         self._check_open()
         return Conversation(self._store, self._tenant, session_id, max_history=max_history)
+
+    def conversation_memory(
+        self,
+        *,
+        user: str,
+        session: str,
+        strategy: str = "rolling_summary",
+        max_tokens: int = 2000,
+        window_turns: int = 20,
+        summarizer: Summarizer | Callable[[str, Sequence[Turn]], str] | None = None,
+        bus: EventBus | None = None,
+        run_id: str | None = None,
+        max_retries: int = 1,
+        max_backlog: int = 8,
+        recovery_interval: int = 3,
+    ) -> ConversationMemory:
+        """A conversation of one (user, session) with a strategy for the LLM's context.
+
+        Strategies: ``none``, ``truncation``, ``rolling_summary`` (see
+        :mod:`graphmem.policy.context`). Fails closed: a missing user or session raises
+        ``IdentityRequired`` (and publishes ``memory.identity_rejected`` on ``bus``).
+
+        Raises:
+            IdentityRequired: ``user`` or ``session`` is missing.
+            InvalidInput: Unknown strategy, or a budget that is not positive.
+        """
+        self._check_open()
+        from graphmem.policy.context import ConversationMemory
+        from graphmem.policy.identity import require_identity
+
+        identity = require_identity(
+            "conversation_memory",
+            tenant=self._tenant,
+            user=user,
+            session=session,
+            run_id=run_id,
+            bus=bus,
+        )
+        return ConversationMemory(
+            self._store,
+            identity,
+            strategy=strategy,
+            max_tokens=max_tokens,
+            window_turns=window_turns,
+            summarizer=summarizer,
+            bus=bus,
+            max_retries=max_retries,
+            max_backlog=max_backlog,
+            recovery_interval=recovery_interval,
+        )
+
+    # ------------------------------------------------------------------ governed facts
+
+    def fact_memory(
+        self,
+        *,
+        actor: str,
+        session: str | None = None,
+        policy: GovernancePolicy | None = None,
+        bus: EventBus | None = None,
+    ) -> FactMemory:
+        """Governed facts of this tenant, written by ``actor``.
+
+        See :mod:`graphmem.policy.governance` for the rules.
+
+        Raises:
+            IdentityRequired: ``actor`` is missing.
+        """
+        self._check_open()
+        from graphmem.policy.governance import FactMemory
+
+        return FactMemory(
+            self._store, self._tenant, actor=actor, session=session, policy=policy, bus=bus
+        )
+
+    def learn(
+        self,
+        subject: str,
+        relation: str,
+        value: str,
+        *,
+        actor: str,
+        session: str | None = None,
+        source_type: str = "manual",
+        memory_type: str = "semantic",
+        scope: str = "agent",
+        category: str | None = None,
+        policy: GovernancePolicy | None = None,
+        bus: EventBus | None = None,
+    ) -> LearnResult:
+        """Write one fact through the governance rules; see :meth:`FactMemory.learn`."""
+        facts = self.fact_memory(actor=actor, session=session, policy=policy, bus=bus)
+        return facts.learn(
+            subject,
+            relation,
+            value,
+            source_type=source_type,
+            memory_type=memory_type,
+            scope=scope,
+            category=category,
+        )
 
     def load_conversation(
         self, data: Mapping[str, Any], *, session_id: str | None = None

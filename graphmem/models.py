@@ -45,6 +45,7 @@ __all__ = [
     "NPCIdentity",
     "Provenance",
     "ProvenanceSource",
+    "Record",
     "Relationship",
     "RelationshipFilter",
     "Role",
@@ -443,6 +444,31 @@ class Turn(_Model):
     @classmethod
     def _role_value(cls, value: Any) -> Any:
         return value.value if isinstance(value, StrEnum) else value
+
+
+class Record(_Model):
+    """A generic stored record: a JSON document of some ``kind``, kept beside the graph.
+
+    The policy layer keeps governed facts (kind ``fact``) and their audit trail (kind
+    ``audit``) in records; other layers may add kinds of their own. A record is keyed by
+    ``(kind, id)`` within a tenant. ``data`` is JSON (the same rules as entity attributes);
+    store times in it as ISO 8601 strings.
+
+    >>> Record(id="r1", kind="note", data={"text": "The well is dry."}).data["text"]
+    'The well is dry.'
+    """
+
+    id: Identifier = Field(default_factory=new_id)
+    kind: SafeName
+    data: Attributes = Field(default_factory=FrozenDict)
+    created_at: Timestamp = Field(default_factory=utcnow)
+    updated_at: Timestamp = Field(default_factory=utcnow)
+
+    @model_validator(mode="after")
+    def _times_in_order(self) -> Self:
+        if self.updated_at < self.created_at:
+            raise ValueError("updated_at is before created_at")
+        return self
 
 
 class SessionInfo(_Model):

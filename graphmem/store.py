@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeAlias, runtime_checkable
 from urllib.parse import urlsplit
 
 from graphmem.errors import BackendUnavailable, IdentityRequired, InvalidInput
@@ -32,6 +32,7 @@ from graphmem.models import (
     Entity,
     EntityFilter,
     NPCIdentity,
+    Record,
     Relationship,
     RelationshipFilter,
     SessionInfo,
@@ -44,6 +45,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "BackendFactory",
     "GraphStore",
+    "JSONScalar",
     "TenantDump",
     "TraceEvent",
     "Tracer",
@@ -59,6 +61,10 @@ __all__ = [
 ENTRY_POINT_GROUP = "graphmem.backends"
 
 _MAX_TENANT_LENGTH = 256
+
+JSONScalar: TypeAlias = str | int | float | bool | None
+"""A value ``find_records(where=...)`` compares against: JSON equality, so ``1 == 1.0`` but
+``True != 1``."""
 
 
 def check_tenant(tenant: object) -> str:
@@ -126,12 +132,14 @@ class TenantDump:
         relationships: Every relationship, invalidated ones included.
         turns: Every turn of every conversation, all branches.
         heads: The head turn id of each conversation, by session id.
+        records: Every generic record, of every kind.
     """
 
     entities: list[Entity] = field(default_factory=list)
     relationships: list[Relationship] = field(default_factory=list)
     turns: list[Turn] = field(default_factory=list)
     heads: dict[str, str | None] = field(default_factory=dict)
+    records: list[Record] = field(default_factory=list)
 
 
 @runtime_checkable
@@ -362,6 +370,57 @@ class GraphStore(Protocol):
         """Every session with at least one turn, most recently active first."""
         ...
 
+    # -- generic records
+    def put_records(self, tenant: str, kind: str, records: Sequence[Record]) -> list[Record]:
+        """Insert or replace records of one ``kind`` by id, in one atomic batch.
+
+        Every record's ``kind`` must equal ``kind`` (a safe name), else ``InvalidInput``
+        and nothing is written. A new record is stored with its own ``created_at`` and
+        ``updated_at``; a replaced one keeps the stored ``created_at`` and gets
+        ``updated_at`` = max(now, that ``created_at``). Within one batch the last record
+        with a given id wins. The result has one item per input position: the record as
+        stored for that id.
+        """
+        ...
+
+    def get_record(self, tenant: str, kind: str, record_id: str) -> Record:
+        """Return one record; ``NotFound`` if there is no record of ``kind`` with that id."""
+        ...
+
+    def find_records(
+        self,
+        tenant: str,
+        kind: str,
+        *,
+        where: Mapping[str, JSONScalar] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+        newest_first: bool = True,
+    ) -> list[Record]:
+        """Records of ``kind`` matching every condition, ordered by ``(created_at, id)``.
+
+        Args:
+            tenant: Whose records.
+            kind: The record kind (a safe name).
+            where: Equality on top-level keys of ``data``, every pair must match; a key
+                missing from ``data`` never matches (not even ``None``). Values are JSON
+                scalars compared as JSON (``1`` equals ``1.0``, ``True`` is not ``1``).
+            since: Created at or after this time.
+            until: Created before this time.
+            limit: At most this many (positive), taken after ordering.
+            newest_first: Order newest first (default) or oldest first.
+        """
+        ...
+
+    def delete_records(self, tenant: str, kind: str, ids: Sequence[str]) -> int:
+        """Delete records of ``kind`` by id, in one batch; return how many existed."""
+        ...
+
+    def count_records(self, tenant: str, kind: str) -> int:
+        """Return the number of records of ``kind``."""
+        ...
+
     # -- whole tenant
     def dump(self, tenant: str) -> TenantDump:
         """Everything the tenant holds."""
@@ -370,11 +429,12 @@ class GraphStore(Protocol):
     def load(self, tenant: str, dump: TenantDump) -> None:
         """Write a dump into the tenant at once: all of it, or nothing if any part is bad.
 
-        Entities and relationships are upserted (relationship ends must exist in the store
-        or the dump). Turns must have new ids; each parent must be in the dump or already in
-        the same session. For each session in ``dump.heads`` the head becomes that turn;
-        ``None`` there means the last turn of that session in the dump. Sessions with
-        turns in the dump but absent from ``heads`` get that same default.
+        Entities, relationships and records are upserted (relationship ends must exist in
+        the store or the dump; records follow :meth:`put_records`). Turns must have new
+        ids; each parent must be in the dump or already in the same session. For each
+        session in ``dump.heads`` the head becomes that turn; ``None`` there means the
+        last turn of that session in the dump. Sessions with turns in the dump but absent
+        from ``heads`` get that same default.
         """
         ...
 

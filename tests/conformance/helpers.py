@@ -11,6 +11,7 @@ from graphmem import (
     EntityFilter,
     GraphStore,
     Provenance,
+    Record,
     Relationship,
     RelationshipFilter,
     TenantDump,
@@ -88,6 +89,7 @@ def canonical(dump: TenantDump) -> dict[str, Any]:
         "relationships": rows(dump.relationships),
         "turns": rows(dump.turns),
         "heads": dict(sorted(dump.heads.items())),
+        "records": rows(dump.records),
     }
 
 
@@ -122,6 +124,11 @@ STORE_CALLS: dict[str, StoreCall] = {
     "delete_conversation": lambda s, t: s.delete_conversation(t, "s"),
     "search_turns": lambda s, t: s.search_turns(t, TurnFilter()),
     "list_sessions": lambda s, t: s.list_sessions(t),
+    "put_records": lambda s, t: s.put_records(t, "note", [Record(id="r", kind="note")]),
+    "get_record": lambda s, t: s.get_record(t, "note", "r"),
+    "find_records": lambda s, t: s.find_records(t, "note"),
+    "delete_records": lambda s, t: s.delete_records(t, "note", ["r"]),
+    "count_records": lambda s, t: s.count_records(t, "note"),
     "dump": lambda s, t: s.dump(t),
     "load": lambda s, t: s.load(t, TenantDump(entities=[ent("a")])),
     "clear": lambda s, t: s.clear(t),

@@ -11,6 +11,13 @@ MODULES = [
     "graphmem.store",
     "graphmem.memory",
     "graphmem.conversation",
+    "graphmem.events",
+    "graphmem.summarize",
+    "graphmem.policy.context",
+    "graphmem.policy.health",
+    "graphmem.policy.identity",
+    "graphmem.policy.pii",
+    "graphmem.policy.governance",
 ]
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import wraps
 from operator import attrgetter
 from pathlib import Path
@@ -32,6 +32,7 @@ from graphmem.models import (
     Entity,
     EntityFilter,
     NPCIdentity,
+    Record,
     Relationship,
     RelationshipFilter,
     SessionInfo,
@@ -42,7 +43,7 @@ from graphmem.models import (
     construct_trusted,
     utcnow,
 )
-from graphmem.store import TenantDump, Tracer, check_tenant, traced
+from graphmem.store import JSONScalar, TenantDump, Tracer, check_tenant, traced
 
 __all__ = ["NetworkXStore", "open_networkx"]
 
@@ -52,7 +53,15 @@ _ONE_MICROSECOND = timedelta(microseconds=1)
 _REL_KEY = attrgetter("source_id", "target_id", "type")
 _DIRECTIONS = ("out", "in", "both")
 _CAPABILITIES = frozenset(
-    {"entities", "relationships", "traversal", "identity", "conversations", "session_log"}
+    {
+        "entities",
+        "relationships",
+        "traversal",
+        "identity",
+        "conversations",
+        "session_log",
+        "records",
+    }
 )
 
 
@@ -69,6 +78,8 @@ class _Tenant:
     turns: dict[str, Turn] = field(default_factory=dict)
     children: dict[str, list[str]] = field(default_factory=dict)
     sessions: dict[str, _Session] = field(default_factory=dict)
+    # Generic records by kind, then id.
+    records: dict[str, dict[str, Record]] = field(default_factory=dict)
 
 
 _EMPTY = _Tenant()
@@ -121,6 +132,8 @@ def _check_models(items: Sequence[Any], model: type[Any], what: str) -> list[Any
             check_safe_name(item.type, f"{what}[{index}].type")
         elif isinstance(item, Turn):
             check_safe_name(item.role, f"{what}[{index}].role")
+        elif isinstance(item, Record):
+            check_safe_name(item.kind, f"{what}[{index}].kind")
     return out
 
 
@@ -246,6 +259,12 @@ class NetworkXStore:
                 data.children.pop(turn_id, None)
                 if turn.parent_id is not None and turn.parent_id in data.children:
                     data.children[turn.parent_id].remove(turn_id)
+        elif op == "delete_records":
+            by_id = data.records.get(record["kind"], {})
+            for record_id in record["ids"]:
+                by_id.pop(record_id, None)
+            if not by_id:
+                data.records.pop(record["kind"], None)
         elif op == "clear":
             del self._tenants[tenant]
         else:  # pragma: no cover - records are made by this module only
@@ -273,6 +292,8 @@ class NetworkXStore:
             if session is None:
                 session = data.sessions[turn.session_id] = _Session()
             session.order[turn.id] = None
+        for stored in record.get("records", ()):
+            data.records.setdefault(stored.kind, {})[stored.id] = stored
         for session_id, head in record.get("heads", {}).items():
             session = data.sessions.get(session_id)
             if session is None:
@@ -300,7 +321,7 @@ class NetworkXStore:
         if record["op"] != "put":
             return record
         out = dict(record)
-        for key in ("entities", "relationships", "turns"):
+        for key in ("entities", "relationships", "turns", "records"):
             if key in out:
                 out[key] = [m.model_dump(mode="json") for m in out[key]]
         return out
@@ -310,7 +331,13 @@ class NetworkXStore:
         if record.get("op") != "put":
             return record
         out = dict(record)
-        for key, model in (("entities", Entity), ("relationships", Relationship), ("turns", Turn)):
+        models: tuple[tuple[str, type[Any]], ...] = (
+            ("entities", Entity),
+            ("relationships", Relationship),
+            ("turns", Turn),
+            ("records", Record),
+        )
+        for key, model in models:
             if key in out:
                 out[key] = [model.model_validate(row) for row in out[key]]
         return out
@@ -320,7 +347,7 @@ class NetworkXStore:
         chunk = 5000
         for tenant in sorted(self._tenants):
             dump = self._dump(self._tenants[tenant])
-            for key in ("entities", "relationships", "turns"):
+            for key in ("entities", "relationships", "turns", "records"):
                 items: list[Any] = getattr(dump, key)
                 for start in range(0, len(items), chunk):
                     yield self._encode(
@@ -898,6 +925,103 @@ class NetworkXStore:
         infos.sort(key=lambda s: (s.last_at, s.session_id), reverse=True)
         return infos
 
+    # ------------------------------------------------------------------ records
+
+    @staticmethod
+    def _stored_records(
+        data: _Tenant, batch: list[Record], kind: str | None, what: str
+    ) -> list[Record]:
+        """The records of a batch as they will be stored (last of an id wins)."""
+        now = utcnow()
+        stored: dict[tuple[str, str], Record] = {}
+        for index, item in enumerate(batch):
+            if kind is not None and item.kind != kind:
+                raise InvalidInput(
+                    f"{what}[{index}] is of kind {item.kind!r}, not {kind!r}; "
+                    "put records of one kind per call. Nothing was written.",
+                    index=index,
+                )
+            old = data.records.get(item.kind, {}).get(item.id)
+            if old is not None:
+                created = old.created_at
+                item = item.model_copy(
+                    update={"created_at": created, "updated_at": max(now, created)}
+                )
+            stored[(item.kind, item.id)] = item
+        return list(stored.values())
+
+    @_operation
+    def put_records(self, tenant: str, kind: str, records: Sequence[Record]) -> list[Record]:
+        """Insert or replace records of one kind by id, in one atomic batch."""
+        check_safe_name(kind, "record kind")
+        batch = _check_models(records, Record, "records")
+        stored = self._stored_records(self._tenant(tenant), batch, kind, "records")
+        if stored:
+            self._commit({"op": "put", "tenant": tenant, "records": stored})
+        by_id = {r.id: r for r in stored}
+        return [by_id[r.id] for r in batch]
+
+    @_operation
+    def get_record(self, tenant: str, kind: str, record_id: str) -> Record:
+        """Return one record; ``NotFound`` if unknown."""
+        check_safe_name(kind, "record kind")
+        found = self._tenant(tenant).records.get(kind, {}).get(record_id)
+        if found is None:
+            raise NotFound(
+                f"no record {record_id!r} of kind {kind!r} in tenant {tenant!r}",
+                record_id=record_id,
+                kind=kind,
+                tenant=tenant,
+            )
+        return found
+
+    @_operation
+    def find_records(
+        self,
+        tenant: str,
+        kind: str,
+        *,
+        where: Mapping[str, JSONScalar] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+        newest_first: bool = True,
+    ) -> list[Record]:
+        """Records of a kind by data equality and creation time, newest first by default."""
+        check_safe_name(kind, "record kind")
+        _check_positive(limit, "limit")
+        wanted = list(_check_where(where).items())
+        low = _as_time(since, "since")
+        high = _as_time(until, "until")
+        found = []
+        for item in self._tenant(tenant).records.get(kind, {}).values():
+            if low is not None and item.created_at < low:
+                continue
+            if high is not None and item.created_at >= high:
+                continue
+            values = item.data
+            if any(k not in values or not _same_json(values[k], v) for k, v in wanted):
+                continue
+            found.append(item)
+        found.sort(key=lambda r: (r.created_at, r.id), reverse=newest_first)
+        return found[:limit] if limit else found
+
+    @_operation
+    def delete_records(self, tenant: str, kind: str, ids: Sequence[str]) -> int:
+        """Delete records of a kind by id; return how many existed. Missing is fine."""
+        check_safe_name(kind, "record kind")
+        by_id = self._tenant(tenant).records.get(kind, {})
+        present = [i for i in dict.fromkeys(_check_ids(ids, "ids")) if i in by_id]
+        if present:
+            self._commit({"op": "delete_records", "tenant": tenant, "kind": kind, "ids": present})
+        return len(present)
+
+    @_operation
+    def count_records(self, tenant: str, kind: str) -> int:
+        """The number of records of a kind."""
+        check_safe_name(kind, "record kind")
+        return len(self._tenant(tenant).records.get(kind, {}))
+
     # ------------------------------------------------------------------ whole tenant
 
     @_operation
@@ -915,7 +1039,13 @@ class NetworkXStore:
             session = data.sessions[session_id]
             turns.extend(sorted((data.turns[t] for t in session.order), key=lambda t: t.created_at))
             heads[session_id] = session.head
-        return TenantDump(entities=entities, relationships=rels, turns=turns, heads=heads)
+        records = sorted(
+            (r for by_id in data.records.values() for r in by_id.values()),
+            key=lambda r: (r.kind, r.created_at, r.id),
+        )
+        return TenantDump(
+            entities=entities, relationships=rels, turns=turns, heads=heads, records=records
+        )
 
     @_operation
     def load(self, tenant: str, dump: TenantDump) -> None:
@@ -926,6 +1056,9 @@ class NetworkXStore:
         entities = {e.id: e for e in _check_models(dump.entities, Entity, "entities")}
         rels = _check_models(dump.relationships, Relationship, "relationships")
         turns = _check_models(dump.turns, Turn, "turns")
+        records = self._stored_records(
+            data, _check_models(dump.records, Record, "records"), None, "records"
+        )
         missing = sorted(
             {
                 end
@@ -949,6 +1082,8 @@ class NetworkXStore:
             record["turns"] = turns
         if heads:
             record["heads"] = heads
+        if records:
+            record["records"] = records
         if len(record) > 2:
             self._commit(record)
 
@@ -1013,6 +1148,34 @@ def _check_turn_tree(
             )
         out[session_id] = head
     return out
+
+
+def _check_where(where: Mapping[str, JSONScalar] | None) -> dict[str, JSONScalar]:
+    if where is None:
+        return {}
+    if not isinstance(where, Mapping):
+        raise InvalidInput("where must be a mapping of data keys to JSON scalars")
+    out: dict[str, JSONScalar] = {}
+    for key, value in where.items():
+        if not isinstance(key, str) or not key:
+            raise InvalidInput(f"where has key {key!r}: keys must be non-empty strings")
+        if value is not None and not isinstance(value, str | int | float | bool):
+            raise InvalidInput(
+                f"where[{key!r}] is a {type(value).__name__}: compare with JSON scalars only "
+                "(str, int, float, bool, None)"
+            )
+        if isinstance(value, float) and value != value:
+            raise InvalidInput(f"where[{key!r}] is NaN, which equals nothing")
+        out[key] = value
+    return out
+
+
+def _as_time(value: datetime | None, what: str) -> datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise InvalidInput(f"{what} must be a datetime, got {type(value).__name__}")
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
 def _same_json(stored: Any, wanted: Any) -> bool:
