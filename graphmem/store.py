@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 from urllib.parse import urlsplit
 
@@ -49,7 +49,9 @@ __all__ = [
     "TenantDump",
     "TraceEvent",
     "Tracer",
+    "as_utc",
     "check_tenant",
+    "check_where",
     "install_schema",
     "open_store",
     "redact_url",
@@ -80,6 +82,36 @@ def check_tenant(tenant: object) -> str:
             f"tenant must be at most {_MAX_TENANT_LENGTH} printable characters", tenant=tenant
         )
     return tenant
+
+
+def check_where(where: Mapping[str, JSONScalar] | None) -> dict[str, JSONScalar]:
+    """Check a ``find_records`` condition map (data keys to JSON scalars) for any backend."""
+    if where is None:
+        return {}
+    if not isinstance(where, Mapping):
+        raise InvalidInput("where must be a mapping of data keys to JSON scalars")
+    out: dict[str, JSONScalar] = {}
+    for key, value in where.items():
+        if not isinstance(key, str) or not key:
+            raise InvalidInput(f"where has key {key!r}: keys must be non-empty strings")
+        if value is not None and not isinstance(value, str | int | float | bool):
+            raise InvalidInput(
+                f"where[{key!r}] is a {type(value).__name__}: compare with JSON scalars only "
+                "(str, int, float, bool, None)"
+            )
+        if isinstance(value, float) and value != value:
+            raise InvalidInput(f"where[{key!r}] is NaN, which equals nothing")
+        out[key] = value
+    return out
+
+
+def as_utc(value: datetime | None, what: str) -> datetime | None:
+    """A time argument as an aware UTC datetime (naive means UTC); ``InvalidInput`` if not one."""
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise InvalidInput(f"{what} must be a datetime, got {type(value).__name__}")
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 # --------------------------------------------------------------------------- tracing

@@ -14,7 +14,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isNotParamError, lintCypherQuery, testData } from '@neo4j-cypher/language-support';
 
-const LABELS = ['Entity', 'Turn', 'Conversation', 'Chunk'];
+const LABELS = ['Entity', 'Turn', 'Conversation', 'Chunk', 'Record'];
 const RELATIONSHIP_TYPES = ['PARENT', 'HEAD', 'MENTIONS'];
 const ROW_KEYS = [
   'index', 'props', 'source_id', 'target_id', 'parent_id', 'head_id', 'turns', 'node', 'hop',
@@ -32,6 +32,8 @@ const PROPERTY_KEYS = [
   'session', 'role', 'speaker', 'content', 'summary', 'turn_id', 'seq', '_lock',
   // Chunk
   'text',
+  // Record
+  'kind', 'data_json',
   // SHOW INDEXES columns
   'state', 'populationPercent', 'labelsOrTypes', 'properties', 'options', 'entityType',
   // Keys of the row maps passed as parameters ($rows, $links, ...): the linter cannot tell

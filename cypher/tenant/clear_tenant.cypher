@@ -1,4 +1,4 @@
-// Delete everything the tenant holds: its entities, turns, conversations and chunks,
+// Delete everything the tenant holds: its entities, turns, conversations, chunks and records,
 // with their relationships. Each label is found through its tenant index.
 CALL () {
   MATCH (n:Entity {tenant: $tenant}) RETURN n
@@ -8,6 +8,8 @@ CALL () {
   MATCH (n:Conversation {tenant: $tenant}) RETURN n
   UNION ALL
   MATCH (n:Chunk {tenant: $tenant}) RETURN n
+  UNION ALL
+  MATCH (n:Record {tenant: $tenant}) RETURN n
 }
 DETACH DELETE n
 RETURN count(*) AS deleted

@@ -29,6 +29,7 @@ from graphmem import (  # noqa: E402
     InvalidInput,
     NotFound,
     Provenance,
+    Record,
     Relationship,
     RelationshipFilter,
     StoreClosed,
@@ -74,6 +75,15 @@ TURN = {
     "parent_id": None,
 }
 PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+RECORD = {
+    "id": "r1",
+    "kind": "fact",
+    "data_json": '{"subject":"mira","n":1,"tags":["a"]}',
+    "created_at": T0,
+    "updated_at": T0,
+}
 
 
 def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -134,6 +144,15 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         "tenant/link_turns": lambda: [{"linked": 1}],
         "tenant/set_heads": lambda: [{"moved": 1}],
         "tenant/clear_tenant": lambda: [{"deleted": 0}],
+        "tenant/dump_records": lambda: [{"record": RECORD}],
+        "records/put_records": lambda: [
+            {"id": r["id"], "created_at": r["created_at"], "updated_at": r["updated_at"]}
+            for r in rows
+        ],
+        "records/get_record": lambda: [{"record": RECORD}],
+        "records/find_records": lambda: [{"record": RECORD}],
+        "records/delete_records": lambda: [{"deleted": len(params["ids"])}],
+        "records/count_records": lambda: [{"count": 1}],
     }
     if name.startswith("schema/"):
         return []
@@ -332,7 +351,7 @@ def test_update_entity_is_lock_then_write_in_one_transaction(
     assert props["attr.mood"] == "calm" and "attrjson.x" not in props
 
 
-def test_dump_is_four_queries_in_one_read(store: Neo4jStore, server: FakeServer) -> None:
+def test_dump_is_five_queries_in_one_read(store: Neo4jStore, server: FakeServer) -> None:
     with queries(server) as sent:
         dump = store.dump("t")
     assert sent == [
@@ -340,6 +359,7 @@ def test_dump_is_four_queries_in_one_read(store: Neo4jStore, server: FakeServer)
         "tenant/dump_relationships",
         "tenant/dump_turns",
         "tenant/dump_heads",
+        "tenant/dump_records",
     ]
     assert dump.heads == {"s": "t1"}
     assert dump.entities[0].attributes["tags"] == ["a", 1.0]
@@ -574,3 +594,55 @@ def test_bad_update_is_rejected_before_any_query(
     with pytest.raises(InvalidInput):
         store.update_entity("t", "mira", **kwargs)
     assert server.calls == []
+
+
+# ----------------------------------------------------------------------------- records
+
+
+def test_put_records_is_one_query_in_one_transaction(store: Neo4jStore, server: FakeServer) -> None:
+    batch = [Record(id="a", kind="fact", data={"x": 1}), Record(id="a", kind="fact", data={})]
+    with queries(server) as sent:
+        stored = store.put_records("t", "fact", batch)
+    assert sent == ["records/put_records"]
+    assert server.transactions == 1
+    assert [r.id for r in stored] == ["a", "a"]  # one per input position, last wins
+    assert stored[0].data == {}
+    params = server.calls[-1][1]
+    assert params["kind"] == "fact"
+    assert len(params["rows"]) == 1
+    assert params["rows"][0]["props"]["data_json"] == "{}"
+
+
+def test_put_records_of_another_kind_writes_nothing(store: Neo4jStore, server: FakeServer) -> None:
+    with queries(server) as sent, pytest.raises(InvalidInput, match="kind"):
+        store.put_records("t", "fact", [Record(id="a", kind="audit")])
+    assert sent == []
+    with queries(server) as sent, pytest.raises(InvalidInput):
+        store.put_records("t", "bad kind", [])
+    assert sent == []
+
+
+def test_record_reads_map_rows_back(store: Neo4jStore, server: FakeServer) -> None:
+    record = store.get_record("t", "fact", "r1")
+    assert record.data == {"subject": "mira", "n": 1, "tags": ["a"]}
+    assert record.created_at == T0
+    server.overrides["records/get_record"] = lambda params: []
+    with pytest.raises(NotFound):
+        store.get_record("t", "fact", "missing")
+    assert store.count_records("t", "fact") == 1
+    assert store.delete_records("t", "fact", ["a", "a", "b"]) == 2
+    assert store.dump("t").records == [record]
+
+
+def test_find_records_sends_filter_columns(store: Neo4jStore, server: FakeServer) -> None:
+    found = store.find_records(
+        "t", "fact", where={"subject": "mira", "n": 1, "gone": None}, limit=5, newest_first=False
+    )
+    assert [r.id for r in found] == ["r1"]
+    params = server.calls[-1][1]
+    assert params["where"] == {"attr.subject": "mira", "attr.n": 1, "attrjson.gone": "null"}
+    assert params["limit"] == 5 and params["newest_first"] is False
+    with pytest.raises(InvalidInput):
+        store.find_records("t", "fact", where={"x": [1]})  # type: ignore[dict-item]
+    with pytest.raises(InvalidInput):
+        store.find_records("t", "fact", limit=0)

@@ -10,6 +10,8 @@ Nodes (every one carries ``tenant``; every query filters on it):
   ``seq`` the number of turns ever appended (it orders turns created in the same
   microsecond).
 - ``(:Chunk {tenant, id, text, source, embedding?})`` (written by retrieval).
+- ``(:Record {tenant, kind, id, data_json, created_at, updated_at})`` plus the filter
+  columns of its ``data`` (the policy layer's facts and audit entries).
 
 Entity relationships are real relationship types, ``(:Entity)-[:<type>]->(:Entity)``, with
 ``tenant, attributes_json, session_id, confidence, source, confirmed, evidence, valid_at,
@@ -40,7 +42,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from graphmem.models import Entity, Provenance, Relationship, Turn
+from graphmem.models import Entity, Provenance, Record, Relationship, Turn
 
 __all__ = [
     "ATTR_JSON_PREFIX",
@@ -48,6 +50,8 @@ __all__ = [
     "attribute_columns",
     "entity_from_row",
     "entity_props",
+    "record_from_row",
+    "record_props",
     "relationship_from_row",
     "relationship_props",
     "to_datetime",
@@ -201,4 +205,27 @@ def turn_from_row(row: Mapping[str, Any]) -> Turn:
         summary=row.get("summary"),
         turn_id=row.get("turn_id"),
         created_at=to_datetime(row["created_at"]),
+    )
+
+
+def record_props(record: Record, tenant: str) -> dict[str, Any]:
+    """Every stored property of a record except its times."""
+    props: dict[str, Any] = {
+        "tenant": tenant,
+        "kind": record.kind,
+        "id": record.id,
+        "data_json": _attributes_json(record.data),
+    }
+    props.update(attribute_columns(record.data))
+    return props
+
+
+def record_from_row(row: Mapping[str, Any]) -> Record:
+    """A record from its stored properties."""
+    return Record(
+        id=row["id"],
+        kind=row["kind"],
+        data=json.loads(row["data_json"] or "{}"),
+        created_at=to_datetime(row["created_at"]),
+        updated_at=to_datetime(row["updated_at"]),
     )

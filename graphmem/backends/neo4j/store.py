@@ -30,6 +30,8 @@ from graphmem.backends.neo4j.mapping import (
     attribute_columns,
     entity_from_row,
     entity_props,
+    record_from_row,
+    record_props,
     relationship_from_row,
     relationship_props,
     to_datetime,
@@ -49,6 +51,7 @@ from graphmem.models import (
     Entity,
     EntityFilter,
     NPCIdentity,
+    Record,
     Relationship,
     RelationshipFilter,
     SessionInfo,
@@ -58,7 +61,15 @@ from graphmem.models import (
     check_safe_name,
     utcnow,
 )
-from graphmem.store import TenantDump, Tracer, check_tenant, traced
+from graphmem.store import (
+    JSONScalar,
+    TenantDump,
+    Tracer,
+    as_utc,
+    check_tenant,
+    check_where,
+    traced,
+)
 
 __all__ = ["BATCH_ROWS", "KEY_QUERIES", "Neo4jStore", "open_neo4j"]
 
@@ -73,6 +84,7 @@ KEY_QUERIES: tuple[str, ...] = (
     "schema/create_turn_key",
     "schema/create_conversation_key",
     "schema/create_chunk_key",
+    "schema/create_record_key",
     "schema/create_turn_session_index",
     "schema/create_entity_type_index",
 )
@@ -174,6 +186,20 @@ def _check_direction(value: object) -> str:
     return value
 
 
+def _check_records(items: object, kind: str | None, what: str) -> list[Record]:
+    """Records of a batch, each of ``kind`` (when given) and with a safe kind name."""
+    checked = _check_items(items, Record, what)
+    for index, record in enumerate(checked):
+        check_safe_name(record.kind, f"{what}[{index}].kind")
+        if kind is not None and record.kind != kind:
+            raise InvalidInput(
+                f"{what}[{index}] is of kind {record.kind!r}, not {kind!r}; put records of "
+                "one kind per call. Nothing was written.",
+                index=index,
+            )
+    return checked
+
+
 def _dedupe(items: Sequence[T], key: Callable[[T], object]) -> list[T]:
     # The last item with a key wins, at the position of the first (like dict assignment).
     latest: dict[object, T] = {}
@@ -188,6 +214,15 @@ def _entity_row(entity: Entity, tenant: str) -> dict[str, Any]:
         "created_at": entity.created_at,
         "updated_at": entity.updated_at,
         "props": entity_props(entity, tenant),
+    }
+
+
+def _record_row(record: Record, tenant: str) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "created_at": record.created_at,
+        "updated_at": record.updated_at,
+        "props": record_props(record, tenant),
     }
 
 
@@ -973,6 +1008,112 @@ class Neo4jStore:
 
     # ------------------------------------------------------------------ whole tenant
 
+    # ------------------------------------------------------------------ records
+
+    def _put_records_tx(
+        self,
+        tx: neo4j.ManagedTransaction,
+        tenant: str,
+        kind: str,
+        batch: Sequence[Record],
+        now: datetime,
+    ) -> list[Record]:
+        stored: dict[str, tuple[Any, Any]] = {}
+        rows = [_record_row(record, tenant) for record in batch]
+        for chunk in _slices(rows):
+            params = {"tenant": tenant, "kind": kind, "rows": list(chunk), "now": now}
+            for row in self._run(tx, "records/put_records", params):
+                stored[row["id"]] = (row["created_at"], row["updated_at"])
+        return [
+            record.model_copy(
+                update={
+                    "created_at": to_datetime(stored[record.id][0]),
+                    "updated_at": to_datetime(stored[record.id][1]),
+                }
+            )
+            for record in batch
+        ]
+
+    def put_records(self, tenant: str, kind: str, records: Sequence[Record]) -> list[Record]:
+        """Insert or replace records of one kind by id, in one atomic batch."""
+        tenant = self._check(tenant)
+        check_safe_name(kind, "record kind")
+        given = _check_records(records, kind, "records")
+        batch = _dedupe(given, lambda r: r.id)
+        if not batch:
+            return []
+        now = utcnow()
+        stored = self._execute(
+            lambda tx: self._put_records_tx(tx, tenant, kind, batch, now), write=True
+        )
+        by_id = {record.id: record for record in stored}
+        return [by_id[record.id] for record in given]
+
+    def get_record(self, tenant: str, kind: str, record_id: str) -> Record:
+        """Return one record; ``NotFound`` if there is no record of ``kind`` with that id."""
+        tenant = self._check(tenant)
+        check_safe_name(kind, "record kind")
+        record_id = _check_id(record_id, "record id")
+        rows = self._read(
+            "records/get_record", {"tenant": tenant, "kind": kind, "record_id": record_id}
+        )
+        if not rows:
+            raise NotFound(
+                f"no record {record_id!r} of kind {kind!r} in tenant {tenant!r}",
+                record_id=record_id,
+                kind=kind,
+                tenant=tenant,
+            )
+        return record_from_row(rows[0]["record"])
+
+    def find_records(
+        self,
+        tenant: str,
+        kind: str,
+        *,
+        where: Mapping[str, JSONScalar] | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+        newest_first: bool = True,
+    ) -> list[Record]:
+        """Records of ``kind`` matching every condition, ordered by ``(created_at, id)``."""
+        tenant = self._check(tenant)
+        check_safe_name(kind, "record kind")
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0
+        ):
+            raise InvalidInput(f"limit must be a positive integer, got {limit!r}")
+        params = {
+            "tenant": tenant,
+            "kind": kind,
+            "where": attribute_columns(check_where(where)),
+            "since": as_utc(since, "since"),
+            "until": as_utc(until, "until"),
+            "limit": limit or _NO_LIMIT,
+            "newest_first": bool(newest_first),
+        }
+        rows = self._read("records/find_records", params)
+        return [record_from_row(row["record"]) for row in rows]
+
+    def delete_records(self, tenant: str, kind: str, ids: Sequence[str]) -> int:
+        """Delete records of ``kind`` by id, in one batch; return how many existed."""
+        tenant = self._check(tenant)
+        check_safe_name(kind, "record kind")
+        wanted = list(dict.fromkeys(_check_ids(ids, "ids")))
+        if not wanted:
+            return 0
+        params = {"tenant": tenant, "kind": kind, "ids": wanted}
+        rows = self._write("records/delete_records", params)
+        return int(rows[0]["deleted"])
+
+    def count_records(self, tenant: str, kind: str) -> int:
+        """The number of records of ``kind``."""
+        tenant = self._check(tenant)
+        check_safe_name(kind, "record kind")
+        rows = self._read("records/count_records", {"tenant": tenant, "kind": kind})
+        return int(rows[0]["count"])
+
     def dump(self, tenant: str) -> TenantDump:
         """Everything the tenant holds, read in one transaction."""
         tenant = self._check(tenant)
@@ -995,6 +1136,10 @@ class Neo4jStore:
                     r["session_id"]: r["head_id"]
                     for r in self._run(tx, "tenant/dump_heads", params)
                 },
+                records=[
+                    record_from_row(r["record"])
+                    for r in self._run(tx, "tenant/dump_records", params)
+                ],
             )
 
         return self._execute(work, write=False)
@@ -1015,6 +1160,9 @@ class Neo4jStore:
             _relationship_key,
         )
         turns = _check_items(dump.turns, Turn, "dump.turns")
+        records = _dedupe(
+            _check_records(dump.records, None, "dump.records"), lambda r: (r.kind, r.id)
+        )
         plan = _plan_turns(turns, dump.heads)
         now = utcnow()
 
@@ -1049,6 +1197,11 @@ class Neo4jStore:
                 self._run(tx, "tenant/link_turns", {"tenant": tenant, "links": list(links)})
             for heads in _slices(plan.heads):
                 self._run(tx, "tenant/set_heads", {"tenant": tenant, "heads": list(heads)})
+            by_kind: dict[str, list[Record]] = {}
+            for record in records:
+                by_kind.setdefault(record.kind, []).append(record)
+            for kind, of_kind in sorted(by_kind.items()):
+                self._put_records_tx(tx, tenant, kind, of_kind, now)
 
         self._execute(work, write=True)
 

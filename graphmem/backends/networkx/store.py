@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import wraps
 from operator import attrgetter
 from pathlib import Path
@@ -43,7 +43,15 @@ from graphmem.models import (
     construct_trusted,
     utcnow,
 )
-from graphmem.store import JSONScalar, TenantDump, Tracer, check_tenant, traced
+from graphmem.store import (
+    JSONScalar,
+    TenantDump,
+    Tracer,
+    as_utc,
+    check_tenant,
+    check_where,
+    traced,
+)
 
 __all__ = ["NetworkXStore", "open_networkx"]
 
@@ -990,9 +998,9 @@ class NetworkXStore:
         """Records of a kind by data equality and creation time, newest first by default."""
         check_safe_name(kind, "record kind")
         _check_positive(limit, "limit")
-        wanted = list(_check_where(where).items())
-        low = _as_time(since, "since")
-        high = _as_time(until, "until")
+        wanted = list(check_where(where).items())
+        low = as_utc(since, "since")
+        high = as_utc(until, "until")
         found = []
         for item in self._tenant(tenant).records.get(kind, {}).values():
             if low is not None and item.created_at < low:
@@ -1148,34 +1156,6 @@ def _check_turn_tree(
             )
         out[session_id] = head
     return out
-
-
-def _check_where(where: Mapping[str, JSONScalar] | None) -> dict[str, JSONScalar]:
-    if where is None:
-        return {}
-    if not isinstance(where, Mapping):
-        raise InvalidInput("where must be a mapping of data keys to JSON scalars")
-    out: dict[str, JSONScalar] = {}
-    for key, value in where.items():
-        if not isinstance(key, str) or not key:
-            raise InvalidInput(f"where has key {key!r}: keys must be non-empty strings")
-        if value is not None and not isinstance(value, str | int | float | bool):
-            raise InvalidInput(
-                f"where[{key!r}] is a {type(value).__name__}: compare with JSON scalars only "
-                "(str, int, float, bool, None)"
-            )
-        if isinstance(value, float) and value != value:
-            raise InvalidInput(f"where[{key!r}] is NaN, which equals nothing")
-        out[key] = value
-    return out
-
-
-def _as_time(value: datetime | None, what: str) -> datetime | None:
-    if value is None:
-        return None
-    if not isinstance(value, datetime):
-        raise InvalidInput(f"{what} must be a datetime, got {type(value).__name__}")
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
 
 
 def _same_json(stored: Any, wanted: Any) -> bool:
