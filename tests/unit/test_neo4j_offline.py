@@ -97,7 +97,7 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         "relationships/get_relationships": lambda: [{"rels": [REL]}],
         "relationships/delete_relationship": lambda: [{"deleted": 1}],
         "relationships/invalidate_relationship": lambda: [
-            {"rel": dict(REL, invalid_at=params["at"], expired_at=params["now"])}
+            {"rel": dict(REL, invalid_at=params["at"] or params["now"], expired_at=params["now"])}
         ],
         "relationships/count_relationships": lambda: [{"count": 1}],
         "traversal/find_neighbors": lambda: [{"entities": [OTHER]}],
@@ -574,3 +574,96 @@ def test_bad_update_is_rejected_before_any_query(
     with pytest.raises(InvalidInput):
         store.update_entity("t", "mira", **kwargs)
     assert server.calls == []
+
+
+# --------------------------------------------------------------------------- contract details
+
+
+def test_every_method_fails_closed_on_an_empty_tenant_before_any_query(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    from conformance.helpers import STORE_CALLS
+
+    for name, call in sorted(STORE_CALLS.items()):
+        with pytest.raises(IdentityRequired):
+            call(store, "  ")
+        assert server.calls == [], f"{name} sent {server.calls} before checking the tenant"
+
+
+def test_every_method_of_a_closed_store_raises_store_closed(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    from conformance.helpers import STORE_CALLS
+
+    store.close()
+    for name, call in sorted(STORE_CALLS.items()):
+        with pytest.raises(StoreClosed):
+            call(store, "t")
+        assert server.calls == [], f"{name} sent {server.calls} on a closed store"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: s.find_path("t", "a", "b", max_depth=0),
+        lambda s: s.visible_subgraph("t", "mira", depth=0),
+        lambda s: s.branch("t", "s", limit=0),
+        lambda s: s.load(
+            "t",
+            TenantDump(
+                turns=[Turn.model_construct(id="x", session_id="s", role=INJECTION, content="c")]
+            ),
+        ),
+    ],
+    ids=["find_path max_depth 0", "visible_subgraph depth 0", "branch limit 0", "load role"],
+)
+def test_sizes_must_be_positive_and_roles_safe(
+    store: Neo4jStore, server: FakeServer, call: Callable[[Neo4jStore], Any]
+) -> None:
+    # The contract: sizes are positive integers (0 is InvalidInput, as on networkx), and
+    # models built with model_construct are re-checked before anything is sent.
+    with pytest.raises(InvalidInput):
+        call(store)
+    assert server.calls == []
+
+
+def test_visible_subgraph_puts_the_entity_first_then_the_others_by_id(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    third = dict(OTHER, id="ada", name="Ada")
+    server.overrides["traversal/get_visible_subgraph"] = lambda params: [
+        {"entities": [ENTITY, OTHER, third], "rels": [[REL]]}
+    ]
+    sub = store.visible_subgraph("t", "tomas")
+    assert [e.id for e in sub.entities] == ["tomas", "ada", "mira"]
+
+
+def test_invalidate_sends_no_time_when_none_is_given(store: Neo4jStore, server: FakeServer) -> None:
+    # Without `at`, the query keeps an invalid_at set before (the contract: "`at` given
+    # again moves invalid_at"; not given, it does not), so the parameter must be null.
+    store.invalidate_relationship("t", "mira", "tomas", "knows")
+    assert server.calls[-1][1]["at"] is None
+    naive = datetime(2025, 1, 2, 3, 4, 5)
+    store.invalidate_relationship("t", "mira", "tomas", "knows", at=naive)
+    assert server.calls[-1][1]["at"] == naive.replace(tzinfo=UTC)
+
+
+def test_single_names_and_keys_are_taken_like_the_embedded_backend(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    store.neighbors("t", "mira", rel_types="knows", node_types="npc")  # type: ignore[arg-type]
+    params = server.calls[-1][1]
+    assert (params["rel_types"], params["node_types"]) == (["knows"], ["npc"])
+    updated = store.update_entity("t", "mira", remove_attributes="occupation")  # type: ignore[arg-type]
+    assert "occupation" not in updated.attributes and "level" in updated.attributes
+
+
+def test_name_filter_is_casefolded_on_both_sides(store: Neo4jStore, server: FakeServer) -> None:
+    from graphmem.backends.neo4j.mapping import entity_props
+
+    straße = Entity(id="s", type="location", name="Große Straße")
+    assert entity_props(straße, "t")["name_lower"] == "grosse strasse"
+    store.find_entities("t", EntityFilter(name_contains="STRASSE"))
+    assert server.calls[-1][1]["name_lower"] == "strasse"
+    store.find_entities("t", EntityFilter(name_contains=""))
+    assert server.calls[-1][1]["name_lower"] is None
