@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -667,3 +667,27 @@ def test_name_filter_is_casefolded_on_both_sides(store: Neo4jStore, server: Fake
     assert server.calls[-1][1]["name_lower"] == "strasse"
     store.find_entities("t", EntityFilter(name_contains=""))
     assert server.calls[-1][1]["name_lower"] is None
+
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        T0,
+        datetime(2001, 1, 1, tzinfo=UTC),
+        datetime(2999, 1, 1, 23, 59, 59, 999999, tzinfo=UTC),
+        datetime(2024, 5, 1, 14, 0, 0, 1, tzinfo=timezone(timedelta(hours=2))),
+    ],
+)
+def test_times_survive_the_drivers_bolt_codec(when: datetime) -> None:
+    # What a parameter becomes on the wire (Bolt 5 DateTime with a UTC offset) and what
+    # the driver hands back for it must map to the same aware UTC datetime, microseconds
+    # included: stored times are compared with ==, and dumps must round-trip exactly.
+    from neo4j._codec.hydration.v2.temporal import dehydrate_datetime, hydrate_datetime
+
+    from graphmem.backends.neo4j.mapping import to_datetime
+
+    wire = dehydrate_datetime(when)
+    assert wire.tag == b"I", "an aware datetime must travel as a DateTime with an offset"
+    back = to_datetime(hydrate_datetime(*wire.fields))
+    assert back == when and back.utcoffset() == timedelta(0), (when, back)
+    assert back.tzinfo is UTC
