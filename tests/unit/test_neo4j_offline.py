@@ -25,6 +25,7 @@ from graphmem import (  # noqa: E402
     BackendUnavailable,
     Entity,
     EntityFilter,
+    GraphmemError,
     IdentityRequired,
     InvalidInput,
     NotFound,
@@ -552,7 +553,13 @@ def test_driver_errors_become_backend_unavailable_without_password(
         ("Neo.ClientError.Security.Unauthorized", BackendUnavailable),
         ("Neo.ClientError.Schema.ConstraintValidationFailed", InvalidInput),
         ("Neo.TransientError.Transaction.DeadlockDetected", BackendUnavailable),
-        ("Neo.ClientError.Statement.TypeError", InvalidInput),
+        ("Neo.ClientError.Statement.TypeError", GraphmemError),
+        ("Neo.ClientError.Statement.SemanticError", GraphmemError),
+        ("Neo.ClientError.Statement.SyntaxError", GraphmemError),
+        ("Neo.ClientError.Statement.ParameterMissing", GraphmemError),
+        ("Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration", BackendUnavailable),
+        ("Neo.TransientError.Transaction.Terminated", BackendUnavailable),
+        ("Neo.ClientError.Schema.ConstraintAlreadyExists", InvalidInput),
     ],
 )
 def test_server_errors_are_translated(code: str, error: type[Exception]) -> None:

@@ -233,10 +233,21 @@ def _translate(exc: Exception, url: str, query_name: str | None) -> GraphmemErro
                 "read and write rights on the database",
                 **data,
             )
-        if isinstance(exc, neo4j_errors.CypherSyntaxError):
+        if isinstance(exc, neo4j_errors.CypherSyntaxError) or code.startswith(
+            "Neo.ClientError.Statement."
+        ):
+            # Every value is checked in Python before it is sent, so a statement error
+            # (syntax, semantics, types, arguments) is graphmem's own bug: never report
+            # it as the caller's InvalidInput, which would hide it.
             return GraphmemError(
                 f"graphmem sent Cypher that Neo4j at {url} cannot run{where}: {message} "
                 "(a bug in graphmem, or a Neo4j older than 5.26)",
+                **data,
+            )
+        if code.startswith("Neo.ClientError.Transaction."):
+            return BackendUnavailable(
+                f"Neo4j at {url} ended the transaction{where}: {message}; nothing was "
+                "written, try again",
                 **data,
             )
         return InvalidInput(f"Neo4j at {url} rejected the request{where}: {message}", **data)
