@@ -1,5 +1,6 @@
 // Entities matching every given condition, ordered by id.
-// $type / $name_lower: null means no condition. $attrs maps filter columns to values:
+// $type / $name_lower: null means no condition; name_lower holds the casefolded name (Python
+// str.casefold, as the embedded backend compares). $attrs maps filter columns to values:
 // "attr.<key>" for a scalar attribute, "attrjson.<key>" for its canonical JSON text
 // (lists, maps, null, out-of-range integers); see mapping.py. $limit is always given.
 MATCH (e:Entity {tenant: $tenant})

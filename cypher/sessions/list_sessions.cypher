@@ -1,4 +1,5 @@
-// Every session with at least one turn, most recently active first.
+// Every session with at least one turn, most recently active first (ties by session id,
+// descending, as on the embedded backend).
 MATCH (t:Turn {tenant: $tenant})
 WITH t.session AS session_id,
      count(t) AS turn_count,
@@ -6,4 +7,4 @@ WITH t.session AS session_id,
      max(t.created_at) AS last_at
 OPTIONAL MATCH (:Conversation {tenant: $tenant, id: session_id})-[:HEAD]->(head:Turn)
 RETURN session_id, turn_count, first_at, last_at, head.id AS head_id
-ORDER BY last_at DESC, session_id
+ORDER BY last_at DESC, session_id DESC

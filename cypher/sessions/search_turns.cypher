@@ -1,4 +1,5 @@
-// The session log: turns across sessions matching every given condition, newest first.
+// The session log: turns across sessions matching every given condition, newest first
+// (ties in created_at by id, descending, as on the embedded backend).
 // Null parameters are no condition. $keywords: lower-cased words that must all occur in
 // the content, case-insensitively. $limit is always given.
 MATCH (t:Turn {tenant: $tenant})
@@ -10,5 +11,5 @@ WHERE ($session_id IS NULL OR t.session = $session_id)
   AND all(word IN $keywords WHERE toLower(t.content) CONTAINS word)
 RETURN t {.id, .session, .role, .speaker, .content, .summary, .turn_id, .created_at,
           parent_id: head([(t)-[:PARENT]->(p:Turn) | p.id])} AS turn
-ORDER BY t.created_at DESC, t.seq DESC
+ORDER BY t.created_at DESC, t.id DESC
 LIMIT $limit

@@ -364,4 +364,18 @@ def test_times_round_trip_with_microseconds(store: GraphStore, tenant: str) -> N
     entity = Entity(id="old", type="npc", name="Old", created_at=when, updated_at=when)
     store.upsert_entities(tenant, [entity])
     got: Any = store.get_entity(tenant, "old")
-    assert got.created_at == when and got.created_at.utcoffset() == timedelta(0)
+    assert got.created_at == when and got.created_at.utcoffset() == timedelta(0), (
+        f"wrote {when.isoformat()}, read back {got.created_at.isoformat()}"
+    )
+    # The server's own arithmetic (created_at bumped by duration({microseconds: 1})) must
+    # come back exact too.
+    first = store.append_turn(
+        tenant, Turn(session_id="s", role="user", content="1", created_at=when)
+    )
+    second = store.append_turn(
+        tenant, Turn(session_id="s", role="user", content="2", created_at=when)
+    )
+    assert second.created_at == first.created_at + timedelta(microseconds=1), (
+        f"parent at {first.created_at.isoformat()}, bumped child at {second.created_at.isoformat()}"
+    )
+    assert store.get_turn(tenant, second.id) == second

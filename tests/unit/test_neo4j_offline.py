@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -25,6 +25,7 @@ from graphmem import (  # noqa: E402
     BackendUnavailable,
     Entity,
     EntityFilter,
+    GraphmemError,
     IdentityRequired,
     InvalidInput,
     NotFound,
@@ -107,7 +108,7 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         "relationships/get_relationships": lambda: [{"rels": [REL]}],
         "relationships/delete_relationship": lambda: [{"deleted": 1}],
         "relationships/invalidate_relationship": lambda: [
-            {"rel": dict(REL, invalid_at=params["at"], expired_at=params["now"])}
+            {"rel": dict(REL, invalid_at=params["at"] or params["now"], expired_at=params["now"])}
         ],
         "relationships/count_relationships": lambda: [{"count": 1}],
         "traversal/find_neighbors": lambda: [{"entities": [OTHER]}],
@@ -572,7 +573,13 @@ def test_driver_errors_become_backend_unavailable_without_password(
         ("Neo.ClientError.Security.Unauthorized", BackendUnavailable),
         ("Neo.ClientError.Schema.ConstraintValidationFailed", InvalidInput),
         ("Neo.TransientError.Transaction.DeadlockDetected", BackendUnavailable),
-        ("Neo.ClientError.Statement.TypeError", InvalidInput),
+        ("Neo.ClientError.Statement.TypeError", GraphmemError),
+        ("Neo.ClientError.Statement.SemanticError", GraphmemError),
+        ("Neo.ClientError.Statement.SyntaxError", GraphmemError),
+        ("Neo.ClientError.Statement.ParameterMissing", GraphmemError),
+        ("Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration", BackendUnavailable),
+        ("Neo.TransientError.Transaction.Terminated", BackendUnavailable),
+        ("Neo.ClientError.Schema.ConstraintAlreadyExists", InvalidInput),
     ],
 )
 def test_server_errors_are_translated(code: str, error: type[Exception]) -> None:
@@ -646,3 +653,120 @@ def test_find_records_sends_filter_columns(store: Neo4jStore, server: FakeServer
         store.find_records("t", "fact", where={"x": [1]})  # type: ignore[dict-item]
     with pytest.raises(InvalidInput):
         store.find_records("t", "fact", limit=0)
+
+
+# --------------------------------------------------------------------------- contract details
+
+
+def test_every_method_fails_closed_on_an_empty_tenant_before_any_query(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    from conformance.helpers import STORE_CALLS
+
+    for name, call in sorted(STORE_CALLS.items()):
+        with pytest.raises(IdentityRequired):
+            call(store, "  ")
+        assert server.calls == [], f"{name} sent {server.calls} before checking the tenant"
+
+
+def test_every_method_of_a_closed_store_raises_store_closed(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    from conformance.helpers import STORE_CALLS
+
+    store.close()
+    for name, call in sorted(STORE_CALLS.items()):
+        with pytest.raises(StoreClosed):
+            call(store, "t")
+        assert server.calls == [], f"{name} sent {server.calls} on a closed store"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: s.find_path("t", "a", "b", max_depth=0),
+        lambda s: s.visible_subgraph("t", "mira", depth=0),
+        lambda s: s.branch("t", "s", limit=0),
+        lambda s: s.load(
+            "t",
+            TenantDump(
+                turns=[Turn.model_construct(id="x", session_id="s", role=INJECTION, content="c")]
+            ),
+        ),
+    ],
+    ids=["find_path max_depth 0", "visible_subgraph depth 0", "branch limit 0", "load role"],
+)
+def test_sizes_must_be_positive_and_roles_safe(
+    store: Neo4jStore, server: FakeServer, call: Callable[[Neo4jStore], Any]
+) -> None:
+    # The contract: sizes are positive integers (0 is InvalidInput, as on networkx), and
+    # models built with model_construct are re-checked before anything is sent.
+    with pytest.raises(InvalidInput):
+        call(store)
+    assert server.calls == []
+
+
+def test_visible_subgraph_puts_the_entity_first_then_the_others_by_id(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    third = dict(OTHER, id="ada", name="Ada")
+    server.overrides["traversal/get_visible_subgraph"] = lambda params: [
+        {"entities": [ENTITY, OTHER, third], "rels": [[REL]]}
+    ]
+    sub = store.visible_subgraph("t", "tomas")
+    assert [e.id for e in sub.entities] == ["tomas", "ada", "mira"]
+
+
+def test_invalidate_sends_no_time_when_none_is_given(store: Neo4jStore, server: FakeServer) -> None:
+    # Without `at`, the query keeps an invalid_at set before (the contract: "`at` given
+    # again moves invalid_at"; not given, it does not), so the parameter must be null.
+    store.invalidate_relationship("t", "mira", "tomas", "knows")
+    assert server.calls[-1][1]["at"] is None
+    naive = datetime(2025, 1, 2, 3, 4, 5)
+    store.invalidate_relationship("t", "mira", "tomas", "knows", at=naive)
+    assert server.calls[-1][1]["at"] == naive.replace(tzinfo=UTC)
+
+
+def test_single_names_and_keys_are_taken_like_the_embedded_backend(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    store.neighbors("t", "mira", rel_types="knows", node_types="npc")  # type: ignore[arg-type]
+    params = server.calls[-1][1]
+    assert (params["rel_types"], params["node_types"]) == (["knows"], ["npc"])
+    updated = store.update_entity("t", "mira", remove_attributes="occupation")  # type: ignore[arg-type]
+    assert "occupation" not in updated.attributes and "level" in updated.attributes
+
+
+def test_name_filter_is_casefolded_on_both_sides(store: Neo4jStore, server: FakeServer) -> None:
+    from graphmem.backends.neo4j.mapping import entity_props
+
+    straße = Entity(id="s", type="location", name="Große Straße")
+    assert entity_props(straße, "t")["name_lower"] == "grosse strasse"
+    store.find_entities("t", EntityFilter(name_contains="STRASSE"))
+    assert server.calls[-1][1]["name_lower"] == "strasse"
+    store.find_entities("t", EntityFilter(name_contains=""))
+    assert server.calls[-1][1]["name_lower"] is None
+
+
+@pytest.mark.parametrize(
+    "when",
+    [
+        T0,
+        datetime(2001, 1, 1, tzinfo=UTC),
+        datetime(2999, 1, 1, 23, 59, 59, 999999, tzinfo=UTC),
+        datetime(2024, 5, 1, 14, 0, 0, 1, tzinfo=timezone(timedelta(hours=2))),
+    ],
+)
+def test_times_survive_the_drivers_bolt_codec(when: datetime) -> None:
+    # What a parameter becomes on the wire (Bolt 5 DateTime with a UTC offset) and what
+    # the driver hands back for it must map to the same aware UTC datetime, microseconds
+    # included: stored times are compared with ==, and dumps must round-trip exactly.
+    from neo4j._codec.hydration.v2.temporal import dehydrate_datetime, hydrate_datetime
+
+    from graphmem.backends.neo4j.mapping import to_datetime
+
+    wire = dehydrate_datetime(when)
+    assert wire.tag == b"I", "an aware datetime must travel as a DateTime with an offset"
+    back = to_datetime(hydrate_datetime(*wire.fields))
+    assert back == when and back.utcoffset() == timedelta(0), (when, back)
+    assert back.tzinfo is UTC

@@ -121,7 +121,7 @@ def entity_props(entity: Entity, tenant: str) -> dict[str, Any]:
         "id": entity.id,
         "type": entity.type,
         "name": entity.name,
-        "name_lower": entity.name.lower(),
+        "name_lower": entity.name.casefold(),
         "attributes_json": _attributes_json(entity.attributes),
     }
     props.update(attribute_columns(entity.attributes))

@@ -169,8 +169,8 @@ def _check_relationships(items: object, what: str) -> list[Relationship]:
 def _check_names(values: Sequence[str] | None, what: str) -> list[str] | None:
     if values is None:
         return None
-    if isinstance(values, str):
-        raise InvalidInput(f"{what} takes a list of names; wrap a single one in [...]")
+    if isinstance(values, str):  # one name, as the embedded backend takes it
+        values = [values]
     return [check_safe_name(v, what) for v in values]
 
 
@@ -268,10 +268,21 @@ def _translate(exc: Exception, url: str, query_name: str | None) -> GraphmemErro
                 "read and write rights on the database",
                 **data,
             )
-        if isinstance(exc, neo4j_errors.CypherSyntaxError):
+        if isinstance(exc, neo4j_errors.CypherSyntaxError) or code.startswith(
+            "Neo.ClientError.Statement."
+        ):
+            # Every value is checked in Python before it is sent, so a statement error
+            # (syntax, semantics, types, arguments) is graphmem's own bug: never report
+            # it as the caller's InvalidInput, which would hide it.
             return GraphmemError(
                 f"graphmem sent Cypher that Neo4j at {url} cannot run{where}: {message} "
                 "(a bug in graphmem, or a Neo4j older than 5.26)",
+                **data,
+            )
+        if code.startswith("Neo.ClientError.Transaction."):
+            return BackendUnavailable(
+                f"Neo4j at {url} ended the transaction{where}: {message}; nothing was "
+                "written, try again",
                 **data,
             )
         return InvalidInput(f"Neo4j at {url} rejected the request{where}: {message}", **data)
@@ -527,8 +538,8 @@ class Neo4jStore:
         _check_id(entity_id, "entity id")
         if type is not None:
             check_safe_name(type, "entity type")
-        if isinstance(remove_attributes, str):
-            raise InvalidInput("remove_attributes takes a list of keys; wrap one in [...]")
+        if isinstance(remove_attributes, str):  # one key, as the embedded backend takes it
+            remove_attributes = [remove_attributes]
         if attributes is not None and not isinstance(attributes, Mapping):
             raise InvalidInput("attributes takes a mapping of attribute names to values")
         # Validate the new name and attribute values before anything is sent.
@@ -589,7 +600,7 @@ class Neo4jStore:
         params = {
             "tenant": tenant,
             "type": filter.type,
-            "name_lower": None if filter.name_contains is None else filter.name_contains.lower(),
+            "name_lower": None if not filter.name_contains else filter.name_contains.casefold(),
             "attrs": attribute_columns(filter.attributes),
             "limit": filter.limit or _NO_LIMIT,
         }
@@ -719,7 +730,7 @@ class Neo4jStore:
             "source_id": _check_id(source_id, "source id"),
             "target_id": _check_id(target_id, "target id"),
             "type": check_safe_name(type, "relationship type"),
-            "at": now if at is None else _as_utc(at),
+            "at": None if at is None else _as_utc(at),
             "now": now,
         }
 
@@ -793,7 +804,7 @@ class Neo4jStore:
             "tenant": tenant,
             "source_id": _check_id(source_id, "source id"),
             "target_id": _check_id(target_id, "target id"),
-            "max_depth": _check_depth(max_depth, "max_depth", 0),
+            "max_depth": _check_depth(max_depth, "max_depth", 1),
             "rel_types": _check_names(rel_types, "relationship type"),
             "now": utcnow(),
         }
@@ -808,13 +819,14 @@ class Neo4jStore:
     def visible_subgraph(self, tenant: str, entity_id: str, *, depth: int = 1) -> Subgraph:
         """The entity, the entities within ``depth`` hops, and the current facts among them.
 
-        Entities are ordered by id, relationships by (source_id, target_id, type).
+        The entity comes first, then the others by id; relationships are ordered by
+        (source_id, target_id, type), as on the embedded backend.
         """
         tenant = self._check(tenant)
         params = {
             "tenant": tenant,
             "entity_id": _check_id(entity_id, "entity id"),
-            "depth": _check_depth(depth, "depth", 0),
+            "depth": _check_depth(depth, "depth", 1),
             "now": utcnow(),
         }
         rows = self._read("traversal/get_visible_subgraph", params)
@@ -822,7 +834,11 @@ class Neo4jStore:
             raise NotFound(
                 f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
             )
-        entities = sorted((entity_from_row(e) for e in rows[0]["entities"]), key=lambda e: e.id)
+        members = {row["id"]: row for row in rows[0]["entities"]}
+        center = members.pop(entity_id)
+        entities = [entity_from_row(center)] + [
+            entity_from_row(members[k]) for k in sorted(members)
+        ]
         rels = {
             rel.key: rel
             for group in rows[0]["rels"]
@@ -1163,6 +1179,8 @@ class Neo4jStore:
         records = _dedupe(
             _check_records(dump.records, None, "dump.records"), lambda r: (r.kind, r.id)
         )
+        for index, turn in enumerate(turns):  # model_construct skips validation
+            check_safe_name(turn.role, f"dump.turns[{index}] role")
         plan = _plan_turns(turns, dump.heads)
         now = utcnow()
 
