@@ -7,6 +7,8 @@
 'Mira (npc)'
 """
 
+from typing import TYPE_CHECKING, Any
+
 from graphmem.conversation import Conversation
 from graphmem.errors import (
     BackendUnavailable,
@@ -24,7 +26,6 @@ from graphmem.errors import (
     StoreClosed,
     UnsupportedOperation,
 )
-from graphmem.events import EventBus
 from graphmem.memory import Memory, open
 from graphmem.models import (
     SPEAKER_ROLES,
@@ -45,16 +46,6 @@ from graphmem.models import (
     TurnFilter,
     estimate_tokens,
 )
-from graphmem.policy import (
-    ConversationMemory,
-    FactMemory,
-    GovernancePolicy,
-    HealthState,
-    LineSummarizer,
-    LLMContext,
-    MemoryIdentity,
-    Summarizer,
-)
 from graphmem.store import (
     GraphStore,
     TenantDump,
@@ -63,9 +54,53 @@ from graphmem.store import (
     register_backend,
     registered_schemes,
 )
-from graphmem.summarize import summarize_turn
+
+if TYPE_CHECKING:
+    from graphmem.events import EventBus
+    from graphmem.policy import (
+        ConversationMemory,
+        FactMemory,
+        GovernancePolicy,
+        HealthState,
+        LineSummarizer,
+        LLMContext,
+        MemoryIdentity,
+        Summarizer,
+    )
+    from graphmem.summarize import summarize_turn
 
 __version__ = "0.1.0"
+
+# Imported on first use (PEP 562), so that `import graphmem` stays fast for the many
+# callers that never touch the policy layer.
+_LAZY = {
+    "ConversationMemory": "graphmem.policy",
+    "EventBus": "graphmem.events",
+    "FactMemory": "graphmem.policy",
+    "GovernancePolicy": "graphmem.policy",
+    "HealthState": "graphmem.policy",
+    "LLMContext": "graphmem.policy",
+    "LineSummarizer": "graphmem.policy",
+    "MemoryIdentity": "graphmem.policy",
+    "Summarizer": "graphmem.policy",
+    "summarize_turn": "graphmem.summarize",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'graphmem' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "BackendUnavailable",
