@@ -318,6 +318,10 @@ class GraphStore(Protocol):
         """Return a turn by id; ``NotFound`` if unknown."""
         ...
 
+    def get_turns(self, tenant: str, turn_ids: Sequence[str]) -> list[Turn]:
+        """Return the turns that exist among ``turn_ids``, in the order asked."""
+        ...
+
     def head(self, tenant: str, session_id: str) -> Turn | None:
         """The head of the session's active branch, or None before the first turn."""
         ...

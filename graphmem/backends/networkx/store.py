@@ -946,6 +946,12 @@ class NetworkXStore:
         return self._turn(tenant, turn_id)
 
     @_operation
+    def get_turns(self, tenant: str, turn_ids: Sequence[str]) -> list[Turn]:
+        """Return the turns that exist among ``turn_ids``, in the order asked."""
+        turns = self._tenant(tenant).turns
+        return [turns[i] for i in _check_ids(turn_ids, "turn_ids") if i in turns]
+
+    @_operation
     def head(self, tenant: str, session_id: str) -> Turn | None:
         """The head of the session's active branch, or None."""
         data = self._tenant(tenant)
