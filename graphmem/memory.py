@@ -288,6 +288,31 @@ class Memory:
         self._check_open()
         return self._store.visible_subgraph(self._tenant, entity_id, depth=depth)
 
+    def expand(
+        self,
+        seed_ids: Sequence[str],
+        *,
+        depth: int = 1,
+        rel_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        within: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+    ) -> Subgraph:
+        """The seeds and every entity within ``depth`` hops of any, with the facts among them.
+
+        One store call whatever the number of seeds (a typed multi-source walk).
+        """
+        self._check_open()
+        return self._store.expand(
+            self._tenant,
+            list(seed_ids),
+            depth=depth,
+            rel_types=rel_types,
+            direction=direction,
+            within=within,
+            max_nodes=max_nodes,
+        )
+
     def identity_snapshot(self, npc_id: str) -> NPCIdentity:
         """Who the NPC is now, in one store call; ``.to_prompt(max_tokens)`` renders it."""
         self._check_open()
