@@ -36,7 +36,7 @@ from typing import Any
 from graphmem.errors import InvalidInput
 from graphmem.memory import Memory
 from graphmem.memory import open as open_memory
-from graphmem.models import Document, Entity, Relationship
+from graphmem.models import Direction, Document, Entity, Relationship
 from graphmem.retrieval import Embedder, HashingEmbedder
 
 __all__ = ["DATASETS", "add_arguments", "default_data_dir", "run", "run_dataset"]
@@ -239,7 +239,7 @@ def _walk(mem: Memory, seed: str, path: list[str], is_movie: bool) -> Counter[st
     frontier: Counter[str] = Counter({seed: 1})
     at_movie = is_movie
     for relation in path:
-        direction = "out" if at_movie else "in"
+        direction: Direction = "out" if at_movie else "in"
         sub = mem.expand(list(frontier), depth=1, rel_types=[relation], direction=direction)
         reached: Counter[str] = Counter()
         for rel in sub.relationships:
@@ -319,7 +319,7 @@ def _eval_metaqa(
             ranked: list[str] = []
             if seed is not None and seed in names:
                 is_movie = seed in movies
-                direction = "out" if is_movie else "in"
+                direction: Direction = "out" if is_movie else "in"
                 seed_rels = {
                     r.type for r in mem.get_relationships(seed, direction=direction, limit=None)
                 }
@@ -400,7 +400,7 @@ def _light_world(path: Path) -> tuple[list[Entity], list[Relationship], list[Doc
     known = {e.id for e in entities}
     rels: dict[tuple[str, str, str], Relationship] = {}
 
-    def add(source: str, target: str, type_: str) -> None:
+    def add(source: Any, target: Any, type_: str) -> None:
         if source in known and target in known and source != target:
             rels[(source, target, type_)] = Relationship(
                 source_id=source, target_id=target, type=type_
@@ -487,8 +487,8 @@ def _answer_light(mem: Memory, question: str) -> list[str]:
         ranked.extend(c for c in candidates if c not in topic)
     ranked = list(dict.fromkeys(ranked))
     if answer_type is not None:
-        types = {e.id: e.type for e in mem.get_entities(ranked)}
-        ranked = [e for e in ranked if types.get(e) == answer_type]
+        kind_of = {e.id: e.type for e in mem.get_entities(ranked)}
+        ranked = [e for e in ranked if kind_of.get(e) == answer_type]
     return ranked
 
 
