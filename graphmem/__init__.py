@@ -22,6 +22,9 @@ from graphmem.memory import Memory, open
 from graphmem.models import (
     SPEAKER_ROLES,
     WELL_KNOWN_ATTRIBUTES,
+    Chunk,
+    ContextResult,
+    Document,
     Entity,
     EntityFilter,
     EntityType,
@@ -39,6 +42,7 @@ from graphmem.models import (
 )
 from graphmem.store import (
     GraphStore,
+    SearchHit,
     TenantDump,
     TraceEvent,
     open_store,
@@ -50,7 +54,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "BackendUnavailable",
+    "Chunk",
+    "ContextResult",
     "Conversation",
+    "Document",
     "Entity",
     "EntityFilter",
     "EntityType",
@@ -68,6 +75,7 @@ __all__ = [
     "RelationshipFilter",
     "Role",
     "SPEAKER_ROLES",
+    "SearchHit",
     "SessionInfo",
     "StoreClosed",
     "Subgraph",

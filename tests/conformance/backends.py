@@ -56,9 +56,8 @@ def with_credentials(uri: str, user: str, password: str) -> str:
 def docker_engine_available() -> bool:
     """Whether a Docker engine answers a ping (False if the ``docker`` package is missing)."""
     try:
-        from docker.errors import DockerException
-
         import docker
+        from docker.errors import DockerException
     except ImportError:
         return False
     # The repository's own docker/ folder can shadow the package as a namespace package.
