@@ -73,8 +73,9 @@ PRESETS: Mapping[str, FusionSettings] = {
     "semantic": FusionSettings(vector_weight=1.0, fulltext_weight=0.3),
     # Wording over meaning: names, codes, rare terms.
     "keyword": FusionSettings(vector_weight=0.3, fulltext_weight=1.0),
-    # Multi-hop questions: the graph around what the query names weighs as much as the text.
-    "graph": FusionSettings(graph_weight=1.0, seeds=8, hop_decay=0.6),
+    # Multi-hop questions over documents: the entities the query names and those of the
+    # best passage seed the walk; passages sharing them are pulled up (tuned on MuSiQue).
+    "graph": FusionSettings(graph_weight=0.3, seeds=1, hop_decay=0.6),
     # Text only, no graph walk: what plain hybrid search would give.
     "text_only": FusionSettings(graph_weight=0.0, seeds=0, link_query=False),
 }
