@@ -474,8 +474,16 @@ def _answer_light(mem: Memory, question: str) -> list[str]:
             rel_types, hops, answer_type = types, depth, kind
             break
     topic = set(mem.entity_linker().link(question))
+    # Seeded by the entity the question names only; the typed walk decides the answer.
     results = mem.retrieve(
-        question, k=50, hops=hops, rel_types=rel_types, kinds=["entity", "relationship"]
+        question,
+        k=50,
+        hops=hops,
+        rel_types=rel_types,
+        kinds=["entity", "relationship"],
+        preset="graph",
+        seeds=0,
+        graph_weight=3.0,
     )
     ranked: list[str] = []
     for result in results:
