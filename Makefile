@@ -9,7 +9,9 @@ STAMP   = $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# torch first, pinned: a CPU wheel; otherwise the embeddings extra pulls a CUDA build.
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[dev,embeddings]'
 	touch $(STAMP)
 
 demo: $(STAMP)
