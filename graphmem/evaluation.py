@@ -39,7 +39,17 @@ from graphmem.memory import open as open_memory
 from graphmem.models import Direction, Document, Entity, Relationship
 from graphmem.retrieval import Embedder, HashingEmbedder
 
-__all__ = ["DATASETS", "add_arguments", "default_data_dir", "run", "run_dataset"]
+__all__ = [
+    "DATASETS",
+    "add_arguments",
+    "answer_light",
+    "default_data_dir",
+    "light_questions",
+    "light_world",
+    "relation_path",
+    "run",
+    "run_dataset",
+]
 
 DATASETS = ("musique", "hotpotqa", "metaqa", "light")
 
@@ -370,7 +380,13 @@ _QUESTION_WORDS: tuple[tuple[re.Pattern[str], tuple[str, ...], int, str], ...] =
 )
 
 
-def _light_world(path: Path) -> tuple[list[Entity], list[Relationship], list[Document]]:
+def light_world(path: Path) -> tuple[list[Entity], list[Relationship], list[Document]]:
+    """A LIGHT world graph as entities, relationships and description documents.
+
+    Rooms are ``location`` entities, characters ``npc``, objects ``item``. Facts:
+    ``located_in`` (character or object -> room), ``carries`` (character -> object),
+    ``contains`` (object -> object), ``borders`` (room -> neighbouring room).
+    """
     world = _load_json(path)
     nodes = world["nodes"]
     kinds = {**dict.fromkeys(world["rooms"], "location")}
@@ -422,9 +438,13 @@ def _light_world(path: Path) -> tuple[list[Entity], list[Relationship], list[Doc
     return entities, list(rels.values()), docs
 
 
-def _light_questions(
+def light_questions(
     entities: list[Entity], rels: list[Relationship]
 ) -> list[tuple[str, str, set[str]]]:
+    """Questions generated from a world graph: ``(kind, question, gold entity ids)``.
+
+    Only about entities whose name is unique in the world, so each has one exact answer set.
+    """
     names = Counter(e.name.lower() for e in entities)
     by_id = {e.id: e for e in entities}
     unique = {e.id for e in entities if names[e.name.lower()] == 1}
@@ -465,7 +485,7 @@ def _light_questions(
     return out
 
 
-def _answer_light(mem: Memory, question: str) -> list[str]:
+def answer_light(mem: Memory, question: str) -> list[str]:
     """Answer from the question text alone: typed retrieval, then entities of the asked type."""
     rel_types: tuple[str, ...] | None = None
     hops, answer_type = 1, None
@@ -509,8 +529,8 @@ def _eval_light(
     start = time.perf_counter()
     worlds = sorted((data / "light" / "prod_maps").glob("*.json"))
     for path in worlds:
-        entities, rels, docs = _light_world(path)
-        questions = _light_questions(entities, rels)
+        entities, rels, docs = light_world(path)
+        questions = light_questions(entities, rels)
         if limit:
             questions = questions[: max(1, limit // len(worlds))]
         with open_memory("memory://", tenant=f"light-{path.stem}", embedder=embedder) as mem:
@@ -521,7 +541,7 @@ def _eval_light(
             doc_entity = {f"{d.id}#0": d.entity_ids[0] for d in docs}
             for kind, question, gold in questions:
                 count += 1
-                ranked = _answer_light(mem, question)
+                ranked = answer_light(mem, question)
                 _score_light(ours[kind], ranked, gold)
                 topic = set(mem.entity_linker().link(question))
                 hits = mem.store.fulltext_search(mem.tenant, "chunk", question, 20)
