@@ -6,7 +6,11 @@ One JSON object per line, each with a ``kind``:
 - ``{"kind": "entity", ...Entity fields}``;
 - ``{"kind": "relationship", ...Relationship fields}``;
 - ``{"kind": "turn", ...Turn fields}``;
-- ``{"kind": "head", "session_id": ..., "head_id": ...}``: a conversation's head.
+- ``{"kind": "head", "session_id": ..., "head_id": ...}``: a conversation's head;
+- ``{"kind": "chunk", ...Chunk fields}``;
+- ``{"kind": "mention", "node_kind": "chunk" | "turn", "node_id": ..., "entity_id": ...}``.
+
+Embeddings are not exported: they are derived data, recomputed by the embedder.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from graphmem.errors import InvalidInput
-from graphmem.models import Entity, Relationship, Turn
+from graphmem.models import Chunk, Entity, Relationship, Turn
 from graphmem.store import TenantDump
 
 __all__ = ["FORMAT_VERSION", "add_record", "dump_records", "read", "records_to_dump", "write"]
@@ -35,6 +39,15 @@ def dump_records(dump: TenantDump) -> Iterator[dict[str, Any]]:
         yield {"kind": "turn", **turn.model_dump(mode="json")}
     for session_id, head_id in dump.heads.items():
         yield {"kind": "head", "session_id": session_id, "head_id": head_id}
+    for chunk in dump.chunks:
+        yield {"kind": "chunk", **chunk.model_dump(mode="json")}
+    for node_kind, node_id, entity_id in dump.mentions:
+        yield {
+            "kind": "mention",
+            "node_kind": node_kind,
+            "node_id": node_id,
+            "entity_id": entity_id,
+        }
 
 
 def add_record(dump: TenantDump, record: dict[str, Any], where: str) -> None:
@@ -55,6 +68,13 @@ def add_record(dump: TenantDump, record: dict[str, Any], where: str) -> None:
             if not isinstance(session_id, str) or not (head_id is None or isinstance(head_id, str)):
                 raise InvalidInput("a head record needs a session_id and a head_id (or null)")
             dump.heads[session_id] = head_id
+        elif kind == "chunk":
+            dump.chunks.append(Chunk.model_validate(data))
+        elif kind == "mention":
+            parts = (data.get("node_kind"), data.get("node_id"), data.get("entity_id"))
+            if not all(isinstance(part, str) and part for part in parts):
+                raise InvalidInput("a mention record needs node_kind, node_id and entity_id")
+            dump.mentions.append((str(parts[0]), str(parts[1]), str(parts[2])))
         elif kind != "graphmem":
             raise InvalidInput(f"unknown record kind {kind!r}")
     except InvalidInput as exc:

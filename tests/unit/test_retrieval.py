@@ -333,3 +333,14 @@ def test_file_store_keeps_everything_retrieval_needs(tmp_path) -> None:  # type:
         before = memory.retrieve("blades by the river", k=5)
     with graphmem.open(url, tenant="t", embedder=HashingEmbedder()) as memory:
         assert memory.retrieve("blades by the river", k=5) == before
+
+
+def test_export_and_import_carry_chunks_and_mentions(mem: Memory, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "world.jsonl"
+    mem.export_jsonl(path)
+    with graphmem.open("memory://", tenant="copy", embedder=HashingEmbedder()) as copy:
+        copy.import_jsonl(path)
+        dump = copy.dump()
+        assert sorted(c.id for c in dump.chunks) == ["bell#0", "forge#0", "mill#0"]
+        assert ("chunk", "mill#0", "halden") in dump.mentions
+        assert copy.query_with_context("flour")[0].source_id == "mill#0"
