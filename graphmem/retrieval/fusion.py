@@ -28,6 +28,8 @@ class FusionSettings:
         hub_damping: Exponent of an entity's mention count dividing its contribution,
             so an entity mentioned everywhere carries little evidence.
         max_mentioning: At most this many turns / chunks reached per expanded entity.
+        reach_entities: Turns and chunks are reached from this many of the walked entities
+            at most, the nearest (highest proximity) first.
         confidence_weight: How much a fact's confidence scales its score (0 = ignored).
         recency_weight: Boost of the newest turns (decays with ``recency_half_life_s``).
         recency_half_life_s: Half-life of the recency boost, in seconds.
@@ -44,6 +46,7 @@ class FusionSettings:
     hop_decay: float = 0.5
     hub_damping: float = 0.5
     max_mentioning: int = 200
+    reach_entities: int = 50
     confidence_weight: float = 0.5
     recency_weight: float = 0.2
     recency_half_life_s: float = 86_400.0
@@ -55,7 +58,7 @@ class FusionSettings:
                 raise InvalidInput(f"{name} must be >= 0")
         if self.vector_weight == 0 and self.fulltext_weight == 0:
             raise InvalidInput("vector_weight and fulltext_weight cannot both be 0")
-        for name in ("rrf_k", "candidates", "max_mentioning"):
+        for name in ("rrf_k", "candidates", "max_mentioning", "reach_entities"):
             if getattr(self, name) <= 0:
                 raise InvalidInput(f"{name} must be positive")
         if self.seeds < 0:

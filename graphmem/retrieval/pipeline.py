@@ -209,7 +209,10 @@ def run_query(
             if kind not in query.kinds:
                 continue
             limit = settings.max_mentioning
-            found = store.find_mentioning(tenant, kind, list(proximity), limit=limit + 1)
+            nearest = sorted(proximity, key=lambda e: (-proximity[e], e))
+            found = store.find_mentioning(
+                tenant, kind, nearest[: settings.reach_entities], limit=limit + 1
+            )
             scores = graph_score[kind]
             for entity_id, nodes in found.items():
                 gain = proximity[entity_id] / max(1, len(nodes)) ** settings.hub_damping
