@@ -199,6 +199,7 @@ _RELATION_WORDS: tuple[tuple[str, str], ...] = (
 _RELATION_RE = [(re.compile(rf"\b(?:{p})\b", re.IGNORECASE), r) for p, r in _RELATION_WORDS]
 _BRACKET = re.compile(r"\[([^\]]+)\]")
 _TOGETHER = re.compile(r"\bco-|\btogether\b|\bwith \[", re.IGNORECASE)
+_WH_START = re.compile(r"\s*(what|who|which|when|how|where)\b", re.IGNORECASE)
 _SHARE = re.compile(r"\b(share|same|also)\b", re.IGNORECASE)
 _ASKS_MOVIES = re.compile(r"\b(which|what)\s+(films?|movies?)\b|\bwhich movies\b", re.IGNORECASE)
 
@@ -212,20 +213,26 @@ def relation_path(question: str, seed_is_movie: bool, seed_relations: set[str]) 
     """
     match = _BRACKET.search(question)
     anchor = (match.start() + match.end()) / 2 if match else 0.0
-    mentions: list[tuple[float, str]] = []
+    mentions: list[tuple[float, int, str]] = []
+    masked = _BRACKET.sub(lambda b: " " * len(b.group(0)), question)
     for pattern, relation in _RELATION_RE:
-        for m in pattern.finditer(_BRACKET.sub(lambda b: " " * len(b.group(0)), question)):
-            mentions.append((abs((m.start() + m.end()) / 2 - anchor), relation))
+        for m in pattern.finditer(masked):
+            mentions.append((abs((m.start() + m.end()) / 2 - anchor), m.start(), relation))
     mentions.sort()
-    named = list(dict.fromkeys(rel for _d, rel in mentions))
+    named = list(dict.fromkeys(rel for _d, _p, rel in mentions))  # nearest to the seed first
     if seed_is_movie:
         if not named:
             return []
-        first = next((r for r in named if r in seed_relations), named[0])
-        others = [r for r in named if r != first]
-        if others:  # movie -r1-> x <-r1- movie -r2-> answer
-            asked = others[-1]
+        if len(named) >= 2:  # movie -r1-> x <-r1- movie -r2-> answer
+            in_order = list(
+                dict.fromkeys(rel for _p, rel in sorted((p, r) for _d, p, r in mentions))
+            )
+            # The asked relation opens a wh-question ("who directed ...") and closes a
+            # statement-question ("the films ... were directed by who").
+            asked = in_order[0] if _WH_START.match(question) else in_order[-1]
+            first = next(r for r in named if r != asked)
             return [first, first, asked]
+        first = named[0]
         if _SHARE.search(question):  # movie -r-> x <-r- movie
             return [first, first]
         return [first]
@@ -258,6 +265,7 @@ def _walk(mem: Memory, seed: str, path: list[str], is_movie: bool) -> Counter[st
                 reached[rel.target_id] += frontier[rel.source_id]
             elif direction == "in" and rel.target_id in frontier:
                 reached[rel.source_id] += frontier[rel.target_id]
+        reached.pop(seed, None)  # "films that share actors with [M]" are other films
         frontier = reached
         at_movie = not at_movie
         if not frontier:
