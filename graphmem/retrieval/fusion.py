@@ -45,7 +45,7 @@ class FusionSettings:
     graph_weight: float = 0.5
     hop_decay: float = 0.5
     hub_damping: float = 0.5
-    max_mentioning: int = 200
+    max_mentioning: int = 100
     reach_entities: int = 50
     confidence_weight: float = 0.5
     recency_weight: float = 0.2

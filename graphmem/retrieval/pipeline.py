@@ -13,6 +13,7 @@ server backend answers a retrieval in a fixed, small number of round trips.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -245,20 +246,27 @@ def run_query(
             key = f"{rel.source_id}|{rel.type}|{rel.target_id}"
             rel_by_key[key] = rel
             scored.append((score, "relationship", key))
-    # Turns get their recency boost before the cut; the rest is ordered by score.
-    scored.sort(key=lambda item: (-item[0], item[1], item[2]))
+    # Turns get their recency boost (at most 1 + recency_weight) before the cut, so every
+    # turn that could still enter the top k is fetched for its time, and no more.
+    order = _best_first
     if "turn" in query.kinds and settings.recency_weight > 0:
-        turn_ids = [node for _s, kind, node in scored if kind == "turn"]
-        times = {t.id: t.created_at for t in store.get_turns(tenant, turn_ids)}
-        scored = [
-            (s * _age_factor(times.get(n), now, settings) if kind == "turn" else s, kind, n)
-            for s, kind, n in scored
-        ]
-        scored.sort(key=lambda item: (-item[0], item[1], item[2]))
-    top = [item for item in scored if item[0] > 0][: query.k]
+        turns = heapq.nsmallest(query.k, [i for i in scored if i[1] == "turn"], key=order)
+        if turns:
+            times = {
+                t.id: t.created_at for t in store.get_turns(tenant, [n for _s, _k, n in turns])
+            }
+            boosted = {n: s * _age_factor(times.get(n), now, settings) for s, _k, n in turns}
+            scored = [
+                (boosted.get(n, s) if kind == "turn" else s, kind, n) for s, kind, n in scored
+            ]
+    top = [item for item in heapq.nsmallest(query.k, scored, key=order) if item[0] > 0]
     return _materialise(
         store, tenant, top, entities, rel_by_key, best_anchor, distance, text_signal
     )
+
+
+def _best_first(item: tuple[float, str, str]) -> tuple[float, str, str]:
+    return (-item[0], item[1], item[2])
 
 
 def _materialise(

@@ -143,6 +143,17 @@ class VectorIndex:
         return [(ids[i], float(scores[i])) for i in top]
 
 
+def query_words(text: str) -> list[str]:
+    """The distinct words of a query, lower-cased, common English words left out.
+
+    >>> query_words('who owns "the Forge" NEAR(x) OR *')
+    ['owns', 'forge', 'near', 'x']
+    """
+    words = [w.lower() for w in _WORD.findall(text)]
+    kept = [w for w in words if w not in _STOPWORDS] or words
+    return list(dict.fromkeys(kept))
+
+
 def fts_query(text: str) -> str | None:
     """Turn user text into a safe FTS5 query: its words, each quoted, joined by OR.
 
@@ -153,9 +164,7 @@ def fts_query(text: str) -> str | None:
     >>> fts_query('who owns "the Forge" NEAR(x) OR *')
     '"owns" OR "forge" OR "near" OR "x"'
     """
-    words = [w.lower() for w in _WORD.findall(text)]
-    kept = [w for w in words if w not in _STOPWORDS] or words
-    unique = list(dict.fromkeys(kept))
+    unique = query_words(text)
     if not unique:
         return None
     return " OR ".join(f'"{w}"' for w in unique)
@@ -171,10 +180,13 @@ class TextIndex:
         self._ids: dict[int, str] = {}
         self._next = 1
         self._pending: dict[str, str | None] = {}
-        db.execute(
-            f"CREATE VIRTUAL TABLE {table} USING fts5(body, "
-            "tokenize = 'porter unicode61 remove_diacritics 2')"
-        )
+        tokenizer = "tokenize = 'porter unicode61 remove_diacritics 2'"
+        db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(body, {tokenizer})")
+        # Document frequency of each indexed term, and a scratch table that tokenizes query
+        # words the same way, so terms found in most documents can be left out of a query.
+        db.execute(f"CREATE VIRTUAL TABLE {table}_v USING fts5vocab({table}, 'row')")
+        db.execute(f"CREATE VIRTUAL TABLE {table}_q USING fts5(body, {tokenizer})")
+        db.execute(f"CREATE VIRTUAL TABLE {table}_qv USING fts5vocab({table}_q, 'instance')")
 
     def set(self, node_id: str, text: str) -> None:
         """Queue the node's text (replacing what it had)."""
@@ -186,7 +198,8 @@ class TextIndex:
 
     def drop(self) -> None:
         """Delete the table."""
-        self._db.execute(f"DROP TABLE IF EXISTS {self._table}")
+        for suffix in ("_qv", "_q", "_v", ""):
+            self._db.execute(f"DROP TABLE IF EXISTS {self._table}{suffix}")
         self._pending.clear()
 
     def _flush(self) -> None:
@@ -213,12 +226,44 @@ class TextIndex:
             if rows:
                 self._db.executemany(f"INSERT INTO {self._table}(rowid, body) VALUES (?, ?)", rows)
 
+    def _match(self, query: str) -> str | None:
+        """The FTS5 query for the words of ``query``, without terms in most documents.
+
+        A term in more than a fifth of a large index carries little BM25 weight (its IDF
+        is small) but costs a score for most rows, so it is left out while rarer terms
+        remain: the ranking barely moves and the search stays fast on 100k+ documents.
+        """
+        words = query_words(query)
+        if not words:
+            return None
+        total = len(self._rowids)
+        if total < 2000 or len(words) < 2:
+            return " OR ".join(f'"{w}"' for w in words)
+        db, table = self._db, self._table
+        with db:
+            db.executemany(
+                f"INSERT INTO {table}_q(rowid, body) VALUES (?, ?)",
+                [(i + 1, w) for i, w in enumerate(words)],
+            )
+            stems = db.execute(f"SELECT term, doc FROM {table}_qv").fetchall()
+            db.execute(f"DELETE FROM {table}_q")
+        word_of = {term: words[doc - 1] for term, doc in stems}
+        if not word_of:
+            return None
+        marks = ",".join("?" * len(word_of))
+        df = dict(
+            db.execute(f"SELECT term, doc FROM {table}_v WHERE term IN ({marks})", list(word_of))
+        )
+        ranked = sorted(word_of, key=lambda t: df.get(t, 0))
+        kept = [t for t in ranked if df.get(t, 0) <= total // 5] or ranked[:1]
+        return " OR ".join(f'"{word_of[t]}"' for t in kept)
+
     def search(
         self, query: str, k: int, candidates: Iterable[str] | None = None
     ) -> list[tuple[str, float]]:
         """The ``k`` best (id, score) for the words of ``query``; score = -bm25 (higher better)."""
         self._flush()
-        match = fts_query(query)
+        match = self._match(query)
         if match is None:
             return []
         sql = f"SELECT rowid, -bm25({self._table}) FROM {self._table} WHERE {self._table} MATCH ?"
