@@ -6,10 +6,10 @@ STAMP   = $(VENV)/.installed
 
 .PHONY: demo test lint typecheck pytest cypher-lint bench clean
 
+# torch first, pinned to its CPU wheel: otherwise the embeddings extra pulls a CUDA build.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	# torch first, pinned: a CPU wheel; otherwise the embeddings extra pulls a CUDA build.
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e '.[dev,embeddings]'
 	touch $(STAMP)
