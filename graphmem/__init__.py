@@ -30,6 +30,9 @@ from graphmem.memory import Memory, open
 from graphmem.models import (
     SPEAKER_ROLES,
     WELL_KNOWN_ATTRIBUTES,
+    Chunk,
+    ContextResult,
+    Document,
     Entity,
     EntityFilter,
     EntityType,
@@ -48,6 +51,7 @@ from graphmem.models import (
 )
 from graphmem.store import (
     GraphStore,
+    SearchHit,
     TenantDump,
     TraceEvent,
     open_store,
@@ -104,8 +108,11 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "BackendUnavailable",
+    "Chunk",
+    "ContextResult",
     "Conversation",
     "ConversationMemory",
+    "Document",
     "Entity",
     "EntityFilter",
     "EntityType",
@@ -136,6 +143,7 @@ __all__ = [
     "RelationshipFilter",
     "Role",
     "SPEAKER_ROLES",
+    "SearchHit",
     "SessionInfo",
     "SignatureMismatch",
     "StoreClosed",

@@ -12,6 +12,15 @@ cost; absolute times on a shared machine say little on their own. Figures:
 
 With a ``--store`` other than ``memory://`` the same operations run against that store,
 and each figure also reports the store round trips per operation (from the tracer).
+
+``--retrieval`` measures retrieval instead (``--vector-sizes``, default 100,000 and
+1,000,000 vectors of 384 dimensions):
+
+- vector top-10 p50 through the store, against numpy brute force (one matrix-vector
+  product and ``argpartition``) over the same vectors, in the same run;
+- ``Memory.retrieve`` p50 over 100,000 chunks (query embeddings computed beforehand, so
+  embedding is excluded), against the vector search alone;
+- embedding throughput of the default embedder (when the extra is installed).
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from functools import partial
@@ -89,6 +98,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--quick", action="store_true", help="small sizes, for a smoke run (1000 entities)"
     )
     parser.add_argument("--seed", type=int, default=7, help="random seed of the generated data")
+    parser.add_argument(
+        "--retrieval",
+        action="store_true",
+        help="measure vector search, retrieve and embedding instead of the default figures",
+    )
+    parser.add_argument(
+        "--vector-sizes",
+        default="100000,1000000",
+        help="vector counts for the vector-search figures (default 100000,1000000)",
+    )
+    parser.add_argument(
+        "--chunks", type=int, default=100_000, help="chunks for the retrieve figure (100000)"
+    )
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -314,7 +336,8 @@ def run(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr, flush=True)
 
     figures = []
-    for figure in _figures(args, say):
+    produce = _retrieval_figures if getattr(args, "retrieval", False) else _figures
+    for figure in produce(args, say):
         figures.append(figure)
         if not args.json:
             base = f"{figure.baseline:>14,.2f}" if figure.baseline is not None else " " * 14
@@ -325,3 +348,171 @@ def run(args: argparse.Namespace) -> int:
             json.dumps({"store": redact_url(args.store), "results": [asdict(f) for f in figures]})
         )
     return 0
+
+
+# --------------------------------------------------------------------------- retrieval
+
+_DIMENSION = 384
+_SYLLABLES = ("bel", "dor", "mir", "tha", "ken", "ros", "lun", "var", "ish", "gal", "ond", "rek")
+
+
+def _vocabulary(rng: Any, size: int = 20_000) -> Any:
+    """Pseudo-words and Zipf weights: text with a long tail, like real passages."""
+    import numpy as np
+
+    words = np.array(
+        ["".join(rng.choice(_SYLLABLES, size=3)) + str(i) for i in range(size)], dtype=object
+    )
+    weights = 1.0 / np.arange(1, size + 1)
+    return words, weights / weights.sum()
+
+
+def _unit_rows(rng: Any, n: int) -> Any:
+    import numpy as np
+
+    rows = rng.standard_normal((n, _DIMENSION), dtype=np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    return rows
+
+
+def _retrieval_figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iterator[Figure]:
+    import numpy as np
+
+    from graphmem.models import Chunk
+
+    rng = np.random.default_rng(args.seed)
+    quick = args.quick
+    sizes = [10_000] if quick else [int(s) for s in str(args.vector_sizes).split(",") if s]
+    samples = 50 if quick else 200
+    for size in sizes:
+        say(f"vector index of {size:,} x {_DIMENSION} ...")
+        store = open_store(args.store)
+        tenant = f"bench-{uuid.uuid4().hex[:8]}"
+        vectors = _unit_rows(rng, size)
+        step = 100_000
+        for start in range(0, size, step):
+            part = [
+                Chunk.model_construct(id=f"c{i}", text="x", source=None, attributes={})
+                for i in range(start, min(size, start + step))
+            ]
+            store.upsert_chunks(tenant, part)
+            store.put_embeddings(
+                tenant, "chunk", [c.id for c in part], vectors[start : step + start]
+            )
+        queries = _unit_rows(rng, samples)
+        ids = [f"c{i}" for i in range(size)]
+
+        def brute(q: Any, matrix: Any = vectors, names: list[str] = ids) -> list[tuple[str, float]]:
+            scores = matrix @ q
+            top = np.argpartition(scores, len(scores) - 10)[-10:]
+            top = top[np.argsort(-scores[top])]
+            return [(names[i], float(scores[i])) for i in top]
+
+        for q in queries[:5]:  # warm up both
+            store.vector_search(tenant, "chunk", q, 10)
+            brute(q)
+        ours, theirs = [], []
+        for q in queries:
+            ours.append(_time_ns(partial(store.vector_search, tenant, "chunk", q, 10)) / 1000)
+            theirs.append(_time_ns(partial(brute, q)) / 1000)
+        same = [h.id for h in store.vector_search(tenant, "chunk", queries[0], 10)]
+        assert same == [i for i, _s in brute(queries[0])], "store and brute force disagree"
+        yield Figure(
+            f"vector top-10 p50 at {size:,} x {_DIMENSION}", statistics.median(ours), "ms"
+        ).with_baseline(statistics.median(theirs))
+        store.clear(tenant)
+        store.close()
+        del vectors
+    yield from _retrieve_figures(args, say, rng, 5_000 if quick else args.chunks, samples)
+    yield from _embedding_figures(quick, say)
+
+
+def _retrieve_figures(
+    args: argparse.Namespace, say: Callable[[str], None], rng: Any, chunks: int, samples: int
+) -> Iterator[Figure]:
+    import numpy as np
+
+    from graphmem.models import Chunk
+
+    say(f"retrieve over {chunks:,} chunks ...")
+    words, weights = _vocabulary(rng)
+    queries = [" ".join(rng.choice(words, size=6, p=weights)) for _ in range(samples)]
+    vectors = _unit_rows(rng, samples)
+    table = {q: v for q, v in zip(queries, vectors, strict=True)}
+
+    class Precomputed:
+        """Query embeddings computed beforehand: the figure excludes embedding."""
+
+        dimension = _DIMENSION
+
+        def embed(self, texts: Sequence[str]) -> Any:
+            return np.stack([table[t] for t in texts])
+
+    store = open_store(args.store)
+    mem = Memory(store, f"bench-{uuid.uuid4().hex[:8]}", embedder=Precomputed())
+    try:
+        entities = [Entity(id=f"e{i}", type="npc", name=f"Person {i}") for i in range(1000)]
+        mem.upsert_entities(entities)
+        mem.upsert_relationships(
+            [
+                Relationship(source_id=f"e{i}", target_id=f"e{(i * 7 + 1) % 1000}", type="knows")
+                for i in range(1000)
+            ]
+        )
+        step = 20_000
+        for start in range(0, chunks, step):
+            n = min(step, chunks - start)
+            texts = rng.choice(words, size=(n, 40), p=weights)
+            part = [
+                Chunk.model_construct(
+                    id=f"c{start + i}", text=" ".join(texts[i]), source=None, attributes={}
+                )
+                for i in range(n)
+            ]
+            store.upsert_chunks(mem.tenant, part)
+            store.put_embeddings(mem.tenant, "chunk", [c.id for c in part], _unit_rows(rng, n))
+            store.link_mentions(
+                mem.tenant,
+                "chunk",
+                {c.id: [f"e{rng.integers(1000)}", f"e{rng.integers(1000)}"] for c in part},
+            )
+        for q in queries[:5]:
+            mem.retrieve(q, k=10)
+        ours, theirs = [], []
+        for q in queries:
+            ours.append(_time_ns(partial(mem.retrieve, q, k=10)) / 1000)
+            theirs.append(
+                _time_ns(partial(store.vector_search, mem.tenant, "chunk", table[q], 10)) / 1000
+            )
+        yield Figure(
+            f"retrieve p50 at {chunks:,} chunks (embedding excluded)", statistics.median(ours), "ms"
+        ).with_baseline(statistics.median(theirs))
+    finally:
+        mem.clear()
+        mem.close()
+
+
+def _embedding_figures(quick: bool, say: Callable[[str], None]) -> Iterator[Figure]:
+    from graphmem.retrieval import HashingEmbedder, SentenceTransformerEmbedder
+
+    texts = [
+        f"Passage {i}: the miller of Brindleford swore the flood took {i} sacks of flour, "
+        "but the ferryman saw them loaded on a cart bound for the market at dawn."
+        for i in range(64 if quick else 512)
+    ]
+    start = time.perf_counter()
+    HashingEmbedder(_DIMENSION).embed(texts)
+    hashing = len(texts) / (time.perf_counter() - start)
+    if not SentenceTransformerEmbedder.available():
+        say("the embeddings extra is not installed: no model throughput figure")
+        yield Figure("embedding throughput (hashing embedder)", hashing, "texts/s")
+        return
+    say("loading all-MiniLM-L6-v2 ...")
+    model = SentenceTransformerEmbedder()
+    model.embed(texts[:8])  # load and warm up
+    start = time.perf_counter()
+    model.embed(texts)
+    rate = len(texts) / (time.perf_counter() - start)
+    yield Figure("embedding throughput (all-MiniLM-L6-v2, cpu)", rate, "texts/s").with_baseline(
+        hashing
+    )

@@ -1,4 +1,4 @@
-"""The ``graphmem`` command: ``demo``, ``snapshot``, ``export``, ``import``, ``schema``, ``bench``.
+"""The ``graphmem`` command: demo, snapshot, export, import, schema, bench and eval.
 
 A door onto the library with no logic of its own: every subcommand opens a
 :class:`graphmem.Memory` and calls its API. graphmem errors become a one-line message
@@ -48,12 +48,13 @@ DEMO_MAX_TOKENS = 220
 # --------------------------------------------------------------------------- parser
 
 
-def build_parser(*, with_bench: bool = False) -> argparse.ArgumentParser:
+def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argparse.ArgumentParser:
     """Build the argument parser.
 
     Args:
         with_bench: Import ``graphmem.bench`` and add its options to ``bench``. Only
             done when ``bench`` is the command, so other commands do not pay for it.
+        with_eval: The same for ``eval`` and ``graphmem.evaluation``.
     """
     parser = argparse.ArgumentParser(
         prog="graphmem",
@@ -151,6 +152,18 @@ def build_parser(*, with_bench: bool = False) -> argparse.ArgumentParser:
         from graphmem import bench as bench_module
 
         bench_module.add_arguments(bench)
+
+    evaluate = commands.add_parser(
+        "eval",
+        help="measure retrieval on public QA data against a BM25 baseline",
+        description="Ingest MuSiQue, HotpotQA, MetaQA or LIGHT from ../shared/eval, answer "
+        "every question from its text alone, and print recall / Hits@1 beside a BM25 "
+        "keyword baseline measured in the same run.",
+    )
+    if with_eval:
+        from graphmem import evaluation
+
+        evaluation.add_arguments(evaluate)
     return parser
 
 
@@ -184,7 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     """
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
-        parser = build_parser(with_bench=_command_of(args_list) == "bench")
+        command = _command_of(args_list)
+        parser = build_parser(with_bench=command == "bench", with_eval=command == "eval")
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # argparse exits on --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
@@ -205,6 +219,10 @@ def main(argv: list[str] | None = None) -> int:
             from graphmem import bench as bench_module
 
             return bench_module.run(args)
+        if args.command == "eval":
+            from graphmem import evaluation
+
+            return evaluation.run(args)
     except GraphmemError as exc:
         return _fail(str(exc))
     except BrokenPipeError:  # stdout went away (`graphmem export ... | head`): stop quietly

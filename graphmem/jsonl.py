@@ -9,6 +9,10 @@ One JSON object per line, each with a ``kind``:
 - ``{"kind": "head", "session_id": ..., "head_id": ...}``: a conversation's head;
 - ``{"kind": "record", "record": {...Record fields}}``: a generic record (nested, because
   a record has a ``kind`` field of its own).
+- ``{"kind": "chunk", ...Chunk fields}``;
+- ``{"kind": "mention", "node_kind": "chunk" | "turn", "node_id": ..., "entity_id": ...}``.
+
+Embeddings are not exported: they are derived data, recomputed by the embedder.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from graphmem.errors import InvalidInput
-from graphmem.models import Entity, Record, Relationship, Turn
+from graphmem.models import Chunk, Entity, Record, Relationship, Turn
 from graphmem.store import TenantDump
 
 __all__ = ["FORMAT_VERSION", "add_record", "dump_records", "read", "records_to_dump", "write"]
@@ -39,6 +43,15 @@ def dump_records(dump: TenantDump) -> Iterator[dict[str, Any]]:
         yield {"kind": "head", "session_id": session_id, "head_id": head_id}
     for record in dump.records:
         yield {"kind": "record", "record": record.model_dump(mode="json")}
+    for chunk in dump.chunks:
+        yield {"kind": "chunk", **chunk.model_dump(mode="json")}
+    for node_kind, node_id, entity_id in dump.mentions:
+        yield {
+            "kind": "mention",
+            "node_kind": node_kind,
+            "node_id": node_id,
+            "entity_id": entity_id,
+        }
 
 
 def add_record(dump: TenantDump, record: dict[str, Any], where: str) -> None:
@@ -63,6 +76,13 @@ def add_record(dump: TenantDump, record: dict[str, Any], where: str) -> None:
             if set(data) != {"record"} or not isinstance(data["record"], dict):
                 raise InvalidInput('a record line is {"kind": "record", "record": {...}}')
             dump.records.append(Record.model_validate(data["record"]))
+        elif kind == "chunk":
+            dump.chunks.append(Chunk.model_validate(data))
+        elif kind == "mention":
+            parts = (data.get("node_kind"), data.get("node_id"), data.get("entity_id"))
+            if not all(isinstance(part, str) and part for part in parts):
+                raise InvalidInput("a mention record needs node_kind, node_id and entity_id")
+            dump.mentions.append((str(parts[0]), str(parts[1]), str(parts[2])))
         elif kind != "graphmem":
             raise InvalidInput(f"unknown record kind {kind!r}")
     except InvalidInput as exc:

@@ -12,7 +12,10 @@ from graphmem import jsonl
 from graphmem.conversation import Conversation, load_conversation
 from graphmem.errors import InvalidInput, StoreClosed
 from graphmem.models import (
+    Chunk,
+    ContextResult,
     Direction,
+    Document,
     Entity,
     EntityFilter,
     NPCIdentity,
@@ -22,16 +25,25 @@ from graphmem.models import (
     Subgraph,
     Turn,
     TurnFilter,
+    entity_text,
     utcnow,
 )
 from graphmem.store import GraphStore, TenantDump, check_tenant, open_store
 
 if TYPE_CHECKING:
     import networkx as nx
+    from numpy.typing import ArrayLike
 
     from graphmem.events import EventBus
     from graphmem.policy.context import ConversationMemory, Summarizer
     from graphmem.policy.governance import FactMemory, GovernancePolicy, LearnResult
+    from graphmem.retrieval import (
+        Embedder,
+        EntityLinker,
+        Extractor,
+        FusionSettings,
+        IngestReport,
+    )
 
 __all__ = ["Memory", "open"]
 
@@ -72,11 +84,21 @@ class Memory:
     ['The Forge']
     """
 
-    def __init__(self, store: GraphStore, tenant: str, *, owns_store: bool = True) -> None:
+    def __init__(
+        self,
+        store: GraphStore,
+        tenant: str,
+        *,
+        owns_store: bool = True,
+        embedder: Embedder | None = None,
+    ) -> None:
         self._tenant = check_tenant(tenant)
         self._store = store
         self._owns_store = owns_store
         self._closed = False
+        self._embedder = embedder
+        self._linker: EntityLinker | None = None
+        self._linker_key: int | None = None
 
     def __repr__(self) -> str:
         return f"Memory(url={self._store.url!r}, tenant={self._tenant!r})"
@@ -269,6 +291,31 @@ class Memory:
         self._check_open()
         return self._store.visible_subgraph(self._tenant, entity_id, depth=depth)
 
+    def expand(
+        self,
+        seed_ids: Sequence[str],
+        *,
+        depth: int = 1,
+        rel_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        within: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+    ) -> Subgraph:
+        """The seeds and every entity within ``depth`` hops of any, with the facts among them.
+
+        One store call whatever the number of seeds (a typed multi-source walk).
+        """
+        self._check_open()
+        return self._store.expand(
+            self._tenant,
+            list(seed_ids),
+            depth=depth,
+            rel_types=rel_types,
+            direction=direction,
+            within=within,
+            max_nodes=max_nodes,
+        )
+
     def identity_snapshot(self, npc_id: str) -> NPCIdentity:
         """Who the NPC is now, in one store call; ``.to_prompt(max_tokens)`` renders it."""
         self._check_open()
@@ -457,6 +504,337 @@ class Memory:
         self._store.load(self._tenant, dump)
         return dump
 
+    # ------------------------------------------------------------------ retrieval (GraphRAG)
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder of this memory (the default one is made on first use).
+
+        Raises:
+            BackendUnavailable: No embedder was given and the ``embeddings`` extra is not
+                installed; the message says what to install or pass.
+        """
+        if self._embedder is None:
+            from graphmem.retrieval import default_embedder
+
+            self._embedder = default_embedder()
+        return self._embedder
+
+    def _embed(self, texts: Sequence[str]) -> Any:
+        vectors = self.embedder.embed(list(texts))
+        if len(texts) and getattr(vectors, "shape", (0,))[0] != len(texts):
+            raise InvalidInput(
+                f"the embedder returned {getattr(vectors, 'shape', None)} for {len(texts)} texts"
+            )
+        return vectors
+
+    def entity_linker(self) -> EntityLinker:
+        """The entity linker over every entity's name and aliases (rebuilt when they change)."""
+        self._check_open()
+        from graphmem.retrieval import EntityLinker
+
+        # Cheap staleness key: the entity count, plus this memory's own entity writes.
+        key = self._store.count_entities(self._tenant)
+        if self._linker is None or self._linker_key != key:
+            entities = self._store.find_entities(self._tenant, EntityFilter())
+            self._linker = EntityLinker(entities)
+            self._linker_key = key
+        return self._linker
+
+    def _entities_changed(self) -> None:
+        self._linker = None
+
+    def add_documents(
+        self,
+        documents: Iterable[Document | Mapping[str, Any] | str],
+        *,
+        chunk_tokens: int = 200,
+        overlap: int = 1,
+        extractor: Extractor | None = None,
+        embed: bool = True,
+        batch_size: int = 256,
+    ) -> IngestReport:
+        """Chunk documents into ``Chunk`` nodes, link them to entities, embed them.
+
+        Each document (a :class:`Document`, a dict of its fields, or plain text) is split
+        into chunks of about ``chunk_tokens`` tokens (ids ``{doc id}#{n}``). Each chunk
+        ``MENTIONS`` the entities whose names or aliases occur in it (Aho-Corasick entity
+        linking, whole words, any case) and the document's ``entity_ids``. An
+        ``extractor`` may add entities and relationships (evidence: the chunk id); the
+        default extracts none, and the report says so.
+
+        Args:
+            documents: What to ingest.
+            chunk_tokens: Chunk size budget, in estimated tokens.
+            overlap: Sentences repeated at the start of the next chunk.
+            extractor: An :class:`graphmem.retrieval.Extractor`; default: none.
+            embed: Embed the chunks (needs the embedder); False to add text only.
+            batch_size: Chunks per store write and per embedding batch.
+
+        Raises:
+            InvalidInput: A document is malformed or names unknown entity ids; nothing of
+                that batch is written.
+        """
+        self._check_open()
+        from graphmem.retrieval import IngestReport, NoExtractor, chunk_text
+
+        docs = _documents(documents)
+        extractor = extractor if extractor is not None else NoExtractor()
+        report = IngestReport(documents=len(docs), extractor=extractor.name)
+        if isinstance(extractor, NoExtractor):
+            report.notes.append(
+                "no extractor: no entities or relationships were extracted, chunks were only "
+                "linked to the entities already stored; pass extractor=... to add_documents"
+            )
+        explicit = sorted({e for d in docs for e in d.entity_ids})
+        if explicit:
+            found = {e.id for e in self._store.get_entities(self._tenant, explicit)}
+            unknown = [e for e in explicit if e not in found]
+            if unknown:
+                raise InvalidInput(
+                    f"documents name unknown entity_ids {unknown[:10]}; upsert them first",
+                    missing_ids=unknown,
+                )
+        pending: list[tuple[Chunk, tuple[str, ...]]] = []
+        for doc in docs:
+            attributes = dict(doc.attributes)
+            if doc.title:
+                attributes["title"] = doc.title
+            attributes["document_id"] = doc.id
+            for n, text in enumerate(
+                chunk_text(doc.text, max_tokens=chunk_tokens, overlap=overlap)
+            ):
+                chunk = Chunk(
+                    id=f"{doc.id}#{n}", text=text, source=doc.source, attributes=attributes
+                )
+                pending.append((chunk, doc.entity_ids))
+        for start in range(0, len(pending), batch_size):
+            self._ingest_batch(pending[start : start + batch_size], extractor, embed, report)
+        return report
+
+    def _ingest_batch(
+        self,
+        batch: list[tuple[Chunk, tuple[str, ...]]],
+        extractor: Extractor,
+        embed: bool,
+        report: IngestReport,
+    ) -> None:
+        from graphmem.retrieval import NoExtractor
+
+        chunks = [chunk for chunk, _ids in batch]
+        vectors = self._embed([_chunk_embed_text(c) for c in chunks]) if embed else None
+        stored = self._store.upsert_chunks(self._tenant, chunks)
+        report.chunk_ids.extend(c.id for c in stored)
+        linker = self.entity_linker()
+        links = {
+            chunk.id: list(dict.fromkeys([*ids, *linker.link(_chunk_embed_text(chunk))]))
+            for chunk, ids in batch
+        }
+        if not isinstance(extractor, NoExtractor):
+            self._extract(batch, links, extractor, report)
+        report.mentions += self._store.link_mentions(self._tenant, "chunk", links)
+        if vectors is not None:
+            self._store.put_embeddings(self._tenant, "chunk", [c.id for c in stored], vectors)
+
+    def _extract(
+        self,
+        batch: list[tuple[Chunk, tuple[str, ...]]],
+        links: dict[str, list[str]],
+        extractor: Extractor,
+        report: IngestReport,
+    ) -> None:
+        for chunk, _ids in batch:
+            known = self._store.get_entities(self._tenant, links[chunk.id])
+            found = extractor.extract(chunk.text, known)
+            if found.entities:
+                self.upsert_entities(found.entities)
+                report.entities += len(found.entities)
+                links[chunk.id] = list(
+                    dict.fromkeys([*links[chunk.id], *(e.id for e in found.entities)])
+                )
+            if found.relationships:
+                rels = [
+                    r.model_copy(
+                        update={
+                            "provenance": r.provenance.model_copy(
+                                update={"evidence": (*r.provenance.evidence, chunk.id)}
+                            )
+                        }
+                    )
+                    for r in found.relationships
+                ]
+                self.upsert_relationships(rels)
+                report.relationships += len(rels)
+
+    def index_entities(self, entity_ids: Sequence[str] | None = None) -> int:
+        """Embed entities (name, aliases, description) into the entity vector index.
+
+        Args:
+            entity_ids: Which entities; default: every entity of the tenant.
+
+        Returns:
+            How many were embedded.
+        """
+        self._check_open()
+        if entity_ids is None:
+            entities = self._store.find_entities(self._tenant, EntityFilter())
+        else:
+            entities = self._store.get_entities(self._tenant, list(entity_ids))
+        for start in range(0, len(entities), 512):
+            part = entities[start : start + 512]
+            vectors = self._embed([entity_text(e) for e in part])
+            self._store.put_embeddings(self._tenant, "entity", [e.id for e in part], vectors)
+        return len(entities)
+
+    def index_turns(self, session_id: str | None = None, *, embed: bool = True) -> int:
+        """Link conversation turns to the entities they name, and embed them.
+
+        Args:
+            session_id: One session's turns (all branches); default: every session.
+            embed: Also embed the turns (needs the embedder).
+
+        Returns:
+            How many turns were indexed.
+        """
+        self._check_open()
+        sessions = (
+            [session_id] if session_id is not None else [s.session_id for s in self.sessions()]
+        )
+        linker = self.entity_linker()
+        count = 0
+        for session in sessions:
+            turns = self._store.list_turns(self._tenant, session)
+            for start in range(0, len(turns), 512):
+                part = turns[start : start + 512]
+                links = {t.id: linker.link(t.content) for t in part}
+                self._store.link_mentions(self._tenant, "turn", links)
+                if embed:
+                    vectors = self._embed([t.content for t in part])
+                    self._store.put_embeddings(self._tenant, "turn", [t.id for t in part], vectors)
+                count += len(part)
+        return count
+
+    def retrieve(
+        self,
+        query: str,
+        k: int = 10,
+        hops: int = 2,
+        graph_scope: Sequence[str] | None = None,
+        *,
+        kinds: Sequence[str] | None = None,
+        rel_types: Sequence[str] | None = None,
+        preset: str | FusionSettings | None = None,
+        **settings: Any,
+    ) -> list[ContextResult]:
+        """What the memory knows that helps answer ``query``: hybrid GraphRAG retrieval.
+
+        Vector and full-text search over turns, chunks and entities, fused by reciprocal
+        rank; the top hits (and the entities the query names) seed a walk of ``hops``
+        hops through the entity graph, inside ``graph_scope`` when given; turns and chunks
+        mentioning what was reached, the entities and the facts among them are reranked
+        by text relevance, graph proximity, confidence and recency.
+
+        Args:
+            query: The question or topic, in plain words (operators and quotes are taken
+                literally).
+            k: How many results.
+            hops: Depth of the graph walk (0: the seeds only).
+            graph_scope: Entity ids: only these entities, facts among them, and turns and
+                chunks mentioning them. Every id must exist.
+            kinds: Result kinds wanted among ``chunk``, ``turn``, ``entity``,
+                ``relationship`` (default: all).
+            rel_types: Relationship types the walk may follow (default: any).
+            preset: A name of :data:`graphmem.retrieval.PRESETS` (default ``hybrid``) or
+                :class:`graphmem.retrieval.FusionSettings`.
+            **settings: Overrides of single fusion settings (``graph_weight=1.0``, ...).
+
+        Returns:
+            Up to ``k`` results, best first, each with its provenance.
+
+        Raises:
+            InvalidInput: Empty query, ``k`` <= 0, negative ``hops``, unknown kinds or
+                presets, or an embedder whose dimension differs from the stored vectors.
+            NotFound: ``graph_scope`` names entities that do not exist.
+        """
+        from graphmem.retrieval.pipeline import Query, check_request
+
+        text = _check_query(query)
+        k, hops, wanted = check_request(k, hops, kinds)
+        chosen = self._settings(preset, settings)
+        scope = self._scope(graph_scope)
+        vector = self._embed([text])[0] if chosen.vector_weight > 0 else None
+        return self._run(Query(text, vector, k, hops, scope, wanted, _types(rel_types)), chosen)
+
+    def query_with_context(
+        self,
+        text: str,
+        graph_scope: Sequence[str] | None = None,
+        *,
+        k: int = 10,
+        hops: int = 1,
+        kinds: Sequence[str] | None = None,
+    ) -> list[ContextResult]:
+        """Full-text retrieval (no embedder needed), with the graph walk, inside a scope.
+
+        Like :meth:`retrieve` with the vector search left out. Raises as it does.
+        """
+        from graphmem.retrieval import resolve_settings
+        from graphmem.retrieval.pipeline import Query, check_request
+
+        query = _check_query(text)
+        k, hops, wanted = check_request(k, hops, kinds)
+        chosen = resolve_settings("hybrid", {"vector_weight": 0.0})
+        scope = self._scope(graph_scope)
+        return self._run(Query(query, None, k, hops, scope, wanted), chosen)
+
+    def query_with_embedding(
+        self,
+        vector: ArrayLike,
+        k: int = 10,
+        graph_scope: Sequence[str] | None = None,
+        *,
+        hops: int = 1,
+        kinds: Sequence[str] | None = None,
+    ) -> list[ContextResult]:
+        """Vector retrieval with a query embedding you computed, with the graph walk.
+
+        Like :meth:`retrieve` with the full-text search and query entity linking left
+        out. Raises ``InvalidInput`` when the vector's dimension differs from the index's.
+        """
+        from graphmem.retrieval import resolve_settings
+        from graphmem.retrieval.pipeline import Query, check_request
+
+        k, hops, wanted = check_request(k, hops, kinds)
+        chosen = resolve_settings("hybrid", {"fulltext_weight": 0.0, "link_query": False})
+        scope = self._scope(graph_scope)
+        return self._run(Query(None, vector, k, hops, scope, wanted), chosen)
+
+    @staticmethod
+    def render_context(results: Sequence[ContextResult], max_tokens: int | None = None) -> str:
+        """Render retrieved results as prompt text within ``max_tokens`` (best kept first)."""
+        from graphmem.retrieval import render_context
+
+        return render_context(results, max_tokens)
+
+    def _settings(
+        self, preset: str | FusionSettings | None, overrides: Mapping[str, Any]
+    ) -> FusionSettings:
+        from graphmem.retrieval import resolve_settings
+
+        return resolve_settings(preset, overrides)
+
+    def _scope(self, graph_scope: Sequence[str] | None) -> list[str] | None:
+        self._check_open()
+        from graphmem.retrieval.pipeline import check_scope
+
+        return check_scope(self._store, self._tenant, graph_scope)
+
+    def _run(self, query: Any, settings: FusionSettings) -> list[ContextResult]:
+        from graphmem.retrieval.pipeline import run_query
+
+        self._check_open()
+        return run_query(self._store, self._tenant, query, settings, self.entity_linker)
+
     def to_networkx(self, *, include_invalid: bool = False) -> nx.MultiDiGraph:
         """The entity graph as a networkx ``MultiDiGraph`` (for analysis and drawing).
 
@@ -486,17 +864,71 @@ class Memory:
         return graph
 
 
-def open(url: str = "memory://", *, tenant: str, **options: Any) -> Memory:  # noqa: A001
+def _check_query(query: Any) -> str:
+    if not isinstance(query, str):
+        raise InvalidInput(f"the query must be a string, got {type(query).__name__}")
+    if not query.strip():
+        raise InvalidInput("the query is empty; ask something (e.g. 'who runs the mill?')")
+    return query
+
+
+def _types(rel_types: Sequence[str] | None) -> tuple[str, ...] | None:
+    if rel_types is None:
+        return None
+    return (rel_types,) if isinstance(rel_types, str) else tuple(rel_types)
+
+
+def _chunk_embed_text(chunk: Chunk) -> str:
+    title = chunk.attributes.get("title")
+    return f"{title}: {chunk.text}" if isinstance(title, str) and title else chunk.text
+
+
+def _documents(documents: Iterable[Document | Mapping[str, Any] | str]) -> list[Document]:
+    if isinstance(documents, Document | Mapping | str):
+        raise InvalidInput("add_documents takes a list; wrap a single document in [...]")
+    out: list[Document] = []
+    for index, doc in enumerate(documents):
+        if isinstance(doc, Document):
+            out.append(doc)
+        elif isinstance(doc, str):
+            out.append(Document(text=doc))
+        elif isinstance(doc, Mapping):
+            try:
+                out.append(Document.model_validate(dict(doc)))
+            except InvalidInput as exc:
+                raise InvalidInput(f"documents[{index}]: {exc.message}", index=index) from exc
+        else:
+            raise InvalidInput(
+                f"documents[{index}] is a {type(doc).__name__}; give a Document, dict or str",
+                index=index,
+            )
+    ids = [d.id for d in out]
+    if len(set(ids)) != len(ids):
+        raise InvalidInput("documents repeat an id; give each document its own id")
+    return out
+
+
+def open(  # noqa: A001
+    url: str = "memory://",
+    *,
+    tenant: str,
+    embedder: Embedder | None = None,
+    **options: Any,
+) -> Memory:
     """Open a graph memory for one tenant.
 
     Args:
         url: ``memory://`` (in-process), ``file:///path/world.graphmem`` (in-process,
             persisted to one file), ``neo4j://user:password@host`` / ``bolt://...``.
         tenant: Whose memory this is; every call is scoped to it. Required.
+        embedder: What embeds text for retrieval (a :class:`graphmem.retrieval.Embedder`).
+            Default: all-MiniLM-L6-v2 when the ``embeddings`` extra is installed, made on
+            first use; without the extra, retrieval that needs embeddings raises
+            ``BackendUnavailable`` saying so.
         **options: Backend options, e.g. ``tracer=print``.
 
     Raises:
         IdentityRequired: ``tenant`` is empty.
     """
     check_tenant(tenant)
-    return Memory(open_store(url, **options), tenant)
+    return Memory(open_store(url, **options), tenant, embedder=embedder)

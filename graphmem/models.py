@@ -33,10 +33,14 @@ from pydantic import (
 from graphmem.errors import InvalidInput
 
 __all__ = [
+    "NODE_KINDS",
     "SAFE_NAME_PATTERN",
     "SPEAKER_ROLES",
     "WELL_KNOWN_ATTRIBUTES",
     "Direction",
+    "Chunk",
+    "ContextResult",
+    "Document",
     "Entity",
     "EntityFilter",
     "EntityType",
@@ -46,6 +50,7 @@ __all__ = [
     "Provenance",
     "ProvenanceSource",
     "Record",
+    "NodeKind",
     "Relationship",
     "RelationshipFilter",
     "Role",
@@ -54,6 +59,8 @@ __all__ = [
     "Turn",
     "TurnFilter",
     "check_safe_name",
+    "entity_aliases",
+    "entity_text",
     "estimate_tokens",
     "new_id",
     "utcnow",
@@ -337,6 +344,11 @@ SPEAKER_ROLES: tuple[Role, ...] = (Role.PLAYER, Role.GM, Role.GM_ASSISTANT)
 
 Direction = Literal["out", "in", "both"]
 
+NodeKind = Literal["entity", "turn", "chunk"]
+"""The kinds of node that carry text and embeddings, and that retrieval searches."""
+
+NODE_KINDS: tuple[NodeKind, ...] = ("entity", "turn", "chunk")
+
 
 # --------------------------------------------------------------------------- graph data
 
@@ -360,6 +372,30 @@ class Entity(_Model):
         if self.updated_at < self.created_at:
             raise ValueError("updated_at is before created_at")
         return self
+
+
+def entity_aliases(entity: Entity) -> list[str]:
+    """The other names of an entity: ``attributes["aliases"]`` (a string or a list of them)."""
+    raw = entity.attributes.get("aliases")
+    if isinstance(raw, str):
+        return [raw] if raw.strip() else []
+    if isinstance(raw, list):
+        return [a for a in raw if isinstance(a, str) and a.strip()]
+    return []
+
+
+def entity_text(entity: Entity) -> str:
+    """The text an entity is searched and embedded by: name, aliases, description.
+
+    >>> entity_text(Entity(id="m", type="npc", name="Mira", attributes={"aliases": ["Smith"]}))
+    'Mira (Smith)'
+    """
+    names = entity_aliases(entity)
+    text = f"{entity.name} ({', '.join(names)})" if names else entity.name
+    description = entity.attributes.get("description")
+    if isinstance(description, str) and description.strip():
+        text = f"{text}: {description}"
+    return text
 
 
 class Provenance(_Model):
@@ -469,6 +505,72 @@ class Record(_Model):
         if self.updated_at < self.created_at:
             raise ValueError("updated_at is before created_at")
         return self
+
+
+class Chunk(_Model):
+    """A passage of lore or of a document; it ``MENTIONS`` the entities it names.
+
+    >>> Chunk(id="lore-1", text="The Drowned Bell rings at high water.", source="lore.md").source
+    'lore.md'
+    """
+
+    id: Identifier = Field(default_factory=new_id)
+    text: Annotated[str, AfterValidator(_check_text)]
+    source: str | None = None
+    attributes: Attributes = Field(default_factory=FrozenDict)
+    created_at: Timestamp = Field(default_factory=utcnow)
+
+
+class Document(_Model):
+    """A text to ingest with :meth:`graphmem.Memory.add_documents`; it becomes chunks.
+
+    Attributes:
+        id: The document id; chunk ids are ``{id}#{n}``. Default: a fresh id.
+        text: The text; split into chunks of about ``chunk_tokens`` tokens.
+        title: Optional title, kept on each chunk and searched with its text.
+        source: Where it came from (file name, URL); kept on each chunk.
+        attributes: JSON data kept on each chunk.
+        entity_ids: Entities every chunk of the document mentions, besides those the
+            entity linker finds in the text (for a document *about* an entity).
+    """
+
+    id: Identifier = Field(default_factory=new_id)
+    text: Annotated[str, AfterValidator(_check_text)]
+    title: str | None = None
+    source: str | None = None
+    attributes: Attributes = Field(default_factory=FrozenDict)
+    entity_ids: tuple[Identifier, ...] = ()
+
+
+class ContextResult(_Model):
+    """One piece of retrieved context, with where it came from.
+
+    Attributes:
+        kind: ``chunk``, ``turn``, ``entity`` or ``relationship``.
+        source_id: The id of the chunk, turn or entity; for a relationship
+            ``"source_id|type|target_id"``.
+        content: The text to show a model.
+        score: Higher is more relevant (comparable within one result list only).
+        anchor_entity_id: The entity this result is tied to: the entity itself, an entity
+            the chunk or turn mentions, or the relationship's source; None when none.
+        hops: Graph distance from the nearest seed entity (0 for a seed; None when the
+            result was not reached through the graph).
+        provenance: Where the fact came from: the relationship's provenance, or
+            ``Provenance(source="stated", evidence=(id,))`` for chunks and turns.
+        created_at: When the item was stored (turns, chunks, relationships).
+        signals: The parts of the score (``vector``, ``fulltext``, ``graph``, ...), for
+            inspection.
+    """
+
+    kind: Literal["chunk", "turn", "entity", "relationship"]
+    source_id: str
+    content: str
+    score: float = Field(allow_inf_nan=False)
+    anchor_entity_id: str | None = None
+    hops: int | None = None
+    provenance: Provenance | None = None
+    created_at: Timestamp | None = None
+    signals: Attributes = Field(default_factory=FrozenDict)
 
 
 class SessionInfo(_Model):

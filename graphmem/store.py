@@ -23,14 +23,16 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, runtime_checkable
 from urllib.parse import urlsplit
 
 from graphmem.errors import BackendUnavailable, IdentityRequired, InvalidInput
 from graphmem.models import (
+    Chunk,
     Direction,
     Entity,
     EntityFilter,
+    NodeKind,
     NPCIdentity,
     Record,
     Relationship,
@@ -41,11 +43,15 @@ from graphmem.models import (
     TurnFilter,
 )
 
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+
 __all__ = [
     "ENTRY_POINT_GROUP",
     "BackendFactory",
     "GraphStore",
     "JSONScalar",
+    "SearchHit",
     "TenantDump",
     "TraceEvent",
     "Tracer",
@@ -165,6 +171,12 @@ class TenantDump:
         turns: Every turn of every conversation, all branches.
         heads: The head turn id of each conversation, by session id.
         records: Every generic record, of every kind.
+        chunks: Every chunk.
+        mentions: ``(kind, node_id, entity_id)`` for every ``MENTIONS`` edge, kind being
+            ``turn`` or ``chunk``.
+
+    Embeddings are not part of a dump: they are derived data, recomputed by the
+    embedder that made them (a ``file://`` store keeps them in its file all the same).
     """
 
     entities: list[Entity] = field(default_factory=list)
@@ -172,6 +184,17 @@ class TenantDump:
     turns: list[Turn] = field(default_factory=list)
     heads: dict[str, str | None] = field(default_factory=dict)
     records: list[Record] = field(default_factory=list)
+    chunks: list[Chunk] = field(default_factory=list)
+    mentions: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+class SearchHit(NamedTuple):
+    """One hit of :meth:`GraphStore.vector_search` or :meth:`GraphStore.fulltext_search`."""
+
+    id: str
+    """The id of the entity, turn or chunk."""
+    score: float
+    """Cosine similarity (vector search) or the full-text relevance (higher is better)."""
 
 
 @runtime_checkable
@@ -359,6 +382,10 @@ class GraphStore(Protocol):
         """Return a turn by id; ``NotFound`` if unknown."""
         ...
 
+    def get_turns(self, tenant: str, turn_ids: Sequence[str]) -> list[Turn]:
+        """Return the turns that exist among ``turn_ids``, in the order asked."""
+        ...
+
     def head(self, tenant: str, session_id: str) -> Turn | None:
         """The head of the session's active branch, or None before the first turn."""
         ...
@@ -453,6 +480,170 @@ class GraphStore(Protocol):
         """Return the number of records of ``kind``."""
         ...
 
+    # -- chunks and mentions
+    def upsert_chunks(self, tenant: str, chunks: Sequence[Chunk]) -> list[Chunk]:
+        """Insert or replace chunks by id, in one batch; return them as stored.
+
+        A replaced chunk keeps its ``created_at``, its mentions and its embedding. The
+        result has one item per input position (the last chunk with a given id wins).
+        """
+        ...
+
+    def get_chunks(self, tenant: str, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """Return the chunks that exist among ``chunk_ids``, in the order asked."""
+        ...
+
+    def delete_chunks(self, tenant: str, chunk_ids: Sequence[str]) -> int:
+        """Delete chunks with their mentions and embeddings; return how many existed."""
+        ...
+
+    def count_chunks(self, tenant: str) -> int:
+        """Return the number of chunks."""
+        ...
+
+    def link_mentions(
+        self, tenant: str, kind: NodeKind, mentions: Mapping[str, Sequence[str]]
+    ) -> int:
+        """Set the entities each turn or chunk mentions: ``(node)-[:MENTIONS]->(entity)``.
+
+        Args:
+            tenant: Whose memory.
+            kind: ``turn`` or ``chunk`` (``entity`` is ``InvalidInput``).
+            mentions: For each node id, the entity ids it mentions. They *replace* the
+                node's earlier mentions (an empty list removes them all).
+
+        Returns:
+            The number of ``MENTIONS`` edges the given nodes now have.
+
+        Raises:
+            InvalidInput: A node or an entity does not exist (the message names them);
+                nothing is written.
+        """
+        ...
+
+    def get_mentions(
+        self, tenant: str, kind: NodeKind, node_ids: Sequence[str]
+    ) -> dict[str, list[str]]:
+        """The entity ids each turn or chunk mentions, sorted; nodes without any are absent."""
+        ...
+
+    def find_mentioning(
+        self,
+        tenant: str,
+        kind: NodeKind,
+        entity_ids: Sequence[str],
+        *,
+        limit: int | None = None,
+    ) -> dict[str, list[str]]:
+        """For each entity, the ids of the turns or chunks that mention it (sorted by id).
+
+        ``limit`` caps the ids per entity. Entities mentioned nowhere (or unknown) are absent.
+        """
+        ...
+
+    # -- embeddings and search indexes
+    def put_embeddings(
+        self, tenant: str, kind: NodeKind, ids: Sequence[str], vectors: ArrayLike
+    ) -> None:
+        """Store one embedding per node (replacing any earlier one) in the kind's index.
+
+        Args:
+            tenant: Whose memory.
+            kind: ``entity``, ``turn`` or ``chunk``.
+            ids: Node ids; each must exist. The last of a repeated id wins.
+            vectors: A ``(len(ids), dimension)`` array of finite numbers. They are stored
+                as float32 and compared by cosine similarity, so their length does not
+                matter (a zero vector has no direction and is refused).
+
+        Raises:
+            InvalidInput: A node does not exist, the shape is wrong, a value is not finite,
+                a vector is zero, or the dimension differs from the vectors already in the
+                index (one dimension per kind and tenant). Nothing is written.
+        """
+        ...
+
+    def embedding_dimension(self, tenant: str, kind: NodeKind) -> int | None:
+        """The dimension of the kind's vector index, or None while it holds no vector."""
+        ...
+
+    def count_embeddings(self, tenant: str, kind: NodeKind) -> int:
+        """How many nodes of the kind have an embedding."""
+        ...
+
+    def vector_search(
+        self,
+        tenant: str,
+        kind: NodeKind,
+        vector: ArrayLike,
+        k: int,
+        *,
+        scope_ids: Sequence[str] | None = None,
+    ) -> list[SearchHit]:
+        """The ``k`` nodes of the kind whose embeddings are nearest to ``vector`` (cosine).
+
+        Exact on the embedded backend; a server backend answers from its vector index in
+        one query. Best first; ``score`` is the cosine similarity (-1..1).
+
+        Args:
+            tenant: Whose memory.
+            kind: ``entity``, ``turn`` or ``chunk``.
+            vector: The query vector, of the index's dimension.
+            k: How many hits at most (positive).
+            scope_ids: Entity ids of a graph scope: only these entities, or only turns
+                and chunks that mention at least one of them. Unknown ids match nothing.
+
+        Raises:
+            InvalidInput: ``k`` is not positive, or the vector's dimension differs from
+                the index's, or it is not finite or zero. An empty index returns ``[]``.
+        """
+        ...
+
+    def fulltext_search(
+        self,
+        tenant: str,
+        kind: NodeKind,
+        query: str,
+        k: int,
+        *,
+        scope_ids: Sequence[str] | None = None,
+    ) -> list[SearchHit]:
+        """The ``k`` nodes of the kind whose text best matches ``query`` (BM25-like), best first.
+
+        Indexed text: a chunk's title attribute and text, a turn's content, an entity's
+        name, aliases (``attributes["aliases"]``) and description. The query is plain
+        words: any word may match (OR), quotes and operators of the index's query language
+        are taken literally, never interpreted, so no query is a syntax error. A query with
+        no searchable word returns ``[]``. ``scope_ids`` as in :meth:`vector_search`.
+
+        Raises:
+            InvalidInput: ``k`` is not positive or ``query`` is not a string.
+        """
+        ...
+
+    def expand(
+        self,
+        tenant: str,
+        seed_ids: Sequence[str],
+        *,
+        depth: int = 1,
+        rel_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        within: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+    ) -> Subgraph:
+        """The seeds and every entity within ``depth`` hops of any of them, in one walk.
+
+        Walks current facts only, of ``rel_types`` when given, in ``direction``; with
+        ``within``, only through (and to) those entity ids. Entities come nearest first,
+        then by id, seeds first; ``max_nodes`` caps them (seeds always included). The
+        relationships are the current facts of the allowed types among the returned
+        entities, ordered by key.
+
+        Raises:
+            NotFound: A seed is not an entity of the tenant.
+        """
+        ...
+
     # -- whole tenant
     def dump(self, tenant: str) -> TenantDump:
         """Everything the tenant holds."""
@@ -467,6 +658,13 @@ class GraphStore(Protocol):
         session in ``dump.heads`` the head becomes that turn; ``None`` there means the
         last turn of that session in the dump. Sessions with turns in the dump but absent
         from ``heads`` get that same default.
+        Chunks are upserted; mentions must name nodes and entities in the store or the dump.
+
+        Entities and relationships are upserted (relationship ends must exist in the store
+        or the dump). Turns must have new ids; each parent must be in the dump or already in
+        the same session. For each session in ``dump.heads`` the head becomes that turn;
+        ``None`` there means the last turn of that session in the dump. Sessions with
+        turns in the dump but absent from ``heads`` get that same default.
         """
         ...
 

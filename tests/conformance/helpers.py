@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from graphmem import (
+    Chunk,
     Entity,
     EntityFilter,
     GraphStore,
@@ -132,4 +133,18 @@ STORE_CALLS: dict[str, StoreCall] = {
     "dump": lambda s, t: s.dump(t),
     "load": lambda s, t: s.load(t, TenantDump(entities=[ent("a")])),
     "clear": lambda s, t: s.clear(t),
+    "get_turns": lambda s, t: s.get_turns(t, ["x"]),
+    "upsert_chunks": lambda s, t: s.upsert_chunks(t, [Chunk(id="c", text="some lore")]),
+    "get_chunks": lambda s, t: s.get_chunks(t, ["c"]),
+    "delete_chunks": lambda s, t: s.delete_chunks(t, ["c"]),
+    "count_chunks": lambda s, t: s.count_chunks(t),
+    "link_mentions": lambda s, t: s.link_mentions(t, "chunk", {"c": ["a"]}),
+    "get_mentions": lambda s, t: s.get_mentions(t, "chunk", ["c"]),
+    "find_mentioning": lambda s, t: s.find_mentioning(t, "chunk", ["a"]),
+    "put_embeddings": lambda s, t: s.put_embeddings(t, "entity", ["a"], [[1.0, 0.0]]),
+    "embedding_dimension": lambda s, t: s.embedding_dimension(t, "entity"),
+    "count_embeddings": lambda s, t: s.count_embeddings(t, "entity"),
+    "vector_search": lambda s, t: s.vector_search(t, "entity", [1.0, 0.0], 3),
+    "fulltext_search": lambda s, t: s.fulltext_search(t, "entity", "a", 3),
+    "expand": lambda s, t: s.expand(t, ["a"]),
 }

@@ -33,3 +33,17 @@ def test_bench_data_has_about_ten_relationships_per_entity():
     entities, rels = bench._world(500, seed=1)
     assert len(entities) == 500
     assert 2300 <= len(rels) <= 2500  # five out (and so five in) per entity, minus repeats
+
+
+def test_quick_retrieval_bench_reports_vector_retrieve_and_embedding(capsys):
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    args = parser.parse_args(["--retrieval", "--quick", "--json"])
+    assert bench.run(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    names = [r["name"] for r in report["results"]]
+    assert "vector top-10 p50 at 10,000 x 384" in names
+    assert "retrieve p50 at 5,000 chunks (embedding excluded)" in names
+    assert any(n.startswith("embedding throughput") for n in names)
+    vector = next(r for r in report["results"] if r["name"].startswith("vector top-10"))
+    assert vector["baseline"] > 0 and vector["value"] > 0

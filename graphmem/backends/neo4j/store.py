@@ -45,6 +45,7 @@ from graphmem.errors import (
     InvalidInput,
     NotFound,
     StoreClosed,
+    UnsupportedOperation,
 )
 from graphmem.models import (
     Direction,
@@ -1170,6 +1171,8 @@ class Neo4jStore:
         tenant = self._check(tenant)
         if not isinstance(dump, TenantDump):
             raise InvalidInput("load takes a TenantDump")
+        if dump.chunks or dump.mentions:
+            raise self._no_retrieval(tenant, "load of chunks and mentions")
         entities = _dedupe(_check_entities(dump.entities, "dump.entities"), lambda e: e.id)
         rels = _dedupe(
             _check_relationships(dump.relationships, "dump.relationships"),
@@ -1222,6 +1225,95 @@ class Neo4jStore:
                 self._put_records_tx(tx, tenant, kind, of_kind, now)
 
         self._execute(work, write=True)
+
+    # ------------------------------------------------------------------ retrieval (not yet)
+    #
+    # GraphRAG's store operations (chunks, mentions, embeddings, vector and full-text
+    # search, expand) are not written for Neo4j yet: each fails closed on the tenant,
+    # then raises UnsupportedOperation saying so. The store's capabilities leave out
+    # "chunks", "mentions", "vector_search" and "fulltext_search" accordingly.
+
+    def _no_retrieval(self, tenant: str, operation: str) -> UnsupportedOperation:
+        self._check(tenant)
+        return UnsupportedOperation(
+            f"{operation} is not available on the Neo4j backend yet: GraphRAG retrieval "
+            "(chunks, mentions, embeddings, vector and full-text search) runs on the "
+            "embedded backend only for now",
+            operation=operation,
+            url=self.url,
+        )
+
+    def get_turns(self, tenant: str, turn_ids: Sequence[str]) -> list[Turn]:
+        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
+        raise self._no_retrieval(tenant, "get_turns")
+
+    def upsert_chunks(self, tenant: str, chunks: Sequence[Any]) -> list[Any]:
+        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
+        raise self._no_retrieval(tenant, "upsert_chunks")
+
+    def get_chunks(self, tenant: str, chunk_ids: Sequence[str]) -> list[Any]:
+        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
+        raise self._no_retrieval(tenant, "get_chunks")
+
+    def delete_chunks(self, tenant: str, chunk_ids: Sequence[str]) -> int:
+        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
+        raise self._no_retrieval(tenant, "delete_chunks")
+
+    def count_chunks(self, tenant: str) -> int:
+        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
+        raise self._no_retrieval(tenant, "count_chunks")
+
+    def link_mentions(self, tenant: str, kind: str, mentions: Mapping[str, Sequence[str]]) -> int:
+        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
+        raise self._no_retrieval(tenant, "link_mentions")
+
+    def get_mentions(self, tenant: str, kind: str, node_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
+        raise self._no_retrieval(tenant, "get_mentions")
+
+    def find_mentioning(
+        self, tenant: str, kind: str, entity_ids: Sequence[str], *, limit: int | None = None
+    ) -> dict[str, list[str]]:
+        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
+        raise self._no_retrieval(tenant, "find_mentioning")
+
+    def put_embeddings(self, tenant: str, kind: str, ids: Sequence[str], vectors: Any) -> None:
+        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
+        raise self._no_retrieval(tenant, "put_embeddings")
+
+    def embedding_dimension(self, tenant: str, kind: str) -> int | None:
+        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
+        raise self._no_retrieval(tenant, "embedding_dimension")
+
+    def count_embeddings(self, tenant: str, kind: str) -> int:
+        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
+        raise self._no_retrieval(tenant, "count_embeddings")
+
+    def vector_search(
+        self, tenant: str, kind: str, vector: Any, k: int, *, scope_ids: Sequence[str] | None = None
+    ) -> list[Any]:
+        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
+        raise self._no_retrieval(tenant, "vector_search")
+
+    def fulltext_search(
+        self, tenant: str, kind: str, query: str, k: int, *, scope_ids: Sequence[str] | None = None
+    ) -> list[Any]:
+        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
+        raise self._no_retrieval(tenant, "fulltext_search")
+
+    def expand(
+        self,
+        tenant: str,
+        seed_ids: Sequence[str],
+        *,
+        depth: int = 1,
+        rel_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        within: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+    ) -> Subgraph:
+        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
+        raise self._no_retrieval(tenant, "expand")
 
     def clear(self, tenant: str) -> None:
         """Delete everything the tenant holds."""

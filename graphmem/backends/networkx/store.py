@@ -13,6 +13,8 @@ reopened store is exactly the store that was closed.
 
 from __future__ import annotations
 
+import base64
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +22,7 @@ from datetime import datetime, timedelta
 from functools import wraps
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import networkx as nx
@@ -28,9 +30,12 @@ import networkx as nx
 from graphmem.backends.networkx.journal import Journal
 from graphmem.errors import BackendUnavailable, InvalidInput, NotFound, StoreClosed
 from graphmem.models import (
+    NODE_KINDS,
+    Chunk,
     Direction,
     Entity,
     EntityFilter,
+    NodeKind,
     NPCIdentity,
     Record,
     Relationship,
@@ -41,10 +46,12 @@ from graphmem.models import (
     TurnFilter,
     check_safe_name,
     construct_trusted,
+    entity_text,
     utcnow,
 )
 from graphmem.store import (
     JSONScalar,
+    SearchHit,
     TenantDump,
     Tracer,
     as_utc,
@@ -52,6 +59,9 @@ from graphmem.store import (
     check_where,
     traced,
 )
+
+if TYPE_CHECKING:
+    from graphmem.backends.networkx.indexes import TextIndex, VectorIndex
 
 __all__ = ["NetworkXStore", "open_networkx"]
 
@@ -69,8 +79,14 @@ _CAPABILITIES = frozenset(
         "conversations",
         "session_log",
         "records",
+        "chunks",
+        "mentions",
+        "vector_search",
+        "fulltext_search",
     }
 )
+_MENTION_KINDS = ("turn", "chunk")
+_EMBED_CHUNK = 4096  # vectors per journal record
 
 
 @dataclass(slots=True)
@@ -88,6 +104,48 @@ class _Tenant:
     sessions: dict[str, _Session] = field(default_factory=dict)
     # Generic records by kind, then id.
     records: dict[str, dict[str, Record]] = field(default_factory=dict)
+    chunks: dict[str, Chunk] = field(default_factory=dict)
+    # kind -> node id -> entity ids it mentions, and the reverse index.
+    mentions: dict[str, dict[str, set[str]]] = field(
+        default_factory=lambda: {k: {} for k in _MENTION_KINDS}
+    )
+    mentioned_by: dict[str, dict[str, set[str]]] = field(
+        default_factory=lambda: {k: {} for k in _MENTION_KINDS}
+    )
+    vectors: dict[str, VectorIndex] = field(default_factory=dict)
+    # Built on the first full-text search of a kind, then kept up to date.
+    texts: dict[str, TextIndex] = field(default_factory=dict)
+
+    def unlink(self, kind: str, node_id: str) -> None:
+        """Forget what a node mentions."""
+        for entity_id in self.mentions[kind].pop(node_id, ()):
+            nodes = self.mentioned_by[kind][entity_id]
+            nodes.discard(node_id)
+            if not nodes:
+                del self.mentioned_by[kind][entity_id]
+
+    def forget_nodes(self, kind: str, node_ids: Sequence[str]) -> None:
+        """Drop deleted nodes from the indexes and the mention maps."""
+        vectors = self.vectors.get(kind)
+        if vectors is not None:
+            vectors.remove(node_ids)
+        text = self.texts.get(kind)
+        for node_id in node_ids:
+            if text is not None:
+                text.remove(node_id)
+            if kind != "entity":
+                self.unlink(kind, node_id)
+                continue
+            for mention_kind in _MENTION_KINDS:
+                for node in self.mentioned_by[mention_kind].pop(node_id, ()):
+                    self.mentions[mention_kind][node].discard(node_id)
+                    if not self.mentions[mention_kind][node]:
+                        del self.mentions[mention_kind][node]
+
+
+def _chunk_text(chunk: Chunk) -> str:
+    title = chunk.attributes.get("title")
+    return f"{title}\n{chunk.text}" if isinstance(title, str) and title else chunk.text
 
 
 _EMPTY = _Tenant()
@@ -145,6 +203,25 @@ def _check_models(items: Sequence[Any], model: type[Any], what: str) -> list[Any
     return out
 
 
+def _check_kind(kind: str, allowed: Sequence[str] = NODE_KINDS) -> str:
+    if kind not in allowed:
+        raise InvalidInput(f"kind must be one of {tuple(allowed)}, got {kind!r}", kind=kind)
+    return kind
+
+
+def _check_k(k: int) -> int:
+    if not isinstance(k, int) or isinstance(k, bool) or k <= 0:
+        raise InvalidInput(f"k must be a positive integer, got {k!r}", k=k)
+    return k
+
+
+def _indexes() -> Any:
+    # numpy is imported on first use of an index, not when the backend is opened.
+    from graphmem.backends.networkx import indexes
+
+    return indexes
+
+
 def _check_positive(value: int | None, what: str) -> None:
     if value is not None and (not isinstance(value, int) or value <= 0):
         raise InvalidInput(f"{what} must be a positive integer, got {value!r}")
@@ -185,6 +262,8 @@ class NetworkXStore:
         self._closed = False
         self._tenants: dict[str, _Tenant] = {}
         self._journal: Journal | None = None
+        self._db: sqlite3.Connection | None = None
+        self._tables = 0
         if path is not None:
             self._journal = Journal(path, fsync=fsync)
             number = 0
@@ -223,6 +302,8 @@ class NetworkXStore:
             if self._journal is not None:
                 self._journal.compact(self._snapshot_records())
                 self._journal.close()
+            if self._db is not None:
+                self._db.close()
 
     def __enter__(self) -> NetworkXStore:
         return self
@@ -255,13 +336,34 @@ class NetworkXStore:
             self._apply_put(data, record)
         elif op == "delete_entities":
             data.graph.remove_nodes_from(record["ids"])
+            data.forget_nodes("entity", record["ids"])
+        elif op == "delete_chunks":
+            for chunk_id in record["ids"]:
+                del data.chunks[chunk_id]
+            data.forget_nodes("chunk", record["ids"])
+        elif op == "mentions":
+            kind = record["kind"]
+            for node_id, entity_ids in record["links"].items():
+                data.unlink(kind, node_id)
+                if entity_ids:
+                    data.mentions[kind][node_id] = set(entity_ids)
+                    for entity_id in entity_ids:
+                        data.mentioned_by[kind].setdefault(entity_id, set()).add(node_id)
+        elif op == "embed":
+            kind = record["kind"]
+            index = data.vectors.get(kind)
+            if index is None or len(index) == 0:
+                index = data.vectors[kind] = _indexes().VectorIndex(record["vectors"].shape[1])
+            index.put(record["ids"], record["vectors"])
         elif op == "delete_relationship":
             source, target, type_ = record["key"]
             data.graph.remove_edge(source, target, key=type_)
         elif op == "delete_turn":
             self._apply_delete_turn(data, record["id"])
+            data.forget_nodes("turn", [record["id"]])
         elif op == "delete_conversation":
             session = data.sessions.pop(record["session_id"], None)
+            data.forget_nodes("turn", list(session.order) if session else [])
             for turn_id in session.order if session else ():
                 turn = data.turns.pop(turn_id)
                 data.children.pop(turn_id, None)
@@ -274,6 +376,8 @@ class NetworkXStore:
             if not by_id:
                 data.records.pop(record["kind"], None)
         elif op == "clear":
+            for text in data.texts.values():
+                text.drop()
             del self._tenants[tenant]
         else:  # pragma: no cover - records are made by this module only
             raise AssertionError(f"unknown change record {op!r}")
@@ -282,11 +386,21 @@ class NetworkXStore:
     def _apply_put(data: _Tenant, record: dict[str, Any]) -> None:
         graph = data.graph
         nodes = graph._node  # direct dict access: this is the hot path of bulk ingest
+        texts = data.texts
+        entity_index = texts.get("entity")
         for entity in record.get("entities", ()):
             if entity.id in nodes:
                 nodes[entity.id]["e"] = entity
             else:
                 graph.add_node(entity.id, e=entity)
+            if entity_index is not None:
+                entity_index.set(entity.id, entity_text(entity))
+        chunk_index = texts.get("chunk")
+        for chunk in record.get("chunks", ()):
+            data.chunks[chunk.id] = chunk
+            if chunk_index is not None:
+                chunk_index.set(chunk.id, _chunk_text(chunk))
+        turn_index = texts.get("turn")
         for rel in record.get("relationships", ()):
             graph.add_edge(rel.source_id, rel.target_id, key=rel.type, r=rel)
         for turn in record.get("turns", ()):
@@ -294,6 +408,8 @@ class NetworkXStore:
             if old is not None and old.parent_id is not None and old.parent_id != turn.parent_id:
                 data.children[old.parent_id].remove(turn.id)
             data.turns[turn.id] = turn
+            if turn_index is not None and (old is None or old.content != turn.content):
+                turn_index.set(turn.id, turn.content)
             if turn.parent_id is not None and (old is None or old.parent_id != turn.parent_id):
                 data.children.setdefault(turn.parent_id, []).append(turn.id)
             session = data.sessions.get(turn.session_id)
@@ -307,6 +423,9 @@ class NetworkXStore:
             if session is None:
                 session = data.sessions[session_id] = _Session()
             session.head = head
+        for kind, node_id, entity_id in record.get("mentions", ()):  # added to what is there
+            data.mentions[kind].setdefault(node_id, set()).add(entity_id)
+            data.mentioned_by[kind].setdefault(entity_id, set()).add(node_id)
 
     @staticmethod
     def _apply_delete_turn(data: _Tenant, turn_id: str) -> None:
@@ -326,16 +445,30 @@ class NetworkXStore:
             del data.sessions[turn.session_id]
 
     def _encode(self, record: dict[str, Any]) -> dict[str, Any]:
+        if record["op"] == "embed":
+            # Compact: the float32 rows as base64 (about 1.4 bytes per stored byte).
+            matrix = record["vectors"]
+            out = {k: v for k, v in record.items() if k != "vectors"}
+            out["dimension"] = int(matrix.shape[1])
+            out["float32_le"] = base64.b64encode(matrix.astype("<f4").tobytes()).decode("ascii")
+            return out
         if record["op"] != "put":
             return record
         out = dict(record)
-        for key in ("entities", "relationships", "turns", "records"):
+        for key in ("entities", "relationships", "turns", "records", "chunks"):
             if key in out:
                 out[key] = [m.model_dump(mode="json") for m in out[key]]
         return out
 
     @staticmethod
     def _decode(record: dict[str, Any]) -> dict[str, Any]:
+        if record.get("op") == "embed":
+            np = _indexes().np
+            raw = base64.b64decode(record["float32_le"])
+            matrix = np.frombuffer(raw, dtype="<f4").astype(np.float32)
+            out = {k: v for k, v in record.items() if k not in ("float32_le", "dimension")}
+            out["vectors"] = matrix.reshape(len(record["ids"]), record["dimension"])
+            return out
         if record.get("op") != "put":
             return record
         out = dict(record)
@@ -344,6 +477,7 @@ class NetworkXStore:
             ("relationships", Relationship),
             ("turns", Turn),
             ("records", Record),
+            ("chunks", Chunk),
         )
         for key, model in models:
             if key in out:
@@ -354,14 +488,36 @@ class NetworkXStore:
         """The whole state as change records, in chunks (for compaction)."""
         chunk = 5000
         for tenant in sorted(self._tenants):
-            dump = self._dump(self._tenants[tenant])
-            for key in ("entities", "relationships", "turns", "records"):
+            data = self._tenants[tenant]
+            dump = self._dump(data)
+            for key in ("entities", "relationships", "turns", "records", "chunks"):
                 items: list[Any] = getattr(dump, key)
                 for start in range(0, len(items), chunk):
                     yield self._encode(
                         {"op": "put", "tenant": tenant, key: items[start : start + chunk]}
                     )
             yield {"op": "put", "tenant": tenant, "heads": dump.heads}
+            for kind in _MENTION_KINDS:
+                links = sorted(data.mentions[kind].items())
+                for start in range(0, len(links), chunk):
+                    yield {
+                        "op": "mentions",
+                        "tenant": tenant,
+                        "kind": kind,
+                        "links": {n: sorted(e) for n, e in links[start : start + chunk]},
+                    }
+            for kind, index in sorted(data.vectors.items()):
+                for start in range(0, len(index), _EMBED_CHUNK):
+                    ids = index.ids[start : start + _EMBED_CHUNK]
+                    yield self._encode(
+                        {
+                            "op": "embed",
+                            "tenant": tenant,
+                            "kind": kind,
+                            "ids": ids,
+                            "vectors": index.matrix[start : start + len(ids)],
+                        }
+                    )
 
     # ------------------------------------------------------------------ entities
 
@@ -814,6 +970,12 @@ class NetworkXStore:
         return self._turn(tenant, turn_id)
 
     @_operation
+    def get_turns(self, tenant: str, turn_ids: Sequence[str]) -> list[Turn]:
+        """Return the turns that exist among ``turn_ids``, in the order asked."""
+        turns = self._tenant(tenant).turns
+        return [turns[i] for i in _check_ids(turn_ids, "turn_ids") if i in turns]
+
+    @_operation
     def head(self, tenant: str, session_id: str) -> Turn | None:
         """The head of the session's active branch, or None."""
         data = self._tenant(tenant)
@@ -1030,6 +1192,292 @@ class NetworkXStore:
         check_safe_name(kind, "record kind")
         return len(self._tenant(tenant).records.get(kind, {}))
 
+    # ------------------------------------------------------------------ chunks and mentions
+
+    @_operation
+    def upsert_chunks(self, tenant: str, chunks: Sequence[Chunk]) -> list[Chunk]:
+        """Insert or replace chunks by id, in one batch; return them as stored."""
+        batch = _check_models(chunks, Chunk, "chunks")
+        known = self._tenant(tenant).chunks
+        stored: dict[str, Chunk] = {}
+        for chunk in batch:
+            old = known.get(chunk.id)
+            if old is not None and old.created_at != chunk.created_at:
+                chunk = chunk.model_copy(update={"created_at": old.created_at})
+            stored[chunk.id] = chunk
+        if stored:
+            self._commit({"op": "put", "tenant": tenant, "chunks": list(stored.values())})
+        return [stored[c.id] for c in batch]
+
+    @_operation
+    def get_chunks(self, tenant: str, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """Return the chunks that exist among ``chunk_ids``, in the order asked."""
+        known = self._tenant(tenant).chunks
+        return [known[i] for i in _check_ids(chunk_ids, "chunk_ids") if i in known]
+
+    @_operation
+    def delete_chunks(self, tenant: str, chunk_ids: Sequence[str]) -> int:
+        """Delete chunks with their mentions and embeddings; return how many existed."""
+        known = self._tenant(tenant).chunks
+        present = [i for i in dict.fromkeys(_check_ids(chunk_ids, "chunk_ids")) if i in known]
+        if present:
+            self._commit({"op": "delete_chunks", "tenant": tenant, "ids": present})
+        return len(present)
+
+    @_operation
+    def count_chunks(self, tenant: str) -> int:
+        """The number of chunks."""
+        return len(self._tenant(tenant).chunks)
+
+    def _node_ids(self, data: _Tenant, kind: str) -> Mapping[str, Any]:
+        if kind == "entity":
+            nodes: Mapping[str, Any] = data.graph._node
+            return nodes
+        return data.turns if kind == "turn" else data.chunks
+
+    @_operation
+    def link_mentions(
+        self, tenant: str, kind: NodeKind, mentions: Mapping[str, Sequence[str]]
+    ) -> int:
+        """Set the entities each turn or chunk mentions (replacing earlier mentions)."""
+        _check_kind(kind, _MENTION_KINDS)
+        if not isinstance(mentions, Mapping):
+            raise InvalidInput("mentions must map node ids to lists of entity ids")
+        data = self._tenant(tenant)
+        nodes = self._node_ids(data, kind)
+        entities = data.graph._node
+        links: dict[str, list[str]] = {}
+        for node_id, entity_ids in mentions.items():
+            links[node_id] = list(dict.fromkeys(_check_ids(entity_ids, f"mentions[{node_id!r}]")))
+        missing_nodes = sorted(n for n in links if n not in nodes)
+        missing = sorted({e for ids in links.values() for e in ids if e not in entities})
+        if missing_nodes or missing:
+            raise InvalidInput(
+                f"mentions name unknown {kind}s {missing_nodes[:10]} and unknown entities "
+                f"{missing[:10]}; store them first. Nothing was written.",
+                missing_node_ids=missing_nodes,
+                missing_ids=missing,
+            )
+        if links:
+            self._commit({"op": "mentions", "tenant": tenant, "kind": kind, "links": links})
+        return sum(len(ids) for ids in links.values())
+
+    @_operation
+    def get_mentions(
+        self, tenant: str, kind: NodeKind, node_ids: Sequence[str]
+    ) -> dict[str, list[str]]:
+        """The entity ids each turn or chunk mentions, sorted; nodes without any are absent."""
+        _check_kind(kind, _MENTION_KINDS)
+        known = self._tenant(tenant).mentions[kind]
+        return {n: sorted(known[n]) for n in _check_ids(node_ids, "node_ids") if n in known}
+
+    @_operation
+    def find_mentioning(
+        self,
+        tenant: str,
+        kind: NodeKind,
+        entity_ids: Sequence[str],
+        *,
+        limit: int | None = None,
+    ) -> dict[str, list[str]]:
+        """For each entity, the ids of the turns or chunks mentioning it (sorted, capped)."""
+        _check_kind(kind, _MENTION_KINDS)
+        _check_positive(limit, "limit")
+        known = self._tenant(tenant).mentioned_by[kind]
+        out: dict[str, list[str]] = {}
+        for entity_id in _check_ids(entity_ids, "entity_ids"):
+            nodes = known.get(entity_id)
+            if nodes:
+                out[entity_id] = sorted(nodes)[:limit] if limit else sorted(nodes)
+        return out
+
+    # ------------------------------------------------------------------ embeddings and search
+
+    @_operation
+    def put_embeddings(self, tenant: str, kind: NodeKind, ids: Sequence[str], vectors: Any) -> None:
+        """Store one embedding per node in the kind's index (replacing earlier ones)."""
+        _check_kind(kind)
+        node_ids = _check_ids(ids, "ids")
+        data = self._tenant(tenant)
+        index = data.vectors.get(kind)
+        dimension = index.dimension if index is not None and len(index) else None
+        matrix = _indexes().as_matrix(vectors, dimension, "embeddings")
+        if matrix.shape[0] != len(node_ids):
+            raise InvalidInput(
+                f"{len(node_ids)} ids but {matrix.shape[0]} vectors; give one vector per id"
+            )
+        nodes = self._node_ids(data, kind)
+        missing = sorted({n for n in node_ids if n not in nodes})
+        if missing:
+            raise InvalidInput(
+                f"embeddings for unknown {kind}s: {missing[:10]}; store them first. "
+                "Nothing was written.",
+                missing_ids=missing,
+            )
+        if len(set(node_ids)) != len(node_ids):  # the last of a repeated id wins
+            last = {node: row for row, node in enumerate(node_ids)}
+            node_ids, matrix = list(last), matrix[list(last.values())]
+        if not node_ids:
+            return
+        self._commit(
+            {"op": "embed", "tenant": tenant, "kind": kind, "ids": node_ids, "vectors": matrix}
+        )
+
+    @_operation
+    def embedding_dimension(self, tenant: str, kind: NodeKind) -> int | None:
+        """The dimension of the kind's vector index, or None while it holds no vector."""
+        _check_kind(kind)
+        index = self._tenant(tenant).vectors.get(kind)
+        return index.dimension if index is not None and len(index) else None
+
+    @_operation
+    def count_embeddings(self, tenant: str, kind: NodeKind) -> int:
+        """How many nodes of the kind have an embedding."""
+        _check_kind(kind)
+        index = self._tenant(tenant).vectors.get(kind)
+        return len(index) if index is not None else 0
+
+    def _scope(self, data: _Tenant, kind: str, scope_ids: Sequence[str] | None) -> Any:
+        """The candidate node ids of a graph scope (None: every node)."""
+        if scope_ids is None:
+            return None
+        scope = _check_ids(scope_ids, "scope_ids")
+        if kind == "entity":
+            return dict.fromkeys(scope)
+        by_entity = data.mentioned_by[kind]
+        out: dict[str, None] = {}
+        for entity_id in scope:
+            out.update(dict.fromkeys(by_entity.get(entity_id, ())))
+        return out
+
+    @_operation
+    def vector_search(
+        self,
+        tenant: str,
+        kind: NodeKind,
+        vector: Any,
+        k: int,
+        *,
+        scope_ids: Sequence[str] | None = None,
+    ) -> list[SearchHit]:
+        """The ``k`` nearest nodes of the kind by cosine similarity (exact), best first."""
+        _check_kind(kind)
+        _check_k(k)
+        data = self._tenant(tenant)
+        index = data.vectors.get(kind)
+        dimension = index.dimension if index is not None and len(index) else None
+        query = _indexes().as_matrix(vector, dimension, "the query vector")
+        if query.shape[0] != 1:
+            raise InvalidInput(f"give one query vector, got {query.shape[0]}")
+        if index is None or not len(index):
+            return []
+        found = index.search(query[0], k, self._scope(data, kind, scope_ids))
+        return [SearchHit(node, score) for node, score in found]
+
+    def _text_index(self, data: _Tenant, tenant: str, kind: str) -> TextIndex:
+        existing = data.texts.get(kind)
+        if existing is not None:
+            return existing
+        if self._db is None:
+            self._db = sqlite3.connect(":memory:", check_same_thread=False)
+        self._tables += 1
+        index: TextIndex = _indexes().TextIndex(self._db, f"fts_{self._tables}")
+        if data is _EMPTY:  # nothing to index; do not keep an index on the shared empty tenant
+            return index
+        data.texts[kind] = index
+        if kind == "entity":
+            for node_id, node in data.graph._node.items():
+                index.set(node_id, entity_text(node["e"]))
+        elif kind == "turn":
+            for turn_id, turn in data.turns.items():
+                index.set(turn_id, turn.content)
+        else:
+            for chunk_id, chunk in data.chunks.items():
+                index.set(chunk_id, _chunk_text(chunk))
+        return index
+
+    @_operation
+    def fulltext_search(
+        self,
+        tenant: str,
+        kind: NodeKind,
+        query: str,
+        k: int,
+        *,
+        scope_ids: Sequence[str] | None = None,
+    ) -> list[SearchHit]:
+        """The ``k`` nodes of the kind whose text best matches the words of ``query``."""
+        _check_kind(kind)
+        _check_k(k)
+        if not isinstance(query, str):
+            raise InvalidInput(f"query must be a string, got {type(query).__name__}")
+        data = self._tenant(tenant)
+        if data is _EMPTY:
+            return []
+        index = self._text_index(data, tenant, kind)
+        found = index.search(query, k, self._scope(data, kind, scope_ids))
+        return [SearchHit(node, score) for node, score in found]
+
+    @_operation
+    def expand(
+        self,
+        tenant: str,
+        seed_ids: Sequence[str],
+        *,
+        depth: int = 1,
+        rel_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        within: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+    ) -> Subgraph:
+        """The seeds and the entities within ``depth`` hops of any, with the facts among them."""
+        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
+            raise InvalidInput(f"depth must be a non-negative integer, got {depth!r}")
+        _check_positive(max_nodes, "max_nodes")
+        if direction not in _DIRECTIONS:
+            raise InvalidInput(f"direction must be one of {_DIRECTIONS}, got {direction!r}")
+        types = _check_types(rel_types, "relationship type")
+        seeds = list(dict.fromkeys(_check_ids(seed_ids, "seed_ids")))
+        allowed = set(_check_ids(within, "within")) if within is not None else None
+        for seed in seeds:
+            self._entity(tenant, seed)
+        graph = self._tenant(tenant).graph
+        nodes = graph._node
+        now = utcnow()
+        step = self._steps(graph, direction, types, now)
+        seen = dict.fromkeys(sorted(seeds))
+        frontier = list(seen)
+        for _hop in range(depth):
+            if max_nodes is not None and len(seen) >= max_nodes:
+                break
+            reached = sorted(
+                {
+                    other
+                    for node in frontier
+                    for other in step(node)
+                    if other not in seen and (allowed is None or other in allowed)
+                }
+            )
+            if max_nodes is not None:
+                reached = reached[: max(0, max_nodes - len(seen))]
+            seen.update(dict.fromkeys(reached))
+            if not reached:
+                break
+            frontier = reached
+        rels = [
+            edge["r"]
+            for source in seen
+            for target, keydict in graph._succ[source].items()
+            if target in seen
+            for type_, edge in keydict.items()
+            if (types is None or type_ in types) and _is_current(edge["r"], now)
+        ]
+        rels.sort(key=_REL_KEY)
+        return construct_trusted(
+            Subgraph,
+            {"entities": tuple(nodes[n]["e"] for n in seen), "relationships": tuple(rels)},
+        )
+
     # ------------------------------------------------------------------ whole tenant
 
     @_operation
@@ -1051,8 +1499,21 @@ class NetworkXStore:
             (r for by_id in data.records.values() for r in by_id.values()),
             key=lambda r: (r.kind, r.created_at, r.id),
         )
+        chunks = sorted(data.chunks.values(), key=lambda c: c.id)
+        mentions = [
+            (kind, node_id, entity_id)
+            for kind in _MENTION_KINDS
+            for node_id, entity_ids in sorted(data.mentions[kind].items())
+            for entity_id in sorted(entity_ids)
+        ]
         return TenantDump(
-            entities=entities, relationships=rels, turns=turns, heads=heads, records=records
+            entities=entities,
+            relationships=rels,
+            turns=turns,
+            heads=heads,
+            records=records,
+            chunks=chunks,
+            mentions=mentions,
         )
 
     @_operation
@@ -1081,6 +1542,8 @@ class NetworkXStore:
                 missing_ids=missing,
             )
         heads = _check_turn_tree(data, turns, dump.heads)
+        chunks = {c.id: c for c in _check_models(dump.chunks, Chunk, "chunks")}
+        mentions = _check_dump_mentions(data, dump, entities, chunks, turns)
         record: dict[str, Any] = {"op": "put", "tenant": tenant}
         if entities:
             record["entities"] = list(entities.values())
@@ -1092,6 +1555,10 @@ class NetworkXStore:
             record["heads"] = heads
         if records:
             record["records"] = records
+        if chunks:
+            record["chunks"] = list(chunks.values())
+        if mentions:
+            record["mentions"] = mentions
         if len(record) > 2:
             self._commit(record)
 
@@ -1100,6 +1567,34 @@ class NetworkXStore:
         """Delete everything the tenant holds."""
         if tenant in self._tenants:
             self._commit({"op": "clear", "tenant": tenant})
+
+
+def _check_dump_mentions(
+    data: _Tenant,
+    dump: TenantDump,
+    entities: Mapping[str, Entity],
+    chunks: Mapping[str, Chunk],
+    turns: Sequence[Turn],
+) -> list[list[str]]:
+    """Check the mentions of a dump name known nodes; return them as journal rows."""
+    turn_ids = {t.id for t in turns}
+    rows: list[list[str]] = []
+    for index, mention in enumerate(dump.mentions):
+        if not isinstance(mention, tuple | list) or len(mention) != 3:
+            raise InvalidInput(f"mentions[{index}] must be (kind, node_id, entity_id)")
+        kind, node_id, entity_id = (str(part) for part in mention)
+        _check_kind(kind, _MENTION_KINDS)
+        known = (
+            node_id in chunks or node_id in data.chunks
+            if kind == "chunk"
+            else node_id in turn_ids or node_id in data.turns
+        )
+        if not known:
+            raise InvalidInput(f"mentions[{index}] names an unknown {kind} {node_id!r}")
+        if entity_id not in entities and entity_id not in data.graph._node:
+            raise InvalidInput(f"mentions[{index}] names an unknown entity {entity_id!r}")
+        rows.append([kind, node_id, entity_id])
+    return rows
 
 
 def _check_turn_tree(

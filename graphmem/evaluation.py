@@ -1,0 +1,637 @@
+"""``graphmem eval``: retrieval measured on real public data, beside a BM25 baseline.
+
+The data is read, never copied, from ``../shared/eval`` next to the project (or
+``--data``). Each question is answered from what a user would give: the question text.
+Gold answers, supporting passage ids and question-type labels are read only to score.
+
+- ``musique`` / ``hotpotqa``: the passage corpus becomes chunks (one per passage, its
+  title kept), each title an entity (aliases: the title without a parenthetical), chunks
+  linked to the titles they name. Scored: passage recall@2 / recall@5 of
+  ``Memory.retrieve``; baseline: the store's BM25 full-text search over the same chunks.
+- ``metaqa``: the knowledge base becomes entities and typed relationships. The seed is the
+  bracketed entity of the question; the relation path is read from the question's words
+  (``directed`` -> ``directed_by``, ``share ... with`` -> there and back, ...); answers are
+  reached by typed walks (``Memory.expand``), ranked by the number of paths reaching them.
+  Scored per hop count: Hits@1, recall, MRR. Baseline: BM25 over one text per entity
+  (its facts written out), answers = the entities of the top texts.
+- ``light``: each LIGHT world graph becomes rooms, characters and objects with their
+  descriptions as chunks; questions are generated from the graph (where is X, what does X
+  carry, which rooms border Y, who is in the same room as X) with exact answers, and
+  answered by ``Memory.retrieve`` (typed by the question's words). Baseline: BM25 over
+  the description chunks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from graphmem.errors import InvalidInput
+from graphmem.memory import Memory
+from graphmem.memory import open as open_memory
+from graphmem.models import Direction, Document, Entity, Relationship
+from graphmem.retrieval import Embedder, HashingEmbedder
+
+__all__ = [
+    "DATASETS",
+    "add_arguments",
+    "answer_light",
+    "default_data_dir",
+    "light_questions",
+    "light_world",
+    "relation_path",
+    "run",
+    "run_dataset",
+]
+
+DATASETS = ("musique", "hotpotqa", "metaqa", "light")
+
+
+def default_data_dir() -> Path:
+    """``../shared/eval`` relative to the project root (the folder holding pyproject.toml)."""
+    here = Path(__file__).resolve().parent.parent
+    return here.parent / "shared" / "eval"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the ``eval`` options to ``parser``."""
+    parser.add_argument(
+        "--dataset",
+        action="append",
+        choices=DATASETS,
+        help="dataset to evaluate (repeatable; default: all four)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object per dataset")
+    parser.add_argument("--limit", type=int, metavar="N", help="only the first N questions")
+    parser.add_argument("--data", type=Path, metavar="DIR", help="the eval data folder")
+    parser.add_argument(
+        "--embedder",
+        choices=("default", "hashing"),
+        default="default",
+        help="default: all-MiniLM-L6-v2 (the embeddings extra); hashing: no model (fast)",
+    )
+
+
+def _load_json(path: Path) -> Any:
+    with path.open(encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def _recall(ranked: Sequence[str], gold: set[str], k: int) -> float:
+    return len(set(ranked[:k]) & gold) / len(gold) if gold else 0.0
+
+
+def _mean(values: Sequence[float]) -> float:
+    return round(sum(values) / len(values), 4) if values else 0.0
+
+
+# --------------------------------------------------------------------------- passages
+
+
+_PAREN = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def _passage_corpus(data: Path, name: str) -> tuple[list[tuple[str, str]], list[Any]]:
+    folder = data / "musique_hotpotqa"
+    corpus_raw = _load_json(folder / f"{name}_train_corpus.json")
+    questions = _load_json(folder / f"{name}_train.json")
+    if isinstance(corpus_raw, dict):  # hotpotqa: title -> sentences
+        corpus = [(title, "".join(sents)) for title, sents in corpus_raw.items()]
+    else:
+        corpus = [(p["title"], p["text"]) for p in corpus_raw]
+    return corpus, questions
+
+
+def _gold_passages(name: str, question: dict[str, Any], index: dict[Any, str]) -> set[str]:
+    if name == "hotpotqa":
+        return {index[t] for t, _sent in question["supporting_facts"] if t in index}
+    return {
+        index[(p["title"], p["paragraph_text"])]
+        for p in question["paragraphs"]
+        if p["is_supporting"] and (p["title"], p["paragraph_text"]) in index
+    }
+
+
+def _ingest_passages(mem: Memory, corpus: list[tuple[str, str]]) -> None:
+    titles: dict[str, str] = {}
+    entities = []
+    for title, _text in corpus:
+        if title in titles:
+            continue
+        titles[title] = f"t{len(titles)}"
+        short = _PAREN.sub("", title)
+        aliases = [short] if short and short != title else []
+        entities.append(
+            Entity(id=titles[title], type="concept", name=title, attributes={"aliases": aliases})
+        )
+    mem.upsert_entities(entities)
+    docs = [
+        Document(id=f"p{i}", title=title, text=text or title, entity_ids=(titles[title],))
+        for i, (title, text) in enumerate(corpus)
+    ]
+    mem.add_documents(docs, chunk_tokens=10_000, overlap=0)
+    mem.index_entities()
+
+
+def _passage_of(chunk_id: str) -> str:
+    return chunk_id.split("#", 1)[0]
+
+
+def _eval_passages(
+    name: str, data: Path, embedder: Embedder, limit: int | None, say: Callable[[str], None]
+) -> dict[str, Any]:
+    corpus, questions = _passage_corpus(data, name)
+    if limit:
+        questions = questions[:limit]
+    index: dict[Any, str] = {}
+    for i, (title, text) in enumerate(corpus):
+        index.setdefault(title if name == "hotpotqa" else (title, text), f"p{i}")
+    with open_memory("memory://", tenant=f"eval-{name}", embedder=embedder) as mem:
+        start = time.perf_counter()
+        _ingest_passages(mem, corpus)
+        ingest_s = time.perf_counter() - start
+        say(f"{name}: ingested {len(corpus)} passages in {ingest_s:.1f} s")
+        ours: dict[str, list[float]] = defaultdict(list)
+        base: dict[str, list[float]] = defaultdict(list)
+        query_s = 0.0
+        for question in questions:
+            gold = _gold_passages(name, question, index)
+            text = question["question"]
+            start = time.perf_counter()
+            results = mem.retrieve(text, k=30, hops=1, kinds=["chunk"], preset="graph")
+            query_s += time.perf_counter() - start
+            ranked = list(dict.fromkeys(_passage_of(r.source_id) for r in results))
+            hits = mem.store.fulltext_search(mem.tenant, "chunk", text, 30)
+            baseline = list(dict.fromkeys(_passage_of(h.id) for h in hits))
+            for k in (2, 5, 10):
+                ours[f"recall@{k}"].append(_recall(ranked, gold, k))
+                base[f"recall@{k}"].append(_recall(baseline, gold, k))
+    report: dict[str, Any] = {"dataset": name, "questions": len(questions)}
+    report.update({key: _mean(values) for key, values in ours.items()})
+    report["baseline"] = {"method": "bm25 (SQLite FTS5) over the same chunks"}
+    report["baseline"].update({key: _mean(values) for key, values in base.items()})
+    report["ingest_seconds"] = round(ingest_s, 2)
+    report["ms_per_question (graphmem)"] = round(1000 * query_s / max(1, len(questions)), 1)
+    return report
+
+
+# --------------------------------------------------------------------------- MetaQA
+
+# Relation words, matched as word prefixes in the question.
+_RELATION_WORDS: tuple[tuple[str, str], ...] = (
+    (r"co-?direct\w*|direct\w*", "directed_by"),
+    (r"co-?wr[io]te\w*|writ\w*|screenwriter\w*|scriptwriter\w*|wrote", "written_by"),
+    (r"co-?star\w*|star\w*|act\w*|appear\w*", "starred_actors"),
+    (r"genres?|types?|kinds?", "has_genre"),
+    (r"languages?", "in_language"),
+    (r"releas\w*|years?|dates?|when", "release_year"),
+    (r"describ\w*|about|tags?|words|topics?", "has_tags"),
+    (r"popular\w*|votes?", "has_imdb_votes"),
+    (r"ratings?|rated", "has_imdb_rating"),
+)
+_RELATION_RE = [(re.compile(rf"\b(?:{p})\b", re.IGNORECASE), r) for p, r in _RELATION_WORDS]
+_BRACKET = re.compile(r"\[([^\]]+)\]")
+_TOGETHER = re.compile(r"\bco-|\btogether\b|\bwith \[", re.IGNORECASE)
+_WH_START = re.compile(r"\s*(what|who|which|when|how|where)\b", re.IGNORECASE)
+_SHARE = re.compile(r"\b(share|same|also)\b", re.IGNORECASE)
+_ASKS_MOVIES = re.compile(r"\b(which|what)\s+(films?|movies?)\b|\bwhich movies\b", re.IGNORECASE)
+
+
+def relation_path(question: str, seed_is_movie: bool, seed_relations: set[str]) -> list[str]:
+    """The relations to walk from the seed, read from the question's words.
+
+    Returns relation names in walking order; a walk from a movie follows a relation
+    forwards (movie -> attribute), from anything else backwards. An empty list when the
+    words name no relation the seed has.
+    """
+    match = _BRACKET.search(question)
+    anchor = (match.start() + match.end()) / 2 if match else 0.0
+    mentions: list[tuple[float, int, str]] = []
+    masked = _BRACKET.sub(lambda b: " " * len(b.group(0)), question)
+    for pattern, relation in _RELATION_RE:
+        for m in pattern.finditer(masked):
+            mentions.append((abs((m.start() + m.end()) / 2 - anchor), m.start(), relation))
+    mentions.sort()
+    named = list(dict.fromkeys(rel for _d, _p, rel in mentions))  # nearest to the seed first
+    if seed_is_movie:
+        if not named:
+            return []
+        if len(named) >= 2:  # movie -r1-> x <-r1- movie -r2-> answer
+            in_order = list(
+                dict.fromkeys(rel for _p, rel in sorted((p, r) for _d, p, r in mentions))
+            )
+            # The asked relation opens a wh-question ("who directed ...") and closes a
+            # statement-question ("the films ... were directed by who").
+            asked = in_order[0] if _WH_START.match(question) else in_order[-1]
+            first = next(r for r in named if r != asked)
+            return [first, first, asked]
+        first = named[0]
+        if _SHARE.search(question):  # movie -r-> x <-r- movie
+            return [first, first]
+        return [first]
+    # the seed is an attribute (person, tag, genre, ...): the first walk goes back to movies
+    linked = [r for r in named if r in seed_relations]
+    if linked:
+        first = linked[0]
+    elif seed_relations:
+        first = sorted(seed_relations)[0]
+    else:
+        return []
+    others = [r for r in named if r != first]
+    if others and not (_ASKS_MOVIES.search(question) and len(others) == 1 and others[0] == first):
+        return [first, others[0]]
+    if _TOGETHER.search(question):
+        return [first, first]
+    return [first]
+
+
+def _walk(mem: Memory, seed: str, path: list[str], is_movie: bool) -> Counter[str]:
+    """Follow ``path`` from the seed, alternating direction; count paths to each end."""
+    frontier: Counter[str] = Counter({seed: 1})
+    at_movie = is_movie
+    for relation in path:
+        direction: Direction = "out" if at_movie else "in"
+        sub = mem.expand(list(frontier), depth=1, rel_types=[relation], direction=direction)
+        reached: Counter[str] = Counter()
+        for rel in sub.relationships:
+            if direction == "out" and rel.source_id in frontier:
+                reached[rel.target_id] += frontier[rel.source_id]
+            elif direction == "in" and rel.target_id in frontier:
+                reached[rel.source_id] += frontier[rel.target_id]
+        reached.pop(seed, None)  # "films that share actors with [M]" are other films
+        frontier = reached
+        at_movie = not at_movie
+        if not frontier:
+            break
+    frontier.pop(seed, None)
+    return frontier
+
+
+def _load_kb(data: Path) -> tuple[list[Entity], list[Relationship]]:
+    triples = []
+    with (data / "metaqa" / "kb.txt").open(encoding="utf-8") as handle:
+        for line in handle:
+            parts = line.rstrip("\n").split("|")
+            if len(parts) == 3 and parts[0].strip() and parts[2].strip():
+                triples.append((parts[0], parts[1], parts[2]))
+    heads = {h for h, _r, _t in triples}
+    names = sorted({h for h, _r, _t in triples} | {t for _h, _r, t in triples})
+    entities = [
+        Entity(id=n, type="movie" if n in heads else "concept", name=n) for n in names if n.strip()
+    ]
+    rels = {(h, t, r): Relationship(source_id=h, target_id=t, type=r) for h, r, t in triples}
+    return entities, list(rels.values())
+
+
+def _metaqa_questions(data: Path, limit: int | None) -> Iterator[tuple[int, str, set[str]]]:
+    for hops in (1, 2, 3):
+        path = data / "metaqa" / f"{hops}-hop" / "qa_test_kbcomplete.tsv"
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle):
+                if limit is not None and number >= limit:
+                    break
+                _index, _qtype, question, answers = line.rstrip("\n").split("\t")
+                yield hops, question, set(answers.split("|"))
+
+
+def _eval_metaqa(
+    data: Path, embedder: Embedder, limit: int | None, say: Callable[[str], None]
+) -> dict[str, Any]:
+    entities, rels = _load_kb(data)
+    with open_memory("memory://", tenant="eval-metaqa", embedder=embedder) as mem:
+        start = time.perf_counter()
+        for i in range(0, len(entities), 20_000):
+            mem.upsert_entities(entities[i : i + 20_000])
+        for i in range(0, len(rels), 20_000):
+            mem.upsert_relationships(rels[i : i + 20_000])
+        # The baseline's corpus: one text per entity, its facts written out.
+        facts: dict[str, list[str]] = defaultdict(list)
+        for rel in rels:
+            phrase = rel.type.replace("_", " ")
+            facts[rel.source_id].append(f"{phrase} {rel.target_id}")
+            facts[rel.target_id].append(f"{rel.source_id} {phrase}")
+        docs = [
+            Document(id=f"e{n}", text=f"{e.id}. " + ". ".join(facts[e.id]), entity_ids=(e.id,))
+            for n, e in enumerate(entities)
+        ]
+        mem.add_documents(docs, chunk_tokens=100_000, overlap=0, embed=False)
+        chunk_entity = {f"e{n}#0": e.id for n, e in enumerate(entities)}
+        ingest_s = time.perf_counter() - start
+        say(f"metaqa: ingested {len(entities)} entities, {len(rels)} facts in {ingest_s:.1f} s")
+        names = {e.id for e in entities}
+        movies = {e.id for e in entities if e.type == "movie"}
+        ours: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        base: dict[int, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        query_s = 0.0
+        count = 0
+        for hops, question, gold in _metaqa_questions(data, limit):
+            count += 1
+            start = time.perf_counter()
+            match = _BRACKET.search(question)
+            seed = match.group(1) if match else None
+            ranked: list[str] = []
+            if seed is not None and seed in names:
+                is_movie = seed in movies
+                direction: Direction = "out" if is_movie else "in"
+                seed_rels = {
+                    r.type for r in mem.get_relationships(seed, direction=direction, limit=None)
+                }
+                path = relation_path(question, is_movie, seed_rels)
+                found = _walk(mem, seed, path, is_movie)
+                ranked = [e for e, _n in sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))]
+            query_s += time.perf_counter() - start
+            _score_answers(ours[hops], ranked, gold)
+            words = _BRACKET.sub(lambda b: b.group(1), question)
+            hits = mem.store.fulltext_search(mem.tenant, "chunk", words, 10)
+            ranked_base = [chunk_entity[h.id] for h in hits if chunk_entity[h.id] != seed]
+            _score_answers(base[hops], ranked_base, gold)
+    report: dict[str, Any] = {"dataset": "metaqa", "questions": count}
+    for hops in sorted(ours):
+        for key, values in ours[hops].items():
+            report[f"{hops}-hop {key}"] = _mean(values)
+    report["baseline"] = {"method": "bm25 (SQLite FTS5) over one text per entity"}
+    for hops in sorted(base):
+        for key, values in base[hops].items():
+            report["baseline"][f"{hops}-hop {key}"] = _mean(values)
+    report["ingest_seconds"] = round(ingest_s, 2)
+    report["ms_per_question (graphmem)"] = round(1000 * query_s / max(1, count), 2)
+    return report
+
+
+def _score_answers(into: dict[str, list[float]], ranked: Sequence[str], gold: set[str]) -> None:
+    into["hits@1"].append(1.0 if ranked and ranked[0] in gold else 0.0)
+    into["recall"].append(len(set(ranked) & gold) / len(gold) if gold else 0.0)
+    into["recall@10"].append(_recall(ranked, gold, 10))
+    first = next((i for i, e in enumerate(ranked, 1) if e in gold), None)
+    into["mrr"].append(1.0 / first if first else 0.0)
+
+
+# --------------------------------------------------------------------------- LIGHT
+
+_LIGHT_QUESTIONS: dict[str, tuple[str, tuple[str, ...], int, str]] = {
+    # template, relationship types walked, hops, answer entity type
+    "where": ("Where is {name}?", ("located_in",), 1, "location"),
+    "carry": ("What does {name} carry?", ("carries",), 1, "item"),
+    "border": ("Which rooms border {name}?", ("borders",), 1, "location"),
+    "together": ("Who is in the same room as {name}?", ("located_in",), 2, "npc"),
+}
+_QUESTION_WORDS: tuple[tuple[re.Pattern[str], tuple[str, ...], int, str], ...] = (
+    (re.compile(r"\bsame room\b", re.I), ("located_in",), 2, "npc"),
+    (re.compile(r"\bwhere\b", re.I), ("located_in",), 1, "location"),
+    (re.compile(r"\bcarr(y|ies)\b|\bholds?\b", re.I), ("carries",), 1, "item"),
+    (re.compile(r"\bborders?\b|\bnext to\b", re.I), ("borders",), 1, "location"),
+)
+
+
+def light_world(path: Path) -> tuple[list[Entity], list[Relationship], list[Document]]:
+    """A LIGHT world graph as entities, relationships and description documents.
+
+    Rooms are ``location`` entities, characters ``npc``, objects ``item``. Facts:
+    ``located_in`` (character or object -> room), ``carries`` (character -> object),
+    ``contains`` (object -> object), ``borders`` (room -> neighbouring room).
+    """
+    world = _load_json(path)
+    nodes = world["nodes"]
+    kinds = {**dict.fromkeys(world["rooms"], "location")}
+    kinds.update(dict.fromkeys(world["agents"], "npc"))
+    kinds.update(dict.fromkeys(world["objects"], "item"))
+    entities, docs = [], []
+    for node_id, kind in kinds.items():
+        node = nodes.get(node_id)
+        if node is None:
+            continue
+        name = str(node.get("name") or node_id).strip() or node_id
+        description = " ".join(
+            str(node.get(key) or "") for key in ("desc", "persona", "extra_desc")
+        ).strip()
+        entities.append(
+            Entity(
+                id=node_id,
+                type=kind,
+                name=name,
+                attributes={"description": description[:500]} if description else {},
+            )
+        )
+        if description:
+            docs.append(
+                Document(id=f"d-{node_id}", title=name, text=description, entity_ids=(node_id,))
+            )
+    known = {e.id for e in entities}
+    rels: dict[tuple[str, str, str], Relationship] = {}
+
+    def add(source: Any, target: Any, type_: str) -> None:
+        if source in known and target in known and source != target:
+            rels[(source, target, type_)] = Relationship(
+                source_id=source, target_id=target, type=type_
+            )
+
+    for node_id, kind in kinds.items():
+        node = nodes.get(node_id) or {}
+        container = (node.get("container_node") or {}).get("target_id")
+        if container in kinds:
+            if kinds[container] == "location":
+                add(node_id, container, "located_in")
+            elif kinds[container] == "npc":
+                add(container, node_id, "carries")
+            else:
+                add(container, node_id, "contains")
+        if kind == "location":
+            for neighbor in (node.get("neighbors") or {}).values():
+                add(node_id, neighbor.get("target_id", ""), "borders")
+    return entities, list(rels.values()), docs
+
+
+def light_questions(
+    entities: list[Entity], rels: list[Relationship]
+) -> list[tuple[str, str, set[str]]]:
+    """Questions generated from a world graph: ``(kind, question, gold entity ids)``.
+
+    Only about entities whose name is unique in the world, so each has one exact answer set.
+    """
+    names = Counter(e.name.lower() for e in entities)
+    by_id = {e.id: e for e in entities}
+    unique = {e.id for e in entities if names[e.name.lower()] == 1}
+    located: dict[str, str] = {}
+    carries: dict[str, set[str]] = defaultdict(set)
+    borders: dict[str, set[str]] = defaultdict(set)
+    for rel in rels:
+        if rel.type == "located_in":
+            located[rel.source_id] = rel.target_id
+        elif rel.type == "carries":
+            carries[rel.source_id].add(rel.target_id)
+        elif rel.type == "borders":
+            borders[rel.source_id].add(rel.target_id)
+            borders[rel.target_id].add(rel.source_id)
+    people_in: dict[str, set[str]] = defaultdict(set)
+    for who, room in located.items():
+        if by_id[who].type == "npc":
+            people_in[room].add(who)
+    out: list[tuple[str, str, set[str]]] = []
+    for entity in sorted(entities, key=lambda e: e.id):
+        if entity.id not in unique:
+            continue
+        name = entity.name
+        if entity.type == "npc" and entity.id in located:
+            out.append(
+                ("where", _LIGHT_QUESTIONS["where"][0].format(name=name), {located[entity.id]})
+            )
+            if carries.get(entity.id):
+                q = _LIGHT_QUESTIONS["carry"][0].format(name=name)
+                out.append(("carry", q, set(carries[entity.id])))
+            others = people_in[located[entity.id]] - {entity.id}
+            if others:
+                q = _LIGHT_QUESTIONS["together"][0].format(name=name)
+                out.append(("together", q, others))
+        if entity.type == "location" and borders.get(entity.id):
+            q = _LIGHT_QUESTIONS["border"][0].format(name=name)
+            out.append(("border", q, set(borders[entity.id])))
+    return out
+
+
+def answer_light(mem: Memory, question: str) -> list[str]:
+    """Answer from the question text alone: typed retrieval, then entities of the asked type."""
+    rel_types: tuple[str, ...] | None = None
+    hops, answer_type = 1, None
+    for pattern, types, depth, kind in _QUESTION_WORDS:
+        if pattern.search(question):
+            rel_types, hops, answer_type = types, depth, kind
+            break
+    topic = set(mem.entity_linker().link(question))
+    # Seeded by the entity the question names only; the typed walk decides the answer.
+    results = mem.retrieve(
+        question,
+        k=50,
+        hops=hops,
+        rel_types=rel_types,
+        kinds=["entity", "relationship"],
+        preset="graph",
+        seeds=0,
+        graph_weight=3.0,
+    )
+    ranked: list[str] = []
+    for result in results:
+        if result.kind == "relationship":
+            source, _type, target = result.source_id.split("|")
+            candidates = [target, source]
+        else:
+            candidates = [result.source_id]
+        ranked.extend(c for c in candidates if c not in topic)
+    ranked = list(dict.fromkeys(ranked))
+    if answer_type is not None:
+        kind_of = {e.id: e.type for e in mem.get_entities(ranked)}
+        ranked = [e for e in ranked if kind_of.get(e) == answer_type]
+    return ranked
+
+
+def _eval_light(
+    data: Path, embedder: Embedder, limit: int | None, say: Callable[[str], None]
+) -> dict[str, Any]:
+    ours: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    base: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    count = 0
+    start = time.perf_counter()
+    worlds = sorted((data / "light" / "prod_maps").glob("*.json"))
+    for path in worlds:
+        entities, rels, docs = light_world(path)
+        questions = light_questions(entities, rels)
+        if limit:
+            questions = questions[: max(1, limit // len(worlds))]
+        with open_memory("memory://", tenant=f"light-{path.stem}", embedder=embedder) as mem:
+            mem.upsert_entities(entities)
+            mem.upsert_relationships(rels)
+            mem.add_documents(docs, chunk_tokens=10_000, overlap=0)
+            mem.index_entities()
+            doc_entity = {f"{d.id}#0": d.entity_ids[0] for d in docs}
+            for kind, question, gold in questions:
+                count += 1
+                ranked = answer_light(mem, question)
+                _score_light(ours[kind], ranked, gold)
+                topic = set(mem.entity_linker().link(question))
+                hits = mem.store.fulltext_search(mem.tenant, "chunk", question, 20)
+                ranked_base = [doc_entity[h.id] for h in hits if doc_entity[h.id] not in topic]
+                _score_light(base[kind], ranked_base, gold)
+        say(f"light: {path.stem}: {len(entities)} entities, {len(questions)} questions")
+    report: dict[str, Any] = {"dataset": "light", "questions": count, "worlds": len(worlds)}
+    for key in ("hits@1", "recall@5"):
+        report[key] = _mean([v for kind in ours.values() for v in kind[key]])
+    for kind in sorted(ours):
+        for key, values in ours[kind].items():
+            report[f"{kind} {key}"] = _mean(values)
+    report["baseline"] = {"method": "bm25 (SQLite FTS5) over the description chunks"}
+    for key in ("hits@1", "recall@5"):
+        report["baseline"][key] = _mean([v for kind in base.values() for v in kind[key]])
+    for kind in sorted(base):
+        for key, values in base[kind].items():
+            report["baseline"][f"{kind} {key}"] = _mean(values)
+    report["seconds"] = round(time.perf_counter() - start, 1)
+    return report
+
+
+def _score_light(into: dict[str, list[float]], ranked: Sequence[str], gold: set[str]) -> None:
+    into["hits@1"].append(1.0 if ranked and ranked[0] in gold else 0.0)
+    into["recall@5"].append(_recall(ranked, gold, 5))
+
+
+# --------------------------------------------------------------------------- driver
+
+
+def run_dataset(
+    name: str,
+    *,
+    data: Path | None = None,
+    embedder: Embedder | None = None,
+    limit: int | None = None,
+    say: Callable[[str], None] = lambda line: None,
+) -> dict[str, Any]:
+    """Evaluate one dataset and return its report (metric name -> value, and ``baseline``).
+
+    Raises:
+        InvalidInput: Unknown dataset, bad ``limit``, or the data folder is missing.
+    """
+    if name not in DATASETS:
+        raise InvalidInput(f"unknown dataset {name!r}; use one of {DATASETS}")
+    if limit is not None and limit <= 0:
+        raise InvalidInput(f"--limit must be positive, got {limit}")
+    folder = data or default_data_dir()
+    if not folder.is_dir():
+        raise InvalidInput(f"no evaluation data at {folder}; pass --data DIR", path=str(folder))
+    if embedder is None:
+        from graphmem.retrieval import default_embedder
+
+        embedder = default_embedder()
+    if name in ("musique", "hotpotqa"):
+        return _eval_passages(name, folder, embedder, limit, say)
+    if name == "metaqa":
+        return _eval_metaqa(folder, embedder, limit, say)
+    return _eval_light(folder, embedder, limit, say)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``graphmem eval`` and print its reports (text, or JSON lines with ``--json``)."""
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    embedder: Embedder | None = HashingEmbedder(384) if args.embedder == "hashing" else None
+    for name in args.dataset or DATASETS:
+        report = run_dataset(name, data=args.data, embedder=embedder, limit=args.limit, say=say)
+        report["embedder"] = args.embedder
+        if args.json:
+            print(json.dumps(report), flush=True)
+            continue
+        print(f"{name} ({report['questions']} questions)")
+        baseline = report["baseline"]
+        for key, value in report.items():
+            if isinstance(value, float) and key in baseline:
+                print(f"  {key:<28} {value:>7.3f}   bm25 {baseline[key]:>7.3f}")
+            elif key not in ("baseline", "dataset", "questions"):
+                print(f"  {key:<28} {value}")
+        print(f"  baseline: {baseline['method']}", flush=True)
+    return 0

@@ -1,0 +1,46 @@
+"""GraphRAG retrieval: embedders, ingest (chunking, entity linking), fusion, rendering.
+
+Imports numpy, never torch: the sentence-transformers model is loaded on first use of
+:class:`SentenceTransformerEmbedder`. Users reach all of it through
+:meth:`graphmem.Memory.retrieve` and friends; this package holds the parts to configure.
+"""
+
+from graphmem.retrieval.embedders import (
+    Embedder,
+    HashingEmbedder,
+    SentenceTransformerEmbedder,
+    default_embedder,
+)
+from graphmem.retrieval.fusion import (
+    PRESETS,
+    FusionSettings,
+    reciprocal_rank_fusion,
+    resolve_settings,
+)
+from graphmem.retrieval.ingest import (
+    EntityLinker,
+    Extraction,
+    Extractor,
+    IngestReport,
+    NoExtractor,
+    chunk_text,
+)
+from graphmem.retrieval.render import render_context
+
+__all__ = [
+    "PRESETS",
+    "Embedder",
+    "EntityLinker",
+    "Extraction",
+    "Extractor",
+    "FusionSettings",
+    "HashingEmbedder",
+    "IngestReport",
+    "NoExtractor",
+    "SentenceTransformerEmbedder",
+    "chunk_text",
+    "default_embedder",
+    "reciprocal_rank_fusion",
+    "render_context",
+    "resolve_settings",
+]

