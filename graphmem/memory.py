@@ -48,13 +48,23 @@ if TYPE_CHECKING:
 __all__ = ["Memory", "open"]
 
 
-def _coerce(model: type[Entity] | type[Relationship], items: Iterable[Any], what: str) -> list[Any]:
-    if isinstance(items, Entity | Relationship | Mapping | str):
+def _coerce(
+    model: type[Any],
+    items: Iterable[Any],
+    what: str,
+    *,
+    from_str: Callable[[str], Any] | None = None,
+) -> list[Any]:
+    """Models of a batch from models or dicts (and strings, given ``from_str``)."""
+    if isinstance(items, model | Entity | Relationship | Mapping | str):
         raise InvalidInput(f"{what} takes a list; wrap a single item in [...]")
+    accepted = f"a {model.__name__}, dict or str" if from_str else f"a {model.__name__} or a dict"
     out: list[Any] = []
     for index, item in enumerate(items):
         if isinstance(item, model):
             out.append(item)
+        elif from_str is not None and isinstance(item, str):
+            out.append(from_str(item))
         elif isinstance(item, Mapping):
             try:
                 out.append(model.model_validate(dict(item)))
@@ -62,8 +72,7 @@ def _coerce(model: type[Entity] | type[Relationship], items: Iterable[Any], what
                 raise InvalidInput(f"{what}[{index}]: {exc.message}", index=index) from exc
         else:
             raise InvalidInput(
-                f"{what}[{index}] is a {type(item).__name__}; give a {model.__name__} or a dict",
-                index=index,
+                f"{what}[{index}] is a {type(item).__name__}; give {accepted}", index=index
             )
     return out
 
@@ -884,24 +893,9 @@ def _chunk_embed_text(chunk: Chunk) -> str:
 
 
 def _documents(documents: Iterable[Document | Mapping[str, Any] | str]) -> list[Document]:
-    if isinstance(documents, Document | Mapping | str):
-        raise InvalidInput("add_documents takes a list; wrap a single document in [...]")
-    out: list[Document] = []
-    for index, doc in enumerate(documents):
-        if isinstance(doc, Document):
-            out.append(doc)
-        elif isinstance(doc, str):
-            out.append(Document(text=doc))
-        elif isinstance(doc, Mapping):
-            try:
-                out.append(Document.model_validate(dict(doc)))
-            except InvalidInput as exc:
-                raise InvalidInput(f"documents[{index}]: {exc.message}", index=index) from exc
-        else:
-            raise InvalidInput(
-                f"documents[{index}] is a {type(doc).__name__}; give a Document, dict or str",
-                index=index,
-            )
+    out: list[Document] = _coerce(
+        Document, documents, "documents", from_str=lambda text: Document(text=text)
+    )
     ids = [d.id for d in out]
     if len(set(ids)) != len(ids):
         raise InvalidInput("documents repeat an id; give each document its own id")
