@@ -204,40 +204,45 @@ def run_query(
 
     # 4. turns and chunks mentioning what the walk reached
     graph_score: dict[str, dict[str, float]] = {"chunk": {}, "turn": {}}
-    best_anchor: dict[tuple[str, str], tuple[float, str]] = {}
+    reached: dict[str, list[tuple[float, str, list[str]]]] = {"chunk": [], "turn": []}
     if proximity:
+        nearest = sorted(proximity, key=lambda e: (-proximity[e], e))[: settings.reach_entities]
+        limit = settings.max_mentioning
         for kind in _DOC_KINDS:
             if kind not in query.kinds:
                 continue
-            limit = settings.max_mentioning
-            nearest = sorted(proximity, key=lambda e: (-proximity[e], e))
-            found = store.find_mentioning(
-                tenant, kind, nearest[: settings.reach_entities], limit=limit + 1
-            )
+            found = store.find_mentioning(tenant, kind, nearest, limit=limit + 1)
             scores = graph_score[kind]
+            get = scores.get
             for entity_id, nodes in found.items():
                 gain = proximity[entity_id] / max(1, len(nodes)) ** settings.hub_damping
-                for node in nodes[:limit]:
-                    scores[node] = scores.get(node, 0.0) + gain
-                    if gain > best_anchor.get((kind, node), (0.0, ""))[0]:
-                        best_anchor[(kind, node)] = (gain, entity_id)
+                capped = nodes[:limit]
+                reached[kind].append((gain, entity_id, capped))
+                for node in capped:
+                    scores[node] = get(node, 0.0) + gain
 
-    # 5. score every candidate
+    # 5. score every candidate; best first is the smallest (-score, kind, id)
     scored: list[tuple[float, str, str]] = []
+    weight = settings.graph_weight
     for kind in _DOC_KINDS:
         if kind not in query.kinds:
             continue
-        for node in set(fused[kind]) | set(graph_score[kind]):
-            score = fused[kind].get(node, 0.0) + settings.graph_weight * graph_score[kind].get(
-                node, 0.0
-            )
-            scored.append((score, kind, node))
+        text_scores, graph_scores = fused[kind], graph_score[kind]
+        text_get, graph_get = text_scores.get, graph_scores.get
+        scored.extend(
+            (-(text_get(node, 0.0) + weight * graph_get(node, 0.0)), kind, node)
+            for node in text_scores.keys() | graph_scores.keys()
+        )
     if "entity" in query.kinds:
-        for entity_id in set(fused["entity"]) | set(proximity):
-            score = fused["entity"].get(entity_id, 0.0) + settings.graph_weight * proximity.get(
-                entity_id, 0.0
+        text_get = fused["entity"].get
+        scored.extend(
+            (
+                -(text_get(entity_id, 0.0) + weight * proximity.get(entity_id, 0.0)),
+                "entity",
+                entity_id,
             )
-            scored.append((score, "entity", entity_id))
+            for entity_id in fused["entity"].keys() | proximity.keys()
+        )
     rel_by_key: dict[str, Relationship] = {}
     if "relationship" in query.kinds and settings.relationship_results:
         for rel in facts:
@@ -245,12 +250,11 @@ def run_query(
             score = settings.graph_weight * sum(ends) / 2 * _confidence_factor(rel, settings)
             key = f"{rel.source_id}|{rel.type}|{rel.target_id}"
             rel_by_key[key] = rel
-            scored.append((score, "relationship", key))
+            scored.append((-score, "relationship", key))
     # Turns get their recency boost (at most 1 + recency_weight) before the cut, so every
     # turn that could still enter the top k is fetched for its time, and no more.
-    order = _best_first
     if "turn" in query.kinds and settings.recency_weight > 0:
-        turns = heapq.nsmallest(query.k, [i for i in scored if i[1] == "turn"], key=order)
+        turns = heapq.nsmallest(query.k, [i for i in scored if i[1] == "turn"])
         if turns:
             times = {
                 t.id: t.created_at for t in store.get_turns(tenant, [n for _s, _k, n in turns])
@@ -259,14 +263,27 @@ def run_query(
             scored = [
                 (boosted.get(n, s) if kind == "turn" else s, kind, n) for s, kind, n in scored
             ]
-    top = [item for item in heapq.nsmallest(query.k, scored, key=order) if item[0] > 0]
+    top = [(-s, kind, node) for s, kind, node in heapq.nsmallest(query.k, scored) if s < 0]
     return _materialise(
-        store, tenant, top, entities, rel_by_key, best_anchor, distance, text_signal
+        store, tenant, top, entities, rel_by_key, _anchors(top, reached), distance, text_signal
     )
 
 
-def _best_first(item: tuple[float, str, str]) -> tuple[float, str, str]:
-    return (-item[0], item[1], item[2])
+def _anchors(
+    top: list[tuple[float, str, str]], reached: dict[str, list[tuple[float, str, list[str]]]]
+) -> dict[tuple[str, str], tuple[float, str]]:
+    """For each top turn / chunk reached by the walk, the entity that gave it the most."""
+    wanted = {(kind, node) for _s, kind, node in top if kind in reached}
+    best: dict[tuple[str, str], tuple[float, str]] = {}
+    if not wanted:
+        return best
+    for kind, via in reached.items():
+        for gain, entity_id, nodes in via:
+            for node in nodes:
+                key = (kind, node)
+                if key in wanted and gain > best.get(key, (0.0, ""))[0]:
+                    best[key] = (gain, entity_id)
+    return best
 
 
 def _materialise(
