@@ -27,6 +27,7 @@ from graphmem.errors import InvalidInput
 __all__ = ["TextIndex", "VectorIndex", "as_matrix", "fts_query"]
 
 _MIN_CAPACITY = 64
+_DF_CACHE = 100_000  # document frequencies kept per index before the cache starts over
 
 # Common English words that match nearly every passage: they only add cost to an OR query.
 _STOPWORD_TEXT = """a about above after again against all am an and any are as at be because
@@ -180,6 +181,9 @@ class TextIndex:
         self._ids: dict[int, str] = {}
         self._next = 1
         self._pending: dict[str, str | None] = {}
+        # Document frequency per indexed term, filled on demand (counting is O(df) in FTS5)
+        # and emptied whenever the index changes.
+        self._df: dict[str, int] = {}
         tokenizer = "tokenize = 'porter unicode61 remove_diacritics 2'"
         db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(body, {tokenizer})")
         # Document frequency of each indexed term, and a scratch table that tokenizes query
@@ -206,6 +210,7 @@ class TextIndex:
         if not self._pending:
             return
         pending, self._pending = self._pending, {}
+        self._df.clear()
         stale = [self._rowids.pop(n) for n in pending if n in self._rowids]
         for rowid in stale:
             del self._ids[rowid]
@@ -250,10 +255,15 @@ class TextIndex:
         word_of = {term: words[doc - 1] for term, doc in stems}
         if not word_of:
             return None
-        marks = ",".join("?" * len(word_of))
-        df = dict(
-            db.execute(f"SELECT term, doc FROM {table}_v WHERE term IN ({marks})", list(word_of))
-        )
+        df = self._df
+        unknown = [t for t in word_of if t not in df]
+        if unknown:
+            if len(df) > _DF_CACHE:
+                df.clear()
+            marks = ",".join("?" * len(unknown))
+            sql = f"SELECT term, doc FROM {table}_v WHERE term IN ({marks})"
+            df.update(dict.fromkeys(unknown, 0))
+            df.update(db.execute(sql, unknown))
         ranked = sorted(word_of, key=lambda t: df.get(t, 0))
         kept = [t for t in ranked if df.get(t, 0) <= total // 5] or ranked[:1]
         return " OR ".join(f'"{word_of[t]}"' for t in kept)
