@@ -23,6 +23,7 @@ from neo4j.exceptions import Neo4jError, ServiceUnavailable  # noqa: E402
 
 from graphmem import (  # noqa: E402
     BackendUnavailable,
+    Chunk,
     Entity,
     EntityFilter,
     GraphmemError,
@@ -77,6 +78,14 @@ TURN = {
 }
 PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
+
+CHUNK = {
+    "id": "c1",
+    "text": "Mira hammers blades at the forge.",
+    "source": "lore.md",
+    "attributes_json": '{"title":"Forge"}',
+    "created_at": T0,
+}
 
 RECORD = {
     "id": "r1",
@@ -154,10 +163,55 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         "records/find_records": lambda: [{"record": RECORD}],
         "records/delete_records": lambda: [{"deleted": len(params["ids"])}],
         "records/count_records": lambda: [{"count": 1}],
+        "conversations/get_turns": lambda: [{"turn": TURN}],
+        "chunks/upsert_chunks": lambda: [
+            {"id": r["id"], "created_at": r["created_at"]} for r in rows
+        ],
+        "chunks/get_chunks": lambda: [{"chunk": CHUNK}],
+        "chunks/delete_chunks": lambda: [{"deleted": len(params["ids"])}],
+        "chunks/count_chunks": lambda: [{"count": 3}],
+        "tenant/dump_chunks": lambda: [{"chunk": CHUNK}],
+        "tenant/dump_mentions": lambda: [
+            {"kind": "chunk", "node_id": "c1", "entity_id": "mira"},
+            {"kind": "turn", "node_id": "t1", "entity_id": "mira"},
+        ],
+        "traversal/expand_entities": lambda: [
+            {
+                "seeds": [e for e in (ENTITY, OTHER) if e["id"] in params["seeds"]],
+                "reached": [dict(OTHER, id="zed", hop=1), dict(OTHER, id="ada", hop=2)],
+                "rels": [[REL], [REL]],
+            }
+        ],
+    }
+    kind_answers: dict[str, Callable[[], list[dict[str, Any]]]] = {
+        "mentions/link": lambda: [{"missing_nodes": [], "missing_entities": [], "linked": 1}],
+        "mentions/get": lambda: [{"node_id": "c1", "entity_ids": ["mira", "forge"]}],
+        "mentions/find": lambda: [{"entity_id": "mira", "node_ids": ["c2", "c1"]}],
+        "tenant/add": lambda: [],
+        "embeddings/put": lambda: [
+            {"stored_dimension": None, "missing": [], "written": len(rows)}
+        ],
+        "embeddings/count": lambda: [{"count": 2, "dimension": 3}],
+        "search/query": lambda: (
+            [{"fetched": 1, "hits": [{"id": "c1", "score": 2.5}]}]
+            if name.endswith("_text")
+            else [
+                {
+                    "dimension": len(params["vector"]),
+                    "fetched": 1,
+                    "hits": [{"id": "mira", "score": 0.75}],
+                }
+            ]
+        ),
+        "search/scan": lambda: [
+            {"dimension": len(params["vector"]), "hits": [{"id": "mira", "score": 0.75}]}
+        ],
     }
     if name.startswith("schema/"):
         return []
-    return answers[name]()
+    if name in answers:
+        return answers[name]()
+    return kind_answers[name.split("_", 1)[0]]()
 
 
 class FakeRecord:
@@ -318,6 +372,40 @@ ONE_QUERY: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
     ),
     "list_sessions": ("sessions/list_sessions", lambda s: s.list_sessions("t")),
     "clear": ("tenant/clear_tenant", lambda s: s.clear("t")),
+    "get_turns": ("conversations/get_turns", lambda s: s.get_turns("t", ["t1", "x", "t1"])),
+    "upsert_chunks": (
+        "chunks/upsert_chunks",
+        lambda s: s.upsert_chunks("t", [Chunk(id="c1", text="lore")]),
+    ),
+    "get_chunks": ("chunks/get_chunks", lambda s: s.get_chunks("t", ["c1", "x"])),
+    "delete_chunks": ("chunks/delete_chunks", lambda s: s.delete_chunks("t", ["c1", "c1"])),
+    "count_chunks": ("chunks/count_chunks", lambda s: s.count_chunks("t")),
+    "link_mentions": (
+        "mentions/link_chunk_mentions",
+        lambda s: s.link_mentions("t", "chunk", {"c1": ["mira", "mira"], "c2": []}),
+    ),
+    "get_mentions": ("mentions/get_turn_mentions", lambda s: s.get_mentions("t", "turn", ["t1"])),
+    "find_mentioning": (
+        "mentions/find_mentioning_chunks",
+        lambda s: s.find_mentioning("t", "chunk", ["mira"], limit=1),
+    ),
+    "put_embeddings": (
+        "embeddings/put_entity_embeddings",
+        lambda s: s.put_embeddings("t", "entity", ["mira"], [[3.0, 4.0]]),
+    ),
+    "embedding_dimension": (
+        "embeddings/count_turn_embeddings",
+        lambda s: s.embedding_dimension("t", "turn"),
+    ),
+    "count_embeddings": (
+        "embeddings/count_chunk_embeddings",
+        lambda s: s.count_embeddings("t", "chunk"),
+    ),
+    "fulltext_search": (
+        "search/query_chunk_text",
+        lambda s: s.fulltext_search("t", "chunk", "forge blades", 5),
+    ),
+    "expand": ("traversal/expand_entities", lambda s: s.expand("t", ["mira"], depth=2)),
 }
 
 
@@ -352,7 +440,7 @@ def test_update_entity_is_lock_then_write_in_one_transaction(
     assert props["attr.mood"] == "calm" and "attrjson.x" not in props
 
 
-def test_dump_is_five_queries_in_one_read(store: Neo4jStore, server: FakeServer) -> None:
+def test_dump_is_seven_queries_in_one_read(store: Neo4jStore, server: FakeServer) -> None:
     with queries(server) as sent:
         dump = store.dump("t")
     assert sent == [
@@ -361,9 +449,14 @@ def test_dump_is_five_queries_in_one_read(store: Neo4jStore, server: FakeServer)
         "tenant/dump_turns",
         "tenant/dump_heads",
         "tenant/dump_records",
+        "tenant/dump_chunks",
+        "tenant/dump_mentions",
     ]
     assert dump.heads == {"s": "t1"}
     assert dump.entities[0].attributes["tags"] == ["a", 1.0]
+    assert dump.chunks[0].attributes == {"title": "Forge"}
+    # The embedded backend's order: turn mentions first, then chunk mentions.
+    assert dump.mentions == [("turn", "t1", "mira"), ("chunk", "c1", "mira")]
 
 
 def test_large_batch_is_one_transaction_of_slices(store: Neo4jStore, server: FakeServer) -> None:
