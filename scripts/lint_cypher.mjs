@@ -18,11 +18,13 @@ const LABELS = ['Entity', 'Turn', 'Conversation', 'Chunk', 'Record'];
 const RELATIONSHIP_TYPES = ['PARENT', 'HEAD', 'MENTIONS'];
 const ROW_KEYS = [
   'index', 'props', 'source_id', 'target_id', 'parent_id', 'head_id', 'turns', 'node', 'hop',
-  'frontier', 'seen', 'found',
+  'frontier', 'seen', 'found', 'node_id', 'entity_id', 'entity_ids', 'vector', 'score',
 ];
 const PROPERTY_KEYS = [
   // every node
   'tenant', 'id', 'created_at', 'embedding',
+  // Entity, Turn and Chunk: what the full-text index covers, and the embedding's length
+  'search_text', 'embedding_dim',
   // Entity
   'type', 'name', 'name_lower', 'attributes_json', 'updated_at',
   // entity relationships
@@ -31,7 +33,7 @@ const PROPERTY_KEYS = [
   // Turn and Conversation
   'session', 'role', 'speaker', 'content', 'summary', 'turn_id', 'seq', '_lock',
   // Chunk
-  'text',
+  'text', 'attributes_json',
   // Record
   'kind', 'data_json',
   // SHOW INDEXES columns

@@ -65,7 +65,17 @@ def _ping_docker() -> bool:
 
 @contextmanager
 def neo4j_server() -> Iterator[str]:
-    """A Neo4j URL with credentials: GRAPHMEM_NEO4J_URI, or a testcontainers Neo4j."""
+    """A Neo4j URL with credentials and graphmem's schema installed (full-text and vector
+    indexes too, which retrieval needs): GRAPHMEM_NEO4J_URI, or a testcontainers Neo4j."""
+    with _neo4j_url() as url:
+        from graphmem.backends.neo4j.schema import install_schema
+
+        install_schema(url)  # idempotent; the default 384-dimension vector indexes
+        yield url
+
+
+@contextmanager
+def _neo4j_url() -> Iterator[str]:
     pytest.importorskip("neo4j", reason="the neo4j extra is not installed")
     user = os.environ.get("GRAPHMEM_NEO4J_USER", "neo4j")
     password = os.environ.get("GRAPHMEM_NEO4J_PASSWORD", "password")

@@ -18,6 +18,8 @@ MODULES = [
     "graphmem.policy.identity",
     "graphmem.policy.pii",
     "graphmem.policy.governance",
+    "graphmem.backends.search",
+    "graphmem.backends.neo4j.fulltext",
 ]
 
 

@@ -23,6 +23,7 @@ from neo4j.exceptions import Neo4jError, ServiceUnavailable  # noqa: E402
 
 from graphmem import (  # noqa: E402
     BackendUnavailable,
+    Chunk,
     Entity,
     EntityFilter,
     GraphmemError,
@@ -38,6 +39,7 @@ from graphmem import (  # noqa: E402
     TraceEvent,
     Turn,
     TurnFilter,
+    UnsupportedOperation,
 )
 from graphmem.backends.neo4j.connection import parse_connection  # noqa: E402
 from graphmem.backends.neo4j.queries import load_query, query_names  # noqa: E402
@@ -77,6 +79,14 @@ TURN = {
 }
 PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
+
+CHUNK = {
+    "id": "c1",
+    "text": "Mira hammers blades at the forge.",
+    "source": "lore.md",
+    "attributes_json": '{"title":"Forge"}',
+    "created_at": T0,
+}
 
 RECORD = {
     "id": "r1",
@@ -154,10 +164,53 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         "records/find_records": lambda: [{"record": RECORD}],
         "records/delete_records": lambda: [{"deleted": len(params["ids"])}],
         "records/count_records": lambda: [{"count": 1}],
+        "conversations/get_turns": lambda: [{"turn": TURN}],
+        "chunks/upsert_chunks": lambda: [
+            {"id": r["id"], "created_at": r["created_at"]} for r in rows
+        ],
+        "chunks/get_chunks": lambda: [{"chunk": CHUNK}],
+        "chunks/delete_chunks": lambda: [{"deleted": len(params["ids"])}],
+        "chunks/count_chunks": lambda: [{"count": 3}],
+        "tenant/dump_chunks": lambda: [{"chunk": CHUNK}],
+        "tenant/dump_mentions": lambda: [
+            {"kind": "chunk", "node_id": "c1", "entity_id": "mira"},
+            {"kind": "turn", "node_id": "t1", "entity_id": "mira"},
+        ],
+        "traversal/expand_entities": lambda: [
+            {
+                "seeds": [e for e in (ENTITY, OTHER) if e["id"] in params["seeds"]],
+                "reached": [dict(OTHER, id="zed", hop=1), dict(OTHER, id="ada", hop=2)],
+                "rels": [[REL], [REL]],
+            }
+        ],
+    }
+    kind_answers: dict[str, Callable[[], list[dict[str, Any]]]] = {
+        "mentions/link": lambda: [{"missing_nodes": [], "missing_entities": [], "linked": 1}],
+        "mentions/get": lambda: [{"node_id": "c1", "entity_ids": ["mira", "forge"]}],
+        "mentions/find": lambda: [{"entity_id": "mira", "node_ids": ["c2", "c1"]}],
+        "tenant/add": lambda: [],
+        "embeddings/put": lambda: [{"stored_dimension": None, "missing": [], "written": len(rows)}],
+        "embeddings/count": lambda: [{"count": 2, "dimension": 3}],
+        "search/query": lambda: (
+            [{"fetched": 1, "hits": [{"id": "c1", "score": 2.5}]}]
+            if name.endswith("_text")
+            else [
+                {
+                    "dimension": len(params["vector"]),
+                    "fetched": 1,
+                    "hits": [{"id": "mira", "score": 0.75}],
+                }
+            ]
+        ),
+        "search/scan": lambda: [
+            {"dimension": len(params["vector"]), "hits": [{"id": "mira", "score": 0.75}]}
+        ],
     }
     if name.startswith("schema/"):
         return []
-    return answers[name]()
+    if name in answers:
+        return answers[name]()
+    return kind_answers[name.split("_", 1)[0]]()
 
 
 class FakeRecord:
@@ -318,6 +371,40 @@ ONE_QUERY: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
     ),
     "list_sessions": ("sessions/list_sessions", lambda s: s.list_sessions("t")),
     "clear": ("tenant/clear_tenant", lambda s: s.clear("t")),
+    "get_turns": ("conversations/get_turns", lambda s: s.get_turns("t", ["t1", "x", "t1"])),
+    "upsert_chunks": (
+        "chunks/upsert_chunks",
+        lambda s: s.upsert_chunks("t", [Chunk(id="c1", text="lore")]),
+    ),
+    "get_chunks": ("chunks/get_chunks", lambda s: s.get_chunks("t", ["c1", "x"])),
+    "delete_chunks": ("chunks/delete_chunks", lambda s: s.delete_chunks("t", ["c1", "c1"])),
+    "count_chunks": ("chunks/count_chunks", lambda s: s.count_chunks("t")),
+    "link_mentions": (
+        "mentions/link_chunk_mentions",
+        lambda s: s.link_mentions("t", "chunk", {"c1": ["mira", "mira"], "c2": []}),
+    ),
+    "get_mentions": ("mentions/get_turn_mentions", lambda s: s.get_mentions("t", "turn", ["t1"])),
+    "find_mentioning": (
+        "mentions/find_mentioning_chunks",
+        lambda s: s.find_mentioning("t", "chunk", ["mira"], limit=1),
+    ),
+    "put_embeddings": (
+        "embeddings/put_entity_embeddings",
+        lambda s: s.put_embeddings("t", "entity", ["mira"], [[3.0, 4.0]]),
+    ),
+    "embedding_dimension": (
+        "embeddings/count_turn_embeddings",
+        lambda s: s.embedding_dimension("t", "turn"),
+    ),
+    "count_embeddings": (
+        "embeddings/count_chunk_embeddings",
+        lambda s: s.count_embeddings("t", "chunk"),
+    ),
+    "fulltext_search": (
+        "search/query_chunk_text",
+        lambda s: s.fulltext_search("t", "chunk", "forge blades", 5),
+    ),
+    "expand": ("traversal/expand_entities", lambda s: s.expand("t", ["mira"], depth=2)),
 }
 
 
@@ -352,7 +439,7 @@ def test_update_entity_is_lock_then_write_in_one_transaction(
     assert props["attr.mood"] == "calm" and "attrjson.x" not in props
 
 
-def test_dump_is_five_queries_in_one_read(store: Neo4jStore, server: FakeServer) -> None:
+def test_dump_is_seven_queries_in_one_read(store: Neo4jStore, server: FakeServer) -> None:
     with queries(server) as sent:
         dump = store.dump("t")
     assert sent == [
@@ -361,9 +448,14 @@ def test_dump_is_five_queries_in_one_read(store: Neo4jStore, server: FakeServer)
         "tenant/dump_turns",
         "tenant/dump_heads",
         "tenant/dump_records",
+        "tenant/dump_chunks",
+        "tenant/dump_mentions",
     ]
     assert dump.heads == {"s": "t1"}
     assert dump.entities[0].attributes["tags"] == ["a", 1.0]
+    assert dump.chunks[0].attributes == {"title": "Forge"}
+    # The embedded backend's order: turn mentions first, then chunk mentions.
+    assert dump.mentions == [("turn", "t1", "mira"), ("chunk", "c1", "mira")]
 
 
 def test_large_batch_is_one_transaction_of_slices(store: Neo4jStore, server: FakeServer) -> None:
@@ -770,3 +862,487 @@ def test_times_survive_the_drivers_bolt_codec(when: datetime) -> None:
     back = to_datetime(hydrate_datetime(*wire.fields))
     assert back == when and back.utcoffset() == timedelta(0), (when, back)
     assert back.tzinfo is UTC
+
+
+# --------------------------------------------------------------------------- retrieval
+
+VECTOR_INDEX_LISTING = [
+    {
+        "name": "vector_index_Entity_embedding",
+        "type": "VECTOR",
+        "state": "ONLINE",
+        "options": {"indexConfig": {"vector.dimensions": 3}},
+    },
+    {
+        "name": "vector_index_Chunk_embedding",
+        "type": "VECTOR",
+        "state": "POPULATING",
+        "options": {"indexConfig": {"vector.dimensions": 3}},
+    },
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "label"), [("entity", "entity"), ("turn", "turn"), ("chunk", "chunk")]
+)
+def test_every_kind_has_its_own_queries(
+    store: Neo4jStore, server: FakeServer, kind: str, label: str
+) -> None:
+    with queries(server) as sent:
+        store.put_embeddings("t", kind, ["a"], [[1.0, 2.0]])  # type: ignore[arg-type]
+        store.count_embeddings("t", kind)  # type: ignore[arg-type]
+        store.vector_search("t", kind, [1.0, 2.0], 3)  # type: ignore[arg-type]
+        store.fulltext_search("t", kind, "forge", 3)  # type: ignore[arg-type]
+    assert sent == [
+        f"embeddings/put_{label}_embeddings",
+        f"embeddings/count_{label}_embeddings",
+        "schema/list_indexes",
+        f"search/scan_{label}_vectors",
+        f"search/query_{label}_text",
+    ]
+
+
+def test_chunks_map_back_one_per_input_position(store: Neo4jStore, server: FakeServer) -> None:
+    first = Chunk(id="c1", text="old", created_at=T0)
+    again = Chunk(id="c1", text="new", attributes={"title": "Mill"}, source="a.md")
+    stored = store.upsert_chunks("t", [first, Chunk(id="c2", text="x"), again])
+    assert [c.id for c in stored] == ["c1", "c2", "c1"]
+    assert stored[0] == stored[2] and stored[0].text == "new"
+    rows = server.calls[-1][1]["rows"]
+    assert [r["id"] for r in rows] == ["c1", "c2"]  # the last of an id wins, sent once
+    assert rows[0]["props"]["search_text"] == "Mill\nnew"
+    assert rows[1]["props"]["source"] is None  # present, so `SET c += props` removes it
+    assert store.get_chunks("t", ["c1", "zzz", "c1"])[0].attributes == {"title": "Forge"}
+    assert [t.id for t in store.get_turns("t", ["t1", "nope", "t1"])] == ["t1", "t1"]
+    assert store.delete_chunks("t", ["c1", "c1", "c2"]) == 2
+    assert server.calls[-1][1]["ids"] == ["c1", "c2"]
+
+
+def test_search_text_is_written_with_entities_and_turns(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    smith = Entity(
+        id="mira",
+        type="npc",
+        name="Mira",
+        attributes={"aliases": ["the smith"], "description": "Forges blades."},
+    )
+    store.upsert_entities("t", [smith])
+    assert server.calls[-1][1]["rows"][0]["props"]["search_text"] == (
+        "Mira (the smith): Forges blades."
+    )
+    store.append_turn("t", Turn(session_id="s", role="player", content="A wyvern!"))
+    assert server.calls[-1][1]["props"]["search_text"] == "A wyvern!"
+
+
+def test_mentions_are_sent_deduplicated_and_read_back_sorted(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    assert store.link_mentions("t", "turn", {"t1": ["b", "a", "b"], "t2": []}) == 2
+    assert server.calls[-1][1]["links"] == [
+        {"node_id": "t1", "entity_ids": ["b", "a"]},
+        {"node_id": "t2", "entity_ids": []},
+    ]
+    assert store.link_mentions("t", "chunk", {}) == 0
+    assert store.get_mentions("t", "chunk", ["x", "c1"]) == {"c1": ["forge", "mira"]}
+    found = store.find_mentioning("t", "turn", ["mira", "mira", "x"], limit=2)
+    assert found == {"mira": ["c1", "c2"]}
+    assert server.calls[-1][1]["entity_ids"] == ["mira", "x"]
+    assert server.calls[-1][1]["limit"] == 2
+
+
+def test_unknown_mention_ends_are_named_and_the_transaction_fails(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    server.overrides["mentions/link_chunk_mentions"] = lambda params: [
+        {"missing_nodes": ["c9"], "missing_entities": ["ghost"], "linked": 0}
+    ]
+    with pytest.raises(InvalidInput, match="ghost") as info:
+        store.link_mentions("t", "chunk", {"c9": ["ghost"]})
+    assert info.value.missing_node_ids == ["c9"]  # type: ignore[attr-defined]
+    assert info.value.missing_ids == ["ghost"]  # type: ignore[attr-defined]
+    assert server.transactions == 1
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s: s.link_mentions("t", "entity", {"mira": ["forge"]}),
+        lambda s: s.link_mentions("t", "rumour", {"c": ["a"]}),
+        lambda s: s.link_mentions("t", "chunk", [("c", ["a"])]),
+        lambda s: s.link_mentions("t", "chunk", {"c": "a"}),
+        lambda s: s.link_mentions("t", "chunk", {"c": [""]}),
+        lambda s: s.get_mentions("t", "entity", ["a"]),
+        lambda s: s.find_mentioning("t", "chunk", ["a"], limit=0),
+        lambda s: s.put_embeddings("t", "rumour", ["a"], [[1.0]]),
+        lambda s: s.put_embeddings("t", "entity", ["a"], [[float("nan"), 1.0]]),
+        lambda s: s.put_embeddings("t", "entity", ["a"], [[float("inf"), 1.0]]),
+        lambda s: s.put_embeddings("t", "entity", ["a"], [[0.0, 0.0]]),
+        lambda s: s.put_embeddings("t", "entity", ["a"], [[1.0, 0.0], [0.0, 1.0]]),
+        lambda s: s.put_embeddings("t", "entity", ["a"], "x"),
+        lambda s: s.put_embeddings("t", "entity", "a", [[1.0]]),
+        lambda s: s.vector_search("t", "entity", [1.0, 0.0], 0),
+        lambda s: s.vector_search("t", "entity", [1.0, 0.0], True),
+        lambda s: s.vector_search("t", "entity", [float("nan"), 0.0], 3),
+        lambda s: s.vector_search("t", "entity", [[1.0, 0.0], [0.0, 1.0]], 3),
+        lambda s: s.vector_search("t", "rumour", [1.0], 3),
+        lambda s: s.vector_search("t", "entity", [1.0], 3, scope_ids="mira"),
+        lambda s: s.fulltext_search("t", "entity", 42, 3),
+        lambda s: s.fulltext_search("t", "entity", "mira", -1),
+        lambda s: s.expand("t", ["mira"], depth=-1),
+        lambda s: s.expand("t", ["mira"], max_nodes=0),
+        lambda s: s.expand("t", ["mira"], direction="up"),
+        lambda s: s.expand("t", ["mira"], rel_types=[INJECTION]),
+        lambda s: s.expand("t", "mira"),
+        lambda s: s.upsert_chunks("t", Chunk(id="c", text="x")),
+        lambda s: s.upsert_chunks("t", [Chunk.model_construct(id="", text="x")]),
+        lambda s: s.load("t", TenantDump(mentions=[("entity", "a", "b")])),
+        lambda s: s.load("t", TenantDump(mentions=[("chunk", "a")])),  # type: ignore[list-item]
+    ],
+)
+def test_bad_retrieval_input_is_rejected_before_any_query(
+    store: Neo4jStore, server: FakeServer, call: Callable[[Neo4jStore], Any]
+) -> None:
+    with pytest.raises(InvalidInput):
+        call(store)
+    assert server.calls == []
+
+
+def test_put_embeddings_sends_unit_float32_rows_last_id_wins(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    store.put_embeddings("t", "chunk", ["a", "b", "a"], [[3.0, 4.0], [0.0, 2.0], [0.0, -5.0]])
+    params = server.calls[-1][1]
+    assert params["dimension"] == 2
+    assert params["rows"] == [
+        {"id": "a", "vector": [0.0, -1.0]},
+        {"id": "b", "vector": [0.0, 1.0]},
+    ]
+    store.put_embeddings("t", "chunk", ["c"], [[3.0, 4.0]])
+    [[x, y]] = [r["vector"] for r in server.calls[-1][1]["rows"]]
+    assert (x, y) == (pytest.approx(0.6), pytest.approx(0.8))
+
+
+def test_put_embeddings_refusals_come_from_the_one_write(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    server.overrides["embeddings/put_entity_embeddings"] = lambda params: [
+        {"stored_dimension": None, "missing": ["ghost"], "written": 0}
+    ]
+    with pytest.raises(InvalidInput, match="ghost"):
+        store.put_embeddings("t", "entity", ["mira", "ghost"], [[1.0, 0.0], [0.0, 1.0]])
+    server.overrides["embeddings/put_entity_embeddings"] = lambda params: [
+        {"stored_dimension": 384, "missing": [], "written": 0}
+    ]
+    with pytest.raises(InvalidInput, match="dimension") as info:
+        store.put_embeddings("t", "entity", ["mira"], [[1.0, 0.0]])
+    assert info.value.expected == 384  # type: ignore[attr-defined]
+    assert server.transactions == 2
+
+
+def test_embedding_counts(store: Neo4jStore, server: FakeServer) -> None:
+    assert store.count_embeddings("t", "entity") == 2
+    assert store.embedding_dimension("t", "entity") == 3
+    server.overrides["embeddings/count_entity_embeddings"] = lambda params: [
+        {"count": 0, "dimension": None}
+    ]
+    assert store.embedding_dimension("t", "entity") is None
+
+
+@pytest.mark.parametrize(
+    ("neo4j_score", "cosine"), [(1.0, 1.0), (0.75, 0.5), (0.5, 0.0), (0.0, -1.0), (1.0000001, 1.0)]
+)
+def test_scores_are_converted_to_cosine(
+    store: Neo4jStore, server: FakeServer, neo4j_score: float, cosine: float
+) -> None:
+    server.overrides["search/scan_entity_vectors"] = lambda params: [
+        {"dimension": 2, "hits": [{"id": "mira", "score": neo4j_score}]}
+    ]
+    [hit] = store.vector_search("t", "entity", [1.0, 0.0], 3)
+    assert hit.id == "mira" and hit.score == pytest.approx(cosine)
+
+
+def test_vector_search_scans_exactly_without_an_index_of_its_dimension(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    server.overrides["schema/list_indexes"] = lambda params: VECTOR_INDEX_LISTING
+    with queries(server) as sent:
+        store.vector_search("t", "entity", [1.0, 0.0], 3)  # the index is 3-d
+        store.vector_search("t", "chunk", [1.0, 0.0, 0.0], 3)  # not ONLINE yet
+    assert sent == [
+        "schema/list_indexes",
+        "search/scan_entity_vectors",
+        "search/scan_chunk_vectors",
+    ]
+    params = server.calls[-1][1]
+    assert params["dimension"] == 3 and params["k"] == 3 and params["scope"] is None
+
+
+def test_vector_search_over_fetches_then_scans(store: Neo4jStore, server: FakeServer) -> None:
+    server.overrides["schema/list_indexes"] = lambda params: VECTOR_INDEX_LISTING
+    fetches: list[int] = []
+
+    def crowded(params: dict[str, Any]) -> list[dict[str, Any]]:
+        # Other tenants fill the index: every fetch comes back full with one hit of ours.
+        fetches.append(params["fetch"])
+        return [{"dimension": 3, "fetched": params["fetch"], "hits": [{"id": "a", "score": 1}]}]
+
+    server.overrides["search/query_entity_vectors"] = crowded
+    with queries(server) as sent:
+        hits = store.vector_search("t", "entity", [0.0, 0.0, 2.0], 5, scope_ids=["a", "a"])
+    assert fetches == [64, 256, 1024, 4096]
+    assert sent[-1] == "search/scan_entity_vectors"
+    assert [h.id for h in hits] == ["mira"]
+    ann = next(p for n, p in server.calls if n == "search/query_entity_vectors")
+    assert ann["index"] == "vector_index_Entity_embedding"
+    assert ann["vector"] == [0.0, 0.0, 1.0] and ann["scope"] == ["a"] and ann["k"] == 5
+
+
+@pytest.mark.parametrize(
+    ("fetched", "hits", "expected"),
+    [(40, 1, [80]), (80, 20, [80]), (80, 19, [80, 320])],
+    ids=["index exhausted", "k filled", "grows once"],
+)
+def test_vector_search_stops_when_k_is_filled_or_the_index_is_exhausted(
+    store: Neo4jStore, server: FakeServer, fetched: int, hits: int, expected: list[int]
+) -> None:
+    server.overrides["schema/list_indexes"] = lambda params: VECTOR_INDEX_LISTING
+    fetches: list[int] = []
+
+    def answer(params: dict[str, Any]) -> list[dict[str, Any]]:
+        fetches.append(params["fetch"])
+        n = hits if len(fetches) == 1 else 20
+        rows = [{"id": f"e{i}", "score": 1 - i / 100} for i in range(n)]
+        return [{"dimension": 3, "fetched": fetched, "hits": rows}]
+
+    server.overrides["search/query_entity_vectors"] = answer
+    found = store.vector_search("t", "entity", [1.0, 1.0, 1.0], 20)
+    assert fetches == expected
+    assert found[0].score == pytest.approx(1.0)
+    assert "search/scan_entity_vectors" not in [n for n, _ in server.calls]
+
+
+def test_vector_index_listing_is_cached(store: Neo4jStore, server: FakeServer) -> None:
+    server.overrides["schema/list_indexes"] = lambda params: VECTOR_INDEX_LISTING
+    for _ in range(3):
+        store.vector_search("t", "entity", [1.0, 1.0, 1.0], 2)
+    names = [n for n, _ in server.calls]
+    assert names.count("schema/list_indexes") == 1
+    assert names.count("search/query_entity_vectors") == 3
+
+
+def test_vector_search_dimension_rules(store: Neo4jStore, server: FakeServer) -> None:
+    server.overrides["search/scan_entity_vectors"] = lambda params: [{"dimension": 2, "hits": []}]
+    with pytest.raises(InvalidInput, match="dimension"):
+        store.vector_search("t", "entity", [1.0, 0.0, 0.0], 3)
+    server.overrides["search/scan_entity_vectors"] = lambda params: [
+        {"dimension": None, "hits": []}
+    ]
+    assert store.vector_search("t", "entity", [1.0, 0.0, 0.0], 3) == []
+
+
+def test_a_vanished_vector_index_falls_back_to_the_scan(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    server.overrides["schema/list_indexes"] = lambda params: VECTOR_INDEX_LISTING
+
+    def gone(params: dict[str, Any]) -> list[dict[str, Any]]:
+        raise Neo4jError._hydrate_neo4j(
+            code="Neo.ClientError.Procedure.ProcedureCallFailed", message="no such index"
+        )
+
+    server.overrides["search/query_entity_vectors"] = gone
+    assert [h.id for h in store.vector_search("t", "entity", [1.0, 1.0, 1.0], 2)] == ["mira"]
+    assert store._index_cache is None
+
+
+def test_fulltext_sends_an_escaped_or_query_and_over_fetches(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    fetches: list[int] = []
+
+    def crowded(params: dict[str, Any]) -> list[dict[str, Any]]:
+        fetches.append(params["fetch"])
+        done = len(fetches) == 3
+        return [{"fetched": params["fetch"] - done, "hits": [{"id": "c1", "score": 3.5}]}]
+
+    server.overrides["search/query_turn_text"] = crowded
+    hits = store.fulltext_search("t", "turn", 'Who owns "the Forge" AND (x)?', 2)
+    assert fetches == [64, 256, 1024]
+    assert hits == [("c1", 3.5)]
+    params = server.calls[-1][1]
+    assert params["query"] == "owns OR forge OR x"
+    assert params["index"] == "fulltext_index_Turn_search_text"
+
+
+def test_fulltext_without_words_sends_nothing(store: Neo4jStore, server: FakeServer) -> None:
+    assert store.fulltext_search("t", "chunk", '  "" ?! ** ', 3) == []
+    assert server.calls == []
+
+
+def test_fulltext_without_its_index_is_unsupported(store: Neo4jStore, server: FakeServer) -> None:
+    def missing(params: dict[str, Any]) -> list[dict[str, Any]]:
+        raise Neo4jError._hydrate_neo4j(
+            code="Neo.ClientError.Procedure.ProcedureCallFailed",
+            message="There is no such fulltext schema index",
+        )
+
+    server.overrides["search/query_entity_text"] = missing
+    with pytest.raises(UnsupportedOperation, match="schema install") as info:
+        store.fulltext_search("t", "entity", "mira", 3)
+    assert info.value.index == "fulltext_index_Entity_search_text"  # type: ignore[attr-defined]
+
+
+def test_expand_orders_seeds_then_hops(store: Neo4jStore, server: FakeServer) -> None:
+    sub = store.expand("t", ["tomas", "mira", "tomas"], depth=2, max_nodes=3, within=["zed"])
+    assert [e.id for e in sub.entities] == ["mira", "tomas", "zed", "ada"]
+    assert len(sub.relationships) == 1
+    params = server.calls[-1][1]
+    assert params["seeds"] == ["tomas", "mira"]
+    assert (params["max_nodes"], params["limit"], params["within"]) == (3, 1, ["zed"])
+    assert store.expand("t", []).entities == ()
+
+
+def test_expand_depth_zero_and_unknown_seed(store: Neo4jStore, server: FakeServer) -> None:
+    store.expand("t", ["mira"], depth=0, max_nodes=1)
+    assert server.calls[-1][1]["depth"] == 0 and server.calls[-1][1]["limit"] == 0
+    with pytest.raises(NotFound) as info:
+        store.expand("t", ["mira", "ghost"])
+    assert info.value.entity_id == "ghost"  # type: ignore[attr-defined]
+
+
+def test_load_writes_chunks_then_mentions_in_the_transaction(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    dump = TenantDump(
+        entities=[ent("mira")],
+        chunks=[Chunk(id="c1", text="lore")],
+        mentions=[("chunk", "c1", "mira"), ("chunk", "c1", "mira"), ("turn", "t1", "mira")],
+    )
+    with queries(server) as sent:
+        store.load("t", dump)
+    assert sent == [
+        "entities/upsert_entities",
+        "chunks/upsert_chunks",
+        "tenant/add_chunk_mentions",
+        "tenant/add_turn_mentions",
+    ]
+    assert server.transactions == 1
+    assert server.calls[2][1]["rows"] == [{"node_id": "c1", "entity_id": "mira"}]
+    server.overrides["tenant/add_turn_mentions"] = lambda params: [
+        {"node_id": "t9", "entity_id": "mira", "missing_node": True}
+    ]
+    with pytest.raises(InvalidInput, match="t9"):
+        store.load("t", TenantDump(mentions=[("turn", "t9", "mira")]))
+
+
+def test_capabilities_include_retrieval(store: Neo4jStore) -> None:
+    assert {"chunks", "mentions", "vector_search", "fulltext_search"} <= store.capabilities
+
+
+def test_index_names_are_neomodels() -> None:
+    # The queries name the indexes neomodel creates: fulltext_index_<Label>_<property>,
+    # vector_index_<Label>_<property>.
+    from graphmem.backends.neo4j import schema
+
+    for cls in (schema.EntityNode, schema.TurnNode, schema.ChunkNode):
+        props = cls.defined_properties()
+        label = cls.__label__
+        assert props["embedding"].vector_index is not None
+        assert schema.VECTOR_INDEXES[label] == f"vector_index_{label}_embedding"
+        assert props["search_text"].fulltext_index.analyzer == "english"
+        assert schema.FULLTEXT_INDEXES[label] == f"fulltext_index_{label}_search_text"
+
+
+# --------------------------------------------------------------------------- Lucene escaping
+
+LUCENE_SPECIALS = '+-&|!(){}[]^"~*?:\\/'
+
+
+def _lucene_terms(query: str) -> list[str]:
+    """Split a query the way Lucene's classic parser tokenises terms: on unescaped spaces,
+    with a backslash escaping the next character; fail on any unescaped special."""
+    terms: list[str] = []
+    current: list[str] = []
+    chars = iter(query)
+    for ch in chars:
+        if ch == "\\":
+            current.append(next(chars))
+        elif ch == " ":
+            terms.append("".join(current))
+            current = []
+        else:
+            assert ch not in LUCENE_SPECIALS, f"unescaped {ch!r} in {query!r}"
+            current.append(ch)
+    terms.append("".join(current))
+    return terms
+
+
+@pytest.mark.parametrize("special", list(LUCENE_SPECIALS))
+def test_every_lucene_special_character_is_escaped(special: str) -> None:
+    from graphmem.backends.neo4j.fulltext import lucene_escape
+
+    word = f"a{special}b{special}"
+    escaped = lucene_escape(word)
+    assert escaped == f"a\\{special}b\\{special}"
+    assert _lucene_terms(escaped) == [word]
+
+
+@pytest.mark.parametrize("word", ["AND", "OR", "NOT"])
+def test_operator_words_become_terms(word: str) -> None:
+    from graphmem.backends.neo4j.fulltext import lucene_escape
+
+    assert lucene_escape(word) == "\\" + word
+    assert lucene_escape(word.lower()) == word.lower()  # lower case is no operator
+    assert lucene_escape("&&") == "\\&\\&" and lucene_escape("||") == "\\|\\|"
+
+
+@pytest.mark.parametrize(
+    ("text", "query"),
+    [
+        ("flour", "flour"),
+        ('"flour', "flour"),
+        ("flour AND", "flour"),
+        ("NEAR(flour sack)", "near OR flour OR sack"),
+        ("flour*", "flour"),
+        ("^flour~2", "flour OR 2"),
+        ("body:flour", "body OR flour"),
+        ("a/b\\c", "b OR c"),  # 'a' is a stop word, dropped when others remain
+        ("-(", None),
+        ("'", None),
+        ("the AND or", "the OR and OR or"),  # only stop words: all of them kept
+        ("Straße ÉLAN", "straße OR élan"),
+    ],
+)
+def test_lucene_query_from_user_text(text: str, query: str | None) -> None:
+    from graphmem.backends.neo4j.fulltext import lucene_query
+
+    assert lucene_query(text) == query
+
+
+def test_lucene_query_is_always_literal_terms_joined_by_or() -> None:
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from graphmem.backends.neo4j.fulltext import lucene_escape, lucene_query
+    from graphmem.backends.search import query_words
+
+    @given(st.text())
+    def escaped_words_round_trip(text: str) -> None:
+        query = lucene_query(text)
+        words = query_words(text)
+        if query is None:
+            assert words == []
+            return
+        parts = query.split(" OR ")
+        assert [_lucene_terms(p)[0] for p in parts] == words
+        assert all(len(_lucene_terms(p)) == 1 for p in parts)
+
+    @given(st.text(alphabet=st.sampled_from(list(LUCENE_SPECIALS) + list("aAND OR"))))
+    def any_text_escapes_to_one_literal_term(text: str) -> None:
+        escaped = lucene_escape(text.replace(" ", ""))
+        assert _lucene_terms(escaped) == [text.replace(" ", "")]
+        assert escaped not in {"AND", "OR", "NOT", "&&", "||"}
+
+    escaped_words_round_trip()
+    any_text_escapes_to_one_literal_term()

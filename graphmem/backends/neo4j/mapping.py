@@ -9,7 +9,8 @@ Nodes (every one carries ``tenant``; every query filters on it):
 - ``(:Conversation {tenant, id, session, seq})-[:HEAD]->(:Turn)``; ``id`` is the session id,
   ``seq`` the number of turns ever appended (it orders turns created in the same
   microsecond).
-- ``(:Chunk {tenant, id, text, source, embedding?})`` (written by retrieval).
+- ``(:Chunk {tenant, id, text, source, attributes_json, created_at, search_text,
+  embedding?, embedding_dim?})``; ``(:Turn|Chunk)-[:MENTIONS]->(:Entity)``.
 - ``(:Record {tenant, kind, id, data_json, created_at, updated_at})`` plus the filter
   columns of its ``data`` (the policy layer's facts and audit entries).
 
@@ -30,6 +31,17 @@ A filter is turned into columns the same way and compared column by column, so a
 filter value matches exactly the stored values equal to it. ``{"k": None}`` matches
 entities that hold ``k`` with the value null, not entities without ``k``.
 
+Retrieval adds two things to ``Entity``, ``Turn`` and ``Chunk`` nodes:
+
+- ``search_text``: the text the full-text index of the label covers, written with every
+  upsert: an entity's name, aliases and description (:func:`graphmem.models.entity_text`),
+  a turn's content, a chunk's title attribute and text. Aliases live inside the JSON
+  attributes, which Lucene cannot see; this denormalised copy is what it indexes.
+- ``embedding`` (a float32 list, unit length) and ``embedding_dim`` (its length): the
+  vector index covers ``embedding``; ``embedding_dim`` is what the per-(tenant, kind)
+  dimension rule and ``count_embeddings`` read, through the ``(tenant, embedding_dim)``
+  range index of each label.
+
 Times are stored as Neo4j ``DateTime`` values in UTC and come back as aware Python
 datetimes with microsecond precision.
 """
@@ -42,12 +54,15 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from graphmem.models import Entity, Provenance, Record, Relationship, Turn
+from graphmem.models import Chunk, Entity, Provenance, Record, Relationship, Turn, entity_text
 
 __all__ = [
     "ATTR_JSON_PREFIX",
     "ATTR_PREFIX",
     "attribute_columns",
+    "chunk_from_row",
+    "chunk_props",
+    "chunk_text",
     "entity_from_row",
     "entity_props",
     "record_from_row",
@@ -123,6 +138,7 @@ def entity_props(entity: Entity, tenant: str) -> dict[str, Any]:
         "name": entity.name,
         "name_lower": entity.name.casefold(),
         "attributes_json": _attributes_json(entity.attributes),
+        "search_text": entity_text(entity),
     }
     props.update(attribute_columns(entity.attributes))
     return props
@@ -186,6 +202,7 @@ def turn_props(turn: Turn) -> dict[str, Any]:
         "role": turn.role,
         "speaker": turn.speaker,
         "content": turn.content,
+        "search_text": turn.content,
         "summary": turn.summary,
         "turn_id": turn.turn_id,
         "created_at": turn.created_at,
@@ -228,4 +245,41 @@ def record_from_row(row: Mapping[str, Any]) -> Record:
         data=json.loads(row["data_json"] or "{}"),
         created_at=to_datetime(row["created_at"]),
         updated_at=to_datetime(row["updated_at"]),
+    )
+
+
+def chunk_text(chunk: Chunk) -> str:
+    """The text a chunk is searched by: its title attribute (if a string) and its text.
+
+    >>> print(chunk_text(Chunk(id="c", text="Halden runs it.", attributes={"title": "Mill"})))
+    Mill
+    Halden runs it.
+    """
+    title = chunk.attributes.get("title")
+    return f"{title}\n{chunk.text}" if isinstance(title, str) and title else chunk.text
+
+
+def chunk_props(chunk: Chunk, tenant: str) -> dict[str, Any]:
+    """Every stored property of a chunk except its created_at, embedding and mentions.
+
+    ``source`` is always present (None removes it), so ``SET c += props`` replaces it.
+    """
+    return {
+        "tenant": tenant,
+        "id": chunk.id,
+        "text": chunk.text,
+        "source": chunk.source,
+        "attributes_json": _attributes_json(chunk.attributes),
+        "search_text": chunk_text(chunk),
+    }
+
+
+def chunk_from_row(row: Mapping[str, Any]) -> Chunk:
+    """A chunk from its stored properties."""
+    return Chunk(
+        id=row["id"],
+        text=row["text"],
+        source=row.get("source"),
+        attributes=json.loads(row.get("attributes_json") or "{}"),
+        created_at=to_datetime(row["created_at"]),
     )

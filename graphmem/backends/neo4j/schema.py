@@ -1,11 +1,17 @@
 """graphmem's Neo4j schema: neomodel node classes, and ``install_schema`` to apply them.
 
 The four node labels are declared as neomodel classes. They carry the single-property
-indexes (``tenant`` on every label), the full-text indexes (entity names, turn
-contents, chunk texts) and the cosine vector indexes on ``embedding`` that retrieval
-queries with ``db.index.vector.queryNodes`` / ``db.index.fulltext.queryNodes``. What
-neomodel cannot declare, the composite ``(tenant, id)`` uniqueness constraints and the
-composite indexes, comes from ``cypher/schema/*.cypher``.
+indexes (``tenant`` on every label), the full-text indexes on ``search_text`` (an
+entity's name, aliases and description; a turn's content; a chunk's title and text;
+see :mod:`graphmem.backends.neo4j.mapping`) and the cosine vector indexes on
+``embedding`` that retrieval queries with ``db.index.vector.queryNodes`` /
+``db.index.fulltext.queryNodes``. What neomodel cannot declare, the composite
+``(tenant, id)`` uniqueness constraints and the composite indexes (``(tenant,
+embedding_dim)`` among them), comes from ``cypher/schema/*.cypher``.
+
+The full-text indexes use Lucene's ``english`` analyzer (stemming and English stop
+words, like the embedded backend's porter-stemmed FTS5) and are not eventually
+consistent, so a search sees every write committed before it.
 
 The classes also give notebook users an OGM over the same data::
 
@@ -30,7 +36,6 @@ from typing import Any, TextIO
 
 from neomodel import (
     ArrayProperty,
-    BooleanProperty,
     DateTimeNeo4jFormatProperty,
     FloatProperty,
     FulltextIndex,
@@ -45,11 +50,18 @@ from neomodel import (
 )
 from neomodel.exceptions import NeomodelException
 
-from graphmem.backends.neo4j.store import KEY_QUERIES, Neo4jStore, open_neo4j
+from graphmem.backends.neo4j.store import (
+    FULLTEXT_INDEXES,
+    KEY_QUERIES,
+    VECTOR_INDEXES,
+    Neo4jStore,
+    open_neo4j,
+)
 from graphmem.errors import BackendUnavailable, GraphmemError, InvalidInput
 
 __all__ = [
     "DEFAULT_DIMENSION",
+    "FULLTEXT_ANALYZER",
     "FULLTEXT_INDEXES",
     "NODE_CLASSES",
     "VECTOR_INDEXES",
@@ -67,19 +79,13 @@ DEFAULT_DIMENSION = 384
 
 SIMILARITY = "cosine"
 
-VECTOR_INDEXES: Mapping[str, str] = {
-    "Entity": "vector_index_Entity_embedding",
-    "Turn": "vector_index_Turn_embedding",
-    "Chunk": "vector_index_Chunk_embedding",
-}
-"""Vector index names by label (neomodel's naming), for ``db.index.vector.queryNodes``."""
+FULLTEXT_ANALYZER = "english"
 
-FULLTEXT_INDEXES: Mapping[str, str] = {
-    "Entity": "fulltext_index_Entity_name",
-    "Turn": "fulltext_index_Turn_content",
-    "Chunk": "fulltext_index_Chunk_text",
-}
-"""Full-text index names by label (neomodel's naming), for ``db.index.fulltext.queryNodes``."""
+
+def _search_text() -> StringProperty:
+    return StringProperty(
+        fulltext_index=FulltextIndex(analyzer=FULLTEXT_ANALYZER, eventually_consistent=False)
+    )
 
 
 def _vector() -> ArrayProperty:
@@ -96,12 +102,14 @@ class EntityNode(StructuredNode):
     tenant = StringProperty(required=True, index=True)
     uid = StringProperty(required=True, db_property="id")
     type = StringProperty(required=True)
-    name = StringProperty(required=True, fulltext_index=FulltextIndex())
+    name = StringProperty(required=True)
     name_lower = StringProperty()
     attributes_json = StringProperty(default="{}")
     created_at = DateTimeNeo4jFormatProperty()
     updated_at = DateTimeNeo4jFormatProperty()
+    search_text = _search_text()
     embedding = _vector()
+    embedding_dim = IntegerProperty()
 
 
 class TurnNode(StructuredNode):
@@ -113,12 +121,14 @@ class TurnNode(StructuredNode):
     session = StringProperty(required=True)
     role = StringProperty(required=True)
     speaker = StringProperty()
-    content = StringProperty(fulltext_index=FulltextIndex())
+    content = StringProperty()
     summary = StringProperty()
     turn_id = StringProperty()
     created_at = DateTimeNeo4jFormatProperty()
     seq = IntegerProperty()
+    search_text = _search_text()
     embedding = _vector()
+    embedding_dim = IntegerProperty()
     parent = RelationshipTo("TurnNode", "PARENT", cardinality=ZeroOrOne)
     mentions = RelationshipTo("EntityNode", "MENTIONS")
 
@@ -140,10 +150,13 @@ class ChunkNode(StructuredNode):
     __label__ = "Chunk"
     tenant = StringProperty(required=True, index=True)
     uid = StringProperty(required=True, db_property="id")
-    text = StringProperty(required=True, fulltext_index=FulltextIndex())
+    text = StringProperty(required=True)
     source = StringProperty()
-    confirmed = BooleanProperty(default=False)
+    attributes_json = StringProperty(default="{}")
+    created_at = DateTimeNeo4jFormatProperty()
+    search_text = _search_text()
     embedding = _vector()
+    embedding_dim = IntegerProperty()
     mentions = RelationshipTo("EntityNode", "MENTIONS")
 
 

@@ -17,7 +17,9 @@ How the data is laid out is described in :mod:`graphmem.backends.neo4j.mapping`.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, LiteralString, TypeVar
@@ -26,8 +28,11 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from graphmem.backends.neo4j.connection import ConnectionSettings, parse_connection
+from graphmem.backends.neo4j.fulltext import lucene_query
 from graphmem.backends.neo4j.mapping import (
     attribute_columns,
+    chunk_from_row,
+    chunk_props,
     entity_from_row,
     entity_props,
     record_from_row,
@@ -39,6 +44,7 @@ from graphmem.backends.neo4j.mapping import (
     turn_props,
 )
 from graphmem.backends.neo4j.queries import load_query
+from graphmem.backends.search import as_matrix
 from graphmem.errors import (
     BackendUnavailable,
     GraphmemError,
@@ -48,9 +54,11 @@ from graphmem.errors import (
     UnsupportedOperation,
 )
 from graphmem.models import (
+    Chunk,
     Direction,
     Entity,
     EntityFilter,
+    NodeKind,
     NPCIdentity,
     Record,
     Relationship,
@@ -64,6 +72,7 @@ from graphmem.models import (
 )
 from graphmem.store import (
     JSONScalar,
+    SearchHit,
     TenantDump,
     Tracer,
     as_utc,
@@ -72,7 +81,19 @@ from graphmem.store import (
     traced,
 )
 
-__all__ = ["BATCH_ROWS", "KEY_QUERIES", "Neo4jStore", "open_neo4j"]
+__all__ = [
+    "BATCH_ROWS",
+    "EMBEDDING_ROWS",
+    "FULLTEXT_INDEXES",
+    "INDEX_CACHE_SECONDS",
+    "KEY_QUERIES",
+    "MAX_VECTOR_FETCH",
+    "MIN_FETCH",
+    "OVERFETCH",
+    "VECTOR_INDEXES",
+    "Neo4jStore",
+    "open_neo4j",
+]
 
 T = TypeVar("T")
 Rows = list[dict[str, Any]]
@@ -88,11 +109,46 @@ KEY_QUERIES: tuple[str, ...] = (
     "schema/create_record_key",
     "schema/create_turn_session_index",
     "schema/create_entity_type_index",
+    "schema/create_entity_embedding_index",
+    "schema/create_turn_embedding_index",
+    "schema/create_chunk_embedding_index",
 )
 """The constraints and indexes correctness and speed depend on, applied on open."""
 
+EMBEDDING_ROWS = 1_000
+"""Vectors per query of ``put_embeddings`` (one round trip each, one transaction)."""
+
+VECTOR_INDEXES: Mapping[str, str] = {
+    "Entity": "vector_index_Entity_embedding",
+    "Turn": "vector_index_Turn_embedding",
+    "Chunk": "vector_index_Chunk_embedding",
+}
+"""Vector index names by label (neomodel's naming), for ``db.index.vector.queryNodes``."""
+
+FULLTEXT_INDEXES: Mapping[str, str] = {
+    "Entity": "fulltext_index_Entity_search_text",
+    "Turn": "fulltext_index_Turn_search_text",
+    "Chunk": "fulltext_index_Chunk_search_text",
+}
+"""Full-text index names by label (neomodel's naming), for ``db.index.fulltext.queryNodes``."""
+
+OVERFETCH = 4
+"""The indexes are shared by all tenants: ask them for ``k * OVERFETCH`` hits, and grow
+the request by this factor while the tenant's (and scope's) hits do not fill ``k``."""
+
+MIN_FETCH = 64
+"""The smallest number of hits asked of a shared index."""
+
+MAX_VECTOR_FETCH = 4_096
+"""The largest vector-index request; beyond it one exact scan of the tenant answers."""
+
+INDEX_CACHE_SECONDS = 60.0
+"""How long a store trusts the list of vector indexes it read (name, state, dimension)."""
+
+_PROCEDURE_FAILED = "Neo.ClientError.Procedure.ProcedureCallFailed"
 _NO_LIMIT = 2**62
 _DIRECTIONS = ("out", "in", "both")
+_MENTION_KINDS = ("turn", "chunk")
 _ALREADY_EXISTS = (
     "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
     "Neo.ClientError.Schema.ConstraintAlreadyExists",
@@ -108,8 +164,135 @@ _CAPABILITIES = frozenset(
         "session_log",
         "persistence",
         "concurrent_writers",
+        "chunks",
+        "mentions",
+        "vector_search",
+        "fulltext_search",
     }
 )
+
+
+@dataclass(frozen=True, slots=True)
+class _MentionQueries:
+    link: str
+    get: str
+    find: str
+    add: str
+
+
+@dataclass(frozen=True, slots=True)
+class _KindQueries:
+    """The label and query files of one node kind (entity, turn, chunk)."""
+
+    label: str
+    put_embeddings: str
+    count_embeddings: str
+    query_vectors: str
+    scan_vectors: str
+    query_text: str
+    mentions: _MentionQueries | None = None
+
+
+_KINDS: Mapping[str, _KindQueries] = {
+    "entity": _KindQueries(
+        label="Entity",
+        put_embeddings="embeddings/put_entity_embeddings",
+        count_embeddings="embeddings/count_entity_embeddings",
+        query_vectors="search/query_entity_vectors",
+        scan_vectors="search/scan_entity_vectors",
+        query_text="search/query_entity_text",
+    ),
+    "turn": _KindQueries(
+        label="Turn",
+        put_embeddings="embeddings/put_turn_embeddings",
+        count_embeddings="embeddings/count_turn_embeddings",
+        query_vectors="search/query_turn_vectors",
+        scan_vectors="search/scan_turn_vectors",
+        query_text="search/query_turn_text",
+        mentions=_MentionQueries(
+            link="mentions/link_turn_mentions",
+            get="mentions/get_turn_mentions",
+            find="mentions/find_mentioning_turns",
+            add="tenant/add_turn_mentions",
+        ),
+    ),
+    "chunk": _KindQueries(
+        label="Chunk",
+        put_embeddings="embeddings/put_chunk_embeddings",
+        count_embeddings="embeddings/count_chunk_embeddings",
+        query_vectors="search/query_chunk_vectors",
+        scan_vectors="search/scan_chunk_vectors",
+        query_text="search/query_chunk_text",
+        mentions=_MentionQueries(
+            link="mentions/link_chunk_mentions",
+            get="mentions/get_chunk_mentions",
+            find="mentions/find_mentioning_chunks",
+            add="tenant/add_chunk_mentions",
+        ),
+    ),
+}
+"""Every kind's queries, so the retrieval operations are written once for all kinds."""
+
+
+def _node_kind(kind: object) -> _KindQueries:
+    spec = _KINDS.get(kind) if isinstance(kind, str) else None
+    if spec is None:
+        raise InvalidInput(f"kind must be one of {tuple(_KINDS)}, got {kind!r}", kind=kind)
+    return spec
+
+
+def _mention_queries(kind: object) -> _MentionQueries:
+    spec = _node_kind(kind)
+    if spec.mentions is None:
+        raise InvalidInput(
+            f"kind must be one of ('turn', 'chunk') for mentions, got {kind!r}", kind=kind
+        )
+    return spec.mentions
+
+
+def _check_k(k: object) -> int:
+    if not isinstance(k, int) or isinstance(k, bool) or k <= 0:
+        raise InvalidInput(f"k must be a positive integer, got {k!r}", k=k)
+    return k
+
+
+def _check_scope(scope_ids: Sequence[str] | None) -> list[str] | None:
+    if scope_ids is None:
+        return None
+    return list(dict.fromkeys(_check_ids(scope_ids, "scope_ids")))
+
+
+def _check_stored_dimension(stored: object, dimension: int, what: str) -> None:
+    """InvalidInput when the tenant's vectors of a kind have another dimension."""
+    if stored is not None and int(stored) != dimension:  # type: ignore[call-overload]
+        raise InvalidInput(
+            f"{what} have dimension {dimension} but the index holds vectors of dimension "
+            f"{stored}; embed with the same model as before (or clear the index)",
+            dimension=dimension,
+            expected=stored,
+        )
+
+
+def _cosine(score: float) -> float:
+    """The contract's cosine similarity from Neo4j's cosine score, (1 + cos) / 2."""
+    return min(1.0, max(-1.0, 2.0 * float(score) - 1.0))
+
+
+def _vector_hits(hits: Iterable[Mapping[str, Any]]) -> list[SearchHit]:
+    return [SearchHit(hit["id"], _cosine(hit["score"])) for hit in hits]
+
+
+def _vector_index_dimensions(indexes: Iterable[Mapping[str, Any]]) -> dict[str, int]:
+    """The ONLINE vector indexes of a SHOW INDEXES listing, by name, with their dimension."""
+    out: dict[str, int] = {}
+    for index in indexes:
+        if index.get("type") != "VECTOR" or index.get("state") != "ONLINE":
+            continue
+        config = (index.get("options") or {}).get("indexConfig") or {}
+        dimension = config.get("vector.dimensions")
+        if dimension is not None:
+            out[index["name"]] = int(dimension)
+    return out
 
 
 def _slices(rows: Sequence[T], size: int = BATCH_ROWS) -> Iterator[Sequence[T]]:
@@ -146,6 +329,13 @@ def _check_items(items: object, model: type[T], what: str) -> list[T]:
                 index=index,
             )
     return out
+
+
+def _check_chunks(items: object, what: str) -> list[Chunk]:
+    chunks = _check_items(items, Chunk, what)
+    for index, chunk in enumerate(chunks):
+        _check_id(chunk.id, f"{what}[{index}] id")
+    return chunks
 
 
 def _check_entities(items: object, what: str) -> list[Entity]:
@@ -324,6 +514,8 @@ class Neo4jStore:
         self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
         self._closed = False
         self._close_lock = threading.Lock()
+        # (when read, ONLINE vector index name -> dimension); see _online_vector_index.
+        self._index_cache: tuple[float, dict[str, int]] | None = None
 
     def __repr__(self) -> str:
         return f"Neo4jStore({self.url!r})"
@@ -1132,7 +1324,7 @@ class Neo4jStore:
         return int(rows[0]["count"])
 
     def dump(self, tenant: str) -> TenantDump:
-        """Everything the tenant holds, read in one transaction."""
+        """Everything the tenant holds (embeddings aside), read in one transaction."""
         tenant = self._check(tenant)
         params = {"tenant": tenant}
 
@@ -1157,6 +1349,16 @@ class Neo4jStore:
                     record_from_row(r["record"])
                     for r in self._run(tx, "tenant/dump_records", params)
                 ],
+                chunks=[
+                    chunk_from_row(r["chunk"]) for r in self._run(tx, "tenant/dump_chunks", params)
+                ],
+                mentions=sorted(
+                    (
+                        (r["kind"], r["node_id"], r["entity_id"])
+                        for r in self._run(tx, "tenant/dump_mentions", params)
+                    ),
+                    key=lambda m: (_MENTION_KINDS.index(m[0]), m[1], m[2]),
+                ),
             )
 
         return self._execute(work, write=False)
@@ -1171,8 +1373,6 @@ class Neo4jStore:
         tenant = self._check(tenant)
         if not isinstance(dump, TenantDump):
             raise InvalidInput("load takes a TenantDump")
-        if dump.chunks or dump.mentions:
-            raise self._no_retrieval(tenant, "load of chunks and mentions")
         entities = _dedupe(_check_entities(dump.entities, "dump.entities"), lambda e: e.id)
         rels = _dedupe(
             _check_relationships(dump.relationships, "dump.relationships"),
@@ -1185,6 +1385,8 @@ class Neo4jStore:
         for index, turn in enumerate(turns):  # model_construct skips validation
             check_safe_name(turn.role, f"dump.turns[{index}] role")
         plan = _plan_turns(turns, dump.heads)
+        chunks = _dedupe(_check_chunks(dump.chunks, "dump.chunks"), lambda c: c.id)
+        mentions = _plan_mentions(dump.mentions)
         now = utcnow()
 
         def work(tx: neo4j.ManagedTransaction) -> None:
@@ -1223,83 +1425,360 @@ class Neo4jStore:
                 by_kind.setdefault(record.kind, []).append(record)
             for kind, of_kind in sorted(by_kind.items()):
                 self._put_records_tx(tx, tenant, kind, of_kind, now)
+            if chunks:
+                self._upsert_chunks_tx(tx, tenant, chunks)
+            for kind, rows in mentions.items():
+                for part in _slices(rows):
+                    params = {"tenant": tenant, "rows": list(part)}
+                    missing = self._run(tx, _mention_queries(kind).add, params)
+                    if missing:
+                        first = missing[0]
+                        what = kind if first["missing_node"] else "entity"
+                        name = first["node_id"] if first["missing_node"] else first["entity_id"]
+                        raise InvalidInput(
+                            f"dump.mentions name an unknown {what} {name!r} (neither stored "
+                            "nor in the dump); nothing was written",
+                            missing=[(kind, m["node_id"], m["entity_id"]) for m in missing],
+                        )
 
         self._execute(work, write=True)
 
-    # ------------------------------------------------------------------ retrieval (not yet)
-    #
-    # GraphRAG's store operations (chunks, mentions, embeddings, vector and full-text
-    # search, expand) are not written for Neo4j yet: each fails closed on the tenant,
-    # then raises UnsupportedOperation saying so. The store's capabilities leave out
-    # "chunks", "mentions", "vector_search" and "fulltext_search" accordingly.
-
-    def _no_retrieval(self, tenant: str, operation: str) -> UnsupportedOperation:
-        self._check(tenant)
-        return UnsupportedOperation(
-            f"{operation} is not available on the Neo4j backend yet: GraphRAG retrieval "
-            "(chunks, mentions, embeddings, vector and full-text search) runs on the "
-            "embedded backend only for now",
-            operation=operation,
-            url=self.url,
-        )
+    # ------------------------------------------------------------------ chunks and mentions
 
     def get_turns(self, tenant: str, turn_ids: Sequence[str]) -> list[Turn]:
-        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
-        raise self._no_retrieval(tenant, "get_turns")
+        """Return the turns that exist among ``turn_ids``, in the order asked; one query."""
+        tenant = self._check(tenant)
+        ids = _check_ids(turn_ids, "turn_ids")
+        if not ids:
+            return []
+        rows = self._read(
+            "conversations/get_turns", {"tenant": tenant, "ids": list(dict.fromkeys(ids))}
+        )
+        by_id = {row["turn"]["id"]: turn_from_row(row["turn"]) for row in rows}
+        return [by_id[i] for i in ids if i in by_id]
 
-    def upsert_chunks(self, tenant: str, chunks: Sequence[Any]) -> list[Any]:
-        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
-        raise self._no_retrieval(tenant, "upsert_chunks")
+    def upsert_chunks(self, tenant: str, chunks: Sequence[Chunk]) -> list[Chunk]:
+        """Insert or replace chunks by id, in one batch; return them as stored.
 
-    def get_chunks(self, tenant: str, chunk_ids: Sequence[str]) -> list[Any]:
-        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
-        raise self._no_retrieval(tenant, "get_chunks")
+        A replaced chunk keeps its ``created_at``, its mentions and its embedding.
+        """
+        tenant = self._check(tenant)
+        given = _check_chunks(chunks, "chunks")
+        batch = _dedupe(given, lambda c: c.id)
+        if not batch:
+            return []
+        stored = self._execute(lambda tx: self._upsert_chunks_tx(tx, tenant, batch), write=True)
+        return [stored[chunk.id] for chunk in given]
+
+    def _upsert_chunks_tx(
+        self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Chunk]
+    ) -> dict[str, Chunk]:
+        rows = [
+            {"id": c.id, "created_at": c.created_at, "props": chunk_props(c, tenant)} for c in batch
+        ]
+        created: dict[str, Any] = {}
+        for part in _slices(rows):
+            params = {"tenant": tenant, "rows": list(part)}
+            for row in self._run(tx, "chunks/upsert_chunks", params):
+                created[row["id"]] = row["created_at"]
+        return {
+            c.id: c.model_copy(update={"created_at": to_datetime(created[c.id])}) for c in batch
+        }
+
+    def get_chunks(self, tenant: str, chunk_ids: Sequence[str]) -> list[Chunk]:
+        """Return the chunks that exist among ``chunk_ids``, in the order asked; one query."""
+        tenant = self._check(tenant)
+        ids = _check_ids(chunk_ids, "chunk_ids")
+        if not ids:
+            return []
+        rows = self._read("chunks/get_chunks", {"tenant": tenant, "ids": list(dict.fromkeys(ids))})
+        by_id = {row["chunk"]["id"]: chunk_from_row(row["chunk"]) for row in rows}
+        return [by_id[i] for i in ids if i in by_id]
 
     def delete_chunks(self, tenant: str, chunk_ids: Sequence[str]) -> int:
-        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
-        raise self._no_retrieval(tenant, "delete_chunks")
+        """Delete chunks with their mentions and embeddings; return how many existed."""
+        tenant = self._check(tenant)
+        ids = list(dict.fromkeys(_check_ids(chunk_ids, "chunk_ids")))
+        if not ids:
+            return 0
+
+        def work(tx: neo4j.ManagedTransaction) -> int:
+            return sum(
+                int(
+                    self._run(tx, "chunks/delete_chunks", {"tenant": tenant, "ids": list(p)})[0][
+                        "deleted"
+                    ]
+                )
+                for p in _slices(ids)
+            )
+
+        return self._execute(work, write=True)
 
     def count_chunks(self, tenant: str) -> int:
-        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
-        raise self._no_retrieval(tenant, "count_chunks")
+        """The number of chunks."""
+        tenant = self._check(tenant)
+        return int(self._read("chunks/count_chunks", {"tenant": tenant})[0]["count"])
 
-    def link_mentions(self, tenant: str, kind: str, mentions: Mapping[str, Sequence[str]]) -> int:
-        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
-        raise self._no_retrieval(tenant, "link_mentions")
+    def link_mentions(
+        self, tenant: str, kind: NodeKind, mentions: Mapping[str, Sequence[str]]
+    ) -> int:
+        """Set the entities each turn or chunk mentions (replacing earlier mentions).
 
-    def get_mentions(self, tenant: str, kind: str, node_ids: Sequence[str]) -> dict[str, list[str]]:
-        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
-        raise self._no_retrieval(tenant, "get_mentions")
+        One query (per 5,000 nodes, in one transaction) that checks every node and entity
+        first and writes only when all exist; otherwise ``InvalidInput`` names them.
+        """
+        tenant = self._check(tenant)
+        queries = _mention_queries(kind)
+        if not isinstance(mentions, Mapping):
+            raise InvalidInput("mentions must map node ids to lists of entity ids")
+        links = [
+            {
+                "node_id": _check_id(node_id, "a node id of mentions"),
+                "entity_ids": list(dict.fromkeys(_check_ids(entity_ids, f"mentions[{node_id!r}]"))),
+            }
+            for node_id, entity_ids in mentions.items()
+        ]
+        if not links:
+            return 0
+
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            for part in _slices(links):
+                row = self._run(tx, queries.link, {"tenant": tenant, "links": list(part)})[0]
+                missing_nodes = sorted(row["missing_nodes"])
+                missing = sorted(row["missing_entities"])
+                if missing_nodes or missing:
+                    raise InvalidInput(
+                        f"mentions name unknown {kind}s {missing_nodes[:10]} and unknown "
+                        f"entities {missing[:10]}; store them first. Nothing was written.",
+                        missing_node_ids=missing_nodes,
+                        missing_ids=missing,
+                    )
+
+        self._execute(work, write=True)
+        return sum(len(link["entity_ids"]) for link in links)
+
+    def get_mentions(
+        self, tenant: str, kind: NodeKind, node_ids: Sequence[str]
+    ) -> dict[str, list[str]]:
+        """The entity ids each turn or chunk mentions, sorted; nodes without any are absent."""
+        tenant = self._check(tenant)
+        queries = _mention_queries(kind)
+        ids = _check_ids(node_ids, "node_ids")
+        if not ids:
+            return {}
+        rows = self._read(queries.get, {"tenant": tenant, "ids": list(dict.fromkeys(ids))})
+        found = {row["node_id"]: sorted(row["entity_ids"]) for row in rows}
+        return {n: found[n] for n in ids if n in found}
 
     def find_mentioning(
-        self, tenant: str, kind: str, entity_ids: Sequence[str], *, limit: int | None = None
+        self,
+        tenant: str,
+        kind: NodeKind,
+        entity_ids: Sequence[str],
+        *,
+        limit: int | None = None,
     ) -> dict[str, list[str]]:
-        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
-        raise self._no_retrieval(tenant, "find_mentioning")
+        """For each entity, the ids of the turns or chunks mentioning it (sorted, capped)."""
+        tenant = self._check(tenant)
+        queries = _mention_queries(kind)
+        if limit is not None:
+            _check_depth(limit, "limit", 1)
+        ids = _check_ids(entity_ids, "entity_ids")
+        if not ids:
+            return {}
+        params = {
+            "tenant": tenant,
+            "entity_ids": list(dict.fromkeys(ids)),
+            "limit": _NO_LIMIT if limit is None else limit,
+        }
+        found = {
+            row["entity_id"]: sorted(row["node_ids"]) for row in self._read(queries.find, params)
+        }
+        return {e: found[e] for e in ids if e in found}
 
-    def put_embeddings(self, tenant: str, kind: str, ids: Sequence[str], vectors: Any) -> None:
-        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
-        raise self._no_retrieval(tenant, "put_embeddings")
+    # ------------------------------------------------------------------ embeddings
 
-    def embedding_dimension(self, tenant: str, kind: str) -> int | None:
-        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
-        raise self._no_retrieval(tenant, "embedding_dimension")
+    def put_embeddings(self, tenant: str, kind: NodeKind, ids: Sequence[str], vectors: Any) -> None:
+        """Store one embedding per node (replacing any earlier one) in the kind's index.
 
-    def count_embeddings(self, tenant: str, kind: str) -> int:
-        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
-        raise self._no_retrieval(tenant, "count_embeddings")
+        Shape, finiteness and zero vectors are checked here; unknown nodes and the
+        per-(tenant, kind) dimension by the one write query, which then writes nothing.
+        """
+        tenant = self._check(tenant)
+        spec = _node_kind(kind)
+        node_ids = _check_ids(ids, "ids")
+        matrix = as_matrix(vectors, None, "embeddings")
+        if matrix.shape[0] != len(node_ids):
+            raise InvalidInput(
+                f"{len(node_ids)} ids but {matrix.shape[0]} vectors; give one vector per id"
+            )
+        last = {node: row for row, node in enumerate(node_ids)}  # the last of an id wins
+        if not last:
+            return
+        dimension = int(matrix.shape[1])
+        rows = [{"id": node, "vector": matrix[row].tolist()} for node, row in last.items()]
+
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            for part in _slices(rows, EMBEDDING_ROWS):
+                params = {"tenant": tenant, "rows": list(part), "dimension": dimension}
+                row = self._run(tx, spec.put_embeddings, params)[0]
+                if row["missing"]:
+                    missing = sorted(row["missing"])
+                    raise InvalidInput(
+                        f"embeddings for unknown {kind}s: {missing[:10]}; store them first. "
+                        "Nothing was written.",
+                        missing_ids=missing,
+                    )
+                _check_stored_dimension(row["stored_dimension"], dimension, "embeddings")
+
+        self._execute(work, write=True)
+
+    def _embedding_counts(self, tenant: str, kind: NodeKind) -> tuple[int, int | None]:
+        tenant = self._check(tenant)
+        spec = _node_kind(kind)
+        row = self._read(spec.count_embeddings, {"tenant": tenant})[0]
+        dimension = row["dimension"]
+        return int(row["count"]), None if dimension is None else int(dimension)
+
+    def embedding_dimension(self, tenant: str, kind: NodeKind) -> int | None:
+        """The dimension of the kind's vectors in the tenant, or None while it has none."""
+        return self._embedding_counts(tenant, kind)[1]
+
+    def count_embeddings(self, tenant: str, kind: NodeKind) -> int:
+        """How many nodes of the kind have an embedding."""
+        return self._embedding_counts(tenant, kind)[0]
+
+    # ------------------------------------------------------------------ search
+
+    def _online_vector_index(self, label: str, dimension: int) -> str | None:
+        """The name of the label's vector index if it is ONLINE with ``dimension``, else None.
+
+        The index list is read once and kept for :data:`INDEX_CACHE_SECONDS`; a store that
+        cannot read it (no SHOW INDEX privilege) scans exactly instead.
+        """
+        cached = self._index_cache
+        if cached is None or time.monotonic() - cached[0] > INDEX_CACHE_SECONDS:
+            try:
+                listed = self.query("schema/list_indexes")
+            except GraphmemError as exc:
+                if not str(exc.data.get("code", "")).startswith("Neo.ClientError.Security."):
+                    raise
+                listed = []
+            cached = (time.monotonic(), _vector_index_dimensions(listed))
+            self._index_cache = cached
+        name = VECTOR_INDEXES[label]
+        return name if cached[1].get(name) == dimension else None
 
     def vector_search(
-        self, tenant: str, kind: str, vector: Any, k: int, *, scope_ids: Sequence[str] | None = None
-    ) -> list[Any]:
-        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
-        raise self._no_retrieval(tenant, "vector_search")
+        self,
+        tenant: str,
+        kind: NodeKind,
+        vector: Any,
+        k: int,
+        *,
+        scope_ids: Sequence[str] | None = None,
+    ) -> list[SearchHit]:
+        """The ``k`` nodes nearest to ``vector`` by cosine similarity, best first (then by id).
+
+        With an ONLINE vector index of the vector's dimension, the index is asked for
+        ``k * OVERFETCH`` neighbours (at least :data:`MIN_FETCH`) and the query keeps the
+        tenant's (and the scope's); while fewer than ``k`` are kept and the index had
+        more, the fetch grows by ``OVERFETCH``, up to :data:`MAX_VECTOR_FETCH`, after
+        which one exact scan answers. Without such an index the exact scan answers at
+        once. Each attempt is one query. Scores are cosine similarities (-1..1).
+        """
+        tenant = self._check(tenant)
+        spec = _node_kind(kind)
+        k = _check_k(k)
+        query = as_matrix(vector, None, "the query vector")
+        if query.shape[0] != 1:
+            raise InvalidInput(f"give one query vector, got {query.shape[0]}")
+        dimension = int(query.shape[1])
+        params: dict[str, Any] = {
+            "tenant": tenant,
+            "vector": query[0].tolist(),
+            "dimension": dimension,
+            "k": k,
+            "scope": _check_scope(scope_ids),
+        }
+        index = self._online_vector_index(spec.label, dimension)
+        if index is not None:
+            fetch = max(k * OVERFETCH, MIN_FETCH)
+            while True:
+                try:
+                    row = self._read(
+                        spec.query_vectors, {**params, "index": index, "fetch": fetch}
+                    )[0]
+                except GraphmemError as exc:
+                    if exc.data.get("code") != _PROCEDURE_FAILED:
+                        raise
+                    self._index_cache = None  # the index went away: scan exactly
+                    break
+                if row["dimension"] is None:
+                    return []
+                _check_stored_dimension(row["dimension"], dimension, "the query vector")
+                if len(row["hits"]) >= k or row["fetched"] < fetch:
+                    return _vector_hits(row["hits"])
+                if fetch >= MAX_VECTOR_FETCH:
+                    break  # the index keeps giving other tenants' nodes: scan exactly
+                fetch = min(fetch * OVERFETCH, MAX_VECTOR_FETCH)
+        row = self._read(spec.scan_vectors, params)[0]
+        if row["dimension"] is None:
+            return []
+        _check_stored_dimension(row["dimension"], dimension, "the query vector")
+        return _vector_hits(row["hits"])
 
     def fulltext_search(
-        self, tenant: str, kind: str, query: str, k: int, *, scope_ids: Sequence[str] | None = None
-    ) -> list[Any]:
-        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
-        raise self._no_retrieval(tenant, "fulltext_search")
+        self,
+        tenant: str,
+        kind: NodeKind,
+        query: str,
+        k: int,
+        *,
+        scope_ids: Sequence[str] | None = None,
+    ) -> list[SearchHit]:
+        """The ``k`` nodes whose text best matches the words of ``query``, best first.
+
+        The words become an escaped Lucene ``OR`` query (:mod:`.fulltext`). The shared
+        full-text index is asked for its best ``k * OVERFETCH`` (at least
+        :data:`MIN_FETCH`) and the query keeps the tenant's (and the scope's); while
+        fewer than ``k`` are kept and the index had more, the fetch grows by
+        ``OVERFETCH``. Each attempt is one query.
+
+        Raises:
+            UnsupportedOperation: The full-text index is missing (run ``install_schema``).
+        """
+        tenant = self._check(tenant)
+        spec = _node_kind(kind)
+        k = _check_k(k)
+        if not isinstance(query, str):
+            raise InvalidInput(f"query must be a string, got {type(query).__name__}")
+        scope = _check_scope(scope_ids)
+        lucene = lucene_query(query)
+        if lucene is None:
+            return []
+        index = FULLTEXT_INDEXES[spec.label]
+        params = {"tenant": tenant, "index": index, "query": lucene, "k": k, "scope": scope}
+        fetch = max(k * OVERFETCH, MIN_FETCH)
+        while True:
+            try:
+                row = self._read(spec.query_text, {**params, "fetch": fetch})[0]
+            except GraphmemError as exc:
+                if exc.data.get("code") != _PROCEDURE_FAILED:
+                    raise
+                raise UnsupportedOperation(
+                    f"full-text search of {kind}s needs the index {index} on {self.url} "
+                    f"({exc}); install the schema: graphmem schema install --store URL",
+                    operation="fulltext_search",
+                    index=index,
+                    url=self.url,
+                ) from exc
+            hits = row["hits"]
+            if len(hits) >= k or row["fetched"] < fetch:
+                return [SearchHit(hit["id"], float(hit["score"])) for hit in hits]
+            fetch *= OVERFETCH
+
+    # ------------------------------------------------------------------ expand
 
     def expand(
         self,
@@ -1312,8 +1791,47 @@ class Neo4jStore:
         within: Sequence[str] | None = None,
         max_nodes: int | None = None,
     ) -> Subgraph:
-        """Not available on Neo4j yet: raises ``UnsupportedOperation``."""
-        raise self._no_retrieval(tenant, "expand")
+        """The seeds and the entities within ``depth`` hops of any, with the facts among them.
+
+        One query. Seeds come first (by id), then the others nearest first, then by id;
+        ``max_nodes`` caps them (seeds always included); relationships by key.
+        """
+        tenant = self._check(tenant)
+        depth = _check_depth(depth, "depth", 0)
+        if max_nodes is not None:
+            _check_depth(max_nodes, "max_nodes", 1)
+        params: dict[str, Any] = {
+            "tenant": tenant,
+            "direction": _check_direction(direction),
+            "rel_types": _check_names(rel_types, "relationship type"),
+            "seeds": list(dict.fromkeys(_check_ids(seed_ids, "seed_ids"))),
+            "within": None if within is None else list(dict.fromkeys(_check_ids(within, "within"))),
+            "depth": depth,
+            "now": utcnow(),
+        }
+        cap = _NO_LIMIT if max_nodes is None else max_nodes
+        params["max_nodes"] = cap
+        params["limit"] = max(0, cap - len(params["seeds"]))
+        if not params["seeds"]:
+            return Subgraph(entities=(), relationships=())
+        row = self._read("traversal/expand_entities", params)[0]
+        found = {seed["id"]: seed for seed in row["seeds"]}
+        for seed_id in params["seeds"]:
+            if seed_id not in found:
+                raise NotFound(
+                    f"no entity {seed_id!r} in tenant {tenant!r}", entity_id=seed_id, tenant=tenant
+                )
+        reached = sorted(row["reached"], key=lambda r: (r["hop"], r["id"]))
+        entities = [entity_from_row(found[s]) for s in sorted(found)]
+        entities += [entity_from_row(r) for r in reached]
+        rels = {
+            rel.key: rel
+            for group in row["rels"]
+            for rel in (relationship_from_row(r) for r in group)
+        }
+        return Subgraph(
+            entities=tuple(entities), relationships=tuple(rels[k] for k in sorted(rels))
+        )
 
     def clear(self, tenant: str) -> None:
         """Delete everything the tenant holds."""
@@ -1344,6 +1862,26 @@ class _TurnPlan:
                 size += len(part)
         if group:
             yield group
+
+
+def _plan_mentions(mentions: object) -> dict[str, list[dict[str, str]]]:
+    """A load's ``(kind, node_id, entity_id)`` triples, checked and grouped by kind."""
+    if isinstance(mentions, str | Mapping) or not isinstance(mentions, Iterable):
+        raise InvalidInput("dump.mentions takes a list of (kind, node_id, entity_id)")
+    grouped: dict[str, dict[tuple[str, str], None]] = {}
+    for index, mention in enumerate(mentions):
+        if not isinstance(mention, tuple | list) or len(mention) != 3:
+            raise InvalidInput(f"mentions[{index}] must be (kind, node_id, entity_id)")
+        kind, node_id, entity_id = mention
+        _mention_queries(kind)
+        key = (
+            _check_id(node_id, f"mentions[{index}] node_id"),
+            _check_id(entity_id, f"mentions[{index}] entity_id"),
+        )
+        grouped.setdefault(kind, {})[key] = None
+    return {
+        kind: [{"node_id": n, "entity_id": e} for n, e in pairs] for kind, pairs in grouped.items()
+    }
 
 
 def _plan_turns(turns: Sequence[Turn], heads: Mapping[str, str | None]) -> _TurnPlan:

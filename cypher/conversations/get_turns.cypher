@@ -1,0 +1,6 @@
+// The turns that exist among $ids (distinct), each with its parent's id; the caller
+// puts them in the order asked.
+UNWIND $ids AS turn_id
+MATCH (t:Turn {tenant: $tenant, id: turn_id})
+RETURN t {.id, .session, .role, .speaker, .content, .summary, .turn_id, .created_at,
+          parent_id: head([(t)-[:PARENT]->(p:Turn) | p.id])} AS turn

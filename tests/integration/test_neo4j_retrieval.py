@@ -1,0 +1,242 @@
+"""GraphRAG on a live Neo4j: native vector and full-text indexes shared by tenants, the
+over-fetch that keeps a search to one tenant and scope, expand, and Memory.retrieve
+against the embedded backend on the same data.
+
+The conformance suite (tests/conformance/test_search.py) runs the contract on Neo4j with
+small vectors, which the exact scan answers; these tests use 384-dimension vectors, the
+size of the vector indexes installed by the session's schema, so the index path runs.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graphmem import Chunk, Entity, GraphStore, Memory, Relationship, TraceEvent, Turn, open_store
+from graphmem.retrieval import HashingEmbedder
+
+pytestmark = pytest.mark.neo4j
+
+DIM = 384
+
+
+@pytest.fixture
+def other_tenant(store: GraphStore) -> Iterator[str]:
+    name = f"it-{uuid.uuid4().hex}"
+    yield name
+    store.clear(name)
+
+
+@pytest.fixture
+def reference() -> Iterator[GraphStore]:
+    ref = open_store("memory://")
+    yield ref
+    ref.close()
+
+
+def _entities(prefix: str, n: int) -> list[Entity]:
+    return [Entity(id=f"{prefix}{i}", type="npc", name=f"{prefix} {i}") for i in range(n)]
+
+
+def _traced(url: str) -> tuple[GraphStore, list[TraceEvent]]:
+    events: list[TraceEvent] = []
+    return open_store(url, tracer=events.append), events
+
+
+def test_vector_index_path_matches_exact_search(
+    neo4j_url: str, tenant: str, other_tenant: str, reference: GraphStore
+) -> None:
+    rng = np.random.default_rng(7)
+    store, events = _traced(neo4j_url)
+    try:
+        vectors = rng.normal(size=(300, DIM)).astype(np.float32)
+        for target in (store, reference):
+            target.upsert_entities(tenant, _entities("e", 300))
+            target.put_embeddings(tenant, "entity", [f"e{i}" for i in range(300)], vectors)
+        # Another tenant with the same ids and vectors close to the query: never returned.
+        query = rng.normal(size=DIM).astype(np.float32)
+        store.upsert_entities(other_tenant, _entities("e", 50))
+        store.put_embeddings(
+            other_tenant, "entity", [f"e{i}" for i in range(50)], query + 0.01 * vectors[:50]
+        )
+        assert store.embedding_dimension(tenant, "entity") == DIM
+        assert store.count_embeddings(tenant, "entity") == 300
+        events.clear()
+        got = store.vector_search(tenant, "entity", query, 10)
+        want = reference.vector_search(tenant, "entity", query, 10)
+        assert "search/query_entity_vectors" in [e.name for e in events]
+        # HNSW is approximate: on 300 vectors it finds the true neighbours; the scores
+        # are the same cosines (the index's (1 + cos) / 2 converted back).
+        assert [h.id for h in got] == [h.id for h in want]
+        assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-5)
+    finally:
+        store.close()
+
+
+def test_over_fetch_finds_a_small_tenant_among_a_crowd(
+    neo4j_url: str, tenant: str, other_tenant: str
+) -> None:
+    rng = np.random.default_rng(3)
+    store, events = _traced(neo4j_url)
+    try:
+        query = rng.normal(size=DIM).astype(np.float32)
+        crowd = query + 0.05 * rng.normal(size=(2000, DIM)).astype(np.float32)
+        store.upsert_entities(other_tenant, _entities("c", 2000))
+        store.put_embeddings(other_tenant, "entity", [f"c{i}" for i in range(2000)], crowd)
+        mine = rng.normal(size=(5, DIM)).astype(np.float32)  # far from the query
+        store.upsert_entities(tenant, _entities("m", 5))
+        store.put_embeddings(tenant, "entity", [f"m{i}" for i in range(5)], mine)
+        events.clear()
+        hits = store.vector_search(tenant, "entity", query, 5)
+        assert sorted(h.id for h in hits) == [f"m{i}" for i in range(5)]
+        fetches = [e.params["fetch"] for e in events if e.name == "search/query_entity_vectors"]
+        assert fetches[0] == 64 and len(fetches) >= 2  # it had to grow (or scan)
+        scoped = store.vector_search(tenant, "entity", query, 5, scope_ids=["m3", "c1"])
+        assert [h.id for h in scoped] == ["m3"]
+    finally:
+        store.close()
+
+
+def test_chunk_search_by_scope_and_tenant(
+    store: GraphStore, tenant: str, other_tenant: str
+) -> None:
+    embed = HashingEmbedder(DIM)
+    for who in (tenant, other_tenant):
+        store.upsert_entities(who, [Entity(id="mira", type="npc", name="Mira")])
+        store.upsert_entities(who, [Entity(id="halden", type="npc", name="Halden")])
+    texts = {
+        "c1": "Mira hammers blades at the forge all day.",
+        "c2": "The miller Halden cheats on every sack of flour.",
+        "c3": "The Drowned Bell rings when the river floods.",
+    }
+    store.upsert_chunks(tenant, [Chunk(id=i, text=t) for i, t in texts.items()])
+    store.link_mentions(tenant, "chunk", {"c1": ["mira"], "c2": ["halden"]})
+    store.put_embeddings(tenant, "chunk", list(texts), embed.embed(list(texts.values())))
+    store.upsert_chunks(other_tenant, [Chunk(id="x1", text="flour flour flour")])
+    store.put_embeddings(other_tenant, "chunk", ["x1"], embed.embed(["flour flour flour"]))
+    [query] = embed.embed(["who cheats on flour?"])
+    assert store.vector_search(tenant, "chunk", query, 1)[0].id == "c2"
+    assert [h.id for h in store.vector_search(tenant, "chunk", query, 5, scope_ids=["mira"])] == [
+        "c1"
+    ]
+    assert [h.id for h in store.fulltext_search(tenant, "chunk", "flour", 5)] == ["c2"]
+    assert store.fulltext_search(tenant, "chunk", "flour", 5, scope_ids=["mira"]) == []
+    assert store.fulltext_search(tenant, "chunk", "flooding", 5)[0].id == "c3"  # stemmed
+    for text in ['"', "flour AND", "NEAR(flour", "flour~2", "body:flour", "a/b", "\\", "&& ||"]:
+        store.fulltext_search(tenant, "chunk", text, 3)  # never a syntax error
+
+
+def test_fulltext_over_fetch_keeps_to_the_tenant(
+    neo4j_url: str, tenant: str, other_tenant: str
+) -> None:
+    store, events = _traced(neo4j_url)
+    try:
+        store.upsert_chunks(
+            other_tenant, [Chunk(id=f"o{i}", text="dragon dragon dragon") for i in range(300)]
+        )
+        store.upsert_chunks(tenant, [Chunk(id="mine", text="a dragon sleeps under the hill")])
+        events.clear()
+        hits = store.fulltext_search(tenant, "chunk", "dragon", 3)
+        assert [h.id for h in hits] == ["mine"]
+        fetches = [e.params["fetch"] for e in events if e.name == "search/query_chunk_text"]
+        assert fetches == [64, 256, 1024]
+    finally:
+        store.close()
+
+
+def _world(store: GraphStore, tenant: str) -> None:
+    names = ["hub", "a", "b", "c", "d", "e", "far"]
+    store.upsert_entities(tenant, [Entity(id=n, type="npc", name=n.title()) for n in names])
+    store.upsert_relationships(
+        tenant,
+        [Relationship(source_id="hub", target_id=t, type="knows") for t in ("c", "a", "b")]
+        + [
+            Relationship(source_id="d", target_id="hub", type="owes"),
+            Relationship(source_id="a", target_id="e", type="knows"),
+            Relationship(source_id="e", target_id="far", type="knows"),
+            Relationship(source_id="b", target_id="b", type="knows"),
+        ],
+    )
+    store.invalidate_relationship(tenant, "hub", "c", "knows")
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"depth": 0},
+        {"depth": 1},
+        {"depth": 3},
+        {"depth": 3, "max_nodes": 4},
+        {"depth": 2, "direction": "out"},
+        {"depth": 2, "direction": "in"},
+        {"depth": 3, "rel_types": ["knows"]},
+        {"depth": 3, "within": ["a", "e"]},
+        {"depth": 2, "max_nodes": 1},
+    ],
+)
+def test_expand_matches_the_embedded_backend(
+    store: GraphStore, tenant: str, reference: GraphStore, kwargs: dict[str, Any]
+) -> None:
+    _world(store, tenant)
+    _world(reference, "ref")
+    for seeds in (["hub"], ["far", "d"], ["b"]):
+        got = store.expand(tenant, seeds, **kwargs)
+        want = reference.expand("ref", seeds, **kwargs)
+        assert [e.id for e in got.entities] == [e.id for e in want.entities], (seeds, kwargs)
+        assert [r.key for r in got.relationships] == [r.key for r in want.relationships]
+
+
+LORE = [
+    {"id": "mill", "title": "The Mill", "text": "Halden Crook runs the mill by the river."},
+    {"id": "forge", "title": "The Forge", "text": "Mira the smith works at the forge."},
+    {"id": "bell", "title": "The Drowned Bell", "text": "The bell rings when the river floods."},
+]
+
+
+def _memory(store: GraphStore, tenant: str) -> Memory:
+    mem = Memory(store, tenant, owns_store=False, embedder=HashingEmbedder(DIM))
+    mem.upsert_entities(
+        [
+            Entity(id="halden", type="npc", name="Halden Crook"),
+            Entity(id="mira", type="npc", name="Mira", attributes={"aliases": ["the smith"]}),
+            Entity(id="river", type="location", name="River"),
+        ]
+    )
+    mem.upsert_relationships([Relationship(source_id="halden", target_id="river", type="lives_by")])
+    mem.add_documents(LORE)
+    mem.index_entities()
+    return mem
+
+
+def test_memory_retrieve_on_neo4j_agrees_with_the_embedded_backend(
+    store: GraphStore, tenant: str, reference: GraphStore
+) -> None:
+    ours = _memory(store, tenant)
+    theirs = _memory(reference, "ref")
+    for question in ("who runs the mill?", "where does the smith work?", "what floods?"):
+        got = ours.retrieve(question, k=5)
+        want = theirs.retrieve(question, k=5)
+        # BM25 scores differ between Lucene and SQLite FTS5, so only the best result and
+        # the set of sources are compared, not every score.
+        assert (got[0].kind, got[0].source_id) == (want[0].kind, want[0].source_id), question
+        assert {(r.kind, r.source_id) for r in got} == {(r.kind, r.source_id) for r in want}
+    dump = store.dump(tenant)
+    assert sorted(c.id for c in dump.chunks) == sorted(c.id for c in reference.dump("ref").chunks)
+    assert sorted(dump.mentions) == sorted(reference.dump("ref").mentions)
+
+
+def test_turns_are_searchable_and_deleting_them_cleans_up(store: GraphStore, tenant: str) -> None:
+    store.upsert_entities(tenant, [Entity(id="mira", type="npc", name="Mira")])
+    turn = store.append_turn(tenant, Turn(session_id="s", role="gm", content="A wyvern lands."))
+    store.link_mentions(tenant, "turn", {turn.id: ["mira"]})
+    store.put_embeddings(tenant, "turn", [turn.id], HashingEmbedder(DIM).embed(["wyvern"]))
+    assert store.fulltext_search(tenant, "turn", "wyverns", 3)[0].id == turn.id
+    assert store.get_turns(tenant, [turn.id, "nope"]) == [store.get_turn(tenant, turn.id)]
+    store.delete_turn(tenant, turn.id)
+    assert store.find_mentioning(tenant, "turn", ["mira"]) == {}
+    assert store.count_embeddings(tenant, "turn") == 0
+    assert store.fulltext_search(tenant, "turn", "wyvern", 3) == []
