@@ -8,7 +8,10 @@ from typing import Any
 
 from graphmem.errors import InvalidInput
 
-__all__ = ["PRESETS", "FusionSettings", "reciprocal_rank_fusion", "resolve_settings"]
+__all__ = ["METHODS", "PRESETS", "FusionSettings", "reciprocal_rank_fusion", "resolve_settings"]
+
+METHODS = ("rerank", "bridge")
+"""How candidates are ranked: see :attr:`FusionSettings.method`."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,10 @@ class FusionSettings:
         recency_weight: Boost of the newest turns (decays with ``recency_half_life_s``).
         recency_half_life_s: Half-life of the recency boost, in seconds.
         relationship_results: Include facts (relationships) among the results.
+        method: ``rerank`` (the default pipeline: text score + graph proximity to the
+            seeds) or ``bridge`` (multi-hop over documents: passages reached through the
+            entities that the best passages mention, ranked by their own relevance; see
+            :mod:`graphmem.retrieval.bridge`).
     """
 
     vector_weight: float = 1.0
@@ -51,6 +58,7 @@ class FusionSettings:
     recency_weight: float = 0.2
     recency_half_life_s: float = 86_400.0
     relationship_results: bool = True
+    method: str = "rerank"
 
     def __post_init__(self) -> None:
         for name in ("vector_weight", "fulltext_weight", "graph_weight", "confidence_weight"):
@@ -67,6 +75,8 @@ class FusionSettings:
             raise InvalidInput("hop_decay must be within 0..1")
         if self.recency_half_life_s <= 0:
             raise InvalidInput("recency_half_life_s must be positive")
+        if self.method not in METHODS:
+            raise InvalidInput(f"method must be one of {METHODS}, got {self.method!r}")
 
 
 PRESETS: Mapping[str, FusionSettings] = {
@@ -79,6 +89,11 @@ PRESETS: Mapping[str, FusionSettings] = {
     # Multi-hop questions over documents: the entities the query names and those of the
     # best passage seed the walk; passages sharing them are pulled up (tuned on MuSiQue).
     "graph": FusionSettings(graph_weight=0.3, seeds=1, hop_decay=0.6),
+    # Multi-hop questions over documents, no LLM: each round (``hops`` rounds) bridges from
+    # the 5 best passages through the entities they mention to the passages mentioning
+    # those, ranked by their own relevance (graphmem.retrieval.bridge). Chosen on HotpotQA,
+    # checked on MuSiQue held out (docs/retrieval.md).
+    "multihop": FusionSettings(method="bridge", graph_weight=2.0, seeds=5, hub_damping=1.0),
     # Text only, no graph walk: what plain hybrid search would give.
     "text_only": FusionSettings(graph_weight=0.0, seeds=0, link_query=False),
 }

@@ -125,6 +125,10 @@ def run_query(
     linker: Callable[[], EntityLinker] | None,
 ) -> list[ContextResult]:
     """Run the pipeline; see the module docstring."""
+    if settings.method == "bridge":
+        from graphmem.retrieval.bridge import run_bridge_query
+
+        return run_bridge_query(store, tenant, query, settings, linker)
     now = utcnow()
     scope = query.scope
     scope_set = set(scope) if scope is not None else None

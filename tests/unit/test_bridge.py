@@ -1,0 +1,131 @@
+"""The ``bridge`` retrieval method (preset ``multihop``) on tiny hand-made corpora."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import graphmem
+from graphmem import Entity, InvalidInput, Memory, Relationship
+from graphmem.retrieval import PRESETS, FusionSettings, HashingEmbedder
+
+# "Where is the publisher of Grace Vale's first novel based?" The novel passage names the
+# publisher; the publisher's passage (the answer) shares no word with the question but
+# "publisher", which decoys share too. Only the entity the first passage mentions leads there.
+CORPUS = [
+    (
+        "vale",
+        "Grace Vale",
+        "Grace Vale wrote the novel Orange Creeps, put out by Two Dollar.",
+    ),
+    ("two", "Two Dollar", "Two Dollar is a small house in Columbus, Ohio; a publisher since 2005."),
+    ("d1", "Blue Press", "Blue Press is a publisher of maps."),
+    ("d2", "Red Press", "Red Press is a publisher of poems."),
+    ("d3", "Green Press", "Green Press is a publisher of novels and first editions."),
+    ("d4", "Grey Press", "Grey Press is a publisher based in a first floor office."),
+]
+QUESTION = "Where is the publisher of Grace Vale's first novel based?"
+
+
+@pytest.fixture
+def mem() -> Iterator[Memory]:
+    with graphmem.open("memory://", tenant="books", embedder=HashingEmbedder()) as memory:
+        memory.upsert_entities(
+            [Entity(id=f"t-{pid}", type="concept", name=title) for pid, title, _t in CORPUS]
+        )
+        memory.add_documents(
+            [
+                {"id": pid, "title": title, "text": text, "entity_ids": [f"t-{pid}"]}
+                for pid, title, text in CORPUS
+            ],
+            chunk_tokens=1000,
+            overlap=0,
+        )
+        memory.index_entities()
+        yield memory
+
+
+def _chunks(mem: Memory, **options: object) -> list[str]:
+    results = mem.retrieve(QUESTION, k=3, kinds=["chunk"], **options)  # type: ignore[arg-type]
+    return [r.source_id for r in results]
+
+
+def test_bridge_passage_is_reached_through_the_entity(mem: Memory) -> None:
+    plain = _chunks(mem, preset="text_only")
+    assert plain[0] == "vale#0" and "two#0" not in plain[:2]
+    found = mem.retrieve(QUESTION, k=3, kinds=["chunk"], preset="multihop")
+    assert [r.source_id for r in found][:2] == ["vale#0", "two#0"]
+    bridged = found[1]
+    assert bridged.anchor_entity_id == "t-two"
+    assert bridged.signals["bridge"] > 0
+    assert [r.score for r in found] == sorted((r.score for r in found), reverse=True)
+
+
+def test_no_rounds_is_text_only(mem: Memory) -> None:
+    text_only = _chunks(mem, preset="text_only")
+    assert _chunks(mem, preset="multihop", hops=0) == text_only
+    assert _chunks(mem, preset="multihop", graph_weight=0.0) == text_only
+
+
+def test_hub_entity_links_nothing(mem: Memory) -> None:
+    # With at most one passage per entity, "Two Dollar" (mentioned twice) is a hub.
+    assert "two#0" not in _chunks(mem, preset="multihop", max_mentioning=1)[:2]
+
+
+def test_fact_leads_one_hop_further() -> None:
+    docs = [
+        ("a", "Ann Bell founded the Quiet Guild."),
+        ("b", "The harbour of Saltmere is cold and deep."),
+        ("c", "Some river towns trade salt and fish."),
+        ("d", "The harbour guild tolls the bell."),
+    ]
+    with graphmem.open("memory://", tenant="t", embedder=HashingEmbedder()) as memory:
+        memory.upsert_entities(
+            [
+                Entity(id="ann", type="npc", name="Ann Bell"),
+                Entity(id="guild", type="faction", name="Quiet Guild"),
+                Entity(id="saltmere", type="location", name="Saltmere"),
+            ]
+        )
+        memory.upsert_relationships(
+            [Relationship(source_id="guild", target_id="saltmere", type="located_in")]
+        )
+        memory.add_documents([{"id": i, "text": t} for i, t in docs], chunk_tokens=1000)
+        question = "Which harbour is home to what Ann Bell founded?"
+        found = memory.retrieve(question, k=4, preset="multihop", hops=1, kinds=["chunk"])
+        # b is reached through Quiet Guild -located_in-> Saltmere
+        assert [r.source_id for r in found][:2] == ["a#0", "b#0"]
+        assert found[1].anchor_entity_id == "saltmere"
+        without = memory.retrieve(question, k=4, preset="multihop", hops=1, hop_decay=0.0)
+        assert "b#0" not in [r.source_id for r in without if r.kind == "chunk"][:2]
+        mixed = memory.retrieve(question, k=10, preset="multihop", kinds=["chunk", "relationship"])
+        facts = [r.source_id for r in mixed if r.kind == "relationship"]
+        assert facts == ["guild|located_in|saltmere"]
+        ents = memory.retrieve(question, k=5, preset="multihop", kinds=["chunk", "entity"])
+        assert {"ann", "guild"} <= {r.source_id for r in ents}
+
+
+def test_turns_are_reached_too() -> None:
+    with graphmem.open("memory://", tenant="t", embedder=HashingEmbedder()) as memory:
+        memory.upsert_entities(
+            [
+                Entity(id="mira", type="npc", name="Mira"),
+                Entity(id="oak", type="location", name="Old Oak"),
+            ]
+        )
+        chat = memory.conversation("s")
+        chat.append("player", "Where does Mira sleep? She naps under the Old Oak.")
+        chat.append("player", "The Old Oak stands on the hill east of town.")
+        chat.append("player", "Bread costs two coins on the hill.")
+        memory.index_turns()
+        results = memory.retrieve("Where does Mira sleep?", k=3, kinds=["turn"], preset="multihop")
+        contents = [r.content for r in results]
+        assert "Mira sleep" in contents[0] and "east of town" in contents[1]
+
+
+def test_method_is_checked() -> None:
+    assert PRESETS["multihop"].method == "bridge"
+    assert FusionSettings().method == "rerank"
+    with pytest.raises(InvalidInput, match="method"):
+        FusionSettings(method="pagerank")
