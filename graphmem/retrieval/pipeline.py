@@ -273,6 +273,11 @@ def run_query(
     )
 
 
+def _best_first(item: tuple[float, str, str]) -> tuple[float, str, str]:
+    """Sort key of (score, kind, id): highest score first, then kind and id."""
+    return (-item[0], item[1], item[2])
+
+
 def _anchors(
     top: list[tuple[float, str, str]], reached: dict[str, list[tuple[float, str, list[str]]]]
 ) -> dict[tuple[str, str], tuple[float, str]]:
