@@ -29,7 +29,7 @@ import heapq
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from graphmem.models import ContextResult, NodeKind, Relationship, utcnow
+from graphmem.models import ContextResult, NodeKind, Relationship
 from graphmem.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
 from graphmem.retrieval.ingest import EntityLinker
 from graphmem.store import GraphStore
@@ -53,7 +53,7 @@ def run_bridge_query(
     linker: Callable[[], EntityLinker] | None,
 ) -> list[ContextResult]:
     """Run the bridge method; see the module docstring. ``query`` is a pipeline ``Query``."""
-    from graphmem.retrieval.pipeline import _age_factor, _best_first, _materialise
+    from graphmem.retrieval.pipeline import _confidence_factor, _materialise, cut
 
     scope = query.scope
     scope_set = set(scope) if scope is not None else None
@@ -175,21 +175,9 @@ def run_bridge_query(
     if "relationship" in query.kinds and settings.relationship_results:
         for key, rel in facts.items():
             ends = entity_via.get(rel.source_id, 0.0) + entity_via.get(rel.target_id, 0.0)
-            confidence = 1.0 if rel.provenance.confirmed else rel.provenance.confidence
-            factor = (1.0 - settings.confidence_weight) + settings.confidence_weight * confidence
+            factor = _confidence_factor(rel, settings)
             rel_by_key[key] = rel
             scored.append((settings.graph_weight * ends / 2 * factor, "relationship", key))
-    if "turn" in doc_kinds and settings.recency_weight > 0:
-        turns = heapq.nsmallest(query.k, [i for i in scored if i[1] == "turn"], key=_best_first)
-        if turns:
-            now = utcnow()
-            times = {
-                t.id: t.created_at for t in store.get_turns(tenant, [n for _s, _k, n in turns])
-            }
-            boosted = {n: s * _age_factor(times.get(n), now, settings) for s, _k, n in turns}
-            scored = [
-                (boosted.get(n, s) if kind == "turn" else s, kind, n) for s, kind, n in scored
-            ]
-    top_k = [item for item in heapq.nsmallest(query.k, scored, key=_best_first) if item[0] > 0]
+    top_k = cut(store, tenant, [(-s, kind, n) for s, kind, n in scored], query, settings)
     distance = dict.fromkeys(linked, 0)
     return _materialise(store, tenant, top_k, {}, rel_by_key, dict(anchor), distance, text_signal)

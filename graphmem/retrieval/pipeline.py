@@ -129,7 +129,6 @@ def run_query(
         from graphmem.retrieval.bridge import run_bridge_query
 
         return run_bridge_query(store, tenant, query, settings, linker)
-    now = utcnow()
     scope = query.scope
     scope_set = set(scope) if scope is not None else None
     candidates = max(settings.candidates, query.k)
@@ -255,11 +254,28 @@ def run_query(
             key = f"{rel.source_id}|{rel.type}|{rel.target_id}"
             rel_by_key[key] = rel
             scored.append((-score, "relationship", key))
-    # Turns get their recency boost (at most 1 + recency_weight) before the cut, so every
-    # turn that could still enter the top k is fetched for its time, and no more.
+    top = cut(store, tenant, scored, query, settings)
+    return _materialise(
+        store, tenant, top, entities, rel_by_key, _anchors(top, reached), distance, text_signal
+    )
+
+
+def cut(
+    store: GraphStore,
+    tenant: str,
+    scored: list[tuple[float, str, str]],
+    query: Query,
+    settings: FusionSettings,
+) -> list[tuple[float, str, str]]:
+    """The best ``query.k`` of (-score, kind, id) candidates, as (score, kind, id).
+
+    Turns get their recency boost (at most 1 + recency_weight) before the cut, so every
+    turn that could still enter the top k is fetched for its time, and no more.
+    """
     if "turn" in query.kinds and settings.recency_weight > 0:
         turns = heapq.nsmallest(query.k, [i for i in scored if i[1] == "turn"])
         if turns:
+            now = utcnow()
             times = {
                 t.id: t.created_at for t in store.get_turns(tenant, [n for _s, _k, n in turns])
             }
@@ -267,15 +283,7 @@ def run_query(
             scored = [
                 (boosted.get(n, s) if kind == "turn" else s, kind, n) for s, kind, n in scored
             ]
-    top = [(-s, kind, node) for s, kind, node in heapq.nsmallest(query.k, scored) if s < 0]
-    return _materialise(
-        store, tenant, top, entities, rel_by_key, _anchors(top, reached), distance, text_signal
-    )
-
-
-def _best_first(item: tuple[float, str, str]) -> tuple[float, str, str]:
-    """Sort key of (score, kind, id): highest score first, then kind and id."""
-    return (-item[0], item[1], item[2])
+    return [(-s, kind, node) for s, kind, node in heapq.nsmallest(query.k, scored) if s < 0]
 
 
 def _anchors(
