@@ -234,7 +234,7 @@ def run_query(
         text_get, graph_get = text_scores.get, graph_scores.get
         scored.extend(
             (-(text_get(node, 0.0) + weight * graph_get(node, 0.0)), kind, node)
-            for node in text_scores.keys() | graph_scores.keys()
+            for node in text_scores.keys() | _graph_contenders(graph_scores, query.k)
         )
     if "entity" in query.kinds:
         text_get = fused["entity"].get
@@ -286,19 +286,33 @@ def cut(
     return [(-s, kind, node) for s, kind, node in heapq.nsmallest(query.k, scored) if s < 0]
 
 
+def _graph_contenders(graph_scores: dict[str, float], k: int) -> list[str] | dict[str, float]:
+    """The nodes whose graph score alone could still place them in the top ``k``.
+
+    A node's score is its text score plus ``graph_weight`` times its graph score, so a
+    node without a text score whose graph score is below the k-th best graph score is
+    beaten by k others and cannot make the cut. Keeping ties keeps the cut exact; the
+    walk may reach thousands of passages, and only these few are worth scoring.
+    """
+    if len(graph_scores) <= k:
+        return graph_scores
+    threshold = sorted(graph_scores.values(), reverse=True)[k - 1]
+    return [node for node, value in graph_scores.items() if value >= threshold]
+
+
 def _anchors(
     top: list[tuple[float, str, str]], reached: dict[str, list[tuple[float, str, list[str]]]]
 ) -> dict[tuple[str, str], tuple[float, str]]:
     """For each top turn / chunk reached by the walk, the entity that gave it the most."""
-    wanted = {(kind, node) for _s, kind, node in top if kind in reached}
     best: dict[tuple[str, str], tuple[float, str]] = {}
-    if not wanted:
-        return best
     for kind, via in reached.items():
+        wanted = {node for _s, of, node in top if of == kind}
+        if not wanted:
+            continue
         for gain, entity_id, nodes in via:
-            for node in nodes:
+            for node in wanted.intersection(nodes):
                 key = (kind, node)
-                if key in wanted and gain > best.get(key, (0.0, ""))[0]:
+                if gain > best.get(key, (0.0, ""))[0]:
                     best[key] = (gain, entity_id)
     return best
 

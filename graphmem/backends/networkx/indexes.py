@@ -131,6 +131,8 @@ class TextIndex:
         # Document frequency per indexed term, filled on demand (counting is O(df) in FTS5)
         # and emptied whenever the index changes.
         self._df: dict[str, int] = {}
+        # The indexed terms of each query word (the tokenizer's stems), which never change.
+        self._stems: dict[str, tuple[str, ...]] = {}
         tokenizer = "tokenize = 'porter unicode61 remove_diacritics 2'"
         db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(body, {tokenizer})")
         # Document frequency of each indexed term, and a scratch table that tokenizes query
@@ -192,14 +194,22 @@ class TextIndex:
         if total < 2000 or len(words) < 2:
             return " OR ".join(f'"{w}"' for w in words)
         db, table = self._db, self._table
-        with db:
-            db.executemany(
-                f"INSERT INTO {table}_q(rowid, body) VALUES (?, ?)",
-                [(i + 1, w) for i, w in enumerate(words)],
-            )
-            stems = db.execute(f"SELECT term, doc FROM {table}_qv").fetchall()
-            db.execute(f"DELETE FROM {table}_q")
-        word_of = {term: words[doc - 1] for term, doc in stems}
+        stem = self._stems
+        if len(stem) > _DF_CACHE:
+            stem.clear()
+        new = [w for w in words if w not in stem]
+        if new:
+            with db:
+                db.executemany(
+                    f"INSERT INTO {table}_q(rowid, body) VALUES (?, ?)",
+                    [(i + 1, w) for i, w in enumerate(new)],
+                )
+                terms: dict[str, list[str]] = {w: [] for w in new}
+                for term, doc in db.execute(f"SELECT term, doc FROM {table}_qv"):
+                    terms[new[doc - 1]].append(term)
+                db.execute(f"DELETE FROM {table}_q")
+            stem.update((w, tuple(t)) for w, t in terms.items())
+        word_of = {term: w for w in words for term in stem[w]}
         if not word_of:
             return None
         df = self._df

@@ -112,12 +112,17 @@ class _Tenant:
     mentioned_by: dict[str, dict[str, set[str]]] = field(
         default_factory=lambda: {k: {} for k in _MENTION_KINDS}
     )
+    # kind -> entity id -> mentioning node ids, sorted: filled by reads, emptied by writes.
+    sorted_mentions: dict[str, dict[str, list[str]]] = field(
+        default_factory=lambda: {k: {} for k in _MENTION_KINDS}
+    )
     vectors: dict[str, VectorIndex] = field(default_factory=dict)
     # Built on the first full-text search of a kind, then kept up to date.
     texts: dict[str, TextIndex] = field(default_factory=dict)
 
     def unlink(self, kind: str, node_id: str) -> None:
         """Forget what a node mentions."""
+        self.sorted_mentions[kind].clear()
         for entity_id in self.mentions[kind].pop(node_id, ()):
             nodes = self.mentioned_by[kind][entity_id]
             nodes.discard(node_id)
@@ -137,6 +142,7 @@ class _Tenant:
                 self.unlink(kind, node_id)
                 continue
             for mention_kind in _MENTION_KINDS:
+                self.sorted_mentions[mention_kind].pop(node_id, None)
                 for node in self.mentioned_by[mention_kind].pop(node_id, ()):
                     self.mentions[mention_kind][node].discard(node_id)
                     if not self.mentions[mention_kind][node]:
@@ -424,6 +430,7 @@ class NetworkXStore:
                 session = data.sessions[session_id] = _Session()
             session.head = head
         for kind, node_id, entity_id in record.get("mentions", ()):  # added to what is there
+            data.sorted_mentions[kind].pop(entity_id, None)
             data.mentions[kind].setdefault(node_id, set()).add(entity_id)
             data.mentioned_by[kind].setdefault(entity_id, set()).add(node_id)
 
@@ -1283,12 +1290,17 @@ class NetworkXStore:
         """For each entity, the ids of the turns or chunks mentioning it (sorted, capped)."""
         _check_kind(kind, _MENTION_KINDS)
         _check_positive(limit, "limit")
-        known = self._tenant(tenant).mentioned_by[kind]
+        data = self._tenant(tenant)
+        known, ordered = data.mentioned_by[kind], data.sorted_mentions[kind]
         out: dict[str, list[str]] = {}
         for entity_id in _check_ids(entity_ids, "entity_ids"):
-            nodes = known.get(entity_id)
-            if nodes:
-                out[entity_id] = sorted(nodes)[:limit] if limit else sorted(nodes)
+            nodes = ordered.get(entity_id)
+            if nodes is None:
+                found = known.get(entity_id)
+                if not found:
+                    continue
+                nodes = ordered[entity_id] = sorted(found)
+            out[entity_id] = nodes[:limit] if limit else nodes[:]
         return out
 
     # ------------------------------------------------------------------ embeddings and search

@@ -1,0 +1,64 @@
+"""Caches of the embedded backend's read paths: each write they depend on empties them."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from graphmem.backends.networkx.indexes import TextIndex
+from graphmem.models import Chunk, Entity
+from graphmem.retrieval.pipeline import _graph_contenders
+from graphmem.store import GraphStore, open_store
+
+
+def _store_with_mentions() -> GraphStore:
+    store = open_store("memory://")
+    store.upsert_entities("t", [Entity(id=e, type="place", name=e) for e in ("mill", "ford")])
+    store.upsert_chunks("t", [Chunk(id=c, text=f"text {c}") for c in ("c3", "c1", "c2")])
+    store.link_mentions("t", "chunk", {"c3": ["mill"], "c1": ["mill", "ford"]})
+    return store
+
+
+def test_find_mentioning_sees_every_write_after_a_read() -> None:
+    store = _store_with_mentions()
+    assert store.find_mentioning("t", "chunk", ["mill", "ford"]) == {
+        "mill": ["c1", "c3"],
+        "ford": ["c1"],
+    }
+    store.link_mentions("t", "chunk", {"c2": ["mill"]})  # a new mention
+    assert store.find_mentioning("t", "chunk", ["mill"]) == {"mill": ["c1", "c2", "c3"]}
+    store.link_mentions("t", "chunk", {"c1": ["ford"]})  # replaced: c1 no longer names mill
+    assert store.find_mentioning("t", "chunk", ["mill"], limit=2) == {"mill": ["c2", "c3"]}
+    store.delete_chunks("t", ["c3"])
+    assert store.find_mentioning("t", "chunk", ["ford", "mill"]) == {
+        "ford": ["c1"],
+        "mill": ["c2"],
+    }
+    store.delete_entities("t", ["ford"])
+    assert store.find_mentioning("t", "chunk", ["ford", "mill"]) == {"mill": ["c2"]}
+    assert store.get_mentions("t", "chunk", ["c1"]) == {}
+
+
+def test_changing_a_returned_list_does_not_change_the_store() -> None:
+    store = _store_with_mentions()
+    store.find_mentioning("t", "chunk", ["mill"])["mill"].append("bogus")
+    assert store.find_mentioning("t", "chunk", ["mill"]) == {"mill": ["c1", "c3"]}
+
+
+def test_query_words_are_stemmed_once_and_alike_when_cached() -> None:
+    index = TextIndex(sqlite3.connect(":memory:"), "fts_test")
+    for i in range(2_500):  # large enough for the pruning path, which stems query words
+        index.set(f"f{i}", f"filler{i} common")
+    index.set("a", "running water mill")
+    index.set("b", "the river_bank stones")
+    first = index.search("runs river_bank common", 10)
+    again = index.search("runs river_bank common", 10)
+    assert first == again
+    # "runs" matches "running" (same stem); the word river_bank is two terms, both kept
+    assert {node for node, _s in first} == {"a", "b"}
+
+
+def test_graph_contenders_keep_every_node_tied_with_the_kth() -> None:
+    scores = {"a": 3.0, "b": 2.0, "c": 2.0, "d": 1.0, "e": 0.5}
+    assert sorted(_graph_contenders(scores, 2)) == ["a", "b", "c"]
+    assert sorted(_graph_contenders(scores, 4)) == ["a", "b", "c", "d"]
+    assert _graph_contenders(scores, 9) is scores
