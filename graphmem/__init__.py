@@ -52,6 +52,7 @@ from graphmem.models import (
 from graphmem.store import (
     GraphStore,
     SearchHit,
+    SearchPair,
     TenantDump,
     TraceEvent,
     open_store,
@@ -144,6 +145,7 @@ __all__ = [
     "Role",
     "SPEAKER_ROLES",
     "SearchHit",
+    "SearchPair",
     "SessionInfo",
     "SignatureMismatch",
     "StoreClosed",

@@ -5,11 +5,12 @@ The data is read, never copied, from ``../shared/eval`` next to the project (or
 Gold answers, supporting passage ids and question-type labels are read only to score.
 
 - ``musique`` / ``hotpotqa``: the passage corpus becomes chunks (one per passage, its
-  title kept), each title an entity (aliases: the title without a parenthetical), chunks
-  linked to the titles they name. Scored: passage recall@2 / recall@5 of
-  ``Memory.retrieve`` with the ``multihop`` preset (2 rounds), and, in the same run, of the
-  older ``graph`` preset (1 hop); baseline: the store's BM25 full-text search over the
-  same chunks.
+  title kept), each title an entity (aliases: the title without a parenthetical), and the
+  proper names the passages write (:class:`~graphmem.retrieval.NameExtractor`, no model)
+  entities too; chunks are linked to the titles and names they contain. Scored: passage
+  recall@2 / recall@5 of ``Memory.retrieve`` with the ``multihop`` preset (2 rounds),
+  and, in the same run, of the older ``graph`` preset (1 hop); baseline: the store's
+  BM25 full-text search over the same chunks.
 - ``metaqa``: the knowledge base becomes entities and typed relationships. The seed is the
   bracketed entity of the question; the relation path is read from the question's words
   (``directed`` -> ``directed_by``, ``share ... with`` -> there and back, ...); answers are
@@ -39,10 +40,11 @@ from graphmem.errors import InvalidInput
 from graphmem.memory import Memory
 from graphmem.memory import open as open_memory
 from graphmem.models import Direction, Document, Entity, Relationship
-from graphmem.retrieval import Embedder, HashingEmbedder
+from graphmem.retrieval import Embedder, HashingEmbedder, NameExtractor
 
 __all__ = [
     "DATASETS",
+    "EXTRACTORS",
     "add_arguments",
     "answer_light",
     "default_data_dir",
@@ -54,6 +56,7 @@ __all__ = [
 ]
 
 DATASETS = ("musique", "hotpotqa", "metaqa", "light")
+EXTRACTORS = ("none", "names")
 
 
 def default_data_dir() -> Path:
@@ -73,6 +76,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object per dataset")
     parser.add_argument("--limit", type=int, metavar="N", help="only the first N questions")
     parser.add_argument("--data", type=Path, metavar="DIR", help="the eval data folder")
+    parser.add_argument(
+        "--extractor",
+        choices=EXTRACTORS,
+        default="none",
+        help="musique / hotpotqa entities: passage titles only (none), or titles and the "
+        "proper names the passages write (names: NameExtractor, no model)",
+    )
     parser.add_argument(
         "--embedder",
         choices=("default", "hashing"),
@@ -126,7 +136,7 @@ def _gold_passages(name: str, question: dict[str, Any], index: dict[Any, str]) -
     }
 
 
-def _ingest_passages(mem: Memory, corpus: list[tuple[str, str]]) -> None:
+def _ingest_passages(mem: Memory, corpus: list[tuple[str, str]], extract: str) -> None:
     titles: dict[str, str] = {}
     entities = []
     for title, _text in corpus:
@@ -143,7 +153,8 @@ def _ingest_passages(mem: Memory, corpus: list[tuple[str, str]]) -> None:
         Document(id=f"p{i}", title=title, text=text or title, entity_ids=(titles[title],))
         for i, (title, text) in enumerate(corpus)
     ]
-    mem.add_documents(docs, chunk_tokens=10_000, overlap=0)
+    extractor = NameExtractor() if extract == "names" else None
+    mem.add_documents(docs, chunk_tokens=10_000, overlap=0, extractor=extractor)
     mem.index_entities()
 
 
@@ -152,7 +163,12 @@ def _passage_of(chunk_id: str) -> str:
 
 
 def _eval_passages(
-    name: str, data: Path, embedder: Embedder, limit: int | None, say: Callable[[str], None]
+    name: str,
+    data: Path,
+    embedder: Embedder,
+    limit: int | None,
+    say: Callable[[str], None],
+    extractor: str = "none",
 ) -> dict[str, Any]:
     corpus, questions = _passage_corpus(data, name)
     if limit:
@@ -162,7 +178,7 @@ def _eval_passages(
         index.setdefault(title if name == "hotpotqa" else (title, text), f"p{i}")
     with open_memory("memory://", tenant=f"eval-{name}", embedder=embedder) as mem:
         start = time.perf_counter()
-        _ingest_passages(mem, corpus)
+        _ingest_passages(mem, corpus, extractor)
         ingest_s = time.perf_counter() - start
         say(f"{name}: ingested {len(corpus)} passages in {ingest_s:.1f} s")
         ours: dict[str, list[float]] = defaultdict(list)
@@ -188,6 +204,7 @@ def _eval_passages(
                 prev[f"recall@{k}"].append(_recall(previous, gold, k))
     report: dict[str, Any] = {"dataset": name, "questions": len(questions)}
     report["preset"] = f"{PASSAGE_PRESET} (hops={PASSAGE_HOPS})"
+    report["extractor"] = extractor
     report.update({key: _mean(values) for key, values in ours.items()})
     report["graph preset (hops=1)"] = {key: _mean(values) for key, values in prev.items()}
     report["baseline"] = {"method": "bm25 (SQLite FTS5) over the same chunks"}
@@ -604,12 +621,18 @@ def run_dataset(
     embedder: Embedder | None = None,
     limit: int | None = None,
     say: Callable[[str], None] = lambda line: None,
+    extractor: str = "none",
 ) -> dict[str, Any]:
     """Evaluate one dataset and return its report (metric name -> value, and ``baseline``).
 
+    ``extractor`` (MuSiQue and HotpotQA): ``none`` links passages by their titles only;
+    ``names`` also makes entities of the proper names they write (``NameExtractor``).
+
     Raises:
-        InvalidInput: Unknown dataset, bad ``limit``, or the data folder is missing.
+        InvalidInput: Unknown dataset or extractor, bad ``limit``, or no data folder.
     """
+    if extractor not in EXTRACTORS:
+        raise InvalidInput(f"unknown extractor {extractor!r}; use one of {EXTRACTORS}")
     if name not in DATASETS:
         raise InvalidInput(f"unknown dataset {name!r}; use one of {DATASETS}")
     if limit is not None and limit <= 0:
@@ -622,7 +645,7 @@ def run_dataset(
 
         embedder = default_embedder()
     if name in ("musique", "hotpotqa"):
-        return _eval_passages(name, folder, embedder, limit, say)
+        return _eval_passages(name, folder, embedder, limit, say, extractor)
     if name == "metaqa":
         return _eval_metaqa(folder, embedder, limit, say)
     return _eval_light(folder, embedder, limit, say)
@@ -636,7 +659,14 @@ def run(args: argparse.Namespace) -> int:
 
     embedder: Embedder | None = HashingEmbedder(384) if args.embedder == "hashing" else None
     for name in args.dataset or DATASETS:
-        report = run_dataset(name, data=args.data, embedder=embedder, limit=args.limit, say=say)
+        report = run_dataset(
+            name,
+            data=args.data,
+            embedder=embedder,
+            limit=args.limit,
+            say=say,
+            extractor=args.extractor,
+        )
         report["embedder"] = args.embedder
         if args.json:
             print(json.dumps(report), flush=True)

@@ -617,19 +617,15 @@ class Memory:
                     id=f"{doc.id}#{n}", text=text, source=doc.source, attributes=attributes
                 )
                 pending.append((chunk, doc.entity_ids))
+        if not isinstance(extractor, NoExtractor):
+            self._extract(pending, extractor, report)
         for start in range(0, len(pending), batch_size):
-            self._ingest_batch(pending[start : start + batch_size], extractor, embed, report)
+            self._ingest_batch(pending[start : start + batch_size], embed, report)
         return report
 
     def _ingest_batch(
-        self,
-        batch: list[tuple[Chunk, tuple[str, ...]]],
-        extractor: Extractor,
-        embed: bool,
-        report: IngestReport,
+        self, batch: list[tuple[Chunk, tuple[str, ...]]], embed: bool, report: IngestReport
     ) -> None:
-        from graphmem.retrieval import NoExtractor
-
         chunks = [chunk for chunk, _ids in batch]
         vectors = self._embed([_chunk_embed_text(c) for c in chunks]) if embed else None
         stored = self._store.upsert_chunks(self._tenant, chunks)
@@ -639,41 +635,57 @@ class Memory:
             chunk.id: list(dict.fromkeys([*ids, *linker.link(_chunk_embed_text(chunk))]))
             for chunk, ids in batch
         }
-        if not isinstance(extractor, NoExtractor):
-            self._extract(batch, links, extractor, report)
         report.mentions += self._store.link_mentions(self._tenant, "chunk", links)
         if vectors is not None:
             self._store.put_embeddings(self._tenant, "chunk", [c.id for c in stored], vectors)
 
     def _extract(
         self,
-        batch: list[tuple[Chunk, tuple[str, ...]]],
-        links: dict[str, list[str]],
+        pending: list[tuple[Chunk, tuple[str, ...]]],
         extractor: Extractor,
         report: IngestReport,
     ) -> None:
-        for chunk, _ids in batch:
-            known = self._store.get_entities(self._tenant, links[chunk.id])
-            found = extractor.extract(chunk.text, known)
-            if found.entities:
-                self.upsert_entities(found.entities)
-                report.entities += len(found.entities)
-                links[chunk.id] = list(
-                    dict.fromkeys([*links[chunk.id], *(e.id for e in found.entities)])
+        """Run the extractor over every chunk before any is linked.
+
+        So each chunk of the call is linked to every entity found in any of them (a name
+        extracted from the tenth document links the first one too). Entities that exist
+        already are left as they are, never overwritten by what an extractor returns.
+        """
+        linker = self.entity_linker()
+        linked = [
+            list(dict.fromkeys([*ids, *linker.link(_chunk_embed_text(chunk))]))
+            for chunk, ids in pending
+        ]
+        known = {
+            e.id: e
+            for e in self._store.get_entities(
+                self._tenant, sorted({i for ids in linked for i in ids})
+            )
+        }
+        found: dict[str, Entity] = {}
+        rels: list[Relationship] = []
+        for (chunk, _ids), ids in zip(pending, linked, strict=True):
+            extraction = extractor.extract(chunk.text, [known[i] for i in ids if i in known])
+            for entity in extraction.entities:
+                found.setdefault(entity.id, entity)
+            rels.extend(
+                r.model_copy(
+                    update={
+                        "provenance": r.provenance.model_copy(
+                            update={"evidence": (*r.provenance.evidence, chunk.id)}
+                        )
+                    }
                 )
-            if found.relationships:
-                rels = [
-                    r.model_copy(
-                        update={
-                            "provenance": r.provenance.model_copy(
-                                update={"evidence": (*r.provenance.evidence, chunk.id)}
-                            )
-                        }
-                    )
-                    for r in found.relationships
-                ]
-                self.upsert_relationships(rels)
-                report.relationships += len(rels)
+                for r in extraction.relationships
+            )
+        stored = {e.id for e in self._store.get_entities(self._tenant, list(found))}
+        fresh = [entity for entity_id, entity in found.items() if entity_id not in stored]
+        if fresh:
+            self.upsert_entities(fresh)
+            report.entities += len(fresh)
+        if rels:
+            self.upsert_relationships(rels)
+            report.relationships += len(rels)
 
     def index_entities(self, entity_ids: Sequence[str] | None = None) -> int:
         """Embed entities (name, aliases, description) into the entity vector index.

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 from graphmem.errors import BackendUnavailable, IdentityRequired, InvalidInput
 from graphmem.models import (
+    NODE_KINDS,
     Chunk,
     Direction,
     Entity,
@@ -52,10 +53,12 @@ __all__ = [
     "GraphStore",
     "JSONScalar",
     "SearchHit",
+    "SearchPair",
     "TenantDump",
     "TraceEvent",
     "Tracer",
     "as_utc",
+    "check_search_kinds",
     "check_tenant",
     "check_where",
     "install_schema",
@@ -63,6 +66,7 @@ __all__ = [
     "redact_url",
     "register_backend",
     "registered_schemes",
+    "search_each",
     "traced",
 ]
 
@@ -195,6 +199,61 @@ class SearchHit(NamedTuple):
     """The id of the entity, turn or chunk."""
     score: float
     """Cosine similarity (vector search) or the full-text relevance (higher is better)."""
+
+
+class SearchPair(NamedTuple):
+    """The two rankings of one kind from :meth:`GraphStore.hybrid_search`."""
+
+    vector: list[SearchHit]
+    """What :meth:`GraphStore.vector_search` gives (``[]`` without a query vector)."""
+    text: list[SearchHit]
+    """What :meth:`GraphStore.fulltext_search` gives (``[]`` without query text)."""
+
+
+def check_search_kinds(
+    kinds: Sequence[NodeKind], vector: ArrayLike | None, text: str | None
+) -> list[NodeKind]:
+    """The kinds of a :meth:`GraphStore.hybrid_search`, checked, without repeats."""
+    if isinstance(kinds, str) or not isinstance(kinds, Sequence):
+        raise InvalidInput("kinds takes a list of node kinds; wrap a single kind in [...]")
+    wanted = list(dict.fromkeys(kinds))
+    bad = [kind for kind in wanted if kind not in NODE_KINDS]
+    if bad or not wanted:
+        raise InvalidInput(f"kinds must be among {NODE_KINDS}, got {list(kinds)!r}", kinds=kinds)
+    if vector is None and text is None:
+        raise InvalidInput("hybrid_search needs a query vector, a query text or both")
+    return wanted
+
+
+def search_each(
+    store: GraphStore,
+    tenant: str,
+    kinds: Sequence[NodeKind],
+    *,
+    vector: ArrayLike | None,
+    text: str | None,
+    k: int,
+    scope_ids: Sequence[str] | None = None,
+) -> dict[NodeKind, SearchPair]:
+    """:meth:`GraphStore.hybrid_search` as a ``vector_search`` and a ``fulltext_search`` per kind.
+
+    For a backend with nothing better to do: each call is checked by the store as usual,
+    and a search only reads, so a failure part-way changes nothing.
+    """
+    out: dict[NodeKind, SearchPair] = {}
+    for kind in check_search_kinds(kinds, vector, text):
+        by_vector = (
+            store.vector_search(tenant, kind, vector, k, scope_ids=scope_ids)
+            if vector is not None
+            else []
+        )
+        by_text = (
+            store.fulltext_search(tenant, kind, text, k, scope_ids=scope_ids)
+            if text is not None
+            else []
+        )
+        out[kind] = SearchPair(by_vector, by_text)
+    return out
 
 
 @runtime_checkable
@@ -617,6 +676,30 @@ class GraphStore(Protocol):
 
         Raises:
             InvalidInput: ``k`` is not positive or ``query`` is not a string.
+        """
+        ...
+
+    def hybrid_search(
+        self,
+        tenant: str,
+        kinds: Sequence[NodeKind],
+        *,
+        vector: ArrayLike | None,
+        text: str | None,
+        k: int,
+        scope_ids: Sequence[str] | None = None,
+    ) -> dict[NodeKind, SearchPair]:
+        """Vector and full-text search of several kinds in one call, as retrieval needs them.
+
+        The answer for each kind equals ``SearchPair(vector_search(...), fulltext_search(...))``
+        with the same arguments (an empty list for a side that is None). One call lets a
+        backend do the searches at once: the embedded backend runs the matrix products
+        beside the full-text queries on a second thread; a server backend may answer them
+        in fewer round trips.
+
+        Raises:
+            InvalidInput: As :meth:`vector_search` and :meth:`fulltext_search`, or both
+                ``vector`` and ``text`` are None, or ``kinds`` is not a list of kinds.
         """
         ...
 

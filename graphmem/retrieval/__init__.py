@@ -25,6 +25,7 @@ from graphmem.retrieval.ingest import (
     NoExtractor,
     chunk_text,
 )
+from graphmem.retrieval.names import NameExtractor
 from graphmem.retrieval.render import render_context
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "FusionSettings",
     "HashingEmbedder",
     "IngestReport",
+    "NameExtractor",
     "NoExtractor",
     "SentenceTransformerEmbedder",
     "chunk_text",

@@ -53,7 +53,7 @@ def run_bridge_query(
     linker: Callable[[], EntityLinker] | None,
 ) -> list[ContextResult]:
     """Run the bridge method; see the module docstring. ``query`` is a pipeline ``Query``."""
-    from graphmem.retrieval.pipeline import _confidence_factor, _materialise, cut
+    from graphmem.retrieval.pipeline import _confidence_factor, _materialise, cut, search_both
 
     scope = query.scope
     scope_set = set(scope) if scope is not None else None
@@ -63,22 +63,29 @@ def run_bridge_query(
     if "entity" in query.kinds:
         search_kinds.append("entity")
 
-    def search(kind: NodeKind, k: int, within: list[str] | None) -> dict[str, float]:
-        rankings: list[tuple[list[str], float]] = []
-        if query.vector is not None and settings.vector_weight > 0:
-            hits = store.vector_search(tenant, kind, query.vector, k, scope_ids=within)
-            rankings.append(([h.id for h in hits], settings.vector_weight))
-        if query.text is not None and settings.fulltext_weight > 0:
-            hits = store.fulltext_search(tenant, kind, query.text, k, scope_ids=within)
-            rankings.append(([h.id for h in hits], settings.fulltext_weight))
-        return _scaled(reciprocal_rank_fusion(rankings, settings.rrf_k))
+    def search(
+        kinds: list[NodeKind], k: int, within: list[str] | None
+    ) -> dict[NodeKind, dict[str, float]]:
+        """Each kind's vector and full-text rankings, fused and scaled to a best of 1."""
+        found = search_both(store, tenant, kinds, query, settings, k, within)
+        return {
+            kind: _scaled(
+                reciprocal_rank_fusion(
+                    [
+                        ([h.id for h in pair.vector], settings.vector_weight),
+                        ([h.id for h in pair.text], settings.fulltext_weight),
+                    ],
+                    settings.rrf_k,
+                )
+            )
+            for kind, pair in found.items()
+        }
 
     # 1. text: vector and full text, fused per kind
     text_signal: dict[tuple[str, str], dict[str, float]] = {}
     text: dict[Doc, float] = {}
     entity_text: dict[str, float] = {}
-    for kind in search_kinds:
-        scores = search(kind, candidates, scope)
+    for kind, scores in search(search_kinds, candidates, scope).items():
         if kind == "entity":
             entity_text = scores
             continue
@@ -149,11 +156,12 @@ def run_bridge_query(
                         bridge[doc] = gain
                         anchor[doc] = (gain, entity_id)
         relevance: dict[Doc, float] = {}
-        for kind in doc_kinds:
-            if reached[kind]:
-                # Scoped to the bridge entities, so these are the reached passages' ranks.
-                within = sorted(specific_ids)
-                for node, value in search(kind, len(reached[kind]), within).items():
+        reached_kinds = [kind for kind in doc_kinds if reached[kind]]
+        if reached_kinds:
+            # Scoped to the bridge entities, so these are the reached passages' ranks.
+            size = max(len(reached[kind]) for kind in reached_kinds)
+            for kind, scores in search(reached_kinds, size, sorted(specific_ids)).items():
+                for node, value in scores.items():
                     relevance[(kind, node)] = value
         current = dict(text)
         for doc, gain in bridge.items():

@@ -32,9 +32,9 @@ from graphmem.models import (
 )
 from graphmem.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
 from graphmem.retrieval.ingest import EntityLinker
-from graphmem.store import GraphStore
+from graphmem.store import GraphStore, SearchPair
 
-__all__ = ["RESULT_KINDS", "Query", "check_request", "check_scope", "run_query"]
+__all__ = ["RESULT_KINDS", "Query", "check_request", "check_scope", "run_query", "search_both"]
 
 RESULT_KINDS = ("chunk", "turn", "entity", "relationship")
 _DOC_KINDS: tuple[NodeKind, ...] = ("chunk", "turn")
@@ -105,6 +105,27 @@ def check_scope(store: GraphStore, tenant: str, scope: Sequence[str] | None) -> 
     return ids
 
 
+def search_both(
+    store: GraphStore,
+    tenant: str,
+    kinds: Sequence[NodeKind],
+    query: Query,
+    settings: FusionSettings,
+    k: int,
+    scope: list[str] | None,
+) -> dict[NodeKind, SearchPair]:
+    """Vector and full-text search of ``kinds`` in one store call.
+
+    Each side runs only when the query has it and its fusion weight is positive (``{}``
+    when neither does).
+    """
+    vector = query.vector if settings.vector_weight > 0 else None
+    text = query.text if settings.fulltext_weight > 0 else None
+    if vector is None and text is None:
+        return {}
+    return store.hybrid_search(tenant, kinds, vector=vector, text=text, k=k, scope_ids=scope)
+
+
 def _age_factor(created: datetime | None, now: datetime, settings: FusionSettings) -> float:
     if created is None or settings.recency_weight == 0:
         return 1.0
@@ -136,18 +157,19 @@ def run_query(
     # 1. search every kind both ways, fuse per kind
     fused: dict[str, dict[str, float]] = {}
     text_signal: dict[tuple[str, str], dict[str, float]] = {}
+    searched = search_both(store, tenant, NODE_KINDS, query, settings, candidates, scope)
     for kind in NODE_KINDS:
         rankings: list[tuple[list[str], float]] = []
-        if query.vector is not None and settings.vector_weight > 0:
-            hits = store.vector_search(tenant, kind, query.vector, candidates, scope_ids=scope)
-            rankings.append(([h.id for h in hits], settings.vector_weight))
-            for rank, hit in enumerate(hits, 1):
-                text_signal.setdefault((kind, hit.id), {})["vector_rank"] = rank
-        if query.text is not None and settings.fulltext_weight > 0:
-            hits = store.fulltext_search(tenant, kind, query.text, candidates, scope_ids=scope)
-            rankings.append(([h.id for h in hits], settings.fulltext_weight))
-            for rank, hit in enumerate(hits, 1):
-                text_signal.setdefault((kind, hit.id), {})["fulltext_rank"] = rank
+        pair = searched.get(kind)
+        if pair is not None:
+            for hits, asked, weight, signal in (
+                (pair.vector, query.vector, settings.vector_weight, "vector_rank"),
+                (pair.text, query.text, settings.fulltext_weight, "fulltext_rank"),
+            ):
+                if asked is not None and weight > 0:
+                    rankings.append(([h.id for h in hits], weight))
+                for rank, hit in enumerate(hits, 1):
+                    text_signal.setdefault((kind, hit.id), {})[signal] = rank
         fused[kind] = reciprocal_rank_fusion(rankings, settings.rrf_k)
 
     # 2. seeds

@@ -146,5 +146,8 @@ STORE_CALLS: dict[str, StoreCall] = {
     "count_embeddings": lambda s, t: s.count_embeddings(t, "entity"),
     "vector_search": lambda s, t: s.vector_search(t, "entity", [1.0, 0.0], 3),
     "fulltext_search": lambda s, t: s.fulltext_search(t, "entity", "a", 3),
+    "hybrid_search": lambda s, t: s.hybrid_search(
+        t, ["entity", "chunk"], vector=[1.0, 0.0], text="a", k=3
+    ),
     "expand": lambda s, t: s.expand(t, ["a"]),
 }

@@ -73,11 +73,13 @@ from graphmem.models import (
 from graphmem.store import (
     JSONScalar,
     SearchHit,
+    SearchPair,
     TenantDump,
     Tracer,
     as_utc,
     check_tenant,
     check_where,
+    search_each,
     traced,
 )
 
@@ -1727,6 +1729,25 @@ class Neo4jStore:
             return []
         _check_stored_dimension(row["dimension"], dimension, "the query vector")
         return _vector_hits(row["hits"])
+
+    def hybrid_search(
+        self,
+        tenant: str,
+        kinds: Sequence[NodeKind],
+        *,
+        vector: Any,
+        text: str | None,
+        k: int,
+        scope_ids: Sequence[str] | None = None,
+    ) -> dict[NodeKind, SearchPair]:
+        """One :meth:`vector_search` and one :meth:`fulltext_search` per kind.
+
+        Each is one query (see those methods), so up to two round trips per kind: the
+        vector query's over-fetch loop and exact-scan fallback do not fit one statement
+        with the others yet.
+        """
+        tenant = self._check(tenant)
+        return search_each(self, tenant, kinds, vector=vector, text=text, k=k, scope_ids=scope_ids)
 
     def fulltext_search(
         self,

@@ -52,9 +52,11 @@ from graphmem.models import (
 from graphmem.store import (
     JSONScalar,
     SearchHit,
+    SearchPair,
     TenantDump,
     Tracer,
     as_utc,
+    check_search_kinds,
     check_tenant,
     check_where,
     traced,
@@ -1385,6 +1387,51 @@ class NetworkXStore:
             return []
         found = index.search(query[0], k, self._scope(data, kind, scope_ids))
         return [SearchHit(node, score) for node, score in found]
+
+    @_operation
+    def hybrid_search(
+        self,
+        tenant: str,
+        kinds: Sequence[NodeKind],
+        *,
+        vector: Any,
+        text: str | None,
+        k: int,
+        scope_ids: Sequence[str] | None = None,
+    ) -> dict[NodeKind, SearchPair]:
+        """Vector and full-text search of each kind, checked up front, under one lock.
+
+        Running the matrix products on a second thread beside the full-text queries was
+        measured and dropped: OpenBLAS already spreads a product over both cores, and held
+        to one core it made ``graphmem bench --retrieval`` slower (docs/retrieval.md).
+        """
+        wanted = check_search_kinds(kinds, vector, text)
+        _check_k(k)
+        if text is not None and not isinstance(text, str):
+            raise InvalidInput(f"query must be a string, got {type(text).__name__}")
+        data = self._tenant(tenant)
+        scopes = {kind: self._scope(data, kind, scope_ids) for kind in wanted}
+        jobs: list[tuple[NodeKind, Any, Any]] = []
+        if vector is not None:
+            for kind in wanted:
+                index = data.vectors.get(kind)
+                dimension = index.dimension if index is not None and len(index) else None
+                query = _indexes().as_matrix(vector, dimension, "the query vector")
+                if query.shape[0] != 1:
+                    raise InvalidInput(f"give one query vector, got {query.shape[0]}")
+                if index is not None and len(index):
+                    jobs.append((kind, index, query[0]))
+
+        by_vector = {
+            kind: [SearchHit(n, score) for n, score in index.search(q, k, scopes[kind])]
+            for kind, index, q in jobs
+        }
+        by_text: dict[NodeKind, list[SearchHit]] = {}
+        if text is not None and data is not _EMPTY:
+            for kind in wanted:
+                found = self._text_index(data, tenant, kind).search(text, k, scopes[kind])
+                by_text[kind] = [SearchHit(node, score) for node, score in found]
+        return {kind: SearchPair(by_vector.get(kind, []), by_text.get(kind, [])) for kind in wanted}
 
     def _text_index(self, data: _Tenant, tenant: str, kind: str) -> TextIndex:
         existing = data.texts.get(kind)
