@@ -223,6 +223,16 @@ def _check_k(k: int) -> int:
     return k
 
 
+def _query_vector(data: _Tenant, kind: str, vector: Any) -> tuple[VectorIndex | None, Any]:
+    """The kind's vector index (None while empty) and the checked unit query vector."""
+    index = data.vectors.get(kind)
+    dimension = index.dimension if index is not None and len(index) else None
+    query = _indexes().as_matrix(vector, dimension, "the query vector")
+    if query.shape[0] != 1:
+        raise InvalidInput(f"give one query vector, got {query.shape[0]}")
+    return (index if dimension is not None else None), query[0]
+
+
 def _indexes() -> Any:
     # numpy is imported on first use of an index, not when the backend is opened.
     from graphmem.backends.networkx import indexes
@@ -1378,14 +1388,10 @@ class NetworkXStore:
         _check_kind(kind)
         _check_k(k)
         data = self._tenant(tenant)
-        index = data.vectors.get(kind)
-        dimension = index.dimension if index is not None and len(index) else None
-        query = _indexes().as_matrix(vector, dimension, "the query vector")
-        if query.shape[0] != 1:
-            raise InvalidInput(f"give one query vector, got {query.shape[0]}")
-        if index is None or not len(index):
+        index, query = _query_vector(data, kind, vector)
+        if index is None:
             return []
-        found = index.search(query[0], k, self._scope(data, kind, scope_ids))
+        found = index.search(query, k, self._scope(data, kind, scope_ids))
         return [SearchHit(node, score) for node, score in found]
 
     @_operation
@@ -1411,20 +1417,15 @@ class NetworkXStore:
             raise InvalidInput(f"query must be a string, got {type(text).__name__}")
         data = self._tenant(tenant)
         scopes = {kind: self._scope(data, kind, scope_ids) for kind in wanted}
-        jobs: list[tuple[NodeKind, Any, Any]] = []
-        if vector is not None:
-            for kind in wanted:
-                index = data.vectors.get(kind)
-                dimension = index.dimension if index is not None and len(index) else None
-                query = _indexes().as_matrix(vector, dimension, "the query vector")
-                if query.shape[0] != 1:
-                    raise InvalidInput(f"give one query vector, got {query.shape[0]}")
-                if index is not None and len(index):
-                    jobs.append((kind, index, query[0]))
-
+        jobs = (
+            [(kind, *_query_vector(data, kind, vector)) for kind in wanted]
+            if vector is not None
+            else []
+        )
         by_vector = {
             kind: [SearchHit(n, score) for n, score in index.search(q, k, scopes[kind])]
             for kind, index, q in jobs
+            if index is not None
         }
         by_text: dict[NodeKind, list[SearchHit]] = {}
         if text is not None and data is not _EMPTY:
