@@ -79,9 +79,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--extractor",
         choices=EXTRACTORS,
-        default="none",
-        help="musique / hotpotqa entities: passage titles only (none), or titles and the "
-        "proper names the passages write (names: NameExtractor, no model)",
+        default="names",
+        help="musique / hotpotqa entities: titles and the proper names the passages write "
+        "(names, the default: NameExtractor, no model), or passage titles only (none)",
     )
     parser.add_argument(
         "--embedder",
@@ -168,7 +168,7 @@ def _eval_passages(
     embedder: Embedder,
     limit: int | None,
     say: Callable[[str], None],
-    extractor: str = "none",
+    extractor: str = "names",
 ) -> dict[str, Any]:
     corpus, questions = _passage_corpus(data, name)
     if limit:
@@ -621,12 +621,13 @@ def run_dataset(
     embedder: Embedder | None = None,
     limit: int | None = None,
     say: Callable[[str], None] = lambda line: None,
-    extractor: str = "none",
+    extractor: str = "names",
 ) -> dict[str, Any]:
     """Evaluate one dataset and return its report (metric name -> value, and ``baseline``).
 
-    ``extractor`` (MuSiQue and HotpotQA): ``none`` links passages by their titles only;
-    ``names`` also makes entities of the proper names they write (``NameExtractor``).
+    ``extractor`` (MuSiQue and HotpotQA): ``names`` (the default) makes entities of the
+    passage titles and of the proper names the passages write (``NameExtractor``);
+    ``none`` links passages by their titles only.
 
     Raises:
         InvalidInput: Unknown dataset or extractor, bad ``limit``, or no data folder.

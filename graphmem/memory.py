@@ -568,7 +568,9 @@ class Memory:
         Each document (a :class:`Document`, a dict of its fields, or plain text) is split
         into chunks of about ``chunk_tokens`` tokens (ids ``{doc id}#{n}``). Each chunk
         ``MENTIONS`` the entities whose names or aliases occur in it (Aho-Corasick entity
-        linking, whole words, any case) and the document's ``entity_ids``. An
+        linking, whole words, any case) and the document's ``entity_ids``, which its
+        attributes also keep as ``about`` (the ``multihop`` preset treats a passage about
+        an entity as that entity's page), beside ``title`` and ``document_id``. An
         ``extractor`` may add entities and relationships (evidence: the chunk id); the
         default extracts none, and the report says so.
 
@@ -610,6 +612,10 @@ class Memory:
             if doc.title:
                 attributes["title"] = doc.title
             attributes["document_id"] = doc.id
+            if doc.entity_ids:
+                attributes["about"] = list(doc.entity_ids)
+            if doc.entity_ids:
+                attributes["about"] = list(doc.entity_ids)
             for n, text in enumerate(
                 chunk_text(doc.text, max_tokens=chunk_tokens, overlap=overlap)
             ):
@@ -854,7 +860,8 @@ class Memory:
         from graphmem.retrieval.pipeline import run_query
 
         self._check_open()
-        return run_query(self._store, self._tenant, query, settings, self.entity_linker)
+        embed = self._embed if query.vector is not None else None
+        return run_query(self._store, self._tenant, query, settings, self.entity_linker, embed)
 
     def to_networkx(self, *, include_invalid: bool = False) -> nx.MultiDiGraph:
         """The entity graph as a networkx ``MultiDiGraph`` (for analysis and drawing).

@@ -531,7 +531,8 @@ class Document(_Model):
         source: Where it came from (file name, URL); kept on each chunk.
         attributes: JSON data kept on each chunk.
         entity_ids: Entities every chunk of the document mentions, besides those the
-            entity linker finds in the text (for a document *about* an entity).
+            entity linker finds in the text (for a document *about* an entity; the
+            chunks keep them in ``attributes["about"]``).
     """
 
     id: Identifier = Field(default_factory=new_id)

@@ -10,39 +10,73 @@ passage mentions (the publisher). Each round of this method:
    the entities one fact away (``expand``, scaled by ``hop_decay``), each weighted by the
    score of the passage it came from (1 for an entity the query names);
 3. reaches the turns / chunks mentioning those entities (``find_mentioning``), and ranks
-   the reached ones by their own relevance to the query: vector and full-text search
-   scoped to the bridge entities, fused by reciprocal rank;
-4. scores every passage ``text + graph_weight x bridge x relevance``, where ``bridge`` is
-   the best weight of a path from *another* passage (or the query) through an entity,
-   divided by that entity's mention count ``** hub_damping`` (an entity mentioned
-   everywhere links nothing specific; one mentioned by more than ``max_mentioning``
-   passages is skipped).
+   the passages reached from each source by their relevance to what the source leaves
+   unanswered: the *residual query*, the query's words that neither the source nor the
+   passages that led to it contain (``residual_query``; vector and full-text search
+   scoped to the source's bridge entities, fused by reciprocal rank). "Who was president
+   when the state where X is located joined the Union?" bridges from X's passage, which
+   names the state, to passages about the state ranked by "president joined Union".
+   Passages reached from the query's own entities are ranked by the whole query;
+4. scores every passage ``text + graph_weight x bridge``, where ``bridge`` is the best
+   path from *another* passage (or the query) through an entity: the source's weight x
+   the entity's specificity x the passage's relevance to the source's residual query.
+   Specificity is 1 for a passage *about* the entity (its document's ``entity_ids``: the
+   entity's own page, as a hyperlink leads to) and otherwise 1 over the entity's mention
+   count ``** hub_damping`` (an entity mentioned everywhere links nothing specific; one
+   mentioned by more than ``max_mentioning`` passages is skipped).
 
 ``hops`` rounds run (the ranking of one round picks the sources of the next), so a third
 passage reached from the second can rise too. Every step is one batch call of the store
-per kind, so a round costs a fixed number of round trips whatever the number of hits.
+per kind (the residual searches: one per source), so a round costs a bounded number of
+round trips whatever the number of hits.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
+from graphmem.backends.search import query_words
 from graphmem.models import ContextResult, NodeKind, Relationship
 from graphmem.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
 from graphmem.retrieval.ingest import EntityLinker
 from graphmem.store import GraphStore
 
-__all__ = ["run_bridge_query"]
+__all__ = ["residual_words", "run_bridge_query"]
 
 _DOC_KINDS: tuple[NodeKind, ...] = ("chunk", "turn")
 Doc = tuple[NodeKind, str]
+Embed = Callable[[Sequence[str]], Any]
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STEM = 5  # words agree when equal, or when both have at least this many letters in common
 
 
 def _scaled(scores: Mapping[Any, float]) -> dict[Any, float]:
     top = max(scores.values(), default=0.0)
     return {key: value / top for key, value in scores.items()} if top > 0 else {}
+
+
+def _stems(text: str) -> set[str]:
+    """The lower-cased words of ``text`` and their first ``_STEM`` letters."""
+    words = {w.lower() for w in _WORD.findall(text)}
+    return words | {w[:_STEM] for w in words if len(w) >= _STEM}
+
+
+def residual_words(words: Sequence[str], covered: set[str]) -> list[str]:
+    """The query words a passage leaves unanswered: those it does not contain.
+
+    ``covered`` is :func:`_stems` of the passage (and of the passages that led to it); a
+    word counts as contained when it or, for words of five letters or more, its first
+    five letters is there ("located" is covered by "location").
+
+    >>> residual_words(["population", "state", "airport", "located"],
+    ...                _stems("Dodge City Regional Airport is a public airport located in Kansas"))
+    ['population', 'state']
+    """
+    return [w for w in words if w not in covered and (len(w) < _STEM or w[:_STEM] not in covered)]
 
 
 def run_bridge_query(
@@ -51,8 +85,13 @@ def run_bridge_query(
     query: Any,
     settings: FusionSettings,
     linker: Callable[[], EntityLinker] | None,
+    embed: Embed | None = None,
 ) -> list[ContextResult]:
-    """Run the bridge method; see the module docstring. ``query`` is a pipeline ``Query``."""
+    """Run the bridge method; see the module docstring. ``query`` is a pipeline ``Query``.
+
+    ``embed`` embeds the residual queries (their vector search); without it, or for a
+    query without a vector, they are searched by full text only.
+    """
     from graphmem.retrieval.pipeline import _confidence_factor, _materialise, cut, search_both
 
     scope = query.scope
@@ -64,38 +103,41 @@ def run_bridge_query(
         search_kinds.append("entity")
 
     def search(
-        kinds: list[NodeKind], k: int, within: list[str] | None
-    ) -> dict[NodeKind, dict[str, float]]:
+        asked: Any, kinds: list[NodeKind], k: int, within: list[str] | None
+    ) -> dict[Doc, float]:
         """Each kind's vector and full-text rankings, fused and scaled to a best of 1."""
-        found = search_both(store, tenant, kinds, query, settings, k, within)
-        return {
-            kind: _scaled(
-                reciprocal_rank_fusion(
-                    [
-                        ([h.id for h in pair.vector], settings.vector_weight),
-                        ([h.id for h in pair.text], settings.fulltext_weight),
-                    ],
-                    settings.rrf_k,
-                )
+        found = search_both(store, tenant, kinds, asked, settings, k, within)
+        scores: dict[Doc, float] = {}
+        for kind, pair in found.items():
+            fused = reciprocal_rank_fusion(
+                [
+                    ([h.id for h in pair.vector], settings.vector_weight),
+                    ([h.id for h in pair.text], settings.fulltext_weight),
+                ],
+                settings.rrf_k,
             )
-            for kind, pair in found.items()
-        }
+            scores.update(((kind, node), value) for node, value in _scaled(fused).items())
+        return scores
 
     # 1. text: vector and full text, fused per kind
     text_signal: dict[tuple[str, str], dict[str, float]] = {}
     text: dict[Doc, float] = {}
     entity_text: dict[str, float] = {}
-    for kind, scores in search(search_kinds, candidates, scope).items():
+    for (kind, node), value in search(query, search_kinds, candidates, scope).items():
         if kind == "entity":
-            entity_text = scores
-            continue
-        for node, value in scores.items():
+            entity_text[node] = value
+        else:
             text[(kind, node)] = value
             text_signal[(kind, node)] = {"text_score": value}
 
     linked: list[str] = []
     if settings.link_query and query.text is not None and linker is not None:
         linked = [e for e in linker().link(query.text) if scope_set is None or e in scope_set]
+
+    words = query_words(query.text) if query.text is not None else []
+    chain: dict[Doc, set[str]] = {}  # passage -> _stems of the passages that led to it
+    covered: dict[Doc, set[str]] = {}  # seed -> _stems of itself and of its chain
+    about: dict[str, frozenset[str]] = {}  # chunk -> the entities its document is about
 
     # 2. rounds of bridging from the best passages so far
     current = dict(text)
@@ -132,43 +174,48 @@ def run_bridge_query(
                 for a, b in ((rel.source_id, rel.target_id), (rel.target_id, rel.source_id)):
                     if a in known and b not in known:
                         sources.setdefault(b, []).append((known[a] * settings.hop_decay, None))
-        entity_ids = sorted(sources)
         for entity_id, paths in sources.items():
             via[entity_id] = max(via.get(entity_id, 0.0), max(s for s, _src in paths))
-        bridge: dict[Doc, float] = {}
-        specific_ids: set[str] = set()
-        reached: dict[str, set[str]] = {kind: set() for kind in doc_kinds}
+        reached: dict[tuple[NodeKind, str], list[str]] = {}  # (kind, entity) -> passages
         for kind in doc_kinds:
             found = store.find_mentioning(
-                tenant, kind, entity_ids, limit=settings.max_mentioning + 1
+                tenant, kind, sorted(sources), limit=settings.max_mentioning + 1
             )
             for entity_id, nodes in found.items():
-                if len(nodes) > settings.max_mentioning:
-                    continue  # a hub: mentioned nearly everywhere, it links nothing specific
-                specific_ids.add(entity_id)
-                reached[kind].update(nodes)
-                specific = 1.0 / len(nodes) ** settings.hub_damping
-                paths = sources[entity_id]
+                # a hub (mentioned nearly everywhere) links nothing specific
+                if len(nodes) <= settings.max_mentioning:
+                    reached[(kind, entity_id)] = nodes
+        if not reached:
+            break
+        if "chunk" in doc_kinds:
+            _learn_about(store, tenant, reached, about)
+        if settings.residual_query and words:
+            _cover(store, tenant, [doc for doc, _s in top], chain, covered)
+        residual = {doc: residual_words(words, covered[doc]) for doc, _s in top if doc in covered}
+        relevance = _relevance(query, sources, reached, residual, embed, search)
+        bridge: dict[Doc, tuple[float, str, Doc | None]] = {}
+        for (kind, entity_id), nodes in reached.items():
+            damped = 1.0 / len(nodes) ** settings.hub_damping
+            for weight, src in sources[entity_id]:
+                ranks = relevance.get(src, {})
                 for node in nodes:
                     doc: Doc = (kind, node)
-                    gain = max((s for s, src in paths if src != doc), default=0.0) * specific
-                    if gain > bridge.get(doc, 0.0):
-                        bridge[doc] = gain
-                        anchor[doc] = (gain, entity_id)
-        relevance: dict[Doc, float] = {}
-        reached_kinds = [kind for kind in doc_kinds if reached[kind]]
-        if reached_kinds:
-            # Scoped to the bridge entities, so these are the reached passages' ranks.
-            size = max(len(reached[kind]) for kind in reached_kinds)
-            for kind, scores in search(reached_kinds, size, sorted(specific_ids)).items():
-                for node, value in scores.items():
-                    relevance[(kind, node)] = value
+                    if src == doc:
+                        continue
+                    specific = 1.0 if entity_id in about.get(node, ()) else damped
+                    gain = weight * specific * ranks.get(doc, 0.0)
+                    if gain > bridge.get(doc, (0.0, "", None))[0]:
+                        bridge[doc] = (gain, entity_id, src)
         current = dict(text)
-        for doc, gain in bridge.items():
-            boost = settings.graph_weight * gain * relevance.get(doc, 0.0)
-            if boost > 0:
-                current[doc] = current.get(doc, 0.0) + boost
-                text_signal.setdefault(doc, {})["bridge"] = gain
+        anchor = {}  # this round's bridges replace the last round's
+        for signal in text_signal.values():
+            signal.pop("bridge", None)
+        for doc, (gain, entity_id, src) in bridge.items():
+            current[doc] = current.get(doc, 0.0) + settings.graph_weight * gain
+            text_signal.setdefault(doc, {})["bridge"] = gain
+            anchor[doc] = (gain, entity_id)
+            if src is not None and src in covered:
+                chain[doc] = covered[src]
 
     # 3. results
     scored: list[tuple[float, str, str]] = [(s, kind, node) for (kind, node), s in current.items()]
@@ -189,3 +236,96 @@ def run_bridge_query(
     top_k = cut(store, tenant, [(-s, kind, n) for s, kind, n in scored], query, settings)
     distance = dict.fromkeys(linked, 0)
     return _materialise(store, tenant, top_k, {}, rel_by_key, dict(anchor), distance, text_signal)
+
+
+def _learn_about(
+    store: GraphStore,
+    tenant: str,
+    reached: Mapping[tuple[NodeKind, str], list[str]],
+    about: dict[str, frozenset[str]],
+) -> None:
+    """Fill ``about`` (chunk -> its document's ``entity_ids``) for the reached chunks.
+
+    Only chunks reached through an entity they share with others: a sole mention is fully
+    specific anyway.
+    """
+    need = sorted(
+        {
+            node
+            for (kind, _entity), nodes in reached.items()
+            if kind == "chunk" and len(nodes) > 1
+            for node in nodes
+        }
+        - about.keys()
+    )
+    if need:
+        for chunk in store.get_chunks(tenant, need):
+            ids = chunk.attributes.get("about", ())
+            about[chunk.id] = frozenset(i for i in ids if isinstance(i, str))
+        for node in need:
+            about.setdefault(node, frozenset())
+
+
+def _cover(
+    store: GraphStore,
+    tenant: str,
+    seeds: list[Doc],
+    chain: Mapping[Doc, set[str]],
+    covered: dict[Doc, set[str]],
+) -> None:
+    """Set ``covered`` of each seed: the words of its text and of the chain that led to it."""
+    texts: dict[Doc, str] = {}
+    chunks = [node for kind, node in seeds if kind == "chunk"]
+    turns = [node for kind, node in seeds if kind == "turn"]
+    for chunk in store.get_chunks(tenant, chunks) if chunks else []:
+        title = chunk.attributes.get("title")
+        texts[("chunk", chunk.id)] = f"{title if isinstance(title, str) else ''} {chunk.text}"
+    for turn in store.get_turns(tenant, turns) if turns else []:
+        texts[("turn", turn.id)] = turn.content
+    for doc in seeds:
+        covered[doc] = _stems(texts.get(doc, "")) | chain.get(doc, set())
+
+
+def _relevance(
+    query: Any,
+    sources: Mapping[str, list[tuple[float, Doc | None]]],
+    reached: Mapping[tuple[NodeKind, str], list[str]],
+    residual: Mapping[Doc, list[str]],
+    embed: Embed | None,
+    search: Callable[[Any, list[NodeKind], int, list[str] | None], dict[Doc, float]],
+) -> dict[Doc | None, dict[Doc, float]]:
+    """For each source, the passages reached from it ranked by what it leaves unanswered.
+
+    Sources with the same residual query share one search, scoped to their bridge
+    entities; a source that leaves every query word (or none) unanswered, and the query's
+    own entities (source None), use the whole query.
+    """
+    full = list(query_words(query.text)) if query.text is not None else []
+    by_entity: dict[str, list[tuple[NodeKind, list[str]]]] = {}
+    for (kind, entity_id), nodes in reached.items():
+        by_entity.setdefault(entity_id, []).append((kind, nodes))
+    groups: dict[str, set[str]] = {}  # residual text ("" = the whole query) -> entities
+    group_of: dict[Doc | None, str] = {}
+    for entity_id, paths in sources.items():
+        if entity_id not in by_entity:
+            continue
+        for _w, src in paths:
+            rest = residual.get(src, []) if src is not None else []
+            key = " ".join(rest) if rest and rest != full else ""
+            group_of[src] = key
+            groups.setdefault(key, set()).add(entity_id)
+    asked: dict[str, Any] = {"": query}
+    wording = [key for key in groups if key]
+    if wording:
+        if embed is not None and query.vector is not None:
+            vectors = list(embed(wording))
+        else:  # rank the vector side by the whole query's vector
+            vectors = [query.vector] * len(wording)
+        for key, vector in zip(wording, vectors, strict=True):
+            asked[key] = replace(query, text=key, vector=vector)
+    ranks: dict[str, dict[Doc, float]] = {}
+    for key, entities in groups.items():
+        docs = {(kind, n) for e in entities for kind, nodes in by_entity[e] for n in nodes}
+        kinds = sorted({kind for kind, _n in docs})
+        ranks[key] = search(asked[key], kinds, len(docs), sorted(entities))
+    return {src: ranks[key] for src, key in group_of.items()}

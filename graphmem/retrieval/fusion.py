@@ -37,6 +37,9 @@ class FusionSettings:
         recency_weight: Boost of the newest turns (decays with ``recency_half_life_s``).
         recency_half_life_s: Half-life of the recency boost, in seconds.
         relationship_results: Include facts (relationships) among the results.
+        residual_query: In the ``bridge`` method, rank the passages reached from a passage
+            by the query words it leaves unanswered (its *residual query*, embedded for the
+            vector side) rather than by the whole query.
         method: ``rerank`` (the default pipeline: text score + graph proximity to the
             seeds) or ``bridge`` (multi-hop over documents: passages reached through the
             entities that the best passages mention, ranked by their own relevance; see
@@ -58,6 +61,7 @@ class FusionSettings:
     recency_weight: float = 0.2
     recency_half_life_s: float = 86_400.0
     relationship_results: bool = True
+    residual_query: bool = True
     method: str = "rerank"
 
     def __post_init__(self) -> None:
@@ -90,10 +94,11 @@ PRESETS: Mapping[str, FusionSettings] = {
     # best passage seed the walk; passages sharing them are pulled up (tuned on MuSiQue).
     "graph": FusionSettings(graph_weight=0.3, seeds=1, hop_decay=0.6),
     # Multi-hop questions over documents, no LLM: each round (``hops`` rounds) bridges from
-    # the 5 best passages through the entities they mention to the passages mentioning
-    # those, ranked by their own relevance (graphmem.retrieval.bridge). Chosen on HotpotQA,
-    # checked on MuSiQue held out (docs/retrieval.md).
-    "multihop": FusionSettings(method="bridge", graph_weight=2.0, seeds=5, hub_damping=1.0),
+    # the 3 best passages through the entities they mention to the passages mentioning
+    # those, ranked by what the source passage leaves unanswered of the query
+    # (graphmem.retrieval.bridge). Chosen on HotpotQA, checked on MuSiQue held out
+    # (docs/retrieval.md).
+    "multihop": FusionSettings(method="bridge", graph_weight=3.0, seeds=3, hub_damping=0.5),
     # Text only, no graph walk: what plain hybrid search would give.
     "text_only": FusionSettings(graph_weight=0.0, seeds=0, link_query=False),
 }

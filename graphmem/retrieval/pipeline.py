@@ -144,12 +144,13 @@ def run_query(
     query: Query,
     settings: FusionSettings,
     linker: Callable[[], EntityLinker] | None,
+    embed: Callable[[Sequence[str]], Any] | None = None,
 ) -> list[ContextResult]:
-    """Run the pipeline; see the module docstring."""
+    """Run the pipeline; see the module docstring. ``embed`` serves the bridge method."""
     if settings.method == "bridge":
         from graphmem.retrieval.bridge import run_bridge_query
 
-        return run_bridge_query(store, tenant, query, settings, linker)
+        return run_bridge_query(store, tenant, query, settings, linker, embed)
     scope = query.scope
     scope_set = set(scope) if scope is not None else None
     candidates = max(settings.candidates, query.k)

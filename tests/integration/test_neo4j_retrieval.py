@@ -240,3 +240,44 @@ def test_turns_are_searchable_and_deleting_them_cleans_up(store: GraphStore, ten
     assert store.find_mentioning(tenant, "turn", ["mira"]) == {}
     assert store.count_embeddings(tenant, "turn") == 0
     assert store.fulltext_search(tenant, "turn", "wyvern", 3) == []
+
+
+# The bridge method (preset multihop) on Neo4j: the airport's passage names Vantoria; the
+# passage about Vantoria (its document's entity_ids) answers what the airport's passage
+# leaves unanswered ("population"), and a passage echoing the question's airport words
+# does not. Same corpus as tests/unit/test_bridge.py.
+RIDGE = [
+    ("ridge", "Ridge Airport", "Ridge Airport is a public airport located in Vantoria.", []),
+    ("census", "Vantoria", "Vantoria has a population of two million people.", ["vantoria"]),
+    ("echo", "Ridge Field", "Ridge Field, an airport located in Vantoria, is public.", []),
+    ("d1", "Norland", "Norland has a population of nine million.", ["norland"]),
+    ("d2", "Estmark", "Estmark has a population of one million.", ["estmark"]),
+]
+
+
+def test_multihop_bridges_to_the_page_of_the_entity_on_neo4j(
+    store: GraphStore, tenant: str, reference: GraphStore
+) -> None:
+    question = "What is the population of the state where Ridge Airport is located?"
+    answers = []
+    for backend, name in ((store, tenant), (reference, "ref")):
+        mem = Memory(backend, name, owns_store=False, embedder=HashingEmbedder(DIM))
+        mem.upsert_entities(
+            [
+                Entity(id=e, type="location", name=e.title())
+                for e in ("vantoria", "norland", "estmark")
+            ]
+        )
+        mem.add_documents(
+            [{"id": i, "title": t, "text": x, "entity_ids": ids} for i, t, x, ids in RIDGE],
+            chunk_tokens=1000,
+            overlap=0,
+        )
+        chunk = backend.get_chunks(name, ["census#0"])[0]
+        assert list(chunk.attributes["about"]) == ["vantoria"]
+        found = mem.retrieve(question, k=3, kinds=["chunk"], preset="multihop")
+        answers.append([r.source_id for r in found])
+        assert found[0].source_id == "census#0", found
+        assert found[0].anchor_entity_id == "vantoria"
+        assert found[0].signals["bridge"] > 0
+    assert set(answers[0]) == set(answers[1])

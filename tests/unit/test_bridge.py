@@ -129,3 +129,108 @@ def test_method_is_checked() -> None:
     assert FusionSettings().method == "rerank"
     with pytest.raises(InvalidInput, match="method"):
         FusionSettings(method="pagerank")
+
+
+# "What is the population of the state where Ridge Airport is located?" The airport's
+# passage names the state (Vantoria) and answers "located", "airport" and "Ridge"; what it
+# leaves unanswered is "population" (and "state"). Two passages mention Vantoria: the one
+# with its population, and one that only echoes the airport words of the question (which
+# are rarer in this corpus than "population", so the whole question prefers the echo).
+RIDGE = [
+    ("ridge", "Ridge Airport", "Ridge Airport is a public airport located in Vantoria."),
+    ("census", "Vantoria", "Vantoria has a population of two million people."),
+    ("echo", "Ridge Field", "Ridge Field, an airport located in Vantoria, is public."),
+    ("d1", "Norland", "Norland has a population of nine million."),
+    ("d2", "Estmark", "Estmark has a population of one million."),
+]
+RIDGE_QUESTION = "What is the population of the state where Ridge Airport is located?"
+
+
+def _ridge_memory(about: bool) -> Memory:
+    memory = graphmem.open("memory://", tenant="t", embedder=HashingEmbedder())
+    memory.upsert_entities(
+        [
+            Entity(id="vantoria", type="location", name="Vantoria"),
+            Entity(id="norland", type="location", name="Norland"),
+            Entity(id="estmark", type="location", name="Estmark"),
+        ]
+    )
+    docs: list[dict[str, object]] = [
+        {"id": pid, "title": title, "text": text} for pid, title, text in RIDGE
+    ]
+    if about:
+        docs[1]["entity_ids"] = ["vantoria"]  # the census passage is Vantoria's own page
+    memory.add_documents(docs, chunk_tokens=1000, overlap=0)
+    return memory
+
+
+def _bridge_signals(memory: Memory, **options: object) -> dict[str, float]:
+    # rrf_k=1: with five passages, a rank apart is a clear gap in relevance
+    found = memory.retrieve(
+        RIDGE_QUESTION,
+        k=4,
+        kinds=["chunk"],
+        preset="multihop",
+        hops=1,
+        rrf_k=1,
+        **options,  # type: ignore[arg-type]
+    )
+    return {r.source_id: r.signals.get("bridge", 0.0) for r in found}
+
+
+def test_residual_query_ranks_what_the_first_passage_leaves_unanswered() -> None:
+    from graphmem.retrieval.bridge import residual_words
+
+    with _ridge_memory(about=False) as memory:
+        residual = _bridge_signals(memory)
+        whole = _bridge_signals(memory, residual_query=False)
+    # Through Vantoria (named by the airport's passage), ranked by "population state":
+    assert residual["census#0"] > residual["echo#0"] > 0
+    # ranked by the whole question, the passage echoing its airport words wins instead
+    assert whole["echo#0"] > whole["census#0"]
+    words = ["population", "state", "ridge", "airport", "located"]
+    assert residual_words(words, {"ridge", "airport", "locat"}) == ["population", "state"]
+    assert residual_words(words, set()) == words
+
+
+def test_a_passage_about_the_bridge_entity_is_fully_specific() -> None:
+    with _ridge_memory(about=False) as memory:
+        plain = _bridge_signals(memory, residual_query=False, hub_damping=1.0)
+    with _ridge_memory(about=True) as memory:
+        page = _bridge_signals(memory, residual_query=False, hub_damping=1.0)
+        chunk = memory.store.get_chunks(memory.tenant, ["census#0"])[0]
+        assert list(chunk.attributes["about"]) == ["vantoria"]
+    # Vantoria is mentioned by three passages: a mention counts 1/3, its own page counts 1.
+    assert page["census#0"] == pytest.approx(3 * plain["census#0"])
+    assert page["echo#0"] == pytest.approx(plain["echo#0"])
+
+
+def test_an_entity_reaches_chunks_and_turns_alike() -> None:
+    with graphmem.open("memory://", tenant="t", embedder=HashingEmbedder()) as memory:
+        memory.upsert_entities(
+            [
+                Entity(id="mira", type="npc", name="Mira"),
+                Entity(id="oak", type="location", name="Old Oak"),
+            ]
+        )
+        memory.add_documents(
+            [
+                {"id": "lore", "text": "The Old Oak stands on the hill east of town."},
+                {"id": "bread", "text": "Bread costs two coins at the market."},
+            ],
+            chunk_tokens=1000,
+        )
+        chat = memory.conversation("s")
+        chat.append("player", "Where does Mira sleep? She naps under the Old Oak.")
+        chat.append("player", "The Old Oak drops acorns on the hill.")
+        chat.append("player", "Fish costs three coins at the market.")
+        memory.index_turns()
+        found = memory.retrieve(
+            "Where does Mira sleep?", k=3, kinds=["chunk", "turn"], preset="multihop"
+        )
+        bridged = {(r.kind, r.content.split(".")[0]) for r in found if r.signals.get("bridge")}
+        # Old Oak, named by the first turn, leads to the chunk and to the other turn
+        assert ("chunk", "The Old Oak stands on the hill east of town") in bridged
+        assert ("turn", "player: The Old Oak drops acorns on the hill") in bridged
+        anchors = {r.content[:20]: r.anchor_entity_id for r in found}
+        assert anchors["The Old Oak stands o"] == anchors["player: The Old Oak "] == "oak"

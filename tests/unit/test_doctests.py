@@ -19,6 +19,8 @@ MODULES = [
     "graphmem.policy.pii",
     "graphmem.policy.governance",
     "graphmem.backends.search",
+    "graphmem.retrieval.bridge",
+    "graphmem.retrieval.fusion",
     "graphmem.backends.neo4j.fulltext",
 ]
 
