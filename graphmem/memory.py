@@ -614,8 +614,6 @@ class Memory:
             attributes["document_id"] = doc.id
             if doc.entity_ids:
                 attributes["about"] = list(doc.entity_ids)
-            if doc.entity_ids:
-                attributes["about"] = list(doc.entity_ids)
             for n, text in enumerate(
                 chunk_text(doc.text, max_tokens=chunk_tokens, overlap=overlap)
             ):

@@ -693,9 +693,8 @@ class GraphStore(Protocol):
 
         The answer for each kind equals ``SearchPair(vector_search(...), fulltext_search(...))``
         with the same arguments (an empty list for a side that is None). One call lets a
-        backend do the searches at once: the embedded backend runs the matrix products
-        beside the full-text queries on a second thread; a server backend may answer them
-        in fewer round trips.
+        backend check the request once and do the searches together: the embedded backend
+        runs them under one lock; a server backend may answer them in fewer round trips.
 
         Raises:
             InvalidInput: As :meth:`vector_search` and :meth:`fulltext_search`, or both

@@ -34,7 +34,6 @@ round trips whatever the number of hits.
 from __future__ import annotations
 
 import heapq
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -50,7 +49,6 @@ __all__ = ["residual_words", "run_bridge_query"]
 _DOC_KINDS: tuple[NodeKind, ...] = ("chunk", "turn")
 Doc = tuple[NodeKind, str]
 Embed = Callable[[Sequence[str]], Any]
-_WORD = re.compile(r"\w+", re.UNICODE)
 _STEM = 5  # words agree when equal, or when both have at least this many letters in common
 
 
@@ -60,8 +58,8 @@ def _scaled(scores: Mapping[Any, float]) -> dict[Any, float]:
 
 
 def _stems(text: str) -> set[str]:
-    """The lower-cased words of ``text`` and their first ``_STEM`` letters."""
-    words = {w.lower() for w in _WORD.findall(text)}
+    """The words of ``text`` as :func:`query_words` reads them, and their first letters."""
+    words = set(query_words(text))
     return words | {w[:_STEM] for w in words if len(w) >= _STEM}
 
 
@@ -192,7 +190,7 @@ def run_bridge_query(
         if settings.residual_query and words:
             _cover(store, tenant, [doc for doc, _s in top], chain, covered)
         residual = {doc: residual_words(words, covered[doc]) for doc, _s in top if doc in covered}
-        relevance = _relevance(query, sources, reached, residual, embed, search)
+        relevance = _relevance(query, words, sources, reached, residual, embed, search)
         bridge: dict[Doc, tuple[float, str, Doc | None]] = {}
         for (kind, entity_id), nodes in reached.items():
             damped = 1.0 / len(nodes) ** settings.hub_damping
@@ -288,6 +286,7 @@ def _cover(
 
 def _relevance(
     query: Any,
+    words: list[str],
     sources: Mapping[str, list[tuple[float, Doc | None]]],
     reached: Mapping[tuple[NodeKind, str], list[str]],
     residual: Mapping[Doc, list[str]],
@@ -300,7 +299,6 @@ def _relevance(
     entities; a source that leaves every query word (or none) unanswered, and the query's
     own entities (source None), use the whole query.
     """
-    full = list(query_words(query.text)) if query.text is not None else []
     by_entity: dict[str, list[tuple[NodeKind, list[str]]]] = {}
     for (kind, entity_id), nodes in reached.items():
         by_entity.setdefault(entity_id, []).append((kind, nodes))
@@ -311,7 +309,7 @@ def _relevance(
             continue
         for _w, src in paths:
             rest = residual.get(src, []) if src is not None else []
-            key = " ".join(rest) if rest and rest != full else ""
+            key = " ".join(rest) if rest and rest != words else ""
             group_of[src] = key
             groups.setdefault(key, set()).add(entity_id)
     asked: dict[str, Any] = {"": query}
