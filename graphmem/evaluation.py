@@ -207,7 +207,7 @@ def _eval_passages(
     report["extractor"] = extractor
     report.update({key: _mean(values) for key, values in ours.items()})
     report["graph preset (hops=1)"] = {key: _mean(values) for key, values in prev.items()}
-    report["baseline"] = {"method": "bm25 (SQLite FTS5) over the same chunks"}
+    report["baseline"] = {"method": "bm25 (tantivy) over the same chunks"}
     report["baseline"].update({key: _mean(values) for key, values in base.items()})
     report["ingest_seconds"] = round(ingest_s, 2)
     report["ms_per_question (graphmem)"] = round(1000 * query_s / max(1, len(questions)), 1)
@@ -388,7 +388,7 @@ def _eval_metaqa(
     for hops in sorted(ours):
         for key, values in ours[hops].items():
             report[f"{hops}-hop {key}"] = _mean(values)
-    report["baseline"] = {"method": "bm25 (SQLite FTS5) over one text per entity"}
+    report["baseline"] = {"method": "bm25 (tantivy) over one text per entity"}
     for hops in sorted(base):
         for key, values in base[hops].items():
             report["baseline"][f"{hops}-hop {key}"] = _mean(values)
@@ -596,7 +596,7 @@ def _eval_light(
     for kind in sorted(ours):
         for key, values in ours[kind].items():
             report[f"{kind} {key}"] = _mean(values)
-    report["baseline"] = {"method": "bm25 (SQLite FTS5) over the description chunks"}
+    report["baseline"] = {"method": "bm25 (tantivy) over the description chunks"}
     for key in ("hits@1", "recall@5"):
         report["baseline"][key] = _mean([v for kind in base.values() for v in kind[key]])
     for kind in sorted(base):

@@ -220,7 +220,7 @@ def test_memory_retrieve_on_neo4j_agrees_with_the_embedded_backend(
     for question in ("who runs the mill?", "where does the smith work?", "what floods?"):
         got = ours.retrieve(question, k=5)
         want = theirs.retrieve(question, k=5)
-        # BM25 scores differ between Lucene and SQLite FTS5, so only the best result and
+        # BM25 scores differ between Lucene and tantivy (analyzers), so only the best result and
         # the set of sources are compared, not every score.
         assert (got[0].kind, got[0].source_id) == (want[0].kind, want[0].source_id), question
         assert {(r.kind, r.source_id) for r in got} == {(r.kind, r.source_id) for r in want}

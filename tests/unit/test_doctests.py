@@ -19,6 +19,7 @@ MODULES = [
     "graphmem.policy.pii",
     "graphmem.policy.governance",
     "graphmem.backends.search",
+    "graphmem.backends.networkx.indexes",
     "graphmem.retrieval.bridge",
     "graphmem.retrieval.fusion",
     "graphmem.backends.neo4j.fulltext",

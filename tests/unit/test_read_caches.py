@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
-
-from graphmem.backends.networkx.indexes import TextIndex
 from graphmem.models import Chunk, Entity
 from graphmem.retrieval.pipeline import _graph_contenders
 from graphmem.store import GraphStore, open_store
@@ -42,19 +39,6 @@ def test_changing_a_returned_list_does_not_change_the_store() -> None:
     store = _store_with_mentions()
     store.find_mentioning("t", "chunk", ["mill"])["mill"].append("bogus")
     assert store.find_mentioning("t", "chunk", ["mill"]) == {"mill": ["c1", "c3"]}
-
-
-def test_query_words_are_stemmed_once_and_alike_when_cached() -> None:
-    index = TextIndex(sqlite3.connect(":memory:"), "fts_test")
-    for i in range(2_500):  # large enough for the pruning path, which stems query words
-        index.set(f"f{i}", f"filler{i} common")
-    index.set("a", "running water mill")
-    index.set("b", "the river_bank stones")
-    first = index.search("runs river_bank common", 10)
-    again = index.search("runs river_bank common", 10)
-    assert first == again
-    # "runs" matches "running" (same stem); the word river_bank is two terms, both kept
-    assert {node for node, _s in first} == {"a", "b"}
 
 
 def test_graph_contenders_keep_every_node_tied_with_the_kth() -> None:

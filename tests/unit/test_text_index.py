@@ -1,42 +1,110 @@
-"""The embedded full-text index: common-term pruning on large indexes, and its df cache."""
+"""The embedded full-text index (tantivy): exact BM25, stemming, batched writes, scopes."""
 
 from __future__ import annotations
 
-import sqlite3
+import math
 
-from graphmem.backends.networkx.indexes import TextIndex
+import pytest
+
+from graphmem.backends.networkx.indexes import TextIndex, query_terms
 
 
 def _index(texts: dict[str, str]) -> TextIndex:
-    index = TextIndex(sqlite3.connect(":memory:"), "fts_test")
+    index = TextIndex()
     for node, text in texts.items():
         index.set(node, text)
     return index
 
 
-def test_small_index_keeps_every_query_word() -> None:
+def _bm25(tf: int, df: int, docs: int, length: int, mean_length: float) -> float:
+    """Lucene's BM25 (k1 1.2, b 0.75), which tantivy implements."""
+    idf = math.log(1 + (docs - df + 0.5) / (df + 0.5))
+    return idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / mean_length))
+
+
+def test_every_query_word_counts_and_documents_need_not_hold_them_all() -> None:
     index = _index({"a": "alpha river", "b": "common stone", "c": "common wall"})
     found = {node for node, _score in index.search("alpha common", 10)}
     assert found == {"a", "b", "c"}
 
 
-def test_large_index_leaves_out_terms_found_in_most_documents() -> None:
+def test_scores_are_lucene_bm25_over_the_whole_index() -> None:
+    texts = {"a": "mill mill wheel", "b": "mill", "c": "river bank stones", "d": "wheel"}
+    hits = dict(_index(texts).search("mill", 10))
+    mean = (3 + 1 + 3 + 1) / 4
+    assert hits["a"] == pytest.approx(_bm25(2, 2, 4, 3, mean), rel=1e-5)
+    assert hits["b"] == pytest.approx(_bm25(1, 2, 4, 1, mean), rel=1e-5)
+    assert set(hits) == {"a", "b"}
+
+
+def test_a_word_in_every_document_still_counts_on_a_large_index() -> None:
     texts = {f"f{i}": f"common filler{i}" for i in range(2_500)}
     texts["a1"] = "alpha common"
-    index = _index(texts)
-    hits = index.search("alpha common", 10)
-    # "common" is in every document: it is dropped, so only the rare word's match remains
-    assert [node for node, _score in hits] == ["a1"]
+    texts["a2"] = "alpha other"  # same length as a1
+    hits = _index(texts).search("alpha common", 3)
+    # exact BM25: the common word adds a little, so the document holding both comes first
+    assert [node for node, _score in hits[:2]] == ["a1", "a2"]
+    assert hits[0][1] > hits[1][1] > hits[2][1] > 0
 
 
-def test_a_term_that_becomes_common_is_pruned_after_the_write() -> None:
-    texts = {f"f{i}": f"filler{i}" for i in range(2_400)}
-    texts.update({"a1": "alpha", "z1": "zeta"})
-    index = _index(texts)
-    assert {node for node, _s in index.search("alpha zeta", 10)} == {"a1", "z1"}
-    for i in range(1_000):  # zeta now in more than a fifth of the documents
-        index.set(f"z{i + 2}", f"zeta extra{i}")
-    assert [node for node, _s in index.search("alpha zeta", 10)] == ["a1"]
-    for i in range(1_000):  # and rare again once those documents are gone
-        index.remove(f"z{i + 2}")
-    assert {node for node, _s in index.search("alpha zeta", 10)} == {"a1", "z1"}
+def test_query_words_are_stemmed_and_split_as_documents_are() -> None:
+    index = _index({"a": "running water mill", "b": "the river_bank stones", "c": "Bogotá"})
+    found = {node for node, _s in index.search("runs riverbank bank BOGOTA", 10)}
+    assert found == {"a", "b", "c"}
+    assert query_terms("the river_bank") == ["river", "bank"]
+    assert query_terms("the of") == ["the", "of"]  # only common words: they are kept
+
+
+def test_operators_and_quotes_are_plain_words() -> None:
+    index = _index({"a": "near the forge", "b": "owns a boat"})
+    assert {n for n, _s in index.search('who owns "the Forge" NEAR(x) OR *', 10)} == {"a", "b"}
+    assert index.search('"" * ^ :', 10) == []
+
+
+def test_writes_replace_and_remove_and_are_seen_by_the_next_search() -> None:
+    index = _index({"a": "alpha", "b": "beta"})
+    assert [n for n, _s in index.search("alpha", 10)] == ["a"]
+    index.set("a", "gamma")
+    index.set("c", "alpha again")
+    index.remove("b")
+    assert [n for n, _s in index.search("alpha", 10)] == ["c"]
+    assert [n for n, _s in index.search("gamma", 10)] == ["a"]
+    assert index.search("beta", 10) == []
+    index.remove("missing")  # removing what is not there is a no-op
+    index.drop()
+    assert index.search("alpha gamma", 10) == []
+
+
+def test_candidates_scope_the_search_without_changing_scores() -> None:
+    index = _index({"a": "mill wheel", "b": "mill", "c": "mill river", "d": "river"})
+    everything = dict(index.search("mill", 10))
+    scoped = index.search("mill", 10, candidates=["b", "d", "zzz"])
+    assert [n for n, _s in scoped] == ["b"]
+    assert scoped[0][1] == pytest.approx(everything["b"])
+    assert index.search("mill", 10, candidates=[]) == []
+    assert index.search("mill", 10, candidates=["zzz"]) == []
+
+
+def test_ties_come_in_write_order_and_k_cuts() -> None:
+    index = _index({f"n{i}": "same words here" for i in range(20)})
+    hits = index.search("words", 5)
+    assert [n for n, _s in hits] == [f"n{i}" for i in range(5)]
+    assert len({s for _n, s in hits}) == 1
+    assert len(index.search("words", 10**15)) == 20  # a huge k is cut to what is held
+
+
+def test_a_failed_commit_keeps_the_queued_changes() -> None:
+    index = _index({"a": "alpha"})
+    index.search("alpha", 1)
+    index.set("b", "alpha beta")
+    real = index._index
+
+    class Broken:
+        def writer(self, *args: object) -> object:
+            raise RuntimeError("disk on fire")
+
+    index._index = Broken()
+    with pytest.raises(RuntimeError):
+        index.search("beta", 10)
+    index._index = real
+    assert [n for n, _s in index.search("beta", 10)] == ["b"]

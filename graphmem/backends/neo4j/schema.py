@@ -10,7 +10,7 @@ see :mod:`graphmem.backends.neo4j.mapping`) and the cosine vector indexes on
 embedding_dim)`` among them), comes from ``cypher/schema/*.cypher``.
 
 The full-text indexes use Lucene's ``english`` analyzer (stemming and English stop
-words, like the embedded backend's porter-stemmed FTS5) and are not eventually
+words, like the embedded backend's stemmed tantivy index) and are not eventually
 consistent, so a search sees every write committed before it.
 
 The classes also give notebook users an OGM over the same data::

@@ -14,7 +14,6 @@ reopened store is exactly the store that was closed.
 from __future__ import annotations
 
 import base64
-import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -280,8 +279,6 @@ class NetworkXStore:
         self._closed = False
         self._tenants: dict[str, _Tenant] = {}
         self._journal: Journal | None = None
-        self._db: sqlite3.Connection | None = None
-        self._tables = 0
         if path is not None:
             self._journal = Journal(path, fsync=fsync)
             number = 0
@@ -320,8 +317,8 @@ class NetworkXStore:
             if self._journal is not None:
                 self._journal.compact(self._snapshot_records())
                 self._journal.close()
-            if self._db is not None:
-                self._db.close()
+            for data in self._tenants.values():
+                data.texts.clear()  # the full-text indexes are rebuilt when a store opens
 
     def __enter__(self) -> NetworkXStore:
         return self
@@ -1438,10 +1435,7 @@ class NetworkXStore:
         existing = data.texts.get(kind)
         if existing is not None:
             return existing
-        if self._db is None:
-            self._db = sqlite3.connect(":memory:", check_same_thread=False)
-        self._tables += 1
-        index: TextIndex = _indexes().TextIndex(self._db, f"fts_{self._tables}")
+        index: TextIndex = _indexes().TextIndex()
         if data is _EMPTY:  # nothing to index; do not keep an index on the shared empty tenant
             return index
         data.texts[kind] = index
