@@ -20,6 +20,8 @@ and each figure also reports the store round trips per operation (from the trace
   product and ``argpartition``) over the same vectors, in the same run;
 - ``Memory.retrieve`` p50 over 100,000 chunks (query embeddings computed beforehand, so
   embedding is excluded), against the vector search alone;
+- full-text search p50 right after a one-chunk write over the same chunks (the write is
+  committed before the search can see it), against the same search with no write between;
 - embedding throughput of the default embedder (when the extra is installed).
 """
 
@@ -487,6 +489,23 @@ def _retrieve_figures(
         yield Figure(
             f"retrieve p50 at {chunks:,} chunks (embedding excluded)", statistics.median(ours), "ms"
         ).with_baseline(statistics.median(theirs))
+        after_write, alone = [], []
+        for i, q in enumerate(queries):
+            fresh = Chunk.model_construct(id=f"w{i}", text=q, source=None, attributes={})
+
+            def write_then_search(q: str = q, fresh: Chunk = fresh) -> None:
+                store.upsert_chunks(mem.tenant, [fresh])
+                store.fulltext_search(mem.tenant, "chunk", q, 10)
+
+            after_write.append(_time_ns(write_then_search) / 1000)
+            alone.append(
+                _time_ns(partial(store.fulltext_search, mem.tenant, "chunk", q, 10)) / 1000
+            )
+        yield Figure(
+            f"full-text search p50 right after a write at {chunks:,} chunks",
+            statistics.median(after_write),
+            "ms",
+        ).with_baseline(statistics.median(alone))
     finally:
         mem.clear()
         mem.close()

@@ -44,6 +44,8 @@ def test_quick_retrieval_bench_reports_vector_retrieve_and_embedding(capsys):
     names = [r["name"] for r in report["results"]]
     assert "vector top-10 p50 at 10,000 x 384" in names
     assert "retrieve p50 at 5,000 chunks (embedding excluded)" in names
+    after_write = next(r for r in report["results"] if "right after a write" in r["name"])
+    assert after_write["baseline"] > 0 and after_write["value"] > 0
     assert any(n.startswith("embedding throughput") for n in names)
     vector = next(r for r in report["results"] if r["name"].startswith("vector top-10"))
     assert vector["baseline"] > 0 and vector["value"] > 0
