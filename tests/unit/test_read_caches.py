@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from graphmem.models import Chunk, Entity
 from graphmem.retrieval.pipeline import _graph_contenders
 from graphmem.store import GraphStore, open_store
@@ -46,3 +48,18 @@ def test_graph_contenders_keep_every_node_tied_with_the_kth() -> None:
     assert sorted(_graph_contenders(scores, 2)) == ["a", "b", "c"]
     assert sorted(_graph_contenders(scores, 4)) == ["a", "b", "c", "d"]
     assert _graph_contenders(scores, 9) is scores
+
+
+def test_full_text_scores_are_those_of_the_live_texts_after_many_rewrites() -> None:
+    live, fresh = open_store("memory://"), open_store("memory://")
+    final = {f"c{i}": f"mill{i % 7} wheel{i % 3} river" for i in range(150)}
+    for round_ in range(3):  # every chunk rewritten twice: more dead documents than live
+        texts = final if round_ == 2 else {c: f"draft{round_} {c} river" for c in final}
+        live.upsert_chunks("t", [Chunk(id=c, text=t) for c, t in texts.items()])
+        live.fulltext_search("t", "chunk", "river", 5)
+    fresh.upsert_chunks("t", [Chunk(id=c, text=t) for c, t in final.items()])
+    for query in ("mill3 wheel1", "river", "wheel2 mill0"):
+        got = live.fulltext_search("t", "chunk", query, 10)
+        want = fresh.fulltext_search("t", "chunk", query, 10)
+        assert [h.id for h in got] == [h.id for h in want]
+        assert [h.score for h in got] == pytest.approx([h.score for h in want])

@@ -108,3 +108,61 @@ def test_a_failed_commit_keeps_the_queued_changes() -> None:
         index.search("beta", 10)
     index._index = real
     assert [n for n, _s in index.search("beta", 10)] == ["b"]
+
+
+def test_a_failure_after_the_writer_opened_leaves_the_index_usable(monkeypatch) -> None:
+    import graphmem.backends.networkx.indexes as indexes
+
+    index = _index({"a": "alpha"})
+    index.search("alpha", 1)
+    index.set("b", "alpha beta")
+    real = indexes._encodable
+
+    def fail(text: str) -> str:
+        raise RuntimeError("interrupted")
+
+    monkeypatch.setattr(indexes, "_encodable", fail)
+    kept = []
+    try:
+        index.search("beta", 10)
+    except RuntimeError as error:
+        kept.append(error)  # a caller keeping the traceback must not keep the writer's lock
+    assert kept
+    monkeypatch.setattr(indexes, "_encodable", real)
+    assert [n for n, _s in index.search("beta", 10)] == ["b"]
+    assert [n for n, _s in index.search("alpha", 10)] == ["a", "b"]
+
+
+def test_text_that_is_not_valid_unicode_is_indexed_and_later_searches_work() -> None:
+    index = _index({"a": "bad \ud800 surrogate mill", "b": "river"})
+    assert [n for n, _s in index.search("mill", 10)] == ["a"]
+    assert [n for n, _s in index.search("river", 10)] == ["b"]
+
+
+def test_a_tie_at_the_kth_place_is_settled_by_write_order_across_segments() -> None:
+    index = TextIndex()
+    for i in range(30):  # one commit, so one segment, per write
+        index.set(f"n{i}", "same words here")
+        index.search("words", 1)
+    index.set("n7", "other text")
+    index.search("words", 1)
+    index.set("n7", "same words here")  # rewritten: n7 now comes after every other node
+    for k in (1, 3, 7, 29):
+        want = [f"n{i}" for i in range(30) if i != 7][:k]
+        assert [n for n, _s in index.search("words", k)] == want
+
+
+def test_writing_the_same_text_again_leaves_no_dead_document() -> None:
+    index = _index({"a": "mill wheel", "b": "river"})
+    before = index.search("mill", 10)
+    for _ in range(5):
+        index.set("a", "mill wheel")
+        index.search("mill", 10)
+    assert index._dead == 0 and not index.wasteful()
+    assert index.search("mill", 10) == before
+
+
+def test_long_words_up_to_lucenes_limit_are_found() -> None:
+    word = "donaudampfschifffahrtsgesellschaftskapitän" * 5  # 215 bytes
+    index = _index({"de": f"der {word}", "x": "x" * 300})
+    assert [n for n, _s in index.search(word, 10)] == ["de"]

@@ -114,10 +114,10 @@ def _engine() -> tuple[Any, Any, Any]:
     # Term frequencies, no positions: BM25 needs no more, and queries are bags of words.
     builder.add_text_field("body", tokenizer_name=_ANALYZER, index_option="freq")
     # Words split at anything not a letter or digit, lower-cased, accents folded, and
-    # reduced to their English (Snowball) stem; words over 40 bytes are dropped.
+    # reduced to their English (Snowball) stem; words over 255 bytes (Lucene's limit) go.
     analyzer = (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
-        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.remove_long(255))
         .filter(tantivy.Filter.lowercase())
         .filter(tantivy.Filter.ascii_fold())
         .filter(tantivy.Filter.stemmer("english"))
@@ -146,14 +146,31 @@ def _new_index() -> Any:
 
 
 class TextIndex:
-    """A full-text index of one kind of node of one tenant (a tantivy index in memory)."""
+    """A full-text index of one kind of node of one tenant (a tantivy index in memory).
+
+    Like Lucene's, tantivy's BM25 statistics count a replaced or removed document until a
+    merge drops it. Writing a node's unchanged text again is therefore skipped, and the
+    store rebuilds an index once it holds more dead documents than live ones
+    (``wasteful()``), so the scores stay those of the live documents within that bound.
+    """
 
     def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
         self._index = _new_index()
         self._rowids: dict[str, int] = {}
         self._ids: dict[int, str] = {}
+        self._digests: dict[str, int] = {}  # hash of each indexed node's text
         self._next = 1
+        self._dead = 0  # documents deleted from the tantivy index since it was made
+        self._reload = False
         self._pending: dict[str, str | None] = {}
+
+    def wasteful(self) -> bool:
+        """Whether more replaced or removed documents than live ones weigh on the scores."""
+        self._flush()
+        return self._dead > max(len(self._rowids), 100)
 
     def set(self, node_id: str, text: str) -> None:
         """Queue the node's text (replacing what it had)."""
@@ -165,10 +182,7 @@ class TextIndex:
 
     def drop(self) -> None:
         """Forget every document."""
-        self._pending.clear()
-        self._rowids.clear()
-        self._ids.clear()
-        self._index = _new_index()
+        self._reset()
 
     def _flush(self) -> None:
         """Commit the queued changes in one batch (nothing changes if the commit fails).
@@ -181,50 +195,68 @@ class TextIndex:
         """
         if not self._pending:
             return
-        tantivy = _engine()[0]
-        stale = [self._rowids[n] for n in self._pending if n in self._rowids]
-        added: list[tuple[str, int]] = []
-        writer = self._index.writer(_WRITER_HEAP, 1)
-        try:
-            for rowid in stale:
-                writer.delete_documents_by_term("rowid", rowid)
-            rowid = self._next
-            for node, text in self._pending.items():
-                if text is None:
-                    continue
-                doc = tantivy.Document()
-                doc.add_integer("rowid", rowid)
-                doc.add_text("body", text)
-                writer.add_document(doc)
-                added.append((node, rowid))
-                rowid += 1
-            writer.commit()
-        except BaseException:
-            writer.rollback()
-            raise
-        writer.wait_merging_threads()
-        self._index.reload()
-        self._next += len(added)
-        for node in self._pending:
-            old = self._rowids.pop(node, None)
-            if old is not None:
-                del self._ids[old]
-        for node, rowid in added:
-            self._rowids[node] = rowid
-            self._ids[rowid] = node
+        digests = self._digests
+        changes = {
+            node: text
+            for node, text in self._pending.items()
+            if text is None or digests.get(node) != hash(text)
+        }
+        stale = [self._rowids[n] for n in changes if n in self._rowids]
+        added: list[tuple[str, int, int]] = []
+        if changes:
+            tantivy = _engine()[0]
+            writer = self._index.writer(_WRITER_HEAP, 1)
+            try:
+                for rowid in stale:
+                    writer.delete_documents_by_term("rowid", rowid)
+                rowid = self._next
+                for node, text in changes.items():
+                    if text is None:
+                        continue
+                    doc = tantivy.Document()
+                    doc.add_integer("rowid", rowid)
+                    doc.add_text("body", _encodable(text))
+                    writer.add_document(doc)
+                    added.append((node, rowid, hash(text)))
+                    rowid += 1
+                writer.commit()
+            except BaseException:
+                writer.rollback()
+                del writer  # a traceback kept by the caller must not hold the index lock
+                raise
+            # Committed: the maps follow at once, before anything else can fail.
+            self._reload = True
+            self._next += len(added)
+            self._dead += len(stale)
+            for node in changes:
+                old = self._rowids.pop(node, None)
+                if old is not None:
+                    del self._ids[old]
+                    del digests[node]
+            for node, rowid, digest in added:
+                self._rowids[node] = rowid
+                self._ids[rowid] = node
+                digests[node] = digest
         self._pending.clear()
+        if changes:
+            writer.wait_merging_threads()
 
     def search(
         self, query: str, k: int, candidates: Iterable[str] | None = None
     ) -> list[tuple[str, float]]:
         """The ``k`` best (id, BM25 score) for the words of ``query``, best first.
 
-        Every word of the query counts (documents need not hold them all), so the score
-        is exact BM25; hits with equal scores are listed in the order they were written.
+        Every word of the query counts (documents need not hold them all). Hits with equal
+        scores are listed in the order they were written, and a tie at the k-th place is
+        settled the same way, so an answer never depends on how tantivy laid out segments.
         """
         self._flush()
+        if self._reload:
+            self._index.reload()
+            self._reload = False
         terms = query_terms(query)
-        if not terms or not self._rowids:
+        held = len(self._rowids)
+        if not terms or not held:
             return []
         tantivy, schema, _analyzer = _engine()
         should = tantivy.Occur.Should
@@ -241,12 +273,27 @@ class TextIndex:
             must = tantivy.Occur.Must
             match = tantivy.Query.boolean_query([(must, match), (must, scope)])
         searcher = self._index.searcher()
-        # tantivy sizes its top-k heap by the limit: never more than the documents held
-        hits = searcher.search(match, min(k, len(self._rowids)), count=False).hits
+        k = min(k, held)  # tantivy sizes its top-k heap by the limit
+        limit = min(k + 1, held)
+        while True:
+            hits = searcher.search(match, limit, count=False).hits
+            # One hit past the k-th tells whether a tie crosses the cut; if so, fetch more.
+            if len(hits) < limit or limit == held or hits[-1][0] < hits[k - 1][0]:
+                break
+            limit = min(2 * limit, held)
         rowids = searcher.fast_field_values("rowid", [address for _score, address in hits])
         ids = self._ids
         found = sorted(zip(rowids, (s for s, _a in hits), strict=True), key=_best_first)
-        return [(ids[rowid], float(score)) for rowid, score in found]
+        return [(ids[rowid], float(score)) for rowid, score in found[:k]]
+
+
+def _encodable(text: str) -> str:
+    """The text as tantivy can take it: a lone surrogate (never valid UTF-8) becomes '?'."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
 
 
 def _best_first(pair: tuple[int, float]) -> tuple[float, int]:

@@ -1433,8 +1433,10 @@ class NetworkXStore:
 
     def _text_index(self, data: _Tenant, tenant: str, kind: str) -> TextIndex:
         existing = data.texts.get(kind)
-        if existing is not None:
+        if existing is not None and not existing.wasteful():
             return existing
+        # made on first use, and made again from the stored nodes when replaced or removed
+        # documents outnumber the live ones in its BM25 statistics
         index: TextIndex = _indexes().TextIndex()
         if data is _EMPTY:  # nothing to index; do not keep an index on the shared empty tenant
             return index
