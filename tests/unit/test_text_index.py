@@ -116,19 +116,24 @@ def test_a_failure_after_the_writer_opened_leaves_the_index_usable(monkeypatch) 
     index = _index({"a": "alpha"})
     index.search("alpha", 1)
     index.set("b", "alpha beta")
-    real = indexes._encodable
+    real = indexes._engine
+    tantivy, schema, analyzer = real()
 
-    def fail(text: str) -> str:
-        raise RuntimeError("interrupted")
+    class Interrupted:  # tantivy, except that making a document fails (the writer is open)
+        def __getattr__(self, name: str) -> object:
+            return getattr(tantivy, name)
 
-    monkeypatch.setattr(indexes, "_encodable", fail)
+        def Document(self) -> object:  # noqa: N802 - tantivy's name
+            raise RuntimeError("interrupted")
+
+    monkeypatch.setattr(indexes, "_engine", lambda: (Interrupted(), schema, analyzer))
     kept = []
     try:
         index.search("beta", 10)
     except RuntimeError as error:
         kept.append(error)  # a caller keeping the traceback must not keep the writer's lock
     assert kept
-    monkeypatch.setattr(indexes, "_encodable", real)
+    monkeypatch.setattr(indexes, "_engine", real)
     assert [n for n, _s in index.search("beta", 10)] == ["b"]
     assert [n for n, _s in index.search("alpha", 10)] == ["a", "b"]
 

@@ -196,50 +196,54 @@ class TextIndex:
         if not self._pending:
             return
         digests = self._digests
-        changes = {
-            node: text
+        changes = {  # node -> (text or None for a removal, hash of the text)
+            node: (text, hash(text) if text is not None else 0)
             for node, text in self._pending.items()
             if text is None or digests.get(node) != hash(text)
         }
+        if not changes:
+            self._pending.clear()
+            return
         stale = [self._rowids[n] for n in changes if n in self._rowids]
         added: list[tuple[str, int, int]] = []
-        if changes:
-            tantivy = _engine()[0]
-            writer = self._index.writer(_WRITER_HEAP, 1)
-            try:
-                for rowid in stale:
-                    writer.delete_documents_by_term("rowid", rowid)
-                rowid = self._next
-                for node, text in changes.items():
-                    if text is None:
-                        continue
-                    doc = tantivy.Document()
-                    doc.add_integer("rowid", rowid)
-                    doc.add_text("body", _encodable(text))
-                    writer.add_document(doc)
-                    added.append((node, rowid, hash(text)))
-                    rowid += 1
-                writer.commit()
-            except BaseException:
-                writer.rollback()
-                del writer  # a traceback kept by the caller must not hold the index lock
-                raise
-            # Committed: the maps follow at once, before anything else can fail.
-            self._reload = True
-            self._next += len(added)
-            self._dead += len(stale)
-            for node in changes:
-                old = self._rowids.pop(node, None)
-                if old is not None:
-                    del self._ids[old]
-                    del digests[node]
-            for node, rowid, digest in added:
-                self._rowids[node] = rowid
-                self._ids[rowid] = node
-                digests[node] = digest
+        tantivy = _engine()[0]
+        writer = self._index.writer(_WRITER_HEAP, 1)
+        try:
+            for rowid in stale:
+                writer.delete_documents_by_term("rowid", rowid)
+            rowid = self._next
+            for node, (text, digest) in changes.items():
+                if text is None:
+                    continue
+                doc = tantivy.Document()
+                doc.add_integer("rowid", rowid)
+                try:
+                    doc.add_text("body", text)
+                except UnicodeEncodeError:  # a lone surrogate: never valid UTF-8
+                    doc.add_text("body", text.encode("utf-8", "replace").decode("utf-8"))
+                writer.add_document(doc)
+                added.append((node, rowid, digest))
+                rowid += 1
+            writer.commit()
+        except BaseException:
+            writer.rollback()
+            del writer  # a traceback kept by the caller must not hold the index lock
+            raise
+        # Committed: the maps follow at once, before anything else can fail.
         self._pending.clear()
-        if changes:
-            writer.wait_merging_threads()
+        self._reload = True
+        self._next += len(added)
+        self._dead += len(stale)
+        for node in changes:
+            old = self._rowids.pop(node, None)
+            if old is not None:
+                del self._ids[old]
+                del digests[node]
+        for node, rowid, digest in added:
+            self._rowids[node] = rowid
+            self._ids[rowid] = node
+            digests[node] = digest
+        writer.wait_merging_threads()
 
     def search(
         self, query: str, k: int, candidates: Iterable[str] | None = None
@@ -285,15 +289,6 @@ class TextIndex:
         ids = self._ids
         found = sorted(zip(rowids, (s for s, _a in hits), strict=True), key=_best_first)
         return [(ids[rowid], float(score)) for rowid, score in found[:k]]
-
-
-def _encodable(text: str) -> str:
-    """The text as tantivy can take it: a lone surrogate (never valid UTF-8) becomes '?'."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
-    return text
 
 
 def _best_first(pair: tuple[int, float]) -> tuple[float, int]:
