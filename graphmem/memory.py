@@ -562,17 +562,19 @@ class Memory:
         extractor: Extractor | None = None,
         embed: bool = True,
         batch_size: int = 256,
+        nested_mentions: bool = True,
     ) -> IngestReport:
         """Chunk documents into ``Chunk`` nodes, link them to entities, embed them.
 
         Each document (a :class:`Document`, a dict of its fields, or plain text) is split
         into chunks of about ``chunk_tokens`` tokens (ids ``{doc id}#{n}``). Each chunk
         ``MENTIONS`` the entities whose names or aliases occur in it (Aho-Corasick entity
-        linking, whole words, any case) and the document's ``entity_ids``, which its
-        attributes also keep as ``about`` (the ``multihop`` preset treats a passage about
-        an entity as that entity's page), beside ``title`` and ``document_id``. An
-        ``extractor`` may add entities and relationships (evidence: the chunk id); the
-        default extracts none, and the report says so.
+        linking, whole words, any case; a name inside a longer one counts too: "the
+        Prague astronomical clock" mentions the clock and Prague) and the document's
+        ``entity_ids``, which its attributes also keep as ``about`` (the ``multihop``
+        preset treats a passage about an entity as that entity's page), beside ``title``
+        and ``document_id``. An ``extractor`` may add entities and relationships
+        (evidence: the chunk id); the default extracts none, and the report says so.
 
         Args:
             documents: What to ingest.
@@ -581,6 +583,9 @@ class Memory:
             extractor: An :class:`graphmem.retrieval.Extractor`; default: none.
             embed: Embed the chunks (needs the embedder); False to add text only.
             batch_size: Chunks per store write and per embedding batch.
+            nested_mentions: Link the names found inside longer names too; False keeps
+                the longest match only (when your names nest without meaning it: a
+                village "Haven" and the city "New Haven").
 
         Raises:
             InvalidInput: A document is malformed or names unknown entity ids; nothing of
@@ -622,23 +627,33 @@ class Memory:
                 )
                 pending.append((chunk, doc.entity_ids))
         if not isinstance(extractor, NoExtractor):
-            self._extract(pending, extractor, report)
+            self._extract(pending, extractor, report, nested_mentions)
         for start in range(0, len(pending), batch_size):
-            self._ingest_batch(pending[start : start + batch_size], embed, report)
+            self._ingest_batch(pending[start : start + batch_size], embed, report, nested_mentions)
         return report
 
+    def _chunk_links(
+        self, batch: Sequence[tuple[Chunk, tuple[str, ...]]], nested: bool
+    ) -> list[list[str]]:
+        """Each chunk's entities: its document's ``entity_ids``, then those it names."""
+        linker = self.entity_linker()
+        return [
+            list(dict.fromkeys([*ids, *linker.link(_chunk_embed_text(chunk), nested=nested)]))
+            for chunk, ids in batch
+        ]
+
     def _ingest_batch(
-        self, batch: list[tuple[Chunk, tuple[str, ...]]], embed: bool, report: IngestReport
+        self,
+        batch: list[tuple[Chunk, tuple[str, ...]]],
+        embed: bool,
+        report: IngestReport,
+        nested: bool,
     ) -> None:
         chunks = [chunk for chunk, _ids in batch]
         vectors = self._embed([_chunk_embed_text(c) for c in chunks]) if embed else None
         stored = self._store.upsert_chunks(self._tenant, chunks)
         report.chunk_ids.extend(c.id for c in stored)
-        linker = self.entity_linker()
-        links = {
-            chunk.id: list(dict.fromkeys([*ids, *linker.link(_chunk_embed_text(chunk))]))
-            for chunk, ids in batch
-        }
+        links = dict(zip((c.id for c in chunks), self._chunk_links(batch, nested), strict=True))
         report.mentions += self._store.link_mentions(self._tenant, "chunk", links)
         if vectors is not None:
             self._store.put_embeddings(self._tenant, "chunk", [c.id for c in stored], vectors)
@@ -648,6 +663,7 @@ class Memory:
         pending: list[tuple[Chunk, tuple[str, ...]]],
         extractor: Extractor,
         report: IngestReport,
+        nested: bool,
     ) -> None:
         """Run the extractor over every chunk before any is linked.
 
@@ -655,11 +671,7 @@ class Memory:
         extracted from the tenth document links the first one too). Entities that exist
         already are left as they are, never overwritten by what an extractor returns.
         """
-        linker = self.entity_linker()
-        linked = [
-            list(dict.fromkeys([*ids, *linker.link(_chunk_embed_text(chunk))]))
-            for chunk, ids in pending
-        ]
+        linked = self._chunk_links(pending, nested)
         known = {
             e.id: e
             for e in self._store.get_entities(
@@ -711,12 +723,16 @@ class Memory:
             self._store.put_embeddings(self._tenant, "entity", [e.id for e in part], vectors)
         return len(entities)
 
-    def index_turns(self, session_id: str | None = None, *, embed: bool = True) -> int:
+    def index_turns(
+        self, session_id: str | None = None, *, embed: bool = True, nested_mentions: bool = True
+    ) -> int:
         """Link conversation turns to the entities they name, and embed them.
 
         Args:
             session_id: One session's turns (all branches); default: every session.
             embed: Also embed the turns (needs the embedder).
+            nested_mentions: Link names found inside longer names too, as
+                :meth:`add_documents` does.
 
         Returns:
             How many turns were indexed.
@@ -731,7 +747,7 @@ class Memory:
             turns = self._store.list_turns(self._tenant, session)
             for start in range(0, len(turns), 512):
                 part = turns[start : start + 512]
-                links = {t.id: linker.link(t.content) for t in part}
+                links = {t.id: linker.link(t.content, nested=nested_mentions) for t in part}
                 self._store.link_mentions(self._tenant, "turn", links)
                 if embed:
                     vectors = self._embed([t.content for t in part])

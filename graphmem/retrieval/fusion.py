@@ -98,7 +98,7 @@ PRESETS: Mapping[str, FusionSettings] = {
     # those, ranked by what the source passage leaves unanswered of the query
     # (graphmem.retrieval.bridge). Chosen on HotpotQA, checked on MuSiQue held out
     # (docs/retrieval.md).
-    "multihop": FusionSettings(method="bridge", graph_weight=3.0, seeds=3, hub_damping=0.5),
+    "multihop": FusionSettings(method="bridge", graph_weight=3.0, seeds=3, hub_damping=1.0),
     # Text only, no graph walk: what plain hybrid search would give.
     "text_only": FusionSettings(graph_weight=0.0, seeds=0, link_query=False),
 }

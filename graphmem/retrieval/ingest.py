@@ -68,12 +68,21 @@ class EntityLinker:
 
     One Aho-Corasick automaton (``pyahocorasick``) over every name and alias, so linking
     a text costs one pass over it whatever the number of entities. Overlapping matches
-    resolve to the longest (``New Haven`` wins over ``Haven``).
+    resolve to the longest (``New Haven`` wins over ``Haven``), unless ``nested`` is asked:
+    then a name inside a longer one counts too ("the Prague astronomical clock" names the
+    clock and Prague). Queries are read the first way, one reading per phrase; documents
+    and turns the second, since a passage that names the clock does mention Prague, and
+    the graph walk discounts a broad entity by how many passages mention it.
 
     >>> linker = EntityLinker([Entity(id="mira", type="npc", name="Mira",
-    ...                               attributes={"aliases": ["the smith"]})])
-    >>> linker.link("Ask THE SMITH, or Mira herself; not Miranda.")
-    ['mira']
+    ...                               attributes={"aliases": ["the smith"]}),
+    ...                        Entity(id="forge", type="place", name="Mira's Forge")])
+    >>> linker.link("Ask THE SMITH at Mira's Forge; not Miranda.")
+    ['mira', 'forge']
+    >>> linker.link("Mira's Forge is shut.")
+    ['forge']
+    >>> linker.link("Mira's Forge is shut.", nested=True)
+    ['forge', 'mira']
     """
 
     def __init__(self, entities: Iterable[Entity], *, min_length: int = 2) -> None:
@@ -92,12 +101,18 @@ class EntityLinker:
         if patterns:
             self._automaton.make_automaton()
 
-    def link(self, text: str) -> list[str]:
-        """The ids of the entities named in ``text``, in order of first appearance."""
-        return [entity_id for _start, _end, entity_id in self.spans(text)]
+    def link(self, text: str, *, nested: bool = False) -> list[str]:
+        """The ids of the entities named in ``text``, in order of first appearance.
 
-    def spans(self, text: str) -> list[tuple[int, int, str]]:
-        """``(start, end, entity_id)`` of each whole-word mention, in the normalised text."""
+        ``nested``: also the names inside a longer name (see the class docstring).
+        """
+        return [entity_id for _start, _end, entity_id in self.spans(text, nested=nested)]
+
+    def spans(self, text: str, *, nested: bool = False) -> list[tuple[int, int, str]]:
+        """``(start, end, entity_id)`` of each whole-word mention, in the normalised text.
+
+        Longest matches only, or with ``nested`` every match (the longest first at a start).
+        """
         if not self.size:
             return []
         lowered = " ".join(text.lower().split())
@@ -114,9 +129,9 @@ class EntityLinker:
         seen: set[str] = set()
         last_end = -1
         for start, end, ids in found:
-            if start < last_end:
+            if start < last_end and not nested:
                 continue  # inside a longer match
-            last_end = end
+            last_end = max(last_end, end)
             for entity_id in ids:
                 if entity_id not in seen:
                     seen.add(entity_id)

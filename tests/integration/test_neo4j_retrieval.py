@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from corpora import CLOCK_QUESTION, ingest_clock
 
 from graphmem import Chunk, Entity, GraphStore, Memory, Relationship, TraceEvent, Turn, open_store
 from graphmem.retrieval import HashingEmbedder
@@ -281,3 +282,17 @@ def test_multihop_bridges_to_the_page_of_the_entity_on_neo4j(
         assert found[0].anchor_entity_id == "vantoria"
         assert found[0].signals["bridge"] > 0
     assert set(answers[0]) == set(answers[1])
+
+
+def test_multihop_bridges_through_a_name_inside_a_longer_name_on_neo4j(
+    store: GraphStore, tenant: str, reference: GraphStore
+) -> None:
+    # The clock's passage names Prague only inside the clock's own name (tests/corpora.py).
+    for backend, name in ((store, tenant), (reference, "ref")):
+        mem = Memory(backend, name, owns_store=False, embedder=HashingEmbedder(DIM))
+        ingest_clock(mem)
+        mentions = backend.get_mentions(name, "chunk", ["clock#0"])["clock#0"]
+        assert sorted(mentions) == ["prague", "t-clock"]
+        found = mem.retrieve(CLOCK_QUESTION, k=4, kinds=["chunk"], preset="multihop")
+        assert [r.source_id for r in found][:2] == ["purkyne#0", "clock#0"], found
+        assert found[1].anchor_entity_id == "prague" and found[1].signals["bridge"] > 0

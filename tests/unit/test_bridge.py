@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from corpora import CLOCK_QUESTION, ingest_clock
 
 import graphmem
 from graphmem import Entity, InvalidInput, Memory, Relationship
@@ -234,3 +235,17 @@ def test_an_entity_reaches_chunks_and_turns_alike() -> None:
         assert ("turn", "player: The Old Oak drops acorns on the hill") in bridged
         anchors = {r.content[:20]: r.anchor_entity_id for r in found}
         assert anchors["The Old Oak stands o"] == anchors["player: The Old Oak "] == "oak"
+
+
+@pytest.mark.parametrize("nested", [True, False])
+def test_a_name_inside_a_longer_name_bridges(nested: bool) -> None:
+    with graphmem.open("memory://", tenant="t", embedder=HashingEmbedder()) as memory:
+        ingest_clock(memory, nested=nested)
+        found = memory.retrieve(CLOCK_QUESTION, k=4, kinds=["chunk"], preset="multihop")
+    clock = next(r for r in found if r.source_id == "clock#0")
+    if nested:  # reached from Purkyne's passage through Prague, so it comes second
+        assert [r.source_id for r in found][:2] == ["purkyne#0", "clock#0"]
+        assert clock.anchor_entity_id == "prague" and clock.signals["bridge"] > 0
+    else:  # Prague links nothing to it: text alone ranks it, below both decoys
+        assert "bridge" not in clock.signals
+        assert [r.source_id for r in found][-1] == "clock#0"

@@ -133,6 +133,51 @@ def test_linker_whole_words_longest_match_and_aliases() -> None:
     assert EntityLinker([]).link("anything") == []
 
 
+def test_linker_reads_names_inside_longer_names_on_request() -> None:
+    linker = EntityLinker(
+        [
+            Entity(id="haven", type="location", name="Haven"),
+            Entity(id="new-haven", type="location", name="New Haven"),
+            Entity(id="clock", type="thing", name="New Haven Clock"),
+        ]
+    )
+    text = "The New Haven Clock; Haven."
+    assert linker.link(text) == ["clock", "haven"]
+    assert linker.link(text, nested=True) == ["clock", "new-haven", "haven"]
+    spans = linker.spans(text, nested=True)
+    assert [(start, end) for start, end, _e in spans] == [(4, 19), (4, 13), (8, 13)]
+
+
+def test_chunks_and_turns_mention_names_inside_longer_names(mem: Memory) -> None:
+    mem.upsert_entities(
+        [
+            Entity(id="mill-road", type="location", name="Mill Road"),
+            Entity(id="road", type="location", name="Road"),
+        ]
+    )
+    text = "Halden Crook walks Mill Road."
+    mem.add_documents([{"id": "nest", "text": text}])
+    mem.add_documents([{"id": "flat", "text": text}], nested_mentions=False)
+    chunks = mem.store.get_mentions(mem.tenant, "chunk", ["nest#0", "flat#0"])
+    assert {c: sorted(e) for c, e in chunks.items()} == {
+        "nest#0": ["halden", "mill-road", "road"],
+        "flat#0": ["halden", "mill-road"],
+    }
+    chat = mem.conversation("walk")
+    turn = chat.append("player", text)
+    mem.index_turns("walk", embed=False, nested_mentions=False)
+    assert sorted(mem.store.get_mentions(mem.tenant, "turn", [turn.id])[turn.id]) == [
+        "halden",
+        "mill-road",
+    ]
+    mem.index_turns("walk", embed=False)
+    assert sorted(mem.store.get_mentions(mem.tenant, "turn", [turn.id])[turn.id]) == [
+        "halden",
+        "mill-road",
+        "road",
+    ]
+
+
 def test_add_documents_links_chunks_and_says_nothing_was_extracted(mem: Memory) -> None:
     report = mem.add_documents([{"id": "more", "text": "Sister Ilse heard the smith curse."}])
     assert report.chunk_ids == ["more#0"]
