@@ -111,7 +111,8 @@ class EntityLinker:
     def spans(self, text: str, *, nested: bool = False) -> list[tuple[int, int, str]]:
         """``(start, end, entity_id)`` of each whole-word mention, in the normalised text.
 
-        Longest matches only, or with ``nested`` every match (the longest first at a start).
+        Longest matches only (leftmost first), or with ``nested`` also the matches lying
+        wholly inside one of those; a match across the end of a longer one is never kept.
         """
         if not self.size:
             return []
@@ -129,9 +130,11 @@ class EntityLinker:
         seen: set[str] = set()
         last_end = -1
         for start, end, ids in found:
-            if start < last_end and not nested:
-                continue  # inside a longer match
-            last_end = max(last_end, end)
+            if start < last_end:
+                if not nested or end > last_end:
+                    continue  # inside a longer match, or across its end (another reading)
+            else:
+                last_end = end
             for entity_id in ids:
                 if entity_id not in seen:
                     seen.add(entity_id)

@@ -146,6 +146,14 @@ def test_linker_reads_names_inside_longer_names_on_request() -> None:
     assert linker.link(text, nested=True) == ["clock", "new-haven", "haven"]
     spans = linker.spans(text, nested=True)
     assert [(start, end) for start, end, _e in spans] == [(4, 19), (4, 13), (8, 13)]
+    # A name across the end of a longer one is another reading of the text, never kept.
+    crossing = EntityLinker(
+        [
+            Entity(id="new-york", type="location", name="New York"),
+            Entity(id="york-city", type="location", name="York City"),
+        ]
+    )
+    assert crossing.link("New York City", nested=True) == ["new-york"]
 
 
 def test_chunks_and_turns_mention_names_inside_longer_names(mem: Memory) -> None:
