@@ -127,6 +127,9 @@ def test_turns_are_reached_too() -> None:
 
 def test_method_is_checked() -> None:
     assert PRESETS["multihop"].method == "bridge"
+    # the setting chosen on HotpotQA by the grid in docs/retrieval.md
+    chosen = PRESETS["multihop"]
+    assert (chosen.graph_weight, chosen.seeds, chosen.hub_damping) == (3.0, 3, 1.0)
     assert FusionSettings().method == "rerank"
     with pytest.raises(InvalidInput, match="method"):
         FusionSettings(method="pagerank")
