@@ -196,11 +196,11 @@ class TextIndex:
         if not self._pending:
             return
         digests = self._digests
-        changes = {  # node -> (text or None for a removal, hash of the text)
-            node: (text, hash(text) if text is not None else 0)
-            for node, text in self._pending.items()
-            if text is None or digests.get(node) != hash(text)
-        }
+        changes: dict[str, tuple[str | None, int]] = {}  # node -> (text or None, its hash)
+        for node, text in self._pending.items():
+            digest = hash(text) if text is not None else 0
+            if text is None or digests.get(node) != digest:
+                changes[node] = (text, digest)
         if not changes:
             self._pending.clear()
             return
