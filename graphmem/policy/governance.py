@@ -46,7 +46,9 @@ What :meth:`FactMemory.learn` does, in order (nothing is written when a step fai
 
 Scopes: ``agent`` facts belong to their actor, ``session`` facts to their session,
 ``workspace`` facts to the whole tenant. A fact memory sees workspace facts, its actor's
-agent facts and its session's session facts.
+agent facts and its session's session facts, whoever wrote them: actors and sessions are
+labels inside a tenant, not credentials (docs/policy.md, "Who reads a session-scoped
+fact").
 
 Retrieval (:meth:`FactMemory.recall`) scores each visible fact::
 
@@ -87,6 +89,7 @@ from graphmem.errors import (
 from graphmem.events import EventBus, hash_key
 from graphmem.events import bus as default_bus
 from graphmem.models import Record, check_safe_name, estimate_tokens, new_id, utcnow
+from graphmem.policy.identity import check_identity
 from graphmem.policy.pii import detect_pii, redact_pii
 from graphmem.store import GraphStore
 
@@ -601,21 +604,17 @@ class FactMemory:
         bus: EventBus | None = None,
     ) -> None:
         self._bus = bus or default_bus
-        if not isinstance(actor, str) or not actor.strip():
-            self._bus.publish(
-                "memory.identity_rejected", operation="fact_memory", missing=["actor"]
-            )
-            raise IdentityRequired(
-                "governed writes need a non-empty actor (who writes): fail closed",
-                missing=("actor",),
-                operation="fact_memory",
-            )
-        if session is not None and (not isinstance(session, str) or not session.strip()):
-            session = None
+        parts = check_identity(
+            "fact_memory",
+            required={"tenant": tenant, "actor": actor},
+            optional={"session": session},
+            bus=self._bus,
+        )
+        assert parts["tenant"] is not None and parts["actor"] is not None
         self._store = store
-        self._tenant = tenant
-        self.actor = actor
-        self.session = session
+        self._tenant = parts["tenant"]
+        self.actor: str = parts["actor"]
+        self.session: str | None = parts["session"]
         self.policy = policy or GovernancePolicy()
         if not isinstance(self.policy, GovernancePolicy):
             raise InvalidInput("policy must be a GovernancePolicy")

@@ -58,7 +58,11 @@ def test_an_actor_is_required(mem: Memory, bus: EventBus, seen: list[Event]) -> 
     with pytest.raises(IdentityRequired):
         mem.fact_memory(actor="  ", bus=bus)
     assert seen[0].name == "memory.identity_rejected"
-    assert dict(seen[0].payload) == {"operation": "fact_memory", "missing": ["actor"]}
+    assert dict(seen[0].payload) == {
+        "operation": "fact_memory",
+        "missing": ["actor"],
+        "invalid": [],
+    }
 
 
 def test_session_scope_needs_a_session(mem: Memory, bus: EventBus) -> None:
