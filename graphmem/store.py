@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "INVISIBLE_CHARACTERS",
     "BackendFactory",
     "GraphStore",
     "JSONScalar",
@@ -82,18 +83,18 @@ JSONScalar: TypeAlias = str | int | float | bool | None
 ``True != 1``."""
 
 
-# Default_Ignorable_Code_Point (Unicode's DerivedCoreProperties.txt): code points a
-# renderer shows as nothing, although str.isprintable() accepts some of them (the Hangul
-# fillers are letters). Plus U+2800, the braille blank, which renders as a blank.
-_INVISIBLE = re.compile(
+INVISIBLE_CHARACTERS = re.compile(
     "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
     "\u202a-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
 )
+"""One character a renderer shows as nothing: Unicode's Default_Ignorable_Code_Point
+(DerivedCoreProperties.txt; ``str.isprintable()`` accepts some of them, the Hangul fillers
+are letters), plus U+2800, the braille blank."""
 
 
 def _not_printable(ch: str) -> bool:
-    return not ch.isprintable() or _INVISIBLE.match(ch) is not None
+    return not ch.isprintable() or INVISIBLE_CHARACTERS.match(ch) is not None
 
 
 def check_printable_name(value: object, what: str, *, max_length: int = 256) -> str:
@@ -121,7 +122,7 @@ def check_printable_name(value: object, what: str, *, max_length: int = 256) -> 
             f"{what} must be 1 to {max_length} printable characters, got {len(value)}",
             value=value,
         )
-    if not value.isprintable() or _INVISIBLE.search(value):
+    if not value.isprintable() or INVISIBLE_CHARACTERS.search(value):
         index, ch = next((i, c) for i, c in enumerate(value) if _not_printable(c))
         label = unicodedata.name(ch, "unnamed")
         raise InvalidInput(

@@ -6,6 +6,7 @@ import json
 from datetime import timedelta
 
 import pytest
+from pii_cases import ISSUE_POSITIVES
 
 from graphmem import (
     EventBus,
@@ -32,6 +33,7 @@ from graphmem.policy.governance import (
     Decision,
     strip_privacy_tags,
 )
+from graphmem.policy.pii import detect_pii
 
 
 @pytest.fixture
@@ -215,6 +217,31 @@ def test_pii_is_redacted_when_the_policy_says_so(mem: Memory, bus: EventBus) -> 
     assert "ada@example.org" not in json.dumps(
         [r.model_dump(mode="json") for r in mem.dump().records]
     )
+
+
+@pytest.mark.parametrize(("kind", "value", "redacted"), ISSUE_POSITIVES)
+def test_pii_variants_the_issue_found_are_rejected(
+    facts: FactMemory, mem: Memory, kind: str, value: str, redacted: str
+) -> None:
+    """Issue 17, item 4: these passed ``pii="reject"`` before detection was normalised."""
+    with pytest.raises(PIIDetected) as info:
+        facts.learn("Ada", "contact", value)
+    assert info.value.kinds == (kind,)
+    assert mem.store.count_records(mem.tenant, FACT_KIND) == 0
+
+
+@pytest.mark.parametrize(("kind", "value", "redacted"), ISSUE_POSITIVES)
+def test_pii_variants_are_redacted_to_nothing_detectable(
+    mem: Memory, bus: EventBus, kind: str, value: str, redacted: str
+) -> None:
+    """Before, a card separated by no-break spaces was stored as a plain, detectable card."""
+    facts = mem.fact_memory(actor="a", policy=GovernancePolicy(pii="redact"), bus=bus)
+    result = facts.learn("Ada", "contact", value)
+    assert result.fact is not None
+    assert result.fact.value == " ".join(redacted.split())
+    assert result.fact.redacted == (kind,)
+    stored = json.dumps([r.model_dump(mode="json") for r in mem.dump().records])
+    assert detect_pii(result.fact.value) == [] and "4111" not in stored
 
 
 def test_luhn_failing_numbers_are_not_cards(facts: FactMemory) -> None:
