@@ -44,6 +44,7 @@ from graphmem.models import (
     Subgraph,
     Turn,
     TurnFilter,
+    check_safe_name,
 )
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ __all__ = [
     "Tracer",
     "as_utc",
     "check_printable_name",
+    "check_record_deletes",
     "check_search_kinds",
     "check_tenant",
     "check_where",
@@ -156,6 +158,40 @@ def check_tenant(tenant: object) -> str:
             missing=("tenant",),
         )
     return check_printable_name(tenant, "tenant", max_length=_MAX_TENANT_LENGTH)
+
+
+def check_record_deletes(
+    delete: Mapping[str, Sequence[str]] | None, put: Sequence[Record] = ()
+) -> dict[str, list[str]]:
+    """Check ``write_records``' deletes for any backend: safe kinds to lists of unique ids.
+
+    Raises:
+        InvalidInput: Not a mapping of safe kind names to lists of non-empty string ids,
+            or a ``(kind, id)`` that ``put`` writes too.
+    """
+    if delete is None:
+        return {}
+    if not isinstance(delete, Mapping):
+        raise InvalidInput("delete maps record kinds to lists of ids, e.g. {'fact': ['f1']}")
+    out: dict[str, list[str]] = {}
+    for kind, ids in delete.items():
+        check_safe_name(kind, "record kind")
+        if isinstance(ids, str) or not isinstance(ids, Sequence):
+            raise InvalidInput(f"delete[{kind!r}] takes a list of ids; wrap a single id in [...]")
+        for value in ids:
+            if not isinstance(value, str) or not value:
+                raise InvalidInput(f"delete[{kind!r}]: {value!r} is not an id (a non-empty str)")
+        if ids:
+            out[kind] = list(dict.fromkeys(ids))
+    both = sorted(
+        {(r.kind, r.id) for r in put if isinstance(r, Record) and r.id in out.get(r.kind, ())}
+    )
+    if both:
+        raise InvalidInput(
+            f"records {both} are both put and deleted in one write: do one or the other. "
+            "Nothing was written.",
+        )
+    return out
 
 
 def check_where(where: Mapping[str, JSONScalar] | None) -> dict[str, JSONScalar]:
@@ -562,6 +598,23 @@ class GraphStore(Protocol):
         ``updated_at`` = max(now, that ``created_at``). Within one batch the last record
         with a given id wins. The result has one item per input position: the record as
         stored for that id.
+        """
+        ...
+
+    def write_records(
+        self,
+        tenant: str,
+        put: Sequence[Record] = (),
+        delete: Mapping[str, Sequence[str]] | None = None,
+    ) -> list[Record]:
+        """Put records of any kinds and delete records by kind and id, in one atomic write.
+
+        Either every change is made or none is (one journal entry on ``file://``, one
+        transaction on Neo4j): a governed fact and its audit entry are never apart. Puts
+        follow :meth:`put_records` (times, last of a ``(kind, id)`` wins, one result per
+        input position); ``delete`` maps a kind to the ids to delete (missing ids are
+        fine). Bad input anywhere (an unsafe kind, a record put and deleted in the same
+        call) is ``InvalidInput`` and writes nothing.
         """
         ...
 
