@@ -12,7 +12,7 @@ or ``ValueError`` keeps working::
     │       ├── ForbiddenCategory            the fact's category may never be stored
     │       ├── PIIDetected                  personal data found and the policy rejects it
     │       └── MalformedPrivacyTag          an unclosed, stray or nested privacy tag
-    ├── SignatureMismatch (ValueError)       a signed audit entry or fact does not verify
+    ├── SignatureMismatch (ValueError)       governance records do not verify (tampered)
     ├── InvalidTransition (RuntimeError)     a health state change the state machine forbids
     ├── UnsupportedOperation (NotImplementedError)
     │                                        the backend cannot do this; the message says why
@@ -100,9 +100,9 @@ class MalformedPrivacyTag(PolicyViolation):
 
 
 class SignatureMismatch(GraphmemError, ValueError):
-    """A signed audit entry or fact does not verify: it was altered, or signed with another key.
+    """Governance records do not verify: altered, re-dated, deleted, reordered, replayed.
 
-    Carries ``record_ids``: the ids that failed.
+    Carries ``record_ids`` (every record out of place) and ``reasons`` (why, by id).
     """
 
 

@@ -41,8 +41,10 @@ What :meth:`FactMemory.learn` does, in order (nothing is written when a step fai
    Facts are single-valued per subject and relation within a scope: a second value is
    a refinement or a contradiction, never a second truth.
 8. **Audit.** Every mutation appends an audit entry (who, when, which key as a hash,
-   which fact ids, how to undo it) and publishes ``memory.audit.<action>`` with hashed
-   keys only.
+   which fact ids, how to undo it), written with its facts in one atomic write, and
+   publishes ``memory.audit.<action>`` with hashed keys only. Facts are versioned and the
+   audit log is a signed hash chain (:mod:`graphmem.policy.audit`): :meth:`FactMemory.verify`
+   names any record deleted, reordered, replayed, re-dated or written back.
 
 Scopes: ``agent`` facts belong to their actor, ``session`` facts to their session,
 ``workspace`` facts to the whole tenant. A fact memory sees workspace facts, its actor's
@@ -65,8 +67,6 @@ procedural 0.8, episodic 0.6. Facts are taken best first while their lines fit
 from __future__ import annotations
 
 import hashlib
-import hmac
-import json
 import re
 import threading
 from collections import Counter
@@ -84,17 +84,26 @@ from graphmem.errors import (
     MalformedPrivacyTag,
     NotFound,
     PIIDetected,
-    SignatureMismatch,
 )
 from graphmem.events import EventBus, hash_key
 from graphmem.events import bus as default_bus
 from graphmem.models import Record, check_safe_name, estimate_tokens, new_id, utcnow
+from graphmem.policy.audit import (
+    AUDIT_HEAD_KIND,
+    AUDIT_KIND,
+    FACT_KIND,
+    AuditChain,
+    AuditHead,
+    FactWrite,
+    canonical_json,
+)
 from graphmem.policy.identity import check_identity
 from graphmem.policy.pii import detect_pii, redact_pii
 from graphmem.store import GraphStore
 
 __all__ = [
     "ALWAYS_FORBIDDEN_CATEGORIES",
+    "AUDIT_HEAD_KIND",
     "AUDIT_KIND",
     "FACT_KIND",
     "MEMORY_TYPE_WEIGHT",
@@ -102,6 +111,7 @@ __all__ = [
     "SOURCE_TRUST",
     "UNKNOWN_SOURCE_TRUST",
     "AuditEntry",
+    "AuditHead",
     "Decision",
     "Fact",
     "FactMemory",
@@ -116,9 +126,6 @@ __all__ = [
     "SourceType",
     "strip_privacy_tags",
 ]
-
-FACT_KIND = "fact"
-AUDIT_KIND = "audit"
 
 
 class SourceType(StrEnum):
@@ -311,8 +318,10 @@ class Fact:
         redacted: Kinds of personal data redacted from it.
         valid_at: When it became believed (None while pending or if rejected).
         invalid_at: When it stopped being believed.
-        created_at: When it was written.
+        created_at: When it was first written.
         supersedes, superseded_by, conflicts_with: Links to other facts.
+        version: How many times this fact record was written (1 for a new fact); each
+            write is in the audit log's hash chain (:mod:`graphmem.policy.audit`).
     """
 
     id: str
@@ -335,6 +344,7 @@ class Fact:
     supersedes: str | None = None
     superseded_by: str | None = None
     conflicts_with: tuple[str, ...] = ()
+    version: int = 1
 
     @property
     def text(self) -> str:
@@ -372,6 +382,7 @@ class Fact:
             supersedes=d.get("supersedes"),
             superseded_by=d.get("superseded_by"),
             conflicts_with=tuple(d.get("conflicts_with") or ()),
+            version=int(d.get("version") or 0),
         )
 
 
@@ -418,6 +429,9 @@ class AuditEntry:
         rolled_back: Whether a later rollback undid it (it is kept for the audit).
         rolled_back_by: The rollback's entry id.
         detail: Small static facts about it (reason, counts).
+
+    Entries are never changed once written (the log is a hash chain): whether one was
+    rolled back is read from the rollback entry that lists it (``undone``).
     """
 
     id: str
@@ -433,9 +447,10 @@ class AuditEntry:
     detail: Mapping[str, Any]
 
     @classmethod
-    def from_record(cls, record: Record) -> AuditEntry:
-        """Read an ``audit`` record."""
+    def from_record(cls, record: Record, rolled_back_by: str | None = None) -> AuditEntry:
+        """Read an ``audit`` record; ``rolled_back_by``: the rollback entry that undid it."""
         d = record.data
+        rolled_back_by = rolled_back_by or d.get("rolled_back_by")
         return cls(
             id=record.id,
             seq=int(d["seq"]),
@@ -445,8 +460,8 @@ class AuditEntry:
             key=d.get("key"),
             fact_ids=tuple(d.get("fact_ids") or ()),
             at=record.created_at,
-            rolled_back=bool(d.get("rolled_back")),
-            rolled_back_by=d.get("rolled_back_by"),
+            rolled_back=rolled_back_by is not None or bool(d.get("rolled_back")),
+            rolled_back_by=rolled_back_by,
             detail=dict(d.get("detail") or {}),
         )
 
@@ -569,8 +584,19 @@ def _norm(text: str) -> str:
     return _SPACES.sub(" ", text.strip()).casefold()
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def _undo_step(record: Record) -> dict[str, Any]:
+    """How to undo a write of ``record``: its data and ``created_at`` before the write."""
+    return {"id": record.id, "before": dict(record.data), "created_at": _iso(record.created_at)}
+
+
+def _undone_by(entries: Sequence[Record]) -> dict[str, str]:
+    """Which rollback entry undid each rolled-back entry (entry id -> rollback id)."""
+    return {
+        undone: entry.id
+        for entry in entries
+        if entry.data.get("action") == "rollback"
+        for undone in entry.data.get("undone") or ()
+    }
 
 
 # --------------------------------------------------------------------------- the memory
@@ -618,54 +644,49 @@ class FactMemory:
         self.policy = policy or GovernancePolicy()
         if not isinstance(self.policy, GovernancePolicy):
             raise InvalidInput("policy must be a GovernancePolicy")
-        self._lock = _tenant_lock(store, tenant)
+        self._lock = _tenant_lock(store, self._tenant)
+        self._chain = AuditChain(store, self._tenant, self.policy.signing_key)
 
     def __repr__(self) -> str:
         return f"FactMemory(tenant={self._tenant!r}, actor={self.actor!r})"
 
     # ------------------------------------------------------------------ signing
 
-    def _sign(self, record_id: str, kind: str, data: Mapping[str, Any]) -> str:
-        assert self.policy.signing_key is not None
-        body = {k: v for k, v in data.items() if k != "signature"}
-        message = _canonical({"id": record_id, "kind": kind, "data": body}).encode("utf-8")
-        return hmac.new(self.policy.signing_key, message, hashlib.sha256).hexdigest()
-
-    def _record(self, kind: str, record_id: str, data: dict[str, Any], **times: Any) -> Record:
-        if self.policy.signing_key is not None:
-            data = {**data, "signature": self._sign(record_id, kind, data)}
-        return Record(id=record_id, kind=kind, data=data, **times)
-
     def _check(self, records: Sequence[Record]) -> None:
-        if self.policy.signing_key is None:
-            return
-        bad = [
-            r.id
-            for r in records
-            if not isinstance(r.data.get("signature"), str)
-            or not hmac.compare_digest(r.data["signature"], self._sign(r.id, r.kind, r.data))
-        ]
-        if bad:
-            raise SignatureMismatch(
-                f"{len(bad)} record(s) do not verify against the signing key: they were "
-                "altered or signed with another key",
-                record_ids=tuple(bad),
-            )
+        self._chain.check(records)
 
-    def verify(self) -> int:
-        """Check the signature of every fact and audit entry; return how many were checked.
+    def verify(self, *, anchor: AuditHead | None = None) -> int:
+        """Check every fact, audit entry and the head; return how many records were checked.
+
+        Signatures cover every field of a record (times included), facts carry a version,
+        and the audit log is a hash chain with a signed head (:mod:`graphmem.policy.audit`),
+        so a deleted, reordered, replayed or re-dated entry, an altered record, an older
+        signed version of a fact written back, or a fact added or deleted outside
+        governance fails here, with every such record named. Reads check only each
+        record's own signature; this walks the whole log.
+
+        Args:
+            anchor: An :meth:`audit_head` kept from earlier (outside the store): also fail
+                if the log no longer holds that entry unchanged (truncated or rewritten).
 
         Raises:
             InvalidInput: No signing key is configured.
-            SignatureMismatch: Some records do not verify; ``record_ids`` names them.
+            SignatureMismatch: Records out of place; ``record_ids`` names them,
+                ``reasons`` says why for each.
         """
         if self.policy.signing_key is None:
             raise InvalidInput("verify needs a policy with a signing_key")
-        records = self._store.find_records(self._tenant, FACT_KIND) + self._store.find_records(
-            self._tenant, AUDIT_KIND
-        )
-        self._check(records)
-        return len(records)
+        if anchor is not None and not isinstance(anchor, AuditHead):
+            raise InvalidInput("anchor must be an AuditHead from audit_head()")
+        return self._chain.verify(anchor)
+
+    def audit_head(self) -> AuditHead | None:
+        """The audit log's signed head (checked): its last seq, entry id and digest.
+
+        Keep it outside the store and pass it to :meth:`verify` later as ``anchor``.
+        None before the first entry.
+        """
+        return self._chain.head()
 
     # ------------------------------------------------------------------ reading
 
@@ -728,49 +749,48 @@ class FactMemory:
         """The tenant's audit entries, oldest first (the newest ``limit`` if given)."""
         records = self._store.find_records(self._tenant, AUDIT_KIND, limit=limit)
         self._check(records)
-        return sorted((AuditEntry.from_record(r) for r in records), key=lambda e: e.seq)
+        undone = _undone_by(records)  # a rollback is newer than what it undid
+        entries = (AuditEntry.from_record(r, undone.get(r.id)) for r in records)
+        return sorted(entries, key=lambda e: e.seq)
 
     # ------------------------------------------------------------------ audit
 
-    def _audit(
+    def _commit(
         self,
         action: str,
         *,
         key: str | None,
-        fact_ids: Sequence[str],
-        undo: list[dict[str, Any]] | None,
+        writes: Sequence[FactWrite] = (),
+        deletes: Sequence[str] = (),
+        undo: list[dict[str, Any]] | None = None,
         detail: Mapping[str, Any] | None = None,
-    ) -> str:
-        latest = self._store.find_records(self._tenant, AUDIT_KIND, limit=1)
-        now = utcnow()
-        seq = 1
-        if latest:
-            seq = int(latest[0].data["seq"]) + 1
-            now = max(now, latest[0].created_at + timedelta(microseconds=1))
-        entry_id = new_id()
-        data = {
-            "seq": seq,
+        extra: Mapping[str, Any] | None = None,
+        purge_entries: Sequence[Record] = (),
+    ) -> tuple[str, list[Record]]:
+        """Write facts and their audit entry in one atomic write; publish the audit event."""
+        fact_ids = list(dict.fromkeys([*(w.id for w in writes), *deletes]))
+        entry = {
             "action": action,
             "actor": self.actor,
             "session": self.session,
             "key": key,
-            "fact_ids": list(fact_ids),
+            "fact_ids": fact_ids,
             "undo": undo,
-            "rolled_back": False,
-            "rolled_back_by": None,
             "detail": dict(detail or {}),
+            **(extra or {}),
         }
-        record = self._record(AUDIT_KIND, entry_id, data, created_at=now, updated_at=now)
-        self._store.put_records(self._tenant, AUDIT_KIND, [record])
+        entry_id, stored = self._chain.commit(
+            entry, writes=writes, deletes=deletes, purge_entries=purge_entries
+        )
         self._bus.publish(
             f"memory.audit.{action}",
             entry_id=entry_id,
             action=action,
             actor=hash_key(self.actor),
             key=key,
-            fact_ids=list(fact_ids),
+            fact_ids=fact_ids,
         )
-        return entry_id
+        return entry_id, stored
 
     def _reject(self, rule: str, key: str, kinds: Sequence[str] = ()) -> None:
         self._bus.publish("memory.fact_rejected", rule=rule, key=key, kinds=list(kinds))
@@ -835,7 +855,7 @@ class FactMemory:
                     category=category,
                 )
         input_hash = hashlib.sha256(
-            _canonical([subject, relation, value, source_type, scope, owner]).encode("utf-8")
+            canonical_json([subject, relation, value, source_type, scope, owner]).encode("utf-8")
         ).hexdigest()
 
         # Sanitise before the lock: all of it is pure and may raise.
@@ -941,20 +961,19 @@ class FactMemory:
                 "conflicts_with": conflicts,
                 "input_hash": input_hash,
             }
-            batch = [self._record(FACT_KIND, fact_id, data, created_at=now, updated_at=now)]
+            writes = [FactWrite(fact_id, data, now)]
             undo: list[dict[str, Any]] = [{"id": fact_id, "before": None}]
             for old in changed:
                 record = self._store.get_record(self._tenant, FACT_KIND, old.id)
-                undo.append({"id": old.id, "before": dict(record.data)})
+                undo.append(_undo_step(record))
                 update: dict[str, Any] = {"status": old_status.value, "invalid_at": _iso(now)}
                 if old_status == FactStatus.SUPERSEDED:
                     update["superseded_by"] = fact_id
-                batch.append(self._record(FACT_KIND, old.id, {**record.data, **update}))
-            stored = self._store.put_records(self._tenant, FACT_KIND, batch)
-            audit_id = self._audit(
+                writes.append(FactWrite(old.id, {**record.data, **update}, record.created_at))
+            audit_id, stored = self._commit(
                 decision.value,
                 key=key,
-                fact_ids=[r.id for r in stored],
+                writes=writes,
                 undo=undo,
                 detail={"reason": reason, "status": new_status.value},
             )
@@ -980,11 +999,11 @@ class FactMemory:
                 raise InvalidInput(f"fact {fact_id!r} is {fact.status}, not pending review")
             now = utcnow()
             record = self._store.get_record(self._tenant, FACT_KIND, fact_id)
-            undo = [{"id": fact_id, "before": dict(record.data)}]
+            undo = [_undo_step(record)]
             update: dict[str, Any] = {"status": FactStatus.REJECTED.value}
             if approve:
                 update = {"status": FactStatus.ACTIVE.value, "valid_at": _iso(now)}
-            batch = [self._record(FACT_KIND, fact_id, {**record.data, **update})]
+            writes = [FactWrite(fact_id, {**record.data, **update}, record.created_at)]
             if approve:
                 for other_id in fact.conflicts_with:
                     try:
@@ -993,14 +1012,14 @@ class FactMemory:
                         continue
                     if other.data.get("status") != FactStatus.ACTIVE:
                         continue
-                    undo.append({"id": other_id, "before": dict(other.data)})
+                    self._check([other])
+                    undo.append(_undo_step(other))
                     changed = {"status": FactStatus.INVALIDATED.value, "invalid_at": _iso(now)}
-                    batch.append(self._record(FACT_KIND, other_id, {**other.data, **changed}))
-            stored = self._store.put_records(self._tenant, FACT_KIND, batch)
-            self._audit(
+                    writes.append(FactWrite(other_id, {**other.data, **changed}, other.created_at))
+            _, stored = self._commit(
                 "approve" if approve else "reject",
                 key=hash_key(_norm(fact.subject), _norm(fact.relation)),
-                fact_ids=[r.id for r in stored],
+                writes=writes,
                 undo=undo,
             )
             return Fact.from_record(stored[0])
@@ -1010,8 +1029,11 @@ class FactMemory:
     def rollback_to(self, entry_id: str) -> int:
         """Undo every audited change after ``entry_id``, newest first; return how many.
 
-        Undone entries are marked ``rolled_back`` (with the rollback's entry id) and kept.
-        Purges and rollbacks themselves are not undone (they carry no undo data).
+        The facts get back the state they had (as new versions: the audit chain records
+        each), facts added since are deleted, and one ``rollback`` entry lists the entries
+        it undid (``rolled_back`` / ``rolled_back_by`` of those read from it; entries are
+        never changed). Purges, rollbacks and refused writes carry no undo data and are
+        not undone.
 
         Raises:
             NotFound: No such audit entry.
@@ -1020,51 +1042,58 @@ class FactMemory:
         with self._lock:
             target_record = self._store.get_record(self._tenant, AUDIT_KIND, entry_id)
             self._check([target_record])
-            target = AuditEntry.from_record(target_record)
-            if target.rolled_back:
+            since = self._store.find_records(
+                self._tenant, AUDIT_KIND, since=target_record.created_at
+            )
+            self._check(since)
+            undone = _undone_by(since)
+            if entry_id in undone:
                 raise InvalidInput(f"audit entry {entry_id!r} was rolled back itself")
+            target = AuditEntry.from_record(target_record)
             later = [
                 r
-                for r in self._store.find_records(
-                    self._tenant, AUDIT_KIND, since=target_record.created_at
-                )
+                for r in since
                 if int(r.data["seq"]) > target.seq
+                and r.id not in undone
                 and not r.data.get("rolled_back")
                 and r.data.get("undo") is not None
             ]
-            self._check(later)
             later.sort(key=lambda r: int(r.data["seq"]), reverse=True)
-            restore: dict[str, dict[str, Any] | None] = {}
+            restore: dict[str, dict[str, Any]] = {}
             for record in later:
                 for step in record.data["undo"]:
-                    restore[step["id"]] = step["before"]  # the oldest 'before' wins
-            to_put = [
-                self._record(FACT_KIND, fid, dict(before))
-                for fid, before in restore.items()
-                if before is not None
-            ]
-            to_delete = [fid for fid, before in restore.items() if before is None]
-            if to_put:
-                self._store.put_records(self._tenant, FACT_KIND, to_put)
-            if to_delete:
-                self._store.delete_records(self._tenant, FACT_KIND, to_delete)
-            rollback_id = self._audit(
-                "rollback",
-                key=None,
-                fact_ids=sorted(restore),
-                undo=None,
-                detail={"to": entry_id, "entries": len(later)},
-            )
-            if later:
-                marked = [
-                    self._record(
-                        AUDIT_KIND,
-                        r.id,
-                        {**r.data, "rolled_back": True, "rolled_back_by": rollback_id},
+                    restore[step["id"]] = step  # the oldest 'before' wins
+            writes: list[FactWrite] = []
+            deletes: list[str] = []
+            for fact_id, step in restore.items():
+                try:
+                    current: Record | None = self._store.get_record(
+                        self._tenant, FACT_KIND, fact_id
                     )
-                    for r in later
-                ]
-                self._store.put_records(self._tenant, AUDIT_KIND, marked)
+                except NotFound:
+                    current = None
+                before = step["before"]
+                if before is None:
+                    if current is not None:
+                        deletes.append(fact_id)
+                    continue
+                if current is not None:
+                    # A new version with the old content: writing the old version back
+                    # as it was would be exactly the replay verify() refuses.
+                    version, created = current.data.get("version"), current.created_at
+                else:
+                    version = before.get("version")
+                    created = _time(step.get("created_at")) or utcnow()
+                writes.append(FactWrite(fact_id, {**before, "version": version}, created))
+            if later:
+                self._commit(
+                    "rollback",
+                    key=None,
+                    writes=writes,
+                    deletes=deletes,
+                    detail={"to": entry_id, "entries": len(later)},
+                    extra={"undone": [r.id for r in later]},
+                )
             return len(later)
 
     def purge(
@@ -1079,9 +1108,12 @@ class FactMemory:
         Facts and audit entries are purged separately: those created before
         ``now - max_age``, then the oldest until at most ``max_entries`` of each remain.
         Never purged: superseded or invalidated facts (they keep ``as_of`` history),
-        rolled-back audit entries, and audit entries that invalidated or superseded a
-        fact. The cap counts those too, so fewer may go than the cap asks. The purge is
-        itself audited (counts only).
+        rolled-back audit entries, audit entries that invalidated or superseded a fact,
+        rollbacks and purges (they say what was undone and what was purged). The cap
+        counts those too, so fewer may go than the cap asks. The purge is itself audited,
+        in the same atomic write: counts, and for each audit entry removed a tombstone
+        (its seq, id, digest and the fact versions it wrote; none of its content) that
+        keeps the hash chain whole.
 
         Raises:
             InvalidInput: Neither limit given, a non-positive ``max_age`` or ``max_entries``.
@@ -1099,14 +1131,18 @@ class FactMemory:
             facts = self._store.find_records(self._tenant, FACT_KIND, newest_first=False)
             audit = self._store.find_records(self._tenant, AUDIT_KIND, newest_first=False)
             audit.sort(key=lambda r: int(r.data["seq"]))
+            self._check(facts + audit)
+            undone = _undone_by(audit)
 
             def keep_fact(r: Record) -> bool:
                 return r.data.get("status") in (FactStatus.SUPERSEDED, FactStatus.INVALIDATED)
 
             def keep_entry(r: Record) -> bool:
-                return bool(r.data.get("rolled_back")) or r.data.get("action") in (
-                    Decision.UPDATE,
-                    Decision.INVALIDATE,
+                return (
+                    r.id in undone
+                    or bool(r.data.get("rolled_back"))
+                    or r.data.get("action")
+                    in (Decision.UPDATE, Decision.INVALIDATE, "rollback", "purge")
                 )
 
             def doomed(records: list[Record], keep: Any) -> list[str]:
@@ -1125,18 +1161,14 @@ class FactMemory:
                 return gone
 
             fact_ids = doomed(facts, keep_fact)
-            entry_ids = doomed(audit, keep_entry)
-            if fact_ids:
-                self._store.delete_records(self._tenant, FACT_KIND, fact_ids)
-            if entry_ids:
-                self._store.delete_records(self._tenant, AUDIT_KIND, entry_ids)
+            entry_ids = set(doomed(audit, keep_entry))
             if fact_ids or entry_ids:
-                self._audit(
+                self._commit(
                     "purge",
                     key=None,
-                    fact_ids=fact_ids,
-                    undo=None,
+                    deletes=fact_ids,
                     detail={"facts": len(fact_ids), "audit_entries": len(entry_ids)},
+                    purge_entries=[r for r in audit if r.id in entry_ids],
                 )
             return PurgeResult(len(fact_ids), len(entry_ids))
 
@@ -1147,6 +1179,7 @@ class FactMemory:
         records = self._store.find_records(self._tenant, FACT_KIND, newest_first=False)
         audit = self._store.find_records(self._tenant, AUDIT_KIND)
         self._check(records + audit)
+        undone = _undone_by(audit)
         facts = [Fact.from_record(r) for r in records]
         return GovernanceStats(
             facts=len(facts),
@@ -1155,7 +1188,9 @@ class FactMemory:
             by_source_type=dict(Counter(f.source_type for f in facts)),
             mean_trust=round(sum(f.trust for f in facts) / len(facts), 4) if facts else 0.0,
             audit_entries=len(audit),
-            rolled_back_entries=sum(1 for r in audit if r.data.get("rolled_back")),
+            rolled_back_entries=sum(
+                1 for r in audit if r.id in undone or r.data.get("rolled_back")
+            ),
             signed=self.policy.signing_key is not None,
             oldest_fact_at=min((f.created_at for f in facts), default=None),
             newest_fact_at=max((f.created_at for f in facts), default=None),

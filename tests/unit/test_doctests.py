@@ -16,6 +16,7 @@ MODULES = [
     "graphmem.policy.context",
     "graphmem.policy.health",
     "graphmem.policy.identity",
+    "graphmem.policy.audit",
     "graphmem.policy.normalize",
     "graphmem.policy.pii",
     "graphmem.policy.governance",
