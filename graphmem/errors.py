@@ -11,6 +11,7 @@ or ``ValueError`` keeps working::
     │   └── PolicyViolation                  a governed write breaks a rule; nothing was written
     │       ├── ForbiddenCategory            the fact's category may never be stored
     │       ├── PIIDetected                  personal data found and the policy rejects it
+    │       ├── PoisoningDetected            instructions aimed at the model, policy rejects
     │       └── MalformedPrivacyTag          an unclosed, stray or nested privacy tag
     ├── SignatureMismatch (ValueError)       governance records do not verify (tampered)
     ├── InvalidTransition (RuntimeError)     a health state change the state machine forbids
@@ -39,6 +40,7 @@ __all__ = [
     "MalformedPrivacyTag",
     "NotFound",
     "PIIDetected",
+    "PoisoningDetected",
     "PolicyViolation",
     "SignatureMismatch",
     "StoreClosed",
@@ -93,6 +95,15 @@ class ForbiddenCategory(PolicyViolation):
 
 class PIIDetected(PolicyViolation):
     """Personal data (email, phone, card, IBAN, national id) and a policy that rejects it."""
+
+
+class PoisoningDetected(PolicyViolation):
+    """Instructions aimed at the model that will read the fact, and a policy that rejects them.
+
+    ``kinds`` names the patterns (``instruction_override``, ``role_marker``,
+    ``hidden_markup``, ``tool_call``). No fact was written; the refusal itself is audited
+    (its kinds, never the text), so governance statistics count it.
+    """
 
 
 class MalformedPrivacyTag(PolicyViolation):

@@ -16,7 +16,8 @@ keys are hashed with :func:`hash_key`):
 - ``memory.recovery_dropped``: ``conversation``, ``dropped_turns``, ``backlog_batches``;
 - ``memory.audit.<action>``: ``entry_id``, ``action``, ``actor`` (hashed), ``key``
   (hashed subject + relation), ``fact_ids``;
-- ``memory.fact_rejected``: ``rule``, ``key`` (hashed), ``kinds`` (e.g. PII kinds).
+- ``memory.fact_rejected``: ``rule``, ``key`` (hashed), ``kinds`` (e.g. PII kinds);
+- ``memory.fact_held``: ``rule`` (``poisoning``), ``key`` (hashed), ``kinds``, ``fact_id``.
 
 >>> from graphmem.events import EventBus
 >>> seen = []

@@ -20,10 +20,18 @@ What :meth:`FactMemory.learn` does, in order (nothing is written when a step fai
 5. **Personal data** (:mod:`graphmem.policy.pii`) in subject, relation or value: policy
    ``pii="reject"`` (default) raises ``PIIDetected`` naming the kinds; ``"redact"``
    replaces each piece with ``[<kind>]`` and records the kinds in ``redacted``.
-6. **Trust** by source type (:data:`SOURCE_TRUST`; an unknown source gets
+6. **Memory poisoning** (:mod:`graphmem.policy.poisoning`): instructions aimed at the
+   model that will read the fact (``ignore previous instructions``, role markers, hidden
+   markup, tool-call look-alikes) in subject, relation or value. Policy
+   ``poisoning="review"`` (default) stores the fact ``pending_review`` (reason
+   ``suspected_poisoning``, kinds in ``Fact.poisoning``) and publishes
+   ``memory.fact_held``; ``"reject"`` raises ``PoisoningDetected``, publishes
+   ``memory.fact_rejected`` and audits the refusal (a ``refuse`` entry: kinds, no text);
+   ``"off"`` skips it. Both are counted by :meth:`FactMemory.stats`.
+7. **Trust** by source type (:data:`SOURCE_TRUST`; an unknown source gets
    :data:`UNKNOWN_SOURCE_TRUST`). Below ``review_below`` (default 0.5) the fact is
    stored ``pending_review``: not served by reads or retrieval until approved.
-7. **Conflicts and consolidation** against the current facts with the same subject and
+8. **Conflicts and consolidation** against the current facts with the same subject and
    relation (case- and space-insensitive) in the same scope and owner. Similarity is
    the Jaccard index of the values' word sets (casefolded ``\w+`` tokens):
 
@@ -40,7 +48,7 @@ What :meth:`FactMemory.learn` does, in order (nothing is written when a step fai
 
    Facts are single-valued per subject and relation within a scope: a second value is
    a refinement or a contradiction, never a second truth.
-8. **Audit.** Every mutation appends an audit entry (who, when, which key as a hash,
+9. **Audit.** Every mutation appends an audit entry (who, when, which key as a hash,
    which fact ids, how to undo it), written with its facts in one atomic write, and
    publishes ``memory.audit.<action>`` with hashed keys only. Facts are versioned and the
    audit log is a signed hash chain (:mod:`graphmem.policy.audit`): :meth:`FactMemory.verify`
@@ -74,7 +82,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 from weakref import WeakKeyDictionary
 
 from graphmem.errors import (
@@ -84,6 +92,7 @@ from graphmem.errors import (
     MalformedPrivacyTag,
     NotFound,
     PIIDetected,
+    PoisoningDetected,
 )
 from graphmem.events import EventBus, hash_key
 from graphmem.events import bus as default_bus
@@ -99,6 +108,7 @@ from graphmem.policy.audit import (
 )
 from graphmem.policy.identity import check_identity
 from graphmem.policy.pii import detect_pii, redact_pii
+from graphmem.policy.poisoning import detect_poisoning
 from graphmem.store import GraphStore
 
 __all__ = [
@@ -255,11 +265,18 @@ class GovernancePolicy:
             below it the values contradict.
         dedup_window: How long the same raw input is a no-op (10 minutes).
         half_life: Recency half-life of retrieval scoring (7 days).
-        signing_key: When set, every fact and audit entry carries an HMAC-SHA256
-            signature, checked on every read and by :meth:`FactMemory.verify`.
+        signing_key: When set, every fact, audit entry and the audit head carries an
+            HMAC-SHA256 signature, checked on every read and, with the hash chain, by
+            :meth:`FactMemory.verify`.
+        poisoning: What a write carrying instructions aimed at the model does
+            (:mod:`graphmem.policy.poisoning`): ``"review"`` (default: stored
+            ``pending_review``, not served until approved, ``memory.fact_held``
+            published), ``"reject"`` (``PoisoningDetected``; the refusal is audited) or
+            ``"off"`` (no detection).
     """
 
     pii: Literal["reject", "redact"] = "reject"
+    poisoning: Literal["review", "reject", "off"] = "review"
     forbidden_categories: frozenset[str] = frozenset()
     review_below: float = 0.5
     duplicate_threshold: float = 0.9
@@ -271,6 +288,10 @@ class GovernancePolicy:
     def __post_init__(self) -> None:
         if self.pii not in ("reject", "redact"):
             raise InvalidInput(f"pii policy must be 'reject' or 'redact', got {self.pii!r}")
+        if self.poisoning not in ("review", "reject", "off"):
+            raise InvalidInput(
+                f"poisoning policy must be 'review', 'reject' or 'off', got {self.poisoning!r}"
+            )
         for name in ("review_below", "duplicate_threshold", "update_threshold"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
@@ -322,6 +343,8 @@ class Fact:
         supersedes, superseded_by, conflicts_with: Links to other facts.
         version: How many times this fact record was written (1 for a new fact); each
             write is in the audit log's hash chain (:mod:`graphmem.policy.audit`).
+        poisoning: Kinds of model-directed instructions found in it when it was held
+            for review (:mod:`graphmem.policy.poisoning`); empty for most facts.
     """
 
     id: str
@@ -345,6 +368,7 @@ class Fact:
     superseded_by: str | None = None
     conflicts_with: tuple[str, ...] = ()
     version: int = 1
+    poisoning: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -383,6 +407,7 @@ class Fact:
             superseded_by=d.get("superseded_by"),
             conflicts_with=tuple(d.get("conflicts_with") or ()),
             version=int(d.get("version") or 0),
+            poisoning=tuple(d.get("poisoning") or ()),
         )
 
 
@@ -394,7 +419,7 @@ class LearnResult:
         decision: ``add``, ``update``, ``invalidate`` or ``no_op``.
         reason: Why, as a short static string: ``new``, ``near_duplicate``,
             ``duplicate_input``, ``refines``, ``contradiction_more_trusted``,
-            ``contradiction_pending_review``, ``low_trust``.
+            ``contradiction_pending_review``, ``low_trust``, ``suspected_poisoning``.
         fact: The fact written, or the existing one a no-op matched.
         changed: Older facts this write superseded or invalidated.
         audit_id: The audit entry, or None for a no-op.
@@ -489,7 +514,12 @@ class PurgeResult:
 
 @dataclass(frozen=True)
 class GovernanceStats:
-    """Health statistics of a tenant's governed memory."""
+    """Health statistics of a tenant's governed memory.
+
+    ``poisoning_held``: facts held for review because they carried instructions aimed at
+    the model; ``poisoning_rejected``: writes refused for that (audited ``refuse``
+    entries still kept).
+    """
 
     facts: int
     by_status: Mapping[str, int]
@@ -499,6 +529,8 @@ class GovernanceStats:
     audit_entries: int
     rolled_back_entries: int
     signed: bool
+    poisoning_held: int
+    poisoning_rejected: int
     oldest_fact_at: datetime | None
     newest_fact_at: datetime | None
 
@@ -792,6 +824,18 @@ class FactMemory:
         )
         return entry_id, stored
 
+    def _refuse_poisoning(self, key: str, kinds: list[str]) -> NoReturn:
+        """Refuse a write that carries instructions aimed at the model; audit the refusal."""
+        self._reject("poisoning", key, kinds)
+        with self._lock:
+            self._commit("refuse", key=key, detail={"rule": "poisoning", "kinds": kinds})
+        raise PoisoningDetected(
+            f"the fact carries instructions aimed at the model ({', '.join(kinds)}); it was "
+            "refused. Rephrase it as a fact, or use a policy with poisoning='review'",
+            rule="poisoning",
+            kinds=tuple(kinds),
+        )
+
     def _reject(self, rule: str, key: str, kinds: Sequence[str] = ()) -> None:
         self._bus.publish("memory.fact_rejected", rule=rule, key=key, kinds=list(kinds))
 
@@ -862,6 +906,7 @@ class FactMemory:
         clean: dict[str, str] = {}
         tier: int | None = None
         redacted: list[str] = []
+        poisoning: set[str] = set()
         for name, text in (("subject", subject), ("relation", relation), ("value", value)):
             try:
                 stripped, found_tier = strip_privacy_tags(text)
@@ -870,6 +915,8 @@ class FactMemory:
                 raise
             if found_tier is not None:
                 tier = max(tier or 0, found_tier)
+            if self.policy.poisoning != "off":
+                poisoning.update(m.kind for m in detect_poisoning(stripped))
             kinds = [m.kind for m in detect_pii(stripped)]
             if kinds:
                 if self.policy.pii == "reject":
@@ -887,6 +934,9 @@ class FactMemory:
                 raise InvalidInput(f"the fact's {name} is empty once private parts are removed")
             clean[name] = stripped
         trust = SOURCE_TRUST.get(source_type, UNKNOWN_SOURCE_TRUST)
+        poison = sorted(poisoning)
+        if poison and self.policy.poisoning == "reject":
+            self._refuse_poisoning(key, poison)
 
         with self._lock:
             now = utcnow()
@@ -915,7 +965,7 @@ class FactMemory:
                 if similarity(existing.value, clean["value"]) >= self.policy.duplicate_threshold:
                     return LearnResult(Decision.NOOP, "near_duplicate", existing)
             active = [f for f in live if f.status == FactStatus.ACTIVE]
-            pending = trust < self.policy.review_below
+            pending = trust < self.policy.review_below or bool(poison)
             decision, reason = Decision.ADD, "low_trust" if pending else "new"
             changed: list[Fact] = []
             conflicts: list[str] = []
@@ -936,6 +986,8 @@ class FactMemory:
                 new_status = FactStatus.PENDING_REVIEW
                 if decision is Decision.ADD:
                     reason = "contradiction_pending_review"
+            if poison:
+                reason = "suspected_poisoning"
             fact_id = new_id()
             data: dict[str, Any] = {
                 "subject": clean["subject"],
@@ -960,6 +1012,7 @@ class FactMemory:
                 "superseded_by": None,
                 "conflicts_with": conflicts,
                 "input_hash": input_hash,
+                "poisoning": poison,
             }
             writes = [FactWrite(fact_id, data, now)]
             undo: list[dict[str, Any]] = [{"id": fact_id, "before": None}]
@@ -978,6 +1031,10 @@ class FactMemory:
                 detail={"reason": reason, "status": new_status.value},
             )
             facts = [Fact.from_record(r) for r in stored]
+            if poison:
+                self._bus.publish(
+                    "memory.fact_held", rule="poisoning", key=key, kinds=poison, fact_id=fact_id
+                )
             return LearnResult(decision, reason, facts[0], tuple(facts[1:]), audit_id)
 
     def approve(self, fact_id: str) -> Fact:
@@ -1192,6 +1249,13 @@ class FactMemory:
                 1 for r in audit if r.id in undone or r.data.get("rolled_back")
             ),
             signed=self.policy.signing_key is not None,
+            poisoning_held=sum(1 for f in facts if f.poisoning),
+            poisoning_rejected=sum(
+                1
+                for r in audit
+                if r.data.get("action") == "refuse"
+                and (r.data.get("detail") or {}).get("rule") == "poisoning"
+            ),
             oldest_fact_at=min((f.created_at for f in facts), default=None),
             newest_fact_at=max((f.created_at for f in facts), default=None),
         )

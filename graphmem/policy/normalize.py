@@ -1,4 +1,4 @@
-"""A normalised copy of a text for detectors, with a map back to the original.
+r"""A normalised copy of a text for detectors, with a map back to the original.
 
 Detectors (:mod:`graphmem.policy.pii`, :mod:`graphmem.policy.poisoning`) look at what a
 reader or a model would take the text to say, not at how it was encoded: a card number
@@ -11,7 +11,7 @@ after it):
   (zero-width spaces and joiners, BOM, soft hyphen, bidirectional controls, Hangul
   fillers, variation selectors, tag characters) are dropped;
 - every run of whitespace (tab, line breaks, no-break, em and ideographic spaces) becomes
-  one ASCII space;
+  one ASCII space (one ``\n`` if it holds a line break and ``keep_lines`` is set);
 - every dash (Unicode ``Pd``) and the minus sign become ``-``;
 - everything else is NFKC-normalised (fullwidth ``＠`` and digits become ASCII, ``é``
   written as ``e`` + combining accent becomes one letter, ligatures are split).
@@ -33,6 +33,8 @@ __all__ = ["NormalizedText", "normalize_for_detection"]
 # ASCII printable without two spaces in a row: already normal, mapped one to one.
 _NOT_TRIVIAL = re.compile(r"[^\x20-\x7e]|  ")
 _DROPPED_CATEGORIES = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+_BLANKS = (" ", "\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +69,13 @@ def _dropped(ch: str) -> bool:
     return unicodedata.category(ch) in _DROPPED_CATEGORIES or bool(INVISIBLE_CHARACTERS.match(ch))
 
 
-def normalize_for_detection(text: str) -> NormalizedText:
+def normalize_for_detection(text: str, *, keep_lines: bool = False) -> NormalizedText:
     r"""Normalise ``text`` for detection (see the module docstring); keep the map back.
+
+    Args:
+        text: The text.
+        keep_lines: Make a whitespace run that holds a line break one ``\n`` (for
+            detectors of line-start patterns), not one space.
 
     >>> normalize_for_detection("ada\u200b＠example.org\u00a0\t4111\u20131111").text
     'ada@example.org 4111-1111'
@@ -85,15 +92,17 @@ def normalize_for_detection(text: str) -> NormalizedText:
             j += 1
         first = text[i]
         if first.isspace():
-            piece = " "
+            piece = "\n" if keep_lines and first in _LINE_BREAKS else " "
         elif _dropped(first):
             piece = ""
         elif first == "\u2212" or unicodedata.category(first) == "Pd":
             piece = "-"
         else:
             piece = unicodedata.normalize("NFKC", text[i:j])
-        if piece == " " and out and out[-1] == " ":
-            ends[-1] = j  # one space for the whole run
+        if piece in _BLANKS and out and out[-1] in _BLANKS:
+            if piece == "\n":  # one character for the whole run; a line break wins
+                out[-1] = piece
+            ends[-1] = j
         else:
             for ch in piece:
                 out.append(ch)

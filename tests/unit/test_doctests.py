@@ -19,6 +19,7 @@ MODULES = [
     "graphmem.policy.audit",
     "graphmem.policy.normalize",
     "graphmem.policy.pii",
+    "graphmem.policy.poisoning",
     "graphmem.policy.governance",
     "graphmem.backends.search",
     "graphmem.backends.networkx.indexes",
