@@ -37,18 +37,6 @@ from graphmem.policy.pii import detect_pii
 
 
 @pytest.fixture
-def bus() -> EventBus:
-    return EventBus()
-
-
-@pytest.fixture
-def seen(bus: EventBus) -> list[Event]:
-    out: list[Event] = []
-    bus.subscribe("*", out.append)
-    return out
-
-
-@pytest.fixture
 def facts(mem: Memory, bus: EventBus) -> FactMemory:
     return mem.fact_memory(actor="agent-7", session="s1", bus=bus)
 

@@ -26,16 +26,8 @@ from graphmem.policy.governance import AUDIT_KIND, FACT_KIND, Decision
 KEY = b"k" * 32
 
 
-@pytest.fixture
-def bus() -> EventBus:
-    return EventBus()
-
-
-@pytest.fixture
-def seen(bus: EventBus) -> list[Event]:
-    out: list[Event] = []
-    bus.subscribe("memory.fact_*", out.append)
-    return out
+def fact_events(seen: list[Event]) -> list[Event]:
+    return [e for e in seen if e.name.startswith("memory.fact_")]
 
 
 def memory(mem: Memory, bus: EventBus, **policy: object) -> FactMemory:
@@ -56,7 +48,7 @@ def test_poisoned_writes_are_held_for_review_by_default(
     assert result.reason == "suspected_poisoning"
     assert kind in result.fact.poisoning
     assert facts.facts() == [] and facts.recall("Mira says") == []  # never served
-    [event] = seen
+    [event] = fact_events(seen)
     assert event.name == "memory.fact_held"
     assert event.payload["rule"] == "poisoning" and kind in event.payload["kinds"]
     assert event.payload["fact_id"] == result.fact.id
@@ -77,7 +69,7 @@ def test_poisoned_writes_are_refused_when_the_policy_says_so(
     assert isinstance(info.value, PolicyViolation) and kind in info.value.kinds
     assert text not in str(info.value)
     assert mem.store.count_records(mem.tenant, FACT_KIND) == 0
-    [event] = seen
+    [event] = fact_events(seen)
     assert event.name == "memory.fact_rejected" and event.payload["rule"] == "poisoning"
     [entry] = facts.audit_log()
     assert entry.action == "refuse" and kind in entry.detail["kinds"]
