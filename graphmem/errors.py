@@ -11,8 +11,9 @@ or ``ValueError`` keeps working::
     │   └── PolicyViolation                  a governed write breaks a rule; nothing was written
     │       ├── ForbiddenCategory            the fact's category may never be stored
     │       ├── PIIDetected                  personal data found and the policy rejects it
+    │       ├── PoisoningDetected            instructions aimed at the model, policy rejects
     │       └── MalformedPrivacyTag          an unclosed, stray or nested privacy tag
-    ├── SignatureMismatch (ValueError)       a signed audit entry or fact does not verify
+    ├── SignatureMismatch (ValueError)       governance records do not verify (tampered)
     ├── InvalidTransition (RuntimeError)     a health state change the state machine forbids
     ├── UnsupportedOperation (NotImplementedError)
     │                                        the backend cannot do this; the message says why
@@ -39,6 +40,7 @@ __all__ = [
     "MalformedPrivacyTag",
     "NotFound",
     "PIIDetected",
+    "PoisoningDetected",
     "PolicyViolation",
     "SignatureMismatch",
     "StoreClosed",
@@ -95,14 +97,23 @@ class PIIDetected(PolicyViolation):
     """Personal data (email, phone, card, IBAN, national id) and a policy that rejects it."""
 
 
+class PoisoningDetected(PolicyViolation):
+    """Instructions aimed at the model that will read the fact, and a policy that rejects them.
+
+    ``kinds`` names the patterns (``instruction_override``, ``role_marker``,
+    ``hidden_markup``, ``tool_call``). No fact was written; the refusal itself is audited
+    (its kinds, never the text), so governance statistics count it.
+    """
+
+
 class MalformedPrivacyTag(PolicyViolation):
     """A ``<private>`` or ``<classified:tier_N>`` tag is unclosed, stray, nested or unknown."""
 
 
 class SignatureMismatch(GraphmemError, ValueError):
-    """A signed audit entry or fact does not verify: it was altered, or signed with another key.
+    """Governance records do not verify: altered, re-dated, deleted, reordered, replayed.
 
-    Carries ``record_ids``: the ids that failed.
+    Carries ``record_ids`` (every record out of place) and ``reasons`` (why, by id).
     """
 
 

@@ -9,13 +9,15 @@ publishing thread, in subscription order. A handler that raises is logged (logge
 Events published by graphmem (payloads never carry the caller's text or identity values;
 keys are hashed with :func:`hash_key`):
 
-- ``memory.identity_rejected``: ``operation``, ``missing`` (names of the missing parts);
+- ``memory.identity_rejected``: ``operation``, ``missing`` and ``invalid`` (names of the
+  missing and of the non-printable parts);
 - ``memory.health_changed``: ``conversation`` (hashed key), ``from``, ``to``, ``reason``
   (a short static string);
 - ``memory.recovery_dropped``: ``conversation``, ``dropped_turns``, ``backlog_batches``;
 - ``memory.audit.<action>``: ``entry_id``, ``action``, ``actor`` (hashed), ``key``
   (hashed subject + relation), ``fact_ids``;
-- ``memory.fact_rejected``: ``rule``, ``key`` (hashed), ``kinds`` (e.g. PII kinds).
+- ``memory.fact_rejected``: ``rule``, ``key`` (hashed), ``kinds`` (e.g. PII kinds);
+- ``memory.fact_held``: ``rule`` (``poisoning``), ``key`` (hashed), ``kinds``, ``fact_id``.
 
 >>> from graphmem.events import EventBus
 >>> seen = []

@@ -360,7 +360,8 @@ class Memory:
 
         Raises:
             IdentityRequired: ``user`` or ``session`` is missing.
-            InvalidInput: Unknown strategy, or a budget that is not positive.
+            InvalidInput: ``user``, ``session`` or ``run_id`` is not a printable name,
+                unknown strategy, or a budget that is not positive.
         """
         self._check_open()
         from graphmem.policy.context import ConversationMemory
@@ -403,6 +404,7 @@ class Memory:
 
         Raises:
             IdentityRequired: ``actor`` is missing.
+            InvalidInput: ``actor`` or ``session`` is not a printable name.
         """
         self._check_open()
         from graphmem.policy.governance import FactMemory

@@ -66,9 +66,12 @@ __all__ = [
     "utcnow",
 ]
 
-SAFE_NAME_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
-"""Entity types, relationship types and roles must match this: they may become Cypher
-labels or relationship types, so nothing else is ever spliced into a query."""
+SAFE_NAME_PATTERN = re.compile(r"\A[A-Za-z][A-Za-z0-9_]{0,63}\Z")
+r"""Entity types, relationship types and roles must match this whole (``fullmatch``): they
+may become Cypher labels or relationship types, so nothing else is ever spliced into a
+query. ``\A...\Z``, not ``^...$``: ``$`` also matches before a final line break, which
+let ``"knows\n"`` through as a second relationship type. ASCII only, so a safe name is
+printable, holds no control or invisible character and is already NFC."""
 
 WELL_KNOWN_ATTRIBUTES: tuple[str, ...] = (
     "occupation",
@@ -113,10 +116,11 @@ def check_safe_name(value: str, what: str = "name") -> str:
     >>> check_safe_name("member_of", "relationship type")
     'member_of'
     """
-    if not isinstance(value, str) or not SAFE_NAME_PATTERN.match(value):
+    if not isinstance(value, str) or not SAFE_NAME_PATTERN.fullmatch(value):
         raise InvalidInput(
             f"{what} {value!r} is not a safe name: use a letter followed by up to 63 "
-            "letters, digits or underscores (pattern ^[A-Za-z][A-Za-z0-9_]{0,63}$)",
+            "ASCII letters, digits or underscores, nothing before or after "
+            r"(pattern \A[A-Za-z][A-Za-z0-9_]{0,63}\Z)",
             value=value,
         )
     return value
@@ -210,10 +214,10 @@ def _check_identifier(value: str) -> str:
 
 
 def _check_safe(value: str) -> str:
-    if not SAFE_NAME_PATTERN.match(value):
+    if not SAFE_NAME_PATTERN.fullmatch(value):
         raise ValueError(
-            f"{value!r} is not a safe name: a letter followed by up to 63 letters, digits "
-            "or underscores (^[A-Za-z][A-Za-z0-9_]{0,63}$)"
+            f"{value!r} is not a safe name: a letter followed by up to 63 ASCII letters, "
+            r"digits or underscores, nothing before or after (\A[A-Za-z][A-Za-z0-9_]{0,63}\Z)"
         )
     return value
 

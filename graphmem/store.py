@@ -17,8 +17,10 @@ group (name = scheme, value = ``"module:factory"``) or :func:`register_backend`.
 from __future__ import annotations
 
 import importlib
+import re
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -42,6 +44,7 @@ from graphmem.models import (
     Subgraph,
     Turn,
     TurnFilter,
+    check_safe_name,
 )
 
 if TYPE_CHECKING:
@@ -49,6 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "INVISIBLE_CHARACTERS",
     "BackendFactory",
     "GraphStore",
     "JSONScalar",
@@ -58,6 +62,8 @@ __all__ = [
     "TraceEvent",
     "Tracer",
     "as_utc",
+    "check_printable_name",
+    "check_record_deletes",
     "check_search_kinds",
     "check_tenant",
     "check_where",
@@ -79,19 +85,113 @@ JSONScalar: TypeAlias = str | int | float | bool | None
 ``True != 1``."""
 
 
+INVISIBLE_CHARACTERS = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
+"""One character a renderer shows as nothing: Unicode's Default_Ignorable_Code_Point
+(DerivedCoreProperties.txt; ``str.isprintable()`` accepts some of them, the Hangul fillers
+are letters), plus U+2800, the braille blank."""
+
+
+def _not_printable(ch: str) -> bool:
+    return not ch.isprintable() or INVISIBLE_CHARACTERS.match(ch) is not None
+
+
+def check_printable_name(value: object, what: str, *, max_length: int = 256) -> str:
+    r"""Return ``value`` if it is a printable name, else raise ``InvalidInput`` saying why.
+
+    The rule for tenants and for the identity parts of the policy layer (user, session,
+    actor, run id): a ``str`` of 1 to ``max_length`` characters, in NFC, with no blank at
+    either end, every character printable: no control (``Cc``), format (``Cf``: zero-width
+    space, BOM, bidirectional overrides), separator other than the ASCII space (no-break
+    and other wide spaces, line and paragraph separators), surrogate, private-use or
+    unassigned code point, and no default-ignorable (invisible) one such as the Hangul
+    fillers or variation selectors. No name is then invisible, and none differs from
+    another only by invisible characters or by normalisation.
+
+    >>> check_printable_name("Acme Corp", "tenant")
+    'Acme Corp'
+    >>> check_printable_name("acme\u200b", "tenant")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    graphmem.errors.InvalidInput: tenant must be printable: ...U+200B (ZERO WIDTH SPACE)...
+    """
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be a str, got {type(value).__name__}", value=value)
+    if not value or len(value) > max_length:
+        raise InvalidInput(
+            f"{what} must be 1 to {max_length} printable characters, got {len(value)}",
+            value=value,
+        )
+    if not value.isprintable() or INVISIBLE_CHARACTERS.search(value):
+        index, ch = next((i, c) for i, c in enumerate(value) if _not_printable(c))
+        label = unicodedata.name(ch, "unnamed")
+        raise InvalidInput(
+            f"{what} must be printable: the character at position {index}, "
+            f"U+{ord(ch):04X} ({label}), is a control, format, invisible or unassigned one",
+            value=value,
+        )
+    if value != value.strip():
+        raise InvalidInput(f"{what} must not start or end with a blank", value=value)
+    if not unicodedata.is_normalized("NFC", value):
+        raise InvalidInput(
+            f"{what} must be in Unicode NFC (composed) form: use "
+            f"unicodedata.normalize('NFC', {what})",
+            value=value,
+        )
+    return value
+
+
 def check_tenant(tenant: object) -> str:
-    """Return ``tenant`` if it names a tenant, else raise ``IdentityRequired`` (fail closed)."""
+    """Return ``tenant`` if it names a tenant, else raise (fail closed).
+
+    Raises:
+        IdentityRequired: No tenant, or a blank one.
+        InvalidInput: Not a printable name of at most 256 characters
+            (:func:`check_printable_name`).
+    """
     if not isinstance(tenant, str) or not tenant.strip():
         raise IdentityRequired(
             "a non-empty tenant is required for every memory operation; "
             "open the memory with tenant='...'",
             missing=("tenant",),
         )
-    if len(tenant) > _MAX_TENANT_LENGTH or any(ord(ch) < 32 for ch in tenant):
+    return check_printable_name(tenant, "tenant", max_length=_MAX_TENANT_LENGTH)
+
+
+def check_record_deletes(
+    delete: Mapping[str, Sequence[str]] | None, put: Sequence[Record] = ()
+) -> dict[str, list[str]]:
+    """Check ``write_records``' deletes for any backend: safe kinds to lists of unique ids.
+
+    Raises:
+        InvalidInput: Not a mapping of safe kind names to lists of non-empty string ids,
+            or a ``(kind, id)`` that ``put`` writes too.
+    """
+    if delete is None:
+        return {}
+    if not isinstance(delete, Mapping):
+        raise InvalidInput("delete maps record kinds to lists of ids, e.g. {'fact': ['f1']}")
+    out: dict[str, list[str]] = {}
+    for kind, ids in delete.items():
+        check_safe_name(kind, "record kind")
+        if isinstance(ids, str) or not isinstance(ids, Sequence):
+            raise InvalidInput(f"delete[{kind!r}] takes a list of ids; wrap a single id in [...]")
+        for value in ids:
+            if not isinstance(value, str) or not value:
+                raise InvalidInput(f"delete[{kind!r}]: {value!r} is not an id (a non-empty str)")
+        if ids:
+            out[kind] = list(dict.fromkeys(ids))
+    both = sorted(
+        {(r.kind, r.id) for r in put if isinstance(r, Record) and r.id in out.get(r.kind, ())}
+    )
+    if both:
         raise InvalidInput(
-            f"tenant must be at most {_MAX_TENANT_LENGTH} printable characters", tenant=tenant
+            f"records {both} are both put and deleted in one write: do one or the other. "
+            "Nothing was written.",
         )
-    return tenant
+    return out
 
 
 def check_where(where: Mapping[str, JSONScalar] | None) -> dict[str, JSONScalar]:
@@ -498,6 +598,23 @@ class GraphStore(Protocol):
         ``updated_at`` = max(now, that ``created_at``). Within one batch the last record
         with a given id wins. The result has one item per input position: the record as
         stored for that id.
+        """
+        ...
+
+    def write_records(
+        self,
+        tenant: str,
+        put: Sequence[Record] = (),
+        delete: Mapping[str, Sequence[str]] | None = None,
+    ) -> list[Record]:
+        """Put records of any kinds and delete records by kind and id, in one atomic write.
+
+        Either every change is made or none is (one journal entry on ``file://``, one
+        transaction on Neo4j): a governed fact and its audit entry are never apart. Puts
+        follow :meth:`put_records` (times, last of a ``(kind, id)`` wins, one result per
+        input position); ``delete`` maps a kind to the ids to delete (missing ids are
+        fine). Bad input anywhere (an unsafe kind, a record put and deleted in the same
+        call) is ``InvalidInput`` and writes nothing.
         """
         ...
 

@@ -20,10 +20,18 @@ What :meth:`FactMemory.learn` does, in order (nothing is written when a step fai
 5. **Personal data** (:mod:`graphmem.policy.pii`) in subject, relation or value: policy
    ``pii="reject"`` (default) raises ``PIIDetected`` naming the kinds; ``"redact"``
    replaces each piece with ``[<kind>]`` and records the kinds in ``redacted``.
-6. **Trust** by source type (:data:`SOURCE_TRUST`; an unknown source gets
+6. **Memory poisoning** (:mod:`graphmem.policy.poisoning`): instructions aimed at the
+   model that will read the fact (``ignore previous instructions``, role markers, hidden
+   markup, tool-call look-alikes) in subject, relation or value. Policy
+   ``poisoning="review"`` (default) stores the fact ``pending_review`` (reason
+   ``suspected_poisoning``, kinds in ``Fact.poisoning``) and publishes
+   ``memory.fact_held``; ``"reject"`` raises ``PoisoningDetected``, publishes
+   ``memory.fact_rejected`` and audits the refusal (a ``refuse`` entry: kinds, no text);
+   ``"off"`` skips it. Both are counted by :meth:`FactMemory.stats`.
+7. **Trust** by source type (:data:`SOURCE_TRUST`; an unknown source gets
    :data:`UNKNOWN_SOURCE_TRUST`). Below ``review_below`` (default 0.5) the fact is
    stored ``pending_review``: not served by reads or retrieval until approved.
-7. **Conflicts and consolidation** against the current facts with the same subject and
+8. **Conflicts and consolidation** against the current facts with the same subject and
    relation (case- and space-insensitive) in the same scope and owner. Similarity is
    the Jaccard index of the values' word sets (casefolded ``\w+`` tokens):
 
@@ -40,13 +48,17 @@ What :meth:`FactMemory.learn` does, in order (nothing is written when a step fai
 
    Facts are single-valued per subject and relation within a scope: a second value is
    a refinement or a contradiction, never a second truth.
-8. **Audit.** Every mutation appends an audit entry (who, when, which key as a hash,
-   which fact ids, how to undo it) and publishes ``memory.audit.<action>`` with hashed
-   keys only.
+9. **Audit.** Every mutation appends an audit entry (who, when, which key as a hash,
+   which fact ids, how to undo it), written with its facts in one atomic write, and
+   publishes ``memory.audit.<action>`` with hashed keys only. Facts are versioned and the
+   audit log is a signed hash chain (:mod:`graphmem.policy.audit`): :meth:`FactMemory.verify`
+   names any record deleted, reordered, replayed, re-dated or written back.
 
 Scopes: ``agent`` facts belong to their actor, ``session`` facts to their session,
 ``workspace`` facts to the whole tenant. A fact memory sees workspace facts, its actor's
-agent facts and its session's session facts.
+agent facts and its session's session facts, whoever wrote them: actors and sessions are
+labels inside a tenant, not credentials (docs/policy.md, "Who reads a session-scoped
+fact").
 
 Retrieval (:meth:`FactMemory.recall`) scores each visible fact::
 
@@ -63,8 +75,6 @@ procedural 0.8, episodic 0.6. Facts are taken best first while their lines fit
 from __future__ import annotations
 
 import hashlib
-import hmac
-import json
 import re
 import threading
 from collections import Counter
@@ -72,7 +82,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 from weakref import WeakKeyDictionary
 
 from graphmem.errors import (
@@ -82,16 +92,28 @@ from graphmem.errors import (
     MalformedPrivacyTag,
     NotFound,
     PIIDetected,
-    SignatureMismatch,
+    PoisoningDetected,
 )
 from graphmem.events import EventBus, hash_key
 from graphmem.events import bus as default_bus
 from graphmem.models import Record, check_safe_name, estimate_tokens, new_id, utcnow
+from graphmem.policy.audit import (
+    AUDIT_HEAD_KIND,
+    AUDIT_KIND,
+    FACT_KIND,
+    AuditChain,
+    AuditHead,
+    FactWrite,
+    canonical_json,
+)
+from graphmem.policy.identity import check_identity
 from graphmem.policy.pii import detect_pii, redact_pii
+from graphmem.policy.poisoning import detect_poisoning
 from graphmem.store import GraphStore
 
 __all__ = [
     "ALWAYS_FORBIDDEN_CATEGORIES",
+    "AUDIT_HEAD_KIND",
     "AUDIT_KIND",
     "FACT_KIND",
     "MEMORY_TYPE_WEIGHT",
@@ -99,6 +121,7 @@ __all__ = [
     "SOURCE_TRUST",
     "UNKNOWN_SOURCE_TRUST",
     "AuditEntry",
+    "AuditHead",
     "Decision",
     "Fact",
     "FactMemory",
@@ -113,9 +136,6 @@ __all__ = [
     "SourceType",
     "strip_privacy_tags",
 ]
-
-FACT_KIND = "fact"
-AUDIT_KIND = "audit"
 
 
 class SourceType(StrEnum):
@@ -245,11 +265,18 @@ class GovernancePolicy:
             below it the values contradict.
         dedup_window: How long the same raw input is a no-op (10 minutes).
         half_life: Recency half-life of retrieval scoring (7 days).
-        signing_key: When set, every fact and audit entry carries an HMAC-SHA256
-            signature, checked on every read and by :meth:`FactMemory.verify`.
+        signing_key: When set, every fact, audit entry and the audit head carries an
+            HMAC-SHA256 signature, checked on every read and, with the hash chain, by
+            :meth:`FactMemory.verify`.
+        poisoning: What a write carrying instructions aimed at the model does
+            (:mod:`graphmem.policy.poisoning`): ``"review"`` (default: stored
+            ``pending_review``, not served until approved, ``memory.fact_held``
+            published), ``"reject"`` (``PoisoningDetected``; the refusal is audited) or
+            ``"off"`` (no detection).
     """
 
     pii: Literal["reject", "redact"] = "reject"
+    poisoning: Literal["review", "reject", "off"] = "review"
     forbidden_categories: frozenset[str] = frozenset()
     review_below: float = 0.5
     duplicate_threshold: float = 0.9
@@ -261,6 +288,10 @@ class GovernancePolicy:
     def __post_init__(self) -> None:
         if self.pii not in ("reject", "redact"):
             raise InvalidInput(f"pii policy must be 'reject' or 'redact', got {self.pii!r}")
+        if self.poisoning not in ("review", "reject", "off"):
+            raise InvalidInput(
+                f"poisoning policy must be 'review', 'reject' or 'off', got {self.poisoning!r}"
+            )
         for name in ("review_below", "duplicate_threshold", "update_threshold"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
@@ -308,8 +339,12 @@ class Fact:
         redacted: Kinds of personal data redacted from it.
         valid_at: When it became believed (None while pending or if rejected).
         invalid_at: When it stopped being believed.
-        created_at: When it was written.
+        created_at: When it was first written.
         supersedes, superseded_by, conflicts_with: Links to other facts.
+        version: How many times this fact record was written (1 for a new fact); each
+            write is in the audit log's hash chain (:mod:`graphmem.policy.audit`).
+        poisoning: Kinds of model-directed instructions found in it when it was held
+            for review (:mod:`graphmem.policy.poisoning`); empty for most facts.
     """
 
     id: str
@@ -332,6 +367,8 @@ class Fact:
     supersedes: str | None = None
     superseded_by: str | None = None
     conflicts_with: tuple[str, ...] = ()
+    version: int = 1
+    poisoning: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -369,6 +406,8 @@ class Fact:
             supersedes=d.get("supersedes"),
             superseded_by=d.get("superseded_by"),
             conflicts_with=tuple(d.get("conflicts_with") or ()),
+            version=int(d.get("version") or 0),
+            poisoning=tuple(d.get("poisoning") or ()),
         )
 
 
@@ -380,7 +419,7 @@ class LearnResult:
         decision: ``add``, ``update``, ``invalidate`` or ``no_op``.
         reason: Why, as a short static string: ``new``, ``near_duplicate``,
             ``duplicate_input``, ``refines``, ``contradiction_more_trusted``,
-            ``contradiction_pending_review``, ``low_trust``.
+            ``contradiction_pending_review``, ``low_trust``, ``suspected_poisoning``.
         fact: The fact written, or the existing one a no-op matched.
         changed: Older facts this write superseded or invalidated.
         audit_id: The audit entry, or None for a no-op.
@@ -415,6 +454,9 @@ class AuditEntry:
         rolled_back: Whether a later rollback undid it (it is kept for the audit).
         rolled_back_by: The rollback's entry id.
         detail: Small static facts about it (reason, counts).
+
+    Entries are never changed once written (the log is a hash chain): whether one was
+    rolled back is read from the rollback entry that lists it (``undone``).
     """
 
     id: str
@@ -430,9 +472,10 @@ class AuditEntry:
     detail: Mapping[str, Any]
 
     @classmethod
-    def from_record(cls, record: Record) -> AuditEntry:
-        """Read an ``audit`` record."""
+    def from_record(cls, record: Record, rolled_back_by: str | None = None) -> AuditEntry:
+        """Read an ``audit`` record; ``rolled_back_by``: the rollback entry that undid it."""
         d = record.data
+        rolled_back_by = rolled_back_by or d.get("rolled_back_by")
         return cls(
             id=record.id,
             seq=int(d["seq"]),
@@ -442,8 +485,8 @@ class AuditEntry:
             key=d.get("key"),
             fact_ids=tuple(d.get("fact_ids") or ()),
             at=record.created_at,
-            rolled_back=bool(d.get("rolled_back")),
-            rolled_back_by=d.get("rolled_back_by"),
+            rolled_back=rolled_back_by is not None or bool(d.get("rolled_back")),
+            rolled_back_by=rolled_back_by,
             detail=dict(d.get("detail") or {}),
         )
 
@@ -471,7 +514,12 @@ class PurgeResult:
 
 @dataclass(frozen=True)
 class GovernanceStats:
-    """Health statistics of a tenant's governed memory."""
+    """Health statistics of a tenant's governed memory.
+
+    ``poisoning_held``: facts held for review because they carried instructions aimed at
+    the model; ``poisoning_rejected``: writes refused for that (audited ``refuse``
+    entries still kept).
+    """
 
     facts: int
     by_status: Mapping[str, int]
@@ -481,6 +529,8 @@ class GovernanceStats:
     audit_entries: int
     rolled_back_entries: int
     signed: bool
+    poisoning_held: int
+    poisoning_rejected: int
     oldest_fact_at: datetime | None
     newest_fact_at: datetime | None
 
@@ -566,8 +616,19 @@ def _norm(text: str) -> str:
     return _SPACES.sub(" ", text.strip()).casefold()
 
 
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def _undo_step(record: Record) -> dict[str, Any]:
+    """How to undo a write of ``record``: its data and ``created_at`` before the write."""
+    return {"id": record.id, "before": dict(record.data), "created_at": _iso(record.created_at)}
+
+
+def _undone_by(entries: Sequence[Record]) -> dict[str, str]:
+    """Which rollback entry undid each rolled-back entry (entry id -> rollback id)."""
+    return {
+        undone: entry.id
+        for entry in entries
+        if entry.data.get("action") == "rollback"
+        for undone in entry.data.get("undone") or ()
+    }
 
 
 # --------------------------------------------------------------------------- the memory
@@ -601,72 +662,63 @@ class FactMemory:
         bus: EventBus | None = None,
     ) -> None:
         self._bus = bus or default_bus
-        if not isinstance(actor, str) or not actor.strip():
-            self._bus.publish(
-                "memory.identity_rejected", operation="fact_memory", missing=["actor"]
-            )
-            raise IdentityRequired(
-                "governed writes need a non-empty actor (who writes): fail closed",
-                missing=("actor",),
-                operation="fact_memory",
-            )
-        if session is not None and (not isinstance(session, str) or not session.strip()):
-            session = None
+        parts = check_identity(
+            "fact_memory",
+            required={"tenant": tenant, "actor": actor},
+            optional={"session": session},
+            bus=self._bus,
+        )
+        assert parts["tenant"] is not None and parts["actor"] is not None
         self._store = store
-        self._tenant = tenant
-        self.actor = actor
-        self.session = session
+        self._tenant = parts["tenant"]
+        self.actor: str = parts["actor"]
+        self.session: str | None = parts["session"]
         self.policy = policy or GovernancePolicy()
         if not isinstance(self.policy, GovernancePolicy):
             raise InvalidInput("policy must be a GovernancePolicy")
-        self._lock = _tenant_lock(store, tenant)
+        self._lock = _tenant_lock(store, self._tenant)
+        self._chain = AuditChain(store, self._tenant, self.policy.signing_key)
 
     def __repr__(self) -> str:
         return f"FactMemory(tenant={self._tenant!r}, actor={self.actor!r})"
 
     # ------------------------------------------------------------------ signing
 
-    def _sign(self, record_id: str, kind: str, data: Mapping[str, Any]) -> str:
-        assert self.policy.signing_key is not None
-        body = {k: v for k, v in data.items() if k != "signature"}
-        message = _canonical({"id": record_id, "kind": kind, "data": body}).encode("utf-8")
-        return hmac.new(self.policy.signing_key, message, hashlib.sha256).hexdigest()
-
-    def _record(self, kind: str, record_id: str, data: dict[str, Any], **times: Any) -> Record:
-        if self.policy.signing_key is not None:
-            data = {**data, "signature": self._sign(record_id, kind, data)}
-        return Record(id=record_id, kind=kind, data=data, **times)
-
     def _check(self, records: Sequence[Record]) -> None:
-        if self.policy.signing_key is None:
-            return
-        bad = [
-            r.id
-            for r in records
-            if not isinstance(r.data.get("signature"), str)
-            or not hmac.compare_digest(r.data["signature"], self._sign(r.id, r.kind, r.data))
-        ]
-        if bad:
-            raise SignatureMismatch(
-                f"{len(bad)} record(s) do not verify against the signing key: they were "
-                "altered or signed with another key",
-                record_ids=tuple(bad),
-            )
+        self._chain.check(records)
 
-    def verify(self) -> int:
-        """Check the signature of every fact and audit entry; return how many were checked.
+    def verify(self, *, anchor: AuditHead | None = None) -> int:
+        """Check every fact, audit entry and the head; return how many records were checked.
+
+        Signatures cover every field of a record (times included), facts carry a version,
+        and the audit log is a hash chain with a signed head (:mod:`graphmem.policy.audit`),
+        so a deleted, reordered, replayed or re-dated entry, an altered record, an older
+        signed version of a fact written back, or a fact added or deleted outside
+        governance fails here, with every such record named. Reads check only each
+        record's own signature; this walks the whole log.
+
+        Args:
+            anchor: An :meth:`audit_head` kept from earlier (outside the store): also fail
+                if the log no longer holds that entry unchanged (truncated or rewritten).
 
         Raises:
             InvalidInput: No signing key is configured.
-            SignatureMismatch: Some records do not verify; ``record_ids`` names them.
+            SignatureMismatch: Records out of place; ``record_ids`` names them,
+                ``reasons`` says why for each.
         """
         if self.policy.signing_key is None:
             raise InvalidInput("verify needs a policy with a signing_key")
-        records = self._store.find_records(self._tenant, FACT_KIND) + self._store.find_records(
-            self._tenant, AUDIT_KIND
-        )
-        self._check(records)
-        return len(records)
+        if anchor is not None and not isinstance(anchor, AuditHead):
+            raise InvalidInput("anchor must be an AuditHead from audit_head()")
+        return self._chain.verify(anchor)
+
+    def audit_head(self) -> AuditHead | None:
+        """The audit log's signed head (checked): its last seq, entry id and digest.
+
+        Keep it outside the store and pass it to :meth:`verify` later as ``anchor``.
+        None before the first entry.
+        """
+        return self._chain.head()
 
     # ------------------------------------------------------------------ reading
 
@@ -729,49 +781,60 @@ class FactMemory:
         """The tenant's audit entries, oldest first (the newest ``limit`` if given)."""
         records = self._store.find_records(self._tenant, AUDIT_KIND, limit=limit)
         self._check(records)
-        return sorted((AuditEntry.from_record(r) for r in records), key=lambda e: e.seq)
+        undone = _undone_by(records)  # a rollback is newer than what it undid
+        entries = (AuditEntry.from_record(r, undone.get(r.id)) for r in records)
+        return sorted(entries, key=lambda e: e.seq)
 
     # ------------------------------------------------------------------ audit
 
-    def _audit(
+    def _commit(
         self,
         action: str,
         *,
         key: str | None,
-        fact_ids: Sequence[str],
-        undo: list[dict[str, Any]] | None,
+        writes: Sequence[FactWrite] = (),
+        deletes: Sequence[str] = (),
+        undo: list[dict[str, Any]] | None = None,
         detail: Mapping[str, Any] | None = None,
-    ) -> str:
-        latest = self._store.find_records(self._tenant, AUDIT_KIND, limit=1)
-        now = utcnow()
-        seq = 1
-        if latest:
-            seq = int(latest[0].data["seq"]) + 1
-            now = max(now, latest[0].created_at + timedelta(microseconds=1))
-        entry_id = new_id()
-        data = {
-            "seq": seq,
+        extra: Mapping[str, Any] | None = None,
+        purge_entries: Sequence[Record] = (),
+    ) -> tuple[str, list[Record]]:
+        """Write facts and their audit entry in one atomic write; publish the audit event."""
+        fact_ids = list(dict.fromkeys([*(w.id for w in writes), *deletes]))
+        entry = {
             "action": action,
             "actor": self.actor,
             "session": self.session,
             "key": key,
-            "fact_ids": list(fact_ids),
+            "fact_ids": fact_ids,
             "undo": undo,
-            "rolled_back": False,
-            "rolled_back_by": None,
             "detail": dict(detail or {}),
+            **(extra or {}),
         }
-        record = self._record(AUDIT_KIND, entry_id, data, created_at=now, updated_at=now)
-        self._store.put_records(self._tenant, AUDIT_KIND, [record])
+        entry_id, stored = self._chain.commit(
+            entry, writes=writes, deletes=deletes, purge_entries=purge_entries
+        )
         self._bus.publish(
             f"memory.audit.{action}",
             entry_id=entry_id,
             action=action,
             actor=hash_key(self.actor),
             key=key,
-            fact_ids=list(fact_ids),
+            fact_ids=fact_ids,
         )
-        return entry_id
+        return entry_id, stored
+
+    def _refuse_poisoning(self, key: str, kinds: list[str]) -> NoReturn:
+        """Refuse a write that carries instructions aimed at the model; audit the refusal."""
+        self._reject("poisoning", key, kinds)
+        with self._lock:
+            self._commit("refuse", key=key, detail={"rule": "poisoning", "kinds": kinds})
+        raise PoisoningDetected(
+            f"the fact carries instructions aimed at the model ({', '.join(kinds)}); it was "
+            "refused. Rephrase it as a fact, or use a policy with poisoning='review'",
+            rule="poisoning",
+            kinds=tuple(kinds),
+        )
 
     def _reject(self, rule: str, key: str, kinds: Sequence[str] = ()) -> None:
         self._bus.publish("memory.fact_rejected", rule=rule, key=key, kinds=list(kinds))
@@ -836,13 +899,14 @@ class FactMemory:
                     category=category,
                 )
         input_hash = hashlib.sha256(
-            _canonical([subject, relation, value, source_type, scope, owner]).encode("utf-8")
+            canonical_json([subject, relation, value, source_type, scope, owner]).encode("utf-8")
         ).hexdigest()
 
         # Sanitise before the lock: all of it is pure and may raise.
         clean: dict[str, str] = {}
         tier: int | None = None
         redacted: list[str] = []
+        poisoning: set[str] = set()
         for name, text in (("subject", subject), ("relation", relation), ("value", value)):
             try:
                 stripped, found_tier = strip_privacy_tags(text)
@@ -851,6 +915,8 @@ class FactMemory:
                 raise
             if found_tier is not None:
                 tier = max(tier or 0, found_tier)
+            if self.policy.poisoning != "off":
+                poisoning.update(m.kind for m in detect_poisoning(stripped))
             kinds = [m.kind for m in detect_pii(stripped)]
             if kinds:
                 if self.policy.pii == "reject":
@@ -868,6 +934,9 @@ class FactMemory:
                 raise InvalidInput(f"the fact's {name} is empty once private parts are removed")
             clean[name] = stripped
         trust = SOURCE_TRUST.get(source_type, UNKNOWN_SOURCE_TRUST)
+        poison = sorted(poisoning)
+        if poison and self.policy.poisoning == "reject":
+            self._refuse_poisoning(key, poison)
 
         with self._lock:
             now = utcnow()
@@ -896,7 +965,7 @@ class FactMemory:
                 if similarity(existing.value, clean["value"]) >= self.policy.duplicate_threshold:
                     return LearnResult(Decision.NOOP, "near_duplicate", existing)
             active = [f for f in live if f.status == FactStatus.ACTIVE]
-            pending = trust < self.policy.review_below
+            pending = trust < self.policy.review_below or bool(poison)
             decision, reason = Decision.ADD, "low_trust" if pending else "new"
             changed: list[Fact] = []
             conflicts: list[str] = []
@@ -917,6 +986,8 @@ class FactMemory:
                 new_status = FactStatus.PENDING_REVIEW
                 if decision is Decision.ADD:
                     reason = "contradiction_pending_review"
+            if poison:
+                reason = "suspected_poisoning"
             fact_id = new_id()
             data: dict[str, Any] = {
                 "subject": clean["subject"],
@@ -941,25 +1012,29 @@ class FactMemory:
                 "superseded_by": None,
                 "conflicts_with": conflicts,
                 "input_hash": input_hash,
+                "poisoning": poison,
             }
-            batch = [self._record(FACT_KIND, fact_id, data, created_at=now, updated_at=now)]
+            writes = [FactWrite(fact_id, data, now)]
             undo: list[dict[str, Any]] = [{"id": fact_id, "before": None}]
             for old in changed:
                 record = self._store.get_record(self._tenant, FACT_KIND, old.id)
-                undo.append({"id": old.id, "before": dict(record.data)})
+                undo.append(_undo_step(record))
                 update: dict[str, Any] = {"status": old_status.value, "invalid_at": _iso(now)}
                 if old_status == FactStatus.SUPERSEDED:
                     update["superseded_by"] = fact_id
-                batch.append(self._record(FACT_KIND, old.id, {**record.data, **update}))
-            stored = self._store.put_records(self._tenant, FACT_KIND, batch)
-            audit_id = self._audit(
+                writes.append(FactWrite(old.id, {**record.data, **update}, record.created_at))
+            audit_id, stored = self._commit(
                 decision.value,
                 key=key,
-                fact_ids=[r.id for r in stored],
+                writes=writes,
                 undo=undo,
                 detail={"reason": reason, "status": new_status.value},
             )
             facts = [Fact.from_record(r) for r in stored]
+            if poison:
+                self._bus.publish(
+                    "memory.fact_held", rule="poisoning", key=key, kinds=poison, fact_id=fact_id
+                )
             return LearnResult(decision, reason, facts[0], tuple(facts[1:]), audit_id)
 
     def approve(self, fact_id: str) -> Fact:
@@ -981,11 +1056,11 @@ class FactMemory:
                 raise InvalidInput(f"fact {fact_id!r} is {fact.status}, not pending review")
             now = utcnow()
             record = self._store.get_record(self._tenant, FACT_KIND, fact_id)
-            undo = [{"id": fact_id, "before": dict(record.data)}]
+            undo = [_undo_step(record)]
             update: dict[str, Any] = {"status": FactStatus.REJECTED.value}
             if approve:
                 update = {"status": FactStatus.ACTIVE.value, "valid_at": _iso(now)}
-            batch = [self._record(FACT_KIND, fact_id, {**record.data, **update})]
+            writes = [FactWrite(fact_id, {**record.data, **update}, record.created_at)]
             if approve:
                 for other_id in fact.conflicts_with:
                     try:
@@ -994,14 +1069,14 @@ class FactMemory:
                         continue
                     if other.data.get("status") != FactStatus.ACTIVE:
                         continue
-                    undo.append({"id": other_id, "before": dict(other.data)})
+                    self._check([other])
+                    undo.append(_undo_step(other))
                     changed = {"status": FactStatus.INVALIDATED.value, "invalid_at": _iso(now)}
-                    batch.append(self._record(FACT_KIND, other_id, {**other.data, **changed}))
-            stored = self._store.put_records(self._tenant, FACT_KIND, batch)
-            self._audit(
+                    writes.append(FactWrite(other_id, {**other.data, **changed}, other.created_at))
+            _, stored = self._commit(
                 "approve" if approve else "reject",
                 key=hash_key(_norm(fact.subject), _norm(fact.relation)),
-                fact_ids=[r.id for r in stored],
+                writes=writes,
                 undo=undo,
             )
             return Fact.from_record(stored[0])
@@ -1011,8 +1086,11 @@ class FactMemory:
     def rollback_to(self, entry_id: str) -> int:
         """Undo every audited change after ``entry_id``, newest first; return how many.
 
-        Undone entries are marked ``rolled_back`` (with the rollback's entry id) and kept.
-        Purges and rollbacks themselves are not undone (they carry no undo data).
+        The facts get back the state they had (as new versions: the audit chain records
+        each), facts added since are deleted, and one ``rollback`` entry lists the entries
+        it undid (``rolled_back`` / ``rolled_back_by`` of those read from it; entries are
+        never changed). Purges, rollbacks and refused writes carry no undo data and are
+        not undone.
 
         Raises:
             NotFound: No such audit entry.
@@ -1021,51 +1099,58 @@ class FactMemory:
         with self._lock:
             target_record = self._store.get_record(self._tenant, AUDIT_KIND, entry_id)
             self._check([target_record])
-            target = AuditEntry.from_record(target_record)
-            if target.rolled_back:
+            since = self._store.find_records(
+                self._tenant, AUDIT_KIND, since=target_record.created_at
+            )
+            self._check(since)
+            undone = _undone_by(since)
+            if entry_id in undone:
                 raise InvalidInput(f"audit entry {entry_id!r} was rolled back itself")
+            target = AuditEntry.from_record(target_record)
             later = [
                 r
-                for r in self._store.find_records(
-                    self._tenant, AUDIT_KIND, since=target_record.created_at
-                )
+                for r in since
                 if int(r.data["seq"]) > target.seq
+                and r.id not in undone
                 and not r.data.get("rolled_back")
                 and r.data.get("undo") is not None
             ]
-            self._check(later)
             later.sort(key=lambda r: int(r.data["seq"]), reverse=True)
-            restore: dict[str, dict[str, Any] | None] = {}
+            restore: dict[str, dict[str, Any]] = {}
             for record in later:
                 for step in record.data["undo"]:
-                    restore[step["id"]] = step["before"]  # the oldest 'before' wins
-            to_put = [
-                self._record(FACT_KIND, fid, dict(before))
-                for fid, before in restore.items()
-                if before is not None
-            ]
-            to_delete = [fid for fid, before in restore.items() if before is None]
-            if to_put:
-                self._store.put_records(self._tenant, FACT_KIND, to_put)
-            if to_delete:
-                self._store.delete_records(self._tenant, FACT_KIND, to_delete)
-            rollback_id = self._audit(
-                "rollback",
-                key=None,
-                fact_ids=sorted(restore),
-                undo=None,
-                detail={"to": entry_id, "entries": len(later)},
-            )
-            if later:
-                marked = [
-                    self._record(
-                        AUDIT_KIND,
-                        r.id,
-                        {**r.data, "rolled_back": True, "rolled_back_by": rollback_id},
+                    restore[step["id"]] = step  # the oldest 'before' wins
+            writes: list[FactWrite] = []
+            deletes: list[str] = []
+            for fact_id, step in restore.items():
+                try:
+                    current: Record | None = self._store.get_record(
+                        self._tenant, FACT_KIND, fact_id
                     )
-                    for r in later
-                ]
-                self._store.put_records(self._tenant, AUDIT_KIND, marked)
+                except NotFound:
+                    current = None
+                before = step["before"]
+                if before is None:
+                    if current is not None:
+                        deletes.append(fact_id)
+                    continue
+                if current is not None:
+                    # A new version with the old content: writing the old version back
+                    # as it was would be exactly the replay verify() refuses.
+                    version, created = current.data.get("version"), current.created_at
+                else:
+                    version = before.get("version")
+                    created = _time(step.get("created_at")) or utcnow()
+                writes.append(FactWrite(fact_id, {**before, "version": version}, created))
+            if later:
+                self._commit(
+                    "rollback",
+                    key=None,
+                    writes=writes,
+                    deletes=deletes,
+                    detail={"to": entry_id, "entries": len(later)},
+                    extra={"undone": [r.id for r in later]},
+                )
             return len(later)
 
     def purge(
@@ -1080,9 +1165,12 @@ class FactMemory:
         Facts and audit entries are purged separately: those created before
         ``now - max_age``, then the oldest until at most ``max_entries`` of each remain.
         Never purged: superseded or invalidated facts (they keep ``as_of`` history),
-        rolled-back audit entries, and audit entries that invalidated or superseded a
-        fact. The cap counts those too, so fewer may go than the cap asks. The purge is
-        itself audited (counts only).
+        rolled-back audit entries, audit entries that invalidated or superseded a fact,
+        rollbacks and purges (they say what was undone and what was purged). The cap
+        counts those too, so fewer may go than the cap asks. The purge is itself audited,
+        in the same atomic write: counts, and for each audit entry removed a tombstone
+        (its seq, id, digest and the fact versions it wrote; none of its content) that
+        keeps the hash chain whole.
 
         Raises:
             InvalidInput: Neither limit given, a non-positive ``max_age`` or ``max_entries``.
@@ -1100,14 +1188,18 @@ class FactMemory:
             facts = self._store.find_records(self._tenant, FACT_KIND, newest_first=False)
             audit = self._store.find_records(self._tenant, AUDIT_KIND, newest_first=False)
             audit.sort(key=lambda r: int(r.data["seq"]))
+            self._check(facts + audit)
+            undone = _undone_by(audit)
 
             def keep_fact(r: Record) -> bool:
                 return r.data.get("status") in (FactStatus.SUPERSEDED, FactStatus.INVALIDATED)
 
             def keep_entry(r: Record) -> bool:
-                return bool(r.data.get("rolled_back")) or r.data.get("action") in (
-                    Decision.UPDATE,
-                    Decision.INVALIDATE,
+                return (
+                    r.id in undone
+                    or bool(r.data.get("rolled_back"))
+                    or r.data.get("action")
+                    in (Decision.UPDATE, Decision.INVALIDATE, "rollback", "purge")
                 )
 
             def doomed(records: list[Record], keep: Any) -> list[str]:
@@ -1126,18 +1218,14 @@ class FactMemory:
                 return gone
 
             fact_ids = doomed(facts, keep_fact)
-            entry_ids = doomed(audit, keep_entry)
-            if fact_ids:
-                self._store.delete_records(self._tenant, FACT_KIND, fact_ids)
-            if entry_ids:
-                self._store.delete_records(self._tenant, AUDIT_KIND, entry_ids)
+            entry_ids = set(doomed(audit, keep_entry))
             if fact_ids or entry_ids:
-                self._audit(
+                self._commit(
                     "purge",
                     key=None,
-                    fact_ids=fact_ids,
-                    undo=None,
+                    deletes=fact_ids,
                     detail={"facts": len(fact_ids), "audit_entries": len(entry_ids)},
+                    purge_entries=[r for r in audit if r.id in entry_ids],
                 )
             return PurgeResult(len(fact_ids), len(entry_ids))
 
@@ -1148,6 +1236,7 @@ class FactMemory:
         records = self._store.find_records(self._tenant, FACT_KIND, newest_first=False)
         audit = self._store.find_records(self._tenant, AUDIT_KIND)
         self._check(records + audit)
+        undone = _undone_by(audit)
         facts = [Fact.from_record(r) for r in records]
         return GovernanceStats(
             facts=len(facts),
@@ -1156,8 +1245,17 @@ class FactMemory:
             by_source_type=dict(Counter(f.source_type for f in facts)),
             mean_trust=round(sum(f.trust for f in facts) / len(facts), 4) if facts else 0.0,
             audit_entries=len(audit),
-            rolled_back_entries=sum(1 for r in audit if r.data.get("rolled_back")),
+            rolled_back_entries=sum(
+                1 for r in audit if r.id in undone or r.data.get("rolled_back")
+            ),
             signed=self.policy.signing_key is not None,
+            poisoning_held=sum(1 for f in facts if f.poisoning),
+            poisoning_rejected=sum(
+                1
+                for r in audit
+                if r.data.get("action") == "refuse"
+                and (r.data.get("detail") or {}).get("rule") == "poisoning"
+            ),
             oldest_fact_at=min((f.created_at for f in facts), default=None),
             newest_fact_at=max((f.created_at for f in facts), default=None),
         )

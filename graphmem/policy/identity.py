@@ -1,24 +1,42 @@
 """Who a policy call is for: ``MemoryIdentity``, checked fail-closed on every call.
 
 A conversation memory is keyed by ``(tenant, user, session)``; a run id is optional and
-only labels the run. A missing part (``None``, empty or whitespace) raises
-``IdentityRequired`` after publishing ``memory.identity_rejected`` with the operation and
-the *names* of the missing parts, never the values the caller gave.
+only labels the run. Governed fact writes are keyed by ``(tenant, actor)`` and an optional
+session. Every part given is checked the same way (:func:`check_identity`):
+
+- a missing required part (``None``, empty or whitespace) raises ``IdentityRequired``;
+- a part that is not a printable name (:func:`graphmem.store.check_printable_name`: a
+  zero-width space, NUL, BOM, Hangul filler, bidirectional override, a blank at an end,
+  not NFC, over 256 characters) raises ``InvalidInput`` with ``invalid`` naming the parts.
+
+Either way ``memory.identity_rejected`` is published first, with the operation and the
+*names* of the missing and invalid parts, never the values the caller gave.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import quote
 
 from graphmem.errors import IdentityRequired, InvalidInput
 from graphmem.events import EventBus, hash_key
 from graphmem.events import bus as default_bus
+from graphmem.store import check_printable_name
 
-__all__ = ["SESSION_PREFIX", "MemoryIdentity", "require_identity"]
+__all__ = [
+    "MAX_IDENTITY_PART",
+    "SESSION_PREFIX",
+    "MemoryIdentity",
+    "check_identity",
+    "require_identity",
+]
 
 SESSION_PREFIX = "policy"
 """First part of the store session id of a policy conversation (see ``session_id``)."""
+
+MAX_IDENTITY_PART = 256
+"""The longest tenant, user, session, actor or run id, in characters."""
 
 _MAX_SESSION_ID = 512
 
@@ -62,6 +80,59 @@ class MemoryIdentity:
         return hash_key(self.tenant, self.user, self.session)
 
 
+def check_identity(
+    operation: str,
+    *,
+    required: Mapping[str, object],
+    optional: Mapping[str, object] | None = None,
+    bus: EventBus | None = None,
+) -> dict[str, str | None]:
+    """Check identity parts by name; return them, an optional blank one as ``None``.
+
+    Args:
+        operation: What was attempted (goes into the event and the error).
+        required: Parts that must be given (``tenant``, ``user``, ``actor``, ...).
+        optional: Parts that may be ``None`` or blank (then ``None``); a given one must
+            be a printable name too.
+        bus: Where to publish ``memory.identity_rejected`` (default:
+            ``graphmem.events.bus``).
+
+    Raises:
+        IdentityRequired: A required part is missing; ``missing`` names them (and wins
+            over invalid parts given at the same time).
+        InvalidInput: A part is not a printable name; ``invalid`` names them.
+    """
+    missing = [name for name, value in required.items() if _missing(value)]
+    out: dict[str, str | None] = {}
+    invalid: list[str] = []
+    first_error: InvalidInput | None = None
+    for name, value in {**required, **(optional or {})}.items():
+        if name in missing or value is None or (isinstance(value, str) and not value.strip()):
+            out[name] = None
+            continue
+        try:
+            out[name] = check_printable_name(value, name, max_length=MAX_IDENTITY_PART)
+        except InvalidInput as exc:
+            invalid.append(name)
+            first_error = first_error or exc
+    if missing or invalid:
+        (bus or default_bus).publish(
+            "memory.identity_rejected", operation=operation, missing=missing, invalid=invalid
+        )
+    if missing:
+        raise IdentityRequired(
+            f"{operation} needs a non-empty {', '.join(missing)}: memory policy fails closed",
+            missing=tuple(missing),
+            operation=operation,
+        )
+    if first_error is not None:
+        # The message names the part and the offending character, never the value.
+        raise InvalidInput(
+            f"{operation}: {first_error.message}", invalid=tuple(invalid), operation=operation
+        )
+    return out
+
+
 def require_identity(
     operation: str,
     *,
@@ -83,23 +154,18 @@ def require_identity(
 
     Raises:
         IdentityRequired: A required part is missing; ``missing`` names them.
-        InvalidInput: The parts make a session id longer than 512 characters.
+        InvalidInput: A part is not a printable name (``invalid`` names them), or the
+            parts make a session id longer than 512 characters.
     """
-    parts = {"tenant": tenant, "user": user, "session": session}
-    missing = [name for name, value in parts.items() if _missing(value)]
-    if missing:
-        (bus or default_bus).publish(
-            "memory.identity_rejected", operation=operation, missing=list(missing)
-        )
-        raise IdentityRequired(
-            f"{operation} needs a non-empty {', '.join(missing)}: memory policy fails closed",
-            missing=tuple(missing),
-            operation=operation,
-        )
-    assert isinstance(tenant, str) and isinstance(user, str) and isinstance(session, str)
-    identity = MemoryIdentity(
-        tenant, user, session, run_id if isinstance(run_id, str) and run_id.strip() else None
+    parts = check_identity(
+        operation,
+        required={"tenant": tenant, "user": user, "session": session},
+        optional={"run_id": run_id},
+        bus=bus,
     )
+    tenant, user, session = parts["tenant"], parts["user"], parts["session"]
+    assert tenant is not None and user is not None and session is not None
+    identity = MemoryIdentity(tenant, user, session, parts["run_id"])
     if len(identity.session_id) > _MAX_SESSION_ID:
         raise InvalidInput(
             f"user and session are too long together: their encoded session id must be at "

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 import graphmem
-from graphmem import GraphStore, Memory, StoreClosed
+from graphmem import EventBus, GraphStore, Memory, StoreClosed
+from graphmem.events import Event
 
 from .backends import BACKENDS, BackendSpec
 
@@ -148,3 +149,17 @@ def reopen(harness: Harness) -> Callable[[], GraphStore]:
 @pytest.fixture
 def other_store(harness: Harness) -> Callable[[], GraphStore]:
     return harness.other_store
+
+
+@pytest.fixture
+def bus() -> EventBus:
+    """A private event bus, so a test sees only its own events."""
+    return EventBus()
+
+
+@pytest.fixture
+def seen(bus: EventBus) -> list[Event]:
+    """Every event published on ``bus``, in order."""
+    out: list[Event] = []
+    bus.subscribe("*", out.append)
+    return out

@@ -130,6 +130,9 @@ STORE_CALLS: dict[str, StoreCall] = {
     "find_records": lambda s, t: s.find_records(t, "note"),
     "delete_records": lambda s, t: s.delete_records(t, "note", ["r"]),
     "count_records": lambda s, t: s.count_records(t, "note"),
+    "write_records": lambda s, t: s.write_records(
+        t, [Record(id="r", kind="note")], delete={"other": ["x"]}
+    ),
     "dump": lambda s, t: s.dump(t),
     "load": lambda s, t: s.load(t, TenantDump(entities=[ent("a")])),
     "clear": lambda s, t: s.clear(t),

@@ -78,7 +78,11 @@ def test_missing_identity_fails_closed_and_is_published(
     assert list(info.value.missing) == missing
     [event] = seen
     assert event.name == "memory.identity_rejected"
-    assert dict(event.payload) == {"operation": "conversation_memory", "missing": missing}
+    assert dict(event.payload) == {
+        "operation": "conversation_memory",
+        "missing": missing,
+        "invalid": [],
+    }
     assert mem.count_turns() == 0
 
 

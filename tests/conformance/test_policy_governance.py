@@ -6,6 +6,7 @@ import json
 from datetime import timedelta
 
 import pytest
+from pii_cases import ISSUE_POSITIVES
 
 from graphmem import (
     EventBus,
@@ -32,18 +33,7 @@ from graphmem.policy.governance import (
     Decision,
     strip_privacy_tags,
 )
-
-
-@pytest.fixture
-def bus() -> EventBus:
-    return EventBus()
-
-
-@pytest.fixture
-def seen(bus: EventBus) -> list[Event]:
-    out: list[Event] = []
-    bus.subscribe("*", out.append)
-    return out
+from graphmem.policy.pii import detect_pii
 
 
 @pytest.fixture
@@ -58,7 +48,11 @@ def test_an_actor_is_required(mem: Memory, bus: EventBus, seen: list[Event]) -> 
     with pytest.raises(IdentityRequired):
         mem.fact_memory(actor="  ", bus=bus)
     assert seen[0].name == "memory.identity_rejected"
-    assert dict(seen[0].payload) == {"operation": "fact_memory", "missing": ["actor"]}
+    assert dict(seen[0].payload) == {
+        "operation": "fact_memory",
+        "missing": ["actor"],
+        "invalid": [],
+    }
 
 
 def test_session_scope_needs_a_session(mem: Memory, bus: EventBus) -> None:
@@ -211,6 +205,31 @@ def test_pii_is_redacted_when_the_policy_says_so(mem: Memory, bus: EventBus) -> 
     assert "ada@example.org" not in json.dumps(
         [r.model_dump(mode="json") for r in mem.dump().records]
     )
+
+
+@pytest.mark.parametrize(("kind", "value", "redacted"), ISSUE_POSITIVES)
+def test_pii_variants_the_issue_found_are_rejected(
+    facts: FactMemory, mem: Memory, kind: str, value: str, redacted: str
+) -> None:
+    """Issue 17, item 4: these passed ``pii="reject"`` before detection was normalised."""
+    with pytest.raises(PIIDetected) as info:
+        facts.learn("Ada", "contact", value)
+    assert info.value.kinds == (kind,)
+    assert mem.store.count_records(mem.tenant, FACT_KIND) == 0
+
+
+@pytest.mark.parametrize(("kind", "value", "redacted"), ISSUE_POSITIVES)
+def test_pii_variants_are_redacted_to_nothing_detectable(
+    mem: Memory, bus: EventBus, kind: str, value: str, redacted: str
+) -> None:
+    """Before, a card separated by no-break spaces was stored as a plain, detectable card."""
+    facts = mem.fact_memory(actor="a", policy=GovernancePolicy(pii="redact"), bus=bus)
+    result = facts.learn("Ada", "contact", value)
+    assert result.fact is not None
+    assert result.fact.value == " ".join(redacted.split())
+    assert result.fact.redacted == (kind,)
+    stored = json.dumps([r.model_dump(mode="json") for r in mem.dump().records])
+    assert detect_pii(result.fact.value) == [] and "4111" not in stored
 
 
 def test_luhn_failing_numbers_are_not_cards(facts: FactMemory) -> None:
@@ -401,7 +420,7 @@ def test_signed_records_verify(mem: Memory, bus: EventBus) -> None:
     facts = mem.fact_memory(actor="a", policy=GovernancePolicy(signing_key=b"k" * 32), bus=bus)
     facts.learn("Mira", "works_at", "the forge", source_type="agent_run")
     facts.learn("Mira", "works_at", "the mill")
-    assert facts.verify() == 4
+    assert facts.verify() == 5  # two facts, two audit entries and the log's head
     assert facts.stats().signed
 
 

@@ -721,6 +721,24 @@ def test_put_records_of_another_kind_writes_nothing(store: Neo4jStore, server: F
     assert sent == []
 
 
+def test_write_records_is_one_transaction(store: Neo4jStore, server: FakeServer) -> None:
+    batch = [Record(id="f", kind="fact"), Record(id="a", kind="audit"), Record(id="g", kind="fact")]
+    with queries(server) as sent:
+        stored = store.write_records("t", batch, delete={"fact": ["old", "old"]})
+    assert server.transactions == 1
+    assert sent == ["records/put_records", "records/put_records", "records/delete_records"]
+    assert [(c[1]["kind"], [r["id"] for r in c[1].get("rows", [])]) for c in server.calls] == [
+        ("fact", ["f", "g"]),
+        ("audit", ["a"]),
+        ("fact", []),
+    ]
+    assert server.calls[-1][1]["ids"] == ["old"]
+    assert [(r.kind, r.id) for r in stored] == [("fact", "f"), ("audit", "a"), ("fact", "g")]
+    with queries(server) as sent, pytest.raises(InvalidInput):
+        store.write_records("t", [Record(id="f", kind="fact")], delete={"fact": ["f"]})
+    assert sent == [] and server.transactions == 1
+
+
 def test_record_reads_map_rows_back(store: Neo4jStore, server: FakeServer) -> None:
     record = store.get_record("t", "fact", "r1")
     assert record.data == {"subject": "mira", "n": 1, "tags": ["a"]}

@@ -20,7 +20,7 @@ from graphmem.errors import GraphmemError
 
 __all__ = ["QUERY_NAME_PATTERN", "cypher_root", "load_query", "query_names"]
 
-QUERY_NAME_PATTERN = re.compile(r"^[a-z][a-z0-9]*/[a-z][a-z0-9]*_[a-z0-9_]+$")
+QUERY_NAME_PATTERN = re.compile(r"\A[a-z][a-z0-9]*/[a-z][a-z0-9]*_[a-z0-9_]+\Z")
 """A query name: ``<area>/<verb>_<object>``, the file's path under ``cypher/`` without
 ``.cypher``."""
 
@@ -47,7 +47,7 @@ def load_query(name: str) -> str:
     Raises:
         GraphmemError: No such query file (a bug in graphmem, not in the caller's input).
     """
-    if not QUERY_NAME_PATTERN.match(name):
+    if not QUERY_NAME_PATTERN.fullmatch(name):
         raise GraphmemError(f"{name!r} is not a query name (area/verb_object)", query_name=name)
     area, stem = name.split("/")
     resource = cypher_root().joinpath(area).joinpath(f"{stem}.cypher")

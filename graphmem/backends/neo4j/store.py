@@ -77,6 +77,7 @@ from graphmem.store import (
     TenantDump,
     Tracer,
     as_utc,
+    check_record_deletes,
     check_tenant,
     check_where,
     search_each,
@@ -1259,6 +1260,36 @@ class Neo4jStore:
         )
         by_id = {record.id: record for record in stored}
         return [by_id[record.id] for record in given]
+
+    def write_records(
+        self,
+        tenant: str,
+        put: Sequence[Record] = (),
+        delete: Mapping[str, Sequence[str]] | None = None,
+    ) -> list[Record]:
+        """Put records of any kinds and delete records by kind and id, in one transaction."""
+        tenant = self._check(tenant)
+        given = _check_records(put, None, "put")
+        deletes = check_record_deletes(delete, given)
+        batch = _dedupe(given, lambda r: (r.kind, r.id))
+        if not batch and not deletes:
+            return []
+        now = utcnow()
+
+        def work(tx: neo4j.ManagedTransaction) -> list[Record]:
+            stored: list[Record] = []
+            for kind in dict.fromkeys(r.kind for r in batch):
+                of_kind = [r for r in batch if r.kind == kind]
+                stored.extend(self._put_records_tx(tx, tenant, kind, of_kind, now))
+            for kind, ids in deletes.items():
+                self._run(
+                    tx, "records/delete_records", {"tenant": tenant, "kind": kind, "ids": ids}
+                )
+            return stored
+
+        stored = self._execute(work, write=True)
+        by_key = {(record.kind, record.id): record for record in stored}
+        return [by_key[(record.kind, record.id)] for record in given]
 
     def get_record(self, tenant: str, kind: str, record_id: str) -> Record:
         """Return one record; ``NotFound`` if there is no record of ``kind`` with that id."""

@@ -55,6 +55,7 @@ from graphmem.store import (
     TenantDump,
     Tracer,
     as_utc,
+    check_record_deletes,
     check_search_kinds,
     check_tenant,
     check_where,
@@ -349,6 +350,8 @@ class NetworkXStore:
             data = self._tenants[tenant] = _Tenant()
         if op == "put":
             self._apply_put(data, record)
+            for kind, ids in record.get("delete_records", {}).items():  # write_records
+                self._apply_delete_records(data, kind, ids)
         elif op == "delete_entities":
             data.graph.remove_nodes_from(record["ids"])
             data.forget_nodes("entity", record["ids"])
@@ -385,11 +388,7 @@ class NetworkXStore:
                 if turn.parent_id is not None and turn.parent_id in data.children:
                     data.children[turn.parent_id].remove(turn_id)
         elif op == "delete_records":
-            by_id = data.records.get(record["kind"], {})
-            for record_id in record["ids"]:
-                by_id.pop(record_id, None)
-            if not by_id:
-                data.records.pop(record["kind"], None)
+            self._apply_delete_records(data, record["kind"], record["ids"])
         elif op == "clear":
             for text in data.texts.values():
                 text.drop()
@@ -442,6 +441,14 @@ class NetworkXStore:
             data.sorted_mentions[kind].pop(entity_id, None)
             data.mentions[kind].setdefault(node_id, set()).add(entity_id)
             data.mentioned_by[kind].setdefault(entity_id, set()).add(node_id)
+
+    @staticmethod
+    def _apply_delete_records(data: _Tenant, kind: str, ids: Sequence[str]) -> None:
+        by_id = data.records.get(kind, {})
+        for record_id in ids:
+            by_id.pop(record_id, None)
+        if not by_id:
+            data.records.pop(kind, None)
 
     @staticmethod
     def _apply_delete_turn(data: _Tenant, turn_id: str) -> None:
@@ -1146,6 +1153,31 @@ class NetworkXStore:
             self._commit({"op": "put", "tenant": tenant, "records": stored})
         by_id = {r.id: r for r in stored}
         return [by_id[r.id] for r in batch]
+
+    @_operation
+    def write_records(
+        self,
+        tenant: str,
+        put: Sequence[Record] = (),
+        delete: Mapping[str, Sequence[str]] | None = None,
+    ) -> list[Record]:
+        """Put records of any kinds and delete records by kind and id, in one atomic write."""
+        batch = _check_models(put, Record, "put")
+        deletes = check_record_deletes(delete, batch)
+        data = self._tenant(tenant)
+        stored = self._stored_records(data, batch, None, "put")
+        present = {
+            kind: [i for i in ids if i in data.records.get(kind, {})]
+            for kind, ids in deletes.items()
+        }
+        present = {kind: ids for kind, ids in present.items() if ids}
+        if stored or present:
+            # One change record, so one journal line: all of it is durable, or none.
+            self._commit(
+                {"op": "put", "tenant": tenant, "records": stored, "delete_records": present}
+            )
+        by_key = {(r.kind, r.id): r for r in stored}
+        return [by_key[(r.kind, r.id)] for r in batch]
 
     @_operation
     def get_record(self, tenant: str, kind: str, record_id: str) -> Record:
