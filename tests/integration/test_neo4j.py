@@ -18,8 +18,10 @@ import pytest
 
 from graphmem import (
     BackendUnavailable,
+    Chunk,
     Entity,
     EntityFilter,
+    GraphmemError,
     GraphStore,
     InvalidInput,
     Memory,
@@ -32,6 +34,7 @@ from graphmem import (
 )
 
 pytestmark = pytest.mark.neo4j
+neo4j = pytest.importorskip("neo4j", reason="the neo4j extra is not installed")
 
 INJECTIONS = [
     "x'}) DETACH DELETE n //",
@@ -286,6 +289,31 @@ def test_wrong_password_is_backend_unavailable_without_the_password(neo4j_url: s
         open_store(wrong)
     assert "definitely-not-it" not in str(info.value)
     assert "***" in str(info.value)
+
+
+def test_unlimited_mention_lookups_run_on_the_server(store: GraphStore, tenant: str) -> None:
+    # "No limit" used to be sent as 2**62, which Neo4j refuses as a list slice bound.
+    store.upsert_entities(tenant, [Entity(id="mira", type="npc", name="Mira")])
+    store.upsert_chunks(tenant, [Chunk(id="c1", text="Mira at the forge")])
+    store.link_mentions(tenant, "chunk", {"c1": ["mira"]})
+    turn = store.append_turn(tenant, Turn(session_id="s", role="gm", content="Mira waves"))
+    store.link_mentions(tenant, "turn", {turn.id: ["mira"]})
+    assert store.find_mentioning(tenant, "chunk", ["mira"]) == {"mira": ["c1"]}
+    assert store.find_mentioning(tenant, "turn", ["mira"], limit=10**15) == {"mira": [turn.id]}
+    assert [e.id for e in store.find_entities(tenant, EntityFilter(limit=10**15))] == ["mira"]
+
+
+def test_a_statement_the_server_cannot_run_is_not_backend_unavailable(store: GraphStore) -> None:
+    driver = store.driver  # type: ignore[attr-defined]
+    with pytest.raises(neo4j.exceptions.Neo4jError) as info:
+        driver.execute_query(
+            "RETURN [1, 2, 3][..$n] AS xs",
+            n=2**62,
+            database_=store.database,  # type: ignore[attr-defined]
+        )
+    translated = store.translate(info.value)  # type: ignore[attr-defined]
+    assert isinstance(translated, GraphmemError)
+    assert not isinstance(translated, BackendUnavailable), translated
 
 
 def test_missing_database_is_backend_unavailable(neo4j_url: str) -> None:

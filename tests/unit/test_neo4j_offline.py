@@ -19,7 +19,15 @@ import pytest
 
 pytest.importorskip("neo4j")
 
-from neo4j.exceptions import Neo4jError, ServiceUnavailable  # noqa: E402
+from neo4j.exceptions import (  # noqa: E402
+    ConnectionAcquisitionTimeoutError,
+    IncompleteCommit,
+    Neo4jError,
+    ResultConsumedError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransactionError,
+)
 
 from graphmem import (  # noqa: E402
     BackendUnavailable,
@@ -43,7 +51,12 @@ from graphmem import (  # noqa: E402
 )
 from graphmem.backends.neo4j.connection import parse_connection  # noqa: E402
 from graphmem.backends.neo4j.queries import load_query, query_names  # noqa: E402
-from graphmem.backends.neo4j.store import BATCH_ROWS, Neo4jStore, _translate  # noqa: E402
+from graphmem.backends.neo4j.store import (  # noqa: E402
+    BATCH_ROWS,
+    NO_LIMIT,
+    Neo4jStore,
+    _translate,
+)
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
 ENTITY = {
@@ -78,6 +91,7 @@ TURN = {
     "parent_id": None,
 }
 PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+INT32_PARAMETERS = {"limit", "max_nodes", "k", "fetch", "depth", "max_depth"}
 
 
 CHUNK = {
@@ -231,6 +245,10 @@ class FakeTx:
         needed = set(PARAMETER.findall(code))
         missing = needed - set(params)
         assert not missing, f"{name} needs parameters {sorted(missing)} that were not passed"
+        for key in INT32_PARAMETERS & set(params):
+            value = params[key]
+            # Neo4j takes list indexes and slice bounds only as 32-bit integers.
+            assert value is None or -(2**31) <= value < 2**31, f"{name}: ${key} = {value}"
         self.server.calls.append((name, params))
         return [FakeRecord(row) for row in self.server.answer(name, params)]
 
@@ -672,6 +690,16 @@ def test_driver_errors_become_backend_unavailable_without_password(
         ("Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration", BackendUnavailable),
         ("Neo.TransientError.Transaction.Terminated", BackendUnavailable),
         ("Neo.ClientError.Schema.ConstraintAlreadyExists", InvalidInput),
+        # A statement that can never succeed is not an outage (issue 16: a list slice
+        # bound above 2**31 was reported as "BackendUnavailable ... try again").
+        ("Neo.DatabaseError.Statement.ExecutionFailed", GraphmemError),
+        ("Neo.DatabaseError.General.UnknownError", GraphmemError),
+        ("Neo.DatabaseError.Transaction.TransactionCommitFailed", GraphmemError),
+        ("Neo.TransientError.General.OutOfMemoryError", BackendUnavailable),
+        ("Neo.TransientError.Database.DatabaseUnavailable", BackendUnavailable),
+        ("Neo.ClientError.Cluster.NotALeader", BackendUnavailable),
+        ("Neo.ClientError.General.ForbiddenOnReadOnlyDatabase", BackendUnavailable),
+        ("Neo.ClientError.Procedure.ProcedureCallFailed", InvalidInput),
     ],
 )
 def test_server_errors_are_translated(code: str, error: type[Exception]) -> None:
@@ -681,6 +709,36 @@ def test_server_errors_are_translated(code: str, error: type[Exception]) -> None
     assert translated.query_name == "q/x_y"  # type: ignore[attr-defined]
     if error is BackendUnavailable:
         assert "neo4j://neo4j:***@h:7687" in str(translated)
+
+
+@pytest.mark.parametrize(
+    ("error", "translated"),
+    [
+        (ServiceUnavailable("refused"), BackendUnavailable),
+        (SessionExpired("gone"), BackendUnavailable),
+        (IncompleteCommit("dropped"), BackendUnavailable),
+        (ConnectionAcquisitionTimeoutError("pool"), BackendUnavailable),
+        (ResultConsumedError(None, "consumed"), GraphmemError),
+        (TransactionError(None, "closed"), GraphmemError),
+    ],
+)
+def test_only_connection_driver_errors_are_backend_unavailable(
+    error: Exception, translated: type[Exception]
+) -> None:
+    assert type(_translate(error, "bolt://h:7687", None)) is translated
+
+
+def test_a_huge_limit_is_sent_as_a_32_bit_integer(store: Neo4jStore, server: FakeServer) -> None:
+    store.find_mentioning("t", "chunk", ["mira"])
+    store.find_mentioning("t", "turn", ["mira"], limit=10**15)
+    store.find_entities("t", EntityFilter(limit=10**15))
+    store.neighbors("t", "mira", max_nodes=10**15)
+    store.expand("t", ["mira"], max_nodes=10**15)
+    sent = [
+        params[key] for _, params in server.calls for key in ("limit", "max_nodes") if key in params
+    ]
+    # expand sends the cap and the cap less its seeds
+    assert len(sent) == 6 and all(NO_LIMIT - 1 <= value <= NO_LIMIT for value in sent), sent
 
 
 @pytest.mark.parametrize(

@@ -91,6 +91,7 @@ __all__ = [
     "KEY_QUERIES",
     "MAX_VECTOR_FETCH",
     "MIN_FETCH",
+    "NO_LIMIT",
     "OVERFETCH",
     "VECTOR_INDEXES",
     "Neo4jStore",
@@ -147,8 +148,13 @@ MAX_VECTOR_FETCH = 4_096
 INDEX_CACHE_SECONDS = 60.0
 """How long a store trusts the list of vector indexes it read (name, state, dimension)."""
 
+NO_LIMIT = 2**31 - 1
+"""The "no limit" value of ``$limit`` / ``$max_nodes`` parameters, and the cap of any limit
+a caller gives: Neo4j takes a list index or slice bound only as a 32-bit integer
+(``[..$limit]`` fails with "Expected an integer between -2147483648 and 2147483647"), so
+a larger value is never sent. No query returns that many rows."""
+
 _PROCEDURE_FAILED = "Neo.ClientError.Procedure.ProcedureCallFailed"
-_NO_LIMIT = 2**62
 _DIRECTIONS = ("out", "in", "both")
 _MENTION_KINDS = ("turn", "chunk")
 _ALREADY_EXISTS = (
@@ -250,6 +256,11 @@ def _mention_queries(kind: object) -> _MentionQueries:
             f"kind must be one of ('turn', 'chunk') for mentions, got {kind!r}", kind=kind
         )
     return spec.mentions
+
+
+def _limit(value: int | None) -> int:
+    """A limit as sent to the server: :data:`NO_LIMIT` for none, and never above it."""
+    return NO_LIMIT if value is None else min(value, NO_LIMIT)
 
 
 def _check_k(k: object) -> int:
@@ -423,8 +434,27 @@ def _relationship_key(rel: Relationship) -> tuple[str, str, str]:
     return rel.key
 
 
+_CONNECTION_ERRORS = (
+    neo4j_errors.ServiceUnavailable,  # includes IncompleteCommit, handled first
+    neo4j_errors.SessionExpired,
+    neo4j_errors.ConnectionPoolError,
+)
+"""Driver errors that mean the server could not be reached or the connection broke."""
+
+
 def _translate(exc: Exception, url: str, query_name: str | None) -> GraphmemError:
-    """A driver error as graphmem's error, naming the URL (never the password)."""
+    """A driver error as graphmem's error, naming the URL (never the password).
+
+    Only what trying again later can cure is ``BackendUnavailable``: a server that cannot
+    be reached or dropped the connection, refused credentials or a missing database
+    (the store cannot be opened), and the errors the driver itself calls retryable
+    (``TransientError``: deadlocks, leader changes, a database that is starting, memory
+    pressure) once its retries are spent, plus a transaction the server timed out or
+    terminated. A statement the server cannot run (``Neo.ClientError.Statement.*``,
+    ``Neo.DatabaseError.*``) is graphmem's bug or the server's failure, never an outage:
+    ``GraphmemError``, so it is not retried in vain. A broken uniqueness rule is
+    ``InvalidInput``.
+    """
     data: dict[str, Any] = {"url": url, "query_name": query_name}
     where = f" in query {query_name}" if query_name else ""
     if isinstance(exc, neo4j_errors.AuthError):
@@ -449,10 +479,17 @@ def _translate(exc: Exception, url: str, query_name: str | None) -> GraphmemErro
                 "already taken?); nothing was written",
                 **data,
             )
-        if isinstance(exc, neo4j_errors.TransientError | neo4j_errors.DatabaseError):
+        if isinstance(exc, neo4j_errors.TransientError) or exc.is_retryable():
             return BackendUnavailable(
-                f"Neo4j at {url} could not complete the operation{where}: {message}; "
+                f"Neo4j at {url} could not complete the operation for now{where}: {message}; "
                 "nothing was written, try again",
+                **data,
+            )
+        if isinstance(exc, neo4j_errors.DatabaseError):
+            return GraphmemError(
+                f"Neo4j at {url} failed to run{where}: {message} ({code}: a failure of the "
+                "statement or the server, not an outage; trying again will not help, see "
+                "the server's log)",
                 **data,
             )
         if isinstance(exc, neo4j_errors.Forbidden):
@@ -473,6 +510,8 @@ def _translate(exc: Exception, url: str, query_name: str | None) -> GraphmemErro
                 **data,
             )
         if code.startswith("Neo.ClientError.Transaction."):
+            # Timed out (db.transaction.timeout) or terminated by an administrator: the
+            # server ended it, nothing was written, and the next attempt may pass.
             return BackendUnavailable(
                 f"Neo4j at {url} ended the transaction{where}: {message}; nothing was "
                 "written, try again",
@@ -485,7 +524,7 @@ def _translate(exc: Exception, url: str, query_name: str | None) -> GraphmemErro
             "may or may not have been applied",
             **data,
         )
-    if isinstance(exc, neo4j_errors.DriverError):
+    if isinstance(exc, _CONNECTION_ERRORS):
         return BackendUnavailable(
             f"Neo4j at {url} cannot be reached{where} ({type(exc).__name__}: {exc}); check "
             "that the server is running and the URL is right",
@@ -797,7 +836,7 @@ class Neo4jStore:
             "type": filter.type,
             "name_lower": None if not filter.name_contains else filter.name_contains.casefold(),
             "attrs": attribute_columns(filter.attributes),
-            "limit": filter.limit or _NO_LIMIT,
+            "limit": _limit(filter.limit),
         }
         rows = self._read("entities/find_entities", params)
         return [entity_from_row(row["entity"]) for row in rows]
@@ -886,7 +925,7 @@ class Neo4jStore:
             "types": None if filter.types is None else list(filter.types),
             "mode": mode,
             "at": at,
-            "limit": filter.limit or _NO_LIMIT,
+            "limit": _limit(filter.limit),
         }
         rows = self._read("relationships/get_relationships", params)
         if not rows:
@@ -971,9 +1010,9 @@ class Neo4jStore:
             "depth": _check_depth(depth, "depth", 1),
             "rel_types": _check_names(rel_types, "relationship type"),
             "node_types": _check_names(node_types, "entity type"),
-            "max_nodes": _NO_LIMIT
-            if max_nodes is None
-            else _check_depth(max_nodes, "max_nodes", 1),
+            "max_nodes": _limit(
+                None if max_nodes is None else _check_depth(max_nodes, "max_nodes", 1)
+            ),
             "direction": _check_direction(direction),
             "now": utcnow(),
         }
@@ -1199,7 +1238,7 @@ class Neo4jStore:
             "since": filter.since,
             "until": filter.until,
             "keywords": filter.text.lower().split() if filter.text else [],
-            "limit": filter.limit or _NO_LIMIT,
+            "limit": _limit(filter.limit),
         }
         return [turn_from_row(row["turn"]) for row in self._read("sessions/search_turns", params)]
 
@@ -1301,7 +1340,7 @@ class Neo4jStore:
             "where": attribute_columns(check_where(where)),
             "since": as_utc(since, "since"),
             "until": as_utc(until, "until"),
-            "limit": limit or _NO_LIMIT,
+            "limit": _limit(limit),
             "newest_first": bool(newest_first),
         }
         rows = self._read("records/find_records", params)
@@ -1591,7 +1630,7 @@ class Neo4jStore:
         params = {
             "tenant": tenant,
             "entity_ids": list(dict.fromkeys(ids)),
-            "limit": _NO_LIMIT if limit is None else limit,
+            "limit": _limit(limit),
         }
         found = {
             row["entity_id"]: sorted(row["node_ids"]) for row in self._read(queries.find, params)
@@ -1830,7 +1869,7 @@ class Neo4jStore:
             "depth": depth,
             "now": utcnow(),
         }
-        cap = _NO_LIMIT if max_nodes is None else max_nodes
+        cap = _limit(max_nodes)
         params["max_nodes"] = cap
         params["limit"] = max(0, cap - len(params["seeds"]))
         if not params["seeds"]:
