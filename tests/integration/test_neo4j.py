@@ -74,6 +74,7 @@ def test_schema_install_twice_is_idempotent_and_online(neo4j_url: str) -> None:
         config = by_name[name].options["indexConfig"]
         assert config["vector.dimensions"] == 384
         assert config["vector.similarity_function"].lower() == "cosine"
+        assert config["vector.quantization.enabled"] is False  # graphmem's default
     for name in FULLTEXT_INDEXES.values():
         assert by_name[name].type == "FULLTEXT"
     for name in ("entity_tenant_id", "turn_tenant_id", "conversation_tenant_id", "chunk_tenant_id"):
@@ -101,6 +102,19 @@ def test_schema_with_another_dimension_is_refused(neo4j_url: str, schema: object
 
     with pytest.raises(InvalidInput, match="dimension 384"):
         install_schema(neo4j_url, dimension=385)
+
+
+def test_schema_with_another_quantization_is_refused_and_changes_nothing(
+    neo4j_url: str, schema: object
+) -> None:
+    from graphmem.backends.neo4j.schema import VECTOR_INDEXES, install_schema
+
+    with pytest.raises(InvalidInput, match="quantization off, not on"):
+        install_schema(neo4j_url, quantization=True)
+    report = install_schema(neo4j_url)
+    for index in report.indexes:
+        if index.name in VECTOR_INDEXES.values():
+            assert index.options["indexConfig"]["vector.quantization.enabled"] is False
 
 
 # --------------------------------------------------------------------------- concurrency

@@ -1404,3 +1404,113 @@ def test_lucene_query_is_always_literal_terms_joined_by_or() -> None:
 
     escaped_words_round_trip()
     any_text_escapes_to_one_literal_term()
+
+
+# ----------------------------------------------------------------------------- vector index schema
+
+
+def _vector_index_row(label: str, *, quantized: bool | None) -> dict[str, Any]:
+    config: dict[str, Any] = {"vector.dimensions": 384, "vector.similarity_function": "COSINE"}
+    if quantized is not None:
+        config["vector.quantization.enabled"] = quantized
+    return {
+        "name": f"vector_index_{label}_embedding",
+        "type": "VECTOR",
+        "labelsOrTypes": [label],
+        "properties": ["embedding"],
+        "state": "ONLINE",
+        "populationPercent": 100.0,
+        "options": {"indexProvider": "vector-2.0", "indexConfig": config},
+    }
+
+
+def test_vector_index_quantization_is_read_from_the_index_options() -> None:
+    from graphmem.backends.neo4j.schema import IndexState, vector_index_quantized
+
+    def state(options: dict[str, Any]) -> IndexState:
+        return IndexState("v", "VECTOR", ("Entity",), ("embedding",), "ONLINE", 100.0, options)
+
+    key = "vector.quantization.enabled"
+    assert vector_index_quantized(state({"indexConfig": {key: True}}))
+    assert not vector_index_quantized(state({"indexConfig": {key: False}}))
+    # Not reported: off on the first provider (it had none), Neo4j's default (on) after it.
+    assert not vector_index_quantized(state({"indexProvider": "vector-1.0", "indexConfig": {}}))
+    assert vector_index_quantized(state({"indexProvider": "vector-2.0", "indexConfig": {}}))
+
+
+@pytest.fixture
+def schema_server(monkeypatch: pytest.MonkeyPatch, server: FakeServer) -> FakeServer:
+    from graphmem.backends.neo4j import schema
+
+    def fake_open(url: str, **options: Any) -> Neo4jStore:
+        return Neo4jStore(server, parse_connection(url))  # type: ignore[arg-type]
+
+    monkeypatch.setattr(schema, "open_neo4j", fake_open)
+    monkeypatch.setattr(schema, "_install_node_classes", lambda store, out: None)
+    return server
+
+
+def _listing(server: FakeServer, quantized: bool | None) -> None:
+    """SHOW INDEXES as the fake server answers it: quantized before any re-creation."""
+
+    def answer(params: dict[str, Any]) -> list[dict[str, Any]]:
+        created = [p for n, p in server.calls if n.endswith("_vector_index") and "create" in n]
+        dropped = {p["name"] for n, p in server.calls if n == "schema/drop_vector_index"}
+        rows = []
+        for label in ("Entity", "Turn", "Chunk"):
+            name = f"vector_index_{label}_embedding"
+            if quantized is not None and name not in dropped:
+                rows.append(_vector_index_row(label, quantized=quantized))
+            elif created:
+                rows.append(_vector_index_row(label, quantized=created[-1]["quantization"]))
+        return rows
+
+    server.overrides["schema/list_indexes"] = answer
+
+
+@pytest.mark.parametrize("quantization", [False, True])
+def test_install_creates_vector_indexes_with_the_quantization_asked(
+    schema_server: FakeServer, quantization: bool
+) -> None:
+    from graphmem.backends.neo4j.schema import install_schema
+
+    _listing(schema_server, None)
+    report = install_schema("bolt://h:7687", quantization=quantization, wait=False)
+    created = [(n, p) for n, p in schema_server.calls if n.endswith("_vector_index")]
+    assert [n for n, _ in created] == [
+        "schema/create_entity_vector_index",
+        "schema/create_turn_vector_index",
+        "schema/create_chunk_vector_index",
+    ]
+    assert all(p == {"dimension": 384, "quantization": quantization} for _, p in created)
+    assert report.quantization is quantization
+
+
+def test_install_refuses_an_index_of_other_quantization_unless_rebuilding(
+    schema_server: FakeServer,
+) -> None:
+    from graphmem.backends.neo4j.schema import install_schema
+
+    _listing(schema_server, True)  # indexes made with Neo4j's default
+    with pytest.raises(InvalidInput, match="quantization on, not off") as info:
+        install_schema("bolt://h:7687", wait=False)
+    assert "rebuild" in str(info.value) and "DROP INDEX vector_index_" in str(info.value)
+    assert not [n for n, _ in schema_server.calls if "vector_index" in n]  # nothing changed
+
+    schema_server.calls.clear()
+    report = install_schema("bolt://h:7687", wait=False, rebuild_vector_indexes=True)
+    names = [n for n, _ in schema_server.calls if "vector_index" in n]
+    assert names == ["schema/drop_vector_index"] * 3 + [
+        "schema/create_entity_vector_index",
+        "schema/create_turn_vector_index",
+        "schema/create_chunk_vector_index",
+    ]
+    assert report.quantization is False
+
+
+def test_install_refuses_a_bad_quantization(schema_server: FakeServer) -> None:
+    from graphmem.backends.neo4j.schema import install_schema
+
+    with pytest.raises(InvalidInput, match="quantization"):
+        install_schema("bolt://h:7687", quantization="on")  # type: ignore[arg-type]
+    assert schema_server.calls == []
