@@ -125,9 +125,7 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         "entities/delete_entities": lambda: [{"deleted": len(params["ids"])}],
         "entities/find_entities": lambda: [{"entity": ENTITY}],
         "entities/count_entities": lambda: [{"count": 2}],
-        "relationships/upsert_relationships": lambda: [
-            {"index": r["index"], "created_at": r["created_at"]} for r in rows
-        ],
+        "relationships/upsert_relationships": lambda: [{"written": len(rows), "changed": []}],
         "relationships/find_missing_entities": lambda: [{"missing": []}],
         "relationships/get_relationships": lambda: [{"rels": [REL]}],
         "relationships/delete_relationship": lambda: [{"deleted": 1}],
@@ -544,7 +542,9 @@ def test_upsert_returns_one_entity_per_input_position(store: Neo4jStore) -> None
 
 
 def test_missing_relationship_ends_are_named(store: Neo4jStore, server: FakeServer) -> None:
-    server.overrides["relationships/upsert_relationships"] = lambda params: []
+    server.overrides["relationships/upsert_relationships"] = lambda params: [
+        {"written": 0, "changed": []}
+    ]
     server.overrides["relationships/find_missing_entities"] = lambda params: [
         {"missing": ["ghost"]}
     ]
@@ -553,6 +553,33 @@ def test_missing_relationship_ends_are_named(store: Neo4jStore, server: FakeServ
             "t", [Relationship(source_id="mira", target_id="ghost", type="knows")]
         )
     assert info.value.missing_ids == ["ghost"]  # type: ignore[attr-defined]
+
+
+def test_relationship_rows_go_sorted_by_source_and_come_back_in_input_order(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    later = T0 + timedelta(days=1)
+    rels = [
+        Relationship(source_id=s, target_id=t, type="knows", created_at=later)
+        for s, t in (("zed", "ada"), ("ada", "zed"), ("mira", "ada"))
+    ]
+
+    def answer(params: dict[str, Any]) -> list[dict[str, Any]]:
+        # The stored "ada -> zed" keeps the created_at it had.
+        kept = [
+            {"index": r["index"], "created_at": T0}
+            for r in params["rows"]
+            if r["source_id"] == "ada"
+        ]
+        return [{"written": len(params["rows"]), "changed": kept}]
+
+    server.overrides["relationships/upsert_relationships"] = answer
+    stored = store.upsert_relationships("t", rels)
+    [(_, params)] = server.calls
+    assert [r["source_id"] for r in params["rows"]] == ["ada", "mira", "zed"]
+    assert [r.key for r in stored] == [r.key for r in rels]
+    assert [r.created_at for r in stored] == [later, T0, later]
+    assert stored[0] is not rels[0]  # copies, never the caller's objects
 
 
 @pytest.mark.parametrize(

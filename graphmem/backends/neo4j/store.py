@@ -851,27 +851,29 @@ class Neo4jStore:
     def _upsert_relationships_tx(
         self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Relationship]
     ) -> list[Relationship]:
+        # Sorted by source: the query write-locks each source before it looks the
+        # relationship up, and one lock order keeps concurrent batches from deadlocking.
+        order = sorted(range(len(batch)), key=lambda i: (batch[i].source_id, batch[i].key))
         rows = [
             {
                 "index": index,
-                "source_id": rel.source_id,
-                "target_id": rel.target_id,
-                "type": rel.type,
-                "created_at": rel.created_at,
-                "props": relationship_props(rel, tenant),
+                "source_id": batch[index].source_id,
+                "target_id": batch[index].target_id,
+                "type": batch[index].type,
+                "created_at": batch[index].created_at,
+                "props": relationship_props(batch[index], tenant),
             }
-            for index, rel in enumerate(batch)
+            for index in order
         ]
-        created: dict[int, Any] = {}
-        for chunk in _slices(rows):
-            params = {"tenant": tenant, "rows": list(chunk)}
-            for record in self._run(tx, "relationships/upsert_relationships", params):
-                created[record["index"]] = record["created_at"]
-        if len(created) < len(rows):
-            ends = sorted(
-                {rel.source_id for i, rel in enumerate(batch) if i not in created}
-                | {rel.target_id for i, rel in enumerate(batch) if i not in created}
-            )
+        written = 0
+        kept: dict[int, Any] = {}
+        for part in _slices(rows):
+            params = {"tenant": tenant, "rows": list(part)}
+            result = self._run(tx, "relationships/upsert_relationships", params)[0]
+            written += int(result["written"])
+            kept.update((row["index"], row["created_at"]) for row in result["changed"])
+        if written < len(rows):
+            ends = sorted({rel.source_id for rel in batch} | {rel.target_id for rel in batch})
             missing = self._run(
                 tx, "relationships/find_missing_entities", {"tenant": tenant, "ids": ends}
             )[0]["missing"]
@@ -882,10 +884,12 @@ class Neo4jStore:
                 missing_ids=sorted(missing),
                 tenant=tenant,
             )
+        # The query keeps the first created_at of a replaced relationship; every other one
+        # is what was sent. model_copy: the query kept created_at <= expired_at already.
         return [
-            Relationship.model_validate(
-                {**rel.model_dump(), "created_at": to_datetime(created[index])}
-            )
+            rel.model_copy(update={"created_at": to_datetime(kept[index])})
+            if index in kept
+            else rel.model_copy()
             for index, rel in enumerate(batch)
         ]
 
