@@ -14,7 +14,15 @@ from typing import Any
 
 import pytest
 
-from graphmem import Entity, GraphStore, Relationship, TraceEvent, open_store
+from graphmem import (
+    Entity,
+    GraphStore,
+    Relationship,
+    TenantDump,
+    TraceEvent,
+    Turn,
+    open_store,
+)
 
 pytestmark = pytest.mark.neo4j
 neo4j = pytest.importorskip("neo4j", reason="the neo4j extra is not installed")
@@ -160,3 +168,74 @@ def test_concurrent_upserts_of_one_relationship_create_it_once(
         t.join(timeout=300)
     assert errors == []
     assert store.count_relationships(tenant) == 2
+
+
+# --------------------------------------------------------------------------- conversations
+
+
+def _chain(store: GraphStore, tenant: str, session: str, n: int) -> list[Turn]:
+    """A session of ``n`` turns, each the parent of the next, loaded in one write."""
+    turns, parent = [], None
+    for i in range(n):
+        turn = Turn(session_id=session, role="player", content=f"line {i}", parent_id=parent)
+        turns.append(turn)
+        parent = turn.id
+    store.load(tenant, TenantDump(turns=turns))
+    return turns
+
+
+def test_branch_read_is_linear_in_the_branch_length(store: GraphStore, tenant: str) -> None:
+    """Issue 16: (head)-[:PARENT*0..]->(root) enumerated every partial path; a 10,000-turn
+    history ran for minutes. 1k and 10k branches: hits grow ~10x (linear), not ~100x."""
+    from graphmem.backends.neo4j.store import NO_LIMIT
+
+    chains = {n: _chain(store, tenant, f"s{n}", n) for n in (1_000, 10_000)}
+    hits = {}
+    for n in chains:
+        params = {"tenant": tenant, "session_id": f"s{n}", "limit": NO_LIMIT}
+        assert not set(operators(explain(store, "conversations/get_branch", params))) & set(SCANS)
+        hits[n] = db_hits(profile(store, "conversations/get_branch", params))
+    assert hits[10_000] < 15 * hits[1_000], hits
+
+    branch = store.branch(tenant, "s10000")
+    assert [t.id for t in branch] == [t.id for t in chains[10_000]]
+    assert branch[0].parent_id is None
+    assert [t.parent_id for t in branch[1:]] == [t.id for t in branch[:-1]]
+    assert [t.id for t in store.branch(tenant, "s10000", limit=5)] == [t.id for t in branch[-5:]]
+
+
+def test_branch_order_survives_fork_delete_and_load(store: GraphStore, tenant: str) -> None:
+    chain = _chain(store, tenant, "s", 6)
+    store.fork(tenant, "s", chain[2].id)
+    fresh = store.append_turn(tenant, Turn(session_id="s", role="npc", content="after fork"))
+    assert [t.id for t in store.branch(tenant, "s")] == [t.id for t in chain[:3]] + [fresh.id]
+    store.delete_turn(tenant, chain[1].id)  # its child re-links to the root
+    assert [t.id for t in store.branch(tenant, "s")] == [chain[0].id, chain[2].id, fresh.id]
+    # A dump listing children before parents loads into the same order.
+    turns = [Turn(session_id="t", role="npc", content="0")]
+    for i in (1, 2):
+        turns.append(Turn(session_id="t", role="npc", content=str(i), parent_id=turns[-1].id))
+    store.load(tenant, TenantDump(turns=[turns[2], turns[0], turns[1]]))
+    assert [t.id for t in store.branch(tenant, "t")] == [t.id for t in turns]
+
+
+def test_append_costs_the_same_on_a_long_conversation(
+    traced: tuple[GraphStore, list[TraceEvent]], tenant: str
+) -> None:
+    """Append is one query whose work does not grow with the conversation; PROFILE says
+    where its time goes (printed with -s)."""
+    store, events = traced
+    _chain(store, tenant, "long", 5_000)
+    store.append_turn(tenant, Turn(session_id="short", role="player", content="first"))
+    hits = {}
+    for session in ("short", "long"):
+        events.clear()
+        store.append_turn(tenant, Turn(session_id=session, role="player", content="probe"))
+        [params] = sent(events, "conversations/append_turn")
+        assert [e.round_trips for e in events] == [1]
+        probe = dict(params, props=dict(params["props"], id=f"probe-{session}"))
+        plan = profile(store, "conversations/append_turn", probe)
+        assert not set(operators(plan)) & set(SCANS), operators(plan)
+        hits[session] = db_hits(plan)
+        print(f"append on {session}: {hits[session]} db hits; plan {operators(plan)}")
+    assert hits["long"] <= hits["short"] + 10, hits

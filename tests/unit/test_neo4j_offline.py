@@ -506,6 +506,48 @@ def test_load_checks_then_writes_in_one_transaction(store: Neo4jStore, server: F
     assert heads == [{"session_id": "s", "head_id": child.id}]
 
 
+def test_load_numbers_a_dumps_turns_parents_first(store: Neo4jStore, server: FakeServer) -> None:
+    # get_branch orders a branch by seq, which create_turns gives in this order: a dump
+    # listing a child before its parent must still number the parent first.
+    root = Turn(session_id="s", role="user", content="root")
+    child = Turn(session_id="s", role="user", content="child", parent_id=root.id)
+    grandchild = Turn(session_id="s", role="user", content="grandchild", parent_id=child.id)
+    other = Turn(session_id="s", role="user", content="other root")
+    store.load("t", TenantDump(turns=[grandchild, other, child, root]))
+    [params] = [p for name, p in server.calls if name == "tenant/create_turns"]
+    [session] = params["sessions"]
+    assert [t["content"] for t in session["turns"]] == ["root", "child", "grandchild", "other root"]
+    heads = [p for name, p in server.calls if name == "tenant/set_heads"][0]["heads"]
+    assert heads == [{"session_id": "s", "head_id": root.id}]  # the last one of the dump
+
+
+def test_a_long_dump_is_checked_in_linear_time(store: Neo4jStore, server: FakeServer) -> None:
+    turns, parent = [], None
+    for i in range(20_000):  # a walk to the root per turn would be 2 * 10**8 steps
+        turn = Turn(session_id="s", role="user", content=str(i), parent_id=parent)
+        turns.append(turn)
+        parent = turn.id
+    store.load("t", TenantDump(turns=list(reversed(turns))))
+    created = [p for name, p in server.calls if name == "tenant/create_turns"]
+    numbered = [t["content"] for p in created for s in p["sessions"] for t in s["turns"]]
+    assert numbered == [str(i) for i in range(20_000)]
+
+
+def test_a_cycle_of_parents_in_a_dump_is_refused(store: Neo4jStore, server: FakeServer) -> None:
+    a = Turn(session_id="s", role="user", content="a")
+    b = Turn(session_id="s", role="user", content="b", parent_id=a.id)
+    looped = a.model_copy(update={"parent_id": b.id})
+    with pytest.raises(InvalidInput, match="cycle"):
+        store.load("t", TenantDump(turns=[looped, b]))
+    assert server.calls == []
+
+
+def test_branch_sends_a_32_bit_limit(store: Neo4jStore, server: FakeServer) -> None:
+    store.branch("t", "s")
+    store.branch("t", "s", limit=3)
+    assert [p["limit"] for name, p in server.calls] == [NO_LIMIT, 3]
+
+
 # --------------------------------------------------------------------------- mapping back
 
 

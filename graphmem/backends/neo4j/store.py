@@ -1196,7 +1196,7 @@ class Neo4jStore:
         params = {
             "tenant": tenant,
             "session_id": _check_id(session_id, "session id"),
-            "limit": None if limit is None else _check_depth(limit, "limit", 1),
+            "limit": _limit(None if limit is None else _check_depth(limit, "limit", 1)),
         }
         rows = self._read("conversations/get_branch", params)
         return [turn_from_row(row) for row in reversed(rows[0]["turns"])]
@@ -1948,6 +1948,32 @@ def _plan_mentions(mentions: object) -> dict[str, list[dict[str, str]]]:
     }
 
 
+def _parents_first(turns: Sequence[Turn], by_id: Mapping[str, Turn]) -> list[Turn]:
+    """The dump's turns with every parent in the dump before its children (else in order).
+
+    The load numbers each session's turns in this order (``seq``), which keeps ``seq``
+    increasing along every branch: the active branch is read newest first by ``seq``.
+    Linear: each turn is walked once. A cycle of parents (which would never reach a
+    root) is ``InvalidInput``.
+    """
+    done: set[str] = set()
+    ordered: list[Turn] = []
+    for turn in turns:
+        path: list[Turn] = []
+        on_path: set[str] = set()
+        step: Turn | None = turn
+        while step is not None and step.id not in done:
+            if step.id in on_path:
+                raise InvalidInput(f"the parents of turn {turn.id!r} form a cycle", turn_id=turn.id)
+            on_path.add(step.id)
+            path.append(step)
+            step = by_id.get(step.parent_id) if step.parent_id else None
+        for ancestor in reversed(path):
+            done.add(ancestor.id)
+            ordered.append(ancestor)
+    return ordered
+
+
 def _plan_turns(turns: Sequence[Turn], heads: Mapping[str, str | None]) -> _TurnPlan:
     """Check a load's turns and heads without the server; arrange them for the queries."""
     plan = _TurnPlan()
@@ -1970,18 +1996,11 @@ def _plan_turns(turns: Sequence[Turn], heads: Mapping[str, str | None]) -> _Turn
                 turn_id=turn.id,
             )
         plan.links.append({"id": turn.id, "parent_id": turn.parent_id})
-    for turn in turns:  # a cycle of parents inside the dump would never reach a root
-        seen = {turn.id}
-        step = by_id.get(turn.parent_id) if turn.parent_id else None
-        while step is not None:
-            if step.id in seen:
-                raise InvalidInput(f"the parents of turn {turn.id!r} form a cycle", turn_id=turn.id)
-            seen.add(step.id)
-            step = by_id.get(step.parent_id) if step.parent_id else None
     grouped: dict[str, list[dict[str, Any]]] = {}
+    for turn in _parents_first(turns, by_id):
+        grouped.setdefault(turn.session_id, []).append(turn_props(turn))
     last: dict[str, str] = {}
     for turn in turns:
-        grouped.setdefault(turn.session_id, []).append(turn_props(turn))
         last[turn.session_id] = turn.id
     plan.sessions = [{"session_id": s, "turns": rows} for s, rows in grouped.items()]
     resolved: dict[str, str] = dict(last)
