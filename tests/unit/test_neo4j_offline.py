@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("neo4j")
+neo4j = pytest.importorskip("neo4j")
 
 from neo4j.exceptions import (  # noqa: E402
     ConnectionAcquisitionTimeoutError,
@@ -252,8 +252,9 @@ class FakeTx:
 
 
 class FakeSession:
-    def __init__(self, server: FakeServer) -> None:
+    def __init__(self, server: FakeServer, mode: str) -> None:
         self.server = server
+        self.mode = mode
 
     def __enter__(self) -> FakeSession:
         return self
@@ -262,11 +263,22 @@ class FakeSession:
         return None
 
     def execute_read(self, work: Callable[[FakeTx], Any]) -> Any:
+        assert self.mode == "READ", "a read transaction in a session opened for writes"
+        self.server.access.append("read")
         return work(FakeTx(self.server))
 
     def execute_write(self, work: Callable[[FakeTx], Any]) -> Any:
+        assert self.mode == "WRITE", "a write transaction in a session opened for reads"
         self.server.transactions += 1
+        self.server.access.append("write")
         return work(FakeTx(self.server))
+
+    def run(self, query: str, params: dict[str, Any]) -> list[FakeRecord]:
+        """An auto-commit transaction, in the session's access mode."""
+        self.server.access.append(self.mode.lower())
+        if self.mode == "WRITE":
+            self.server.transactions += 1
+        return FakeTx(self.server).run(query, params)
 
 
 class FakeServer:
@@ -276,6 +288,7 @@ class FakeServer:
         self.names = {load_query(n): n for n in query_names()}
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.transactions = 0
+        self.access: list[str] = []  # "read" / "write", one per transaction
         self.overrides: dict[str, Callable[[dict[str, Any]], list[dict[str, Any]]]] = {}
         self.closed = False
 
@@ -285,7 +298,22 @@ class FakeServer:
         return canned(name, params)
 
     def session(self, **config: Any) -> FakeSession:
-        return FakeSession(self)
+        return FakeSession(self, config["default_access_mode"])
+
+    def execute_query(
+        self,
+        query: str,
+        parameters: dict[str, Any],
+        *,
+        routing_: Any,
+        result_transformer_: Callable[[list[FakeRecord]], Any],
+        **config: Any,
+    ) -> Any:
+        """A managed transaction of one query (as neo4j.Driver.execute_query)."""
+        mode = "WRITE" if routing_ == neo4j.RoutingControl.WRITE else "READ"
+        with self.session(default_access_mode=mode) as session:
+            work = session.execute_write if mode == "WRITE" else session.execute_read
+            return work(lambda tx: result_transformer_(tx.run(query, parameters)))
 
     def close(self) -> None:
         self.closed = True
@@ -730,19 +758,51 @@ def test_closed_store(store: Neo4jStore, server: FakeServer) -> None:
         store.count_entities("t")
 
 
-def test_driver_errors_become_backend_unavailable_without_password(
-    store: Neo4jStore, server: FakeServer
-) -> None:
+def test_driver_errors_become_backend_unavailable_without_password(server: FakeServer) -> None:
+    settings = parse_connection(
+        "neo4j://neo4j:secret@db.example:7687/memory", max_transaction_retry_time=0.3
+    )
+    store = Neo4jStore(server, settings)  # type: ignore[arg-type]
+
     def gone(params: dict[str, Any]) -> list[dict[str, Any]]:
         raise ServiceUnavailable("connection refused")
 
     server.overrides["entities/count_entities"] = gone
     with pytest.raises(BackendUnavailable) as info:
         store.count_entities("t")
+    assert 2 <= len(server.calls) <= 6  # retried (50, 100, 200 ms apart) for 0.3 s
     message = str(info.value)
     assert "secret" not in message and "neo4j:***@db.example" in message
     assert info.value.query_name == "entities/count_entities"  # type: ignore[attr-defined]
     assert isinstance(info.value.__cause__, ServiceUnavailable)
+
+
+def test_a_read_is_retried_after_a_retryable_error_then_answers(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    failures = [Neo4jError._hydrate_neo4j(code="Neo.TransientError.Transaction.DeadlockDetected")]
+
+    def flaky(params: dict[str, Any]) -> list[dict[str, Any]]:
+        if failures:
+            raise failures.pop()
+        return [{"count": 7}]
+
+    server.overrides["entities/count_entities"] = flaky
+    assert store.count_entities("t") == 7
+    assert [name for name, _ in server.calls] == ["entities/count_entities"] * 2
+
+
+def test_a_read_is_not_retried_after_an_error_that_will_repeat(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    def broken(params: dict[str, Any]) -> list[dict[str, Any]]:
+        raise Neo4jError._hydrate_neo4j(code="Neo.DatabaseError.Statement.ExecutionFailed")
+
+    server.overrides["entities/count_entities"] = broken
+    with pytest.raises(GraphmemError) as info:
+        store.count_entities("t")
+    assert not isinstance(info.value, BackendUnavailable)
+    assert len(server.calls) == 1
 
 
 @pytest.mark.parametrize(
@@ -1583,3 +1643,106 @@ def test_install_refuses_a_bad_quantization(schema_server: FakeServer) -> None:
     with pytest.raises(InvalidInput, match="quantization"):
         install_schema("bolt://h:7687", quantization="on")  # type: ignore[arg-type]
     assert schema_server.calls == []
+
+
+# ----------------------------------------------------------------------------- access modes
+
+READ, WRITE = "read", "write"
+
+ACCESS: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
+    "upsert_entities": (WRITE, lambda s: s.upsert_entities("t", [ent("mira")])),
+    "get_entity": (READ, lambda s: s.get_entity("t", "mira")),
+    "get_entities": (READ, lambda s: s.get_entities("t", ["mira"])),
+    "update_entity": (WRITE, lambda s: s.update_entity("t", "mira", name="M")),
+    "delete_entities": (WRITE, lambda s: s.delete_entities("t", ["mira"])),
+    "find_entities": (READ, lambda s: s.find_entities("t", EntityFilter(type="npc"))),
+    "count_entities": (READ, lambda s: s.count_entities("t")),
+    "upsert_relationships": (
+        WRITE,
+        lambda s: s.upsert_relationships(
+            "t", [Relationship(source_id="mira", target_id="tomas", type="knows")]
+        ),
+    ),
+    "get_relationships": (READ, lambda s: s.get_relationships("t", "mira", RelationshipFilter())),
+    "delete_relationship": (WRITE, lambda s: s.delete_relationship("t", "mira", "tomas", "knows")),
+    "invalidate_relationship": (
+        WRITE,
+        lambda s: s.invalidate_relationship("t", "mira", "tomas", "knows"),
+    ),
+    "count_relationships": (READ, lambda s: s.count_relationships("t")),
+    "neighbors": (READ, lambda s: s.neighbors("t", "mira", depth=2)),
+    "find_path": (READ, lambda s: s.find_path("t", "mira", "tomas")),
+    "visible_subgraph": (READ, lambda s: s.visible_subgraph("t", "mira")),
+    "identity_snapshot": (READ, lambda s: s.identity_snapshot("t", "mira")),
+    "append_turn": (
+        WRITE,
+        lambda s: s.append_turn("t", Turn(session_id="s", role="player", content="hi")),
+    ),
+    "get_turn": (READ, lambda s: s.get_turn("t", "t1")),
+    "get_turns": (READ, lambda s: s.get_turns("t", ["t1"])),
+    "head": (READ, lambda s: s.head("t", "s")),
+    "fork": (WRITE, lambda s: s.fork("t", "s", "t1")),
+    "branch": (READ, lambda s: s.branch("t", "s")),
+    "list_turns": (READ, lambda s: s.list_turns("t", "s")),
+    "count_turns": (READ, lambda s: s.count_turns("t")),
+    "delete_turn": (WRITE, lambda s: s.delete_turn("t", "t1")),
+    "delete_conversation": (WRITE, lambda s: s.delete_conversation("t", "s")),
+    "search_turns": (READ, lambda s: s.search_turns("t", TurnFilter(text="dragon"))),
+    "list_sessions": (READ, lambda s: s.list_sessions("t")),
+    "put_records": (WRITE, lambda s: s.put_records("t", "fact", [Record(kind="fact", data={})])),
+    "get_record": (READ, lambda s: s.get_record("t", "fact", "r1")),
+    "find_records": (READ, lambda s: s.find_records("t", "fact")),
+    "delete_records": (WRITE, lambda s: s.delete_records("t", "fact", ["r1"])),
+    "count_records": (READ, lambda s: s.count_records("t", "fact")),
+    "upsert_chunks": (WRITE, lambda s: s.upsert_chunks("t", [Chunk(id="c1", text="lore")])),
+    "get_chunks": (READ, lambda s: s.get_chunks("t", ["c1"])),
+    "delete_chunks": (WRITE, lambda s: s.delete_chunks("t", ["c1"])),
+    "count_chunks": (READ, lambda s: s.count_chunks("t")),
+    "link_mentions": (WRITE, lambda s: s.link_mentions("t", "chunk", {"c1": ["mira"]})),
+    "get_mentions": (READ, lambda s: s.get_mentions("t", "chunk", ["c1"])),
+    "find_mentioning": (READ, lambda s: s.find_mentioning("t", "chunk", ["mira"])),
+    "put_embeddings": (WRITE, lambda s: s.put_embeddings("t", "entity", ["mira"], [[3.0, 4.0]])),
+    "embedding_dimension": (READ, lambda s: s.embedding_dimension("t", "turn")),
+    "count_embeddings": (READ, lambda s: s.count_embeddings("t", "chunk")),
+    "vector_search": (READ, lambda s: s.vector_search("t", "entity", [1.0, 0.0], 3)),
+    "fulltext_search": (READ, lambda s: s.fulltext_search("t", "chunk", "forge", 3)),
+    "hybrid_search": (
+        READ,
+        lambda s: s.hybrid_search(
+            "t", ["entity", "turn", "chunk"], vector=[1.0, 0.0], text="forge", k=3
+        ),
+    ),
+    "expand": (READ, lambda s: s.expand("t", ["mira"], depth=2)),
+    "dump": (READ, lambda s: s.dump("t")),
+    "load": (
+        WRITE,
+        lambda s: s.load(
+            "t",
+            TenantDump(entities=[ent("a")], turns=[Turn(session_id="s", role="u", content="x")]),
+        ),
+    ),
+    "clear": (WRITE, lambda s: s.clear("t")),
+}
+"""Every operation of the GraphStore protocol and the access mode its transactions use:
+on a cluster (neo4j:// URLs) reads go to followers and read replicas, writes to the leader."""
+
+
+def test_every_store_operation_has_an_access_mode() -> None:
+    from graphmem.store import GraphStore
+
+    operations = {
+        name
+        for name, member in vars(GraphStore).items()
+        if callable(member) and not name.startswith("_") and name != "close"
+    }
+    assert set(ACCESS) == operations, "classify every new operation as a read or a write"
+
+
+@pytest.mark.parametrize("operation", sorted(ACCESS))
+def test_each_operation_runs_in_transactions_of_its_access_mode(
+    store: Neo4jStore, server: FakeServer, operation: str
+) -> None:
+    mode, call = ACCESS[operation]
+    call(store)
+    assert server.access, f"{operation} sent nothing"
+    assert set(server.access) == {mode}, (operation, server.access)

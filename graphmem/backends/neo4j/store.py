@@ -16,6 +16,7 @@ How the data is laid out is described in :mod:`graphmem.backends.neo4j.mapping`.
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -144,6 +145,14 @@ MIN_FETCH = 64
 
 MAX_VECTOR_FETCH = 4_096
 """The largest vector-index request; beyond it one exact scan of the tenant answers."""
+
+DEFAULT_RETRY_SECONDS = 30.0
+"""How long a retryable error is retried when ``max_transaction_retry_time`` is not given
+(the driver's default)."""
+
+RETRY_DELAY = 0.05
+"""The first wait before an auto-commit read is retried (doubling, up to 1 s, with jitter,
+for up to the driver's ``max_transaction_retry_time``, 30 s unless given)."""
 
 INDEX_CACHE_SECONDS = 60.0
 """How long a store trusts the list of vector indexes it read (name, state, dimension)."""
@@ -412,6 +421,11 @@ def _dedupe(items: Sequence[T], key: Callable[[T], object]) -> list[T]:
     return list(latest.values())
 
 
+def _result_rows(result: neo4j.Result) -> Rows:
+    """Every record of a result as a dict (the result transformer of ``execute_query``)."""
+    return [record.data() for record in result]
+
+
 def _entity_row(entity: Entity, tenant: str) -> dict[str, Any]:
     return {
         "id": entity.id,
@@ -553,6 +567,9 @@ class Neo4jStore:
         self._settings = settings
         self._tracer = tracer
         self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
+        self._retry_seconds = float(
+            settings.driver_options.get("max_transaction_retry_time", DEFAULT_RETRY_SECONDS)
+        )
         self._closed = False
         self._close_lock = threading.Lock()
         # (when read, ONLINE vector index name -> dimension); see _online_vector_index.
@@ -648,21 +665,76 @@ class Neo4jStore:
             )
             raise _translate(exc, self.url, name) from exc
 
+    def _autocommit(self, name: str, params: Mapping[str, Any], *, write: bool) -> Rows:
+        """Run one query file as an auto-commit transaction: one network round trip.
+
+        The driver sends RUN and PULL together and the server commits when the result is
+        consumed: no BEGIN and no COMMIT message, one round trip where a managed
+        transaction takes three. A single statement is atomic on its own. Only for
+        reads, and for writes that can be repeated (``clear``, ``CALL { ... } IN
+        TRANSACTIONS``): an error the driver calls retryable, a lost connection
+        included, is retried here with backoff for up to ``max_transaction_retry_time``
+        (the driver's own rule for managed transactions), which for a write is only safe
+        when repeating it changes nothing.
+        """
+        self._check_open()
+        query: LiteralString = load_query(name)
+        mode = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
+        with traced(self._tracer, name, params, round_trips=1):
+            deadline: float | None = None
+            delay = RETRY_DELAY
+            while True:
+                try:
+                    with self._driver.session(
+                        database=self._settings.database,
+                        default_access_mode=mode,
+                        bookmark_manager=self._bookmarks,
+                    ) as session:
+                        return [record.data() for record in session.run(query, dict(params))]
+                except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
+                    now = time.monotonic()
+                    deadline = now + self._retry_seconds if deadline is None else deadline
+                    if not exc.is_retryable() or now + delay > deadline:
+                        raise _translate(exc, self.url, name) from exc
+                    time.sleep(delay * random.uniform(0.8, 1.2))
+                    delay = min(2 * delay, 1.0)
+
     def _read(self, name: str, params: Mapping[str, Any]) -> Rows:
-        return self._execute(lambda tx: self._run(tx, name, params), write=False)
+        """One read query: an auto-commit transaction (one round trip), retried if need be."""
+        return self._autocommit(name, params, write=False)
 
     def _write(self, name: str, params: Mapping[str, Any]) -> Rows:
-        return self._execute(lambda tx: self._run(tx, name, params), write=True)
+        """One write query in a managed transaction whose BEGIN goes with the query.
+
+        ``execute_query`` pipelines BEGIN, RUN and PULL into one round trip, then
+        COMMIT: two round trips instead of three, with the driver's retries of a managed
+        transaction (never retried once COMMIT was sent: a write is never applied twice).
+        """
+        self._check_open()
+        query: LiteralString = load_query(name)
+        with traced(self._tracer, name, params, round_trips=1):
+            try:
+                records: Rows = self._driver.execute_query(
+                    query,
+                    dict(params),
+                    routing_=neo4j.RoutingControl.WRITE,
+                    database_=self._settings.database,
+                    bookmark_manager_=self._bookmarks,
+                    result_transformer_=_result_rows,
+                )
+            except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
+                raise _translate(exc, self.url, name) from exc
+            return records
 
     def query(
         self, name: str, params: Mapping[str, Any] | None = None, *, write: bool = False
     ) -> Rows:
-        """Run one query file by name in its own managed transaction; return its rows.
+        """Run one query file by name in its own transaction; return its rows.
 
         For tools in this package (schema installation) and for debugging; the store's
         own operations use their named queries directly.
         """
-        return self._execute(lambda tx: self._run(tx, name, params or {}), write=write)
+        return self._write(name, params or {}) if write else self._read(name, params or {})
 
     def translate(self, exc: Exception) -> GraphmemError:
         """A driver error as graphmem's error for this store's URL."""
@@ -2057,10 +2129,11 @@ def open_neo4j(url: str, **options: Any) -> Neo4jStore:
 
 def make_driver(settings: ConnectionSettings) -> neo4j.Driver:
     """A driver for ``settings``; a bad URL or option raises ``InvalidInput``."""
+    # graphmem's queries are its own: the server need not compute notifications for them
+    # (a user who wants them passes notifications_min_severity=...).
+    options = {"notifications_min_severity": "OFF", **settings.driver_options}
     try:
-        return neo4j.GraphDatabase.driver(
-            settings.uri, auth=settings.auth, **dict(settings.driver_options)
-        )
+        return neo4j.GraphDatabase.driver(settings.uri, auth=settings.auth, **options)
     except (neo4j_errors.ConfigurationError, ValueError, TypeError) as exc:
         raise InvalidInput(
             f"cannot connect to {settings.redacted_url}: {exc}", url=settings.redacted_url
