@@ -212,6 +212,36 @@ def test_large_batches_round_trips_and_counts(neo4j_url: str, schema: object) ->
         store.close()
 
 
+def test_clear_deletes_a_tenant_larger_than_one_batch(neo4j_url: str, schema: object) -> None:
+    events: list[TraceEvent] = []
+    store = open_store(neo4j_url, tracer=events.append)
+    tenant, bystander = f"it-{uuid.uuid4().hex}", f"it-{uuid.uuid4().hex}"
+    try:
+        n = 2_500  # the query deletes in transactions of 1,000 nodes
+        store.upsert_entities(tenant, [Entity(id=f"e{i}", type="npc", name="E") for i in range(n)])
+        store.upsert_relationships(
+            tenant,
+            [
+                Relationship(source_id=f"e{i}", target_id=f"e{(i + 1) % n}", type="knows")
+                for i in range(n)
+            ],
+        )
+        for i in range(3):
+            store.append_turn(tenant, Turn(session_id="s", role="user", content=str(i)))
+        store.upsert_entities(bystander, [Entity(id="e0", type="npc", name="Stays")])
+        events.clear()
+        store.clear(tenant)
+        assert [(e.name, e.round_trips) for e in events] == [("tenant/clear_tenant", 1)]
+        assert store.count_entities(tenant) == 0
+        assert store.count_relationships(tenant) == 0
+        assert store.count_turns(tenant) == 0
+        assert store.head(tenant, "s") is None
+        assert store.get_entity(bystander, "e0").name == "Stays"
+    finally:
+        store.clear(bystander)
+        store.close()
+
+
 # --------------------------------------------------------------------------- failures
 
 
