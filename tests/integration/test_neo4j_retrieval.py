@@ -175,6 +175,16 @@ def test_chunk_search_by_scope_and_tenant(
         store.fulltext_search(tenant, "chunk", text, 3)  # never a syntax error
 
 
+def test_a_5000_word_question_never_errors(store: GraphStore, tenant: str) -> None:
+    # Lucene refuses more than 1,024 clauses; the query keeps the 512 longest words.
+    store.upsert_chunks(tenant, [Chunk(id="c1", text="The blacksmith of Brindleford")])
+    filler = " ".join(f"w{i}" for i in range(5_000))
+    hits = store.fulltext_search(tenant, "chunk", f"{filler} blacksmith {filler}", 5)
+    assert [h.id for h in hits] == ["c1"]
+    ideographs = store.fulltext_search(tenant, "chunk", "铁匠" * 2_000, 5)
+    assert ideographs == []
+
+
 def test_fulltext_over_fetch_keeps_to_the_tenant(
     neo4j_url: str, tenant: str, other_tenant: str
 ) -> None:

@@ -1746,3 +1746,29 @@ def test_each_operation_runs_in_transactions_of_its_access_mode(
     call(store)
     assert server.access, f"{operation} sent nothing"
     assert set(server.access) == {mode}, (operation, server.access)
+
+
+# ----------------------------------------------------------------------------- full-text clause cap
+
+
+def test_a_long_question_keeps_the_most_informative_words_within_the_clause_cap() -> None:
+    from graphmem.backends.neo4j.fulltext import MAX_QUERY_TERMS, lucene_query
+
+    filler = [f"w{i}" for i in range(5_000)]  # 5,000 distinct short words
+    text = " ".join(filler[:2500] + ["blacksmith", "drowned"] + filler[2500:])
+    query = lucene_query(text)
+    assert query is not None
+    terms = query.split(" OR ")
+    assert len(terms) == MAX_QUERY_TERMS < 1024  # Lucene's maxClauseCount
+    assert "blacksmith" in terms and "drowned" in terms  # the longest words are kept
+    assert terms.index("blacksmith") < terms.index("drowned")  # in their order
+
+
+def test_a_run_of_ideographs_counts_one_clause_per_character() -> None:
+    from graphmem.backends.neo4j.fulltext import MAX_QUERY_TERMS, informative_words
+
+    run = "铁匠" * 800  # one \\w+ word, 1,600 tokens for Lucene's analyzer
+    assert informative_words(["smith", run, "forge"]) == [run[:MAX_QUERY_TERMS]]
+    short = "铁匠" * 100
+    assert informative_words(["smith", short, "forge"]) == ["smith", short, "forge"]
+    assert informative_words(["smith", run[:511], "forge"]) == ["smith", run[:511]]
