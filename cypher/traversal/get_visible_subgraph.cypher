@@ -1,11 +1,12 @@
 // What an entity can see: itself, the entities within $depth hops over current facts
 // (both directions, breadth-first as in find_neighbors), and the current facts among
-// all of them. No row at all when the entity does not exist (NotFound).
+// all of them. No row at all when the entity does not exist (NotFound). $depth is at most
+// MAX_DEPTH (graphmem/backends/neo4j/store.py); hops after the frontier empties do nothing.
 MATCH (start:Entity {tenant: $tenant, id: $entity_id})
 WITH start, reduce(
   state = {frontier: [start], seen: [start]},
   hop IN range(1, $depth) |
-  reduce(
+  CASE WHEN size(state.frontier) = 0 THEN state ELSE reduce(
     level = {frontier: [], seen: state.seen},
     reached IN reduce(
       acc = [],
@@ -20,7 +21,7 @@ WITH start, reduce(
       WHEN reached IN level.seen THEN level
       ELSE {frontier: level.frontier + [reached], seen: level.seen + [reached]}
     END
-  )
+  ) END
 ).seen AS visible
 RETURN [n IN visible | n {.id, .type, .name, .attributes_json, .created_at, .updated_at}]
          AS entities,

@@ -242,6 +242,28 @@ def test_clear_deletes_a_tenant_larger_than_one_batch(neo4j_url: str, schema: ob
         store.close()
 
 
+def test_walks_run_to_max_depth_and_refuse_deeper(store: GraphStore, tenant: str) -> None:
+    from graphmem.backends.neo4j.store import MAX_DEPTH
+
+    n = 5  # a chain much shorter than the depth: the hops after its end do nothing
+    store.upsert_entities(tenant, [Entity(id=f"e{i}", type="npc", name="E") for i in range(n)])
+    store.upsert_relationships(
+        tenant,
+        [
+            Relationship(source_id=f"e{i}", target_id=f"e{i + 1}", type="knows")
+            for i in range(n - 1)
+        ],
+    )
+    assert [e.id for e in store.neighbors(tenant, "e0", depth=MAX_DEPTH)] == [
+        f"e{i}" for i in range(1, n)
+    ]
+    assert len(store.visible_subgraph(tenant, "e0", depth=MAX_DEPTH).entities) == n
+    assert len(store.expand(tenant, ["e0"], depth=MAX_DEPTH).entities) == n
+    for walk in (store.neighbors, store.visible_subgraph):
+        with pytest.raises(InvalidInput, match=f"at most {MAX_DEPTH}"):
+            walk(tenant, "e0", depth=10**9)
+
+
 # --------------------------------------------------------------------------- failures
 
 

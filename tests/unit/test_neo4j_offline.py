@@ -1772,3 +1772,29 @@ def test_a_run_of_ideographs_counts_one_clause_per_character() -> None:
     short = "铁匠" * 100
     assert informative_words(["smith", short, "forge"]) == ["smith", short, "forge"]
     assert informative_words(["smith", run[:511], "forge"]) == ["smith", run[:511]]
+
+
+# ----------------------------------------------------------------------------- depth caps
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s, d: s.neighbors("t", "mira", depth=d),
+        lambda s, d: s.visible_subgraph("t", "mira", depth=d),
+        lambda s, d: s.expand("t", ["mira"], depth=d),
+    ],
+    ids=["neighbors", "visible_subgraph", "expand"],
+)
+def test_walks_are_capped_at_max_depth(
+    store: Neo4jStore, server: FakeServer, call: Callable[[Neo4jStore, int], Any]
+) -> None:
+    from graphmem.backends.neo4j.store import MAX_DEPTH
+
+    call(store, MAX_DEPTH)
+    assert server.calls[-1][1]["depth"] == MAX_DEPTH
+    server.calls.clear()
+    for depth in (MAX_DEPTH + 1, 10**9):
+        with pytest.raises(InvalidInput, match=f"at most {MAX_DEPTH}"):
+            call(store, depth)
+    assert server.calls == []

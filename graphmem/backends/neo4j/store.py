@@ -90,6 +90,7 @@ __all__ = [
     "FULLTEXT_INDEXES",
     "INDEX_CACHE_SECONDS",
     "KEY_QUERIES",
+    "MAX_DEPTH",
     "MAX_VECTOR_FETCH",
     "MIN_FETCH",
     "NO_LIMIT",
@@ -156,6 +157,13 @@ for up to the driver's ``max_transaction_retry_time``, 30 s unless given)."""
 
 INDEX_CACHE_SECONDS = 60.0
 """How long a store trusts the list of vector indexes it read (name, state, dimension)."""
+
+MAX_DEPTH = 32
+"""The deepest walk ``neighbors``, ``visible_subgraph`` and ``expand`` take (hops); a
+deeper one is ``InvalidInput``. Their queries take one step per hop, so the cap bounds
+the work whatever depth a caller sends (one of 10**9 would run for minutes even where
+the walk has ended: the loop still counts its hops). A simple constant, to be folded
+into the shared argument checks of all backends."""
 
 NO_LIMIT = 2**31 - 1
 """The "no limit" value of ``$limit`` / ``$max_nodes`` parameters, and the cap of any limit
@@ -391,6 +399,19 @@ def _check_depth(value: object, what: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise InvalidInput(f"{what} must be an integer >= {minimum}, got {value!r}", value=value)
     return value
+
+
+def _check_hops(value: object, what: str, minimum: int) -> int:
+    """A walk's depth: an integer from ``minimum`` to :data:`MAX_DEPTH`."""
+    depth = _check_depth(value, what, minimum)
+    if depth > MAX_DEPTH:
+        raise InvalidInput(
+            f"{what} must be at most {MAX_DEPTH} hops, got {depth}; a walk that deep reaches "
+            "the whole connected graph anyway (use max_nodes to bound what comes back)",
+            value=value,
+            limit=MAX_DEPTH,
+        )
+    return depth
 
 
 def _check_direction(value: object) -> str:
@@ -1083,7 +1104,7 @@ class Neo4jStore:
         params = {
             "tenant": tenant,
             "entity_id": _check_id(entity_id, "entity id"),
-            "depth": _check_depth(depth, "depth", 1),
+            "depth": _check_hops(depth, "depth", 1),
             "rel_types": _check_names(rel_types, "relationship type"),
             "node_types": _check_names(node_types, "entity type"),
             "max_nodes": _limit(
@@ -1136,7 +1157,7 @@ class Neo4jStore:
         params = {
             "tenant": tenant,
             "entity_id": _check_id(entity_id, "entity id"),
-            "depth": _check_depth(depth, "depth", 1),
+            "depth": _check_hops(depth, "depth", 1),
             "now": utcnow(),
         }
         rows = self._read("traversal/get_visible_subgraph", params)
@@ -1933,7 +1954,7 @@ class Neo4jStore:
         ``max_nodes`` caps them (seeds always included); relationships by key.
         """
         tenant = self._check(tenant)
-        depth = _check_depth(depth, "depth", 0)
+        depth = _check_hops(depth, "depth", 0)
         if max_nodes is not None:
             _check_depth(max_nodes, "max_nodes", 1)
         params: dict[str, Any] = {
