@@ -284,6 +284,33 @@ def test_memory_retrieve_on_neo4j_agrees_with_the_embedded_backend(
     assert sorted(dump.mentions) == sorted(reference.dump("ref").mentions)
 
 
+def test_hybrid_search_of_every_kind_is_one_round_trip_and_matches_each_kind(
+    neo4j_url: str, tenant: str
+) -> None:
+    from graphmem.store import search_each
+
+    store, events = _traced(neo4j_url)
+    try:
+        mem = _memory(store, tenant)
+        mem.conversation("s").append("gm", "The smith Mira hammers at the forge by the river.")
+        mem.index_turns()
+        [query] = HashingEmbedder(DIM).embed(["who works at the forge by the river?"])
+        kinds: list[Any] = ["entity", "turn", "chunk"]
+        store.hybrid_search(tenant, kinds, vector=query, text="forge", k=3)  # index listing
+        events.clear()
+        found = store.hybrid_search(tenant, kinds, vector=query, text="forge river", k=3)
+        assert [e.name for e in events] == ["search/query_hybrid_nodes"]
+        assert sum(e.round_trips for e in events) == 1
+        each = search_each(store, tenant, kinds, vector=query, text="forge river", k=3)
+        assert found == each
+        assert found["chunk"].text and found["turn"].text and found["entity"].vector
+        events.clear()
+        mem.retrieve("who works at the forge?", k=5)
+        print(f"Memory.retrieve on Neo4j: {sum(e.round_trips for e in events)} round trips")
+    finally:
+        store.close()
+
+
 def test_turns_are_searchable_and_deleting_them_cleans_up(store: GraphStore, tenant: str) -> None:
     store.upsert_entities(tenant, [Entity(id="mira", type="npc", name="Mira")])
     turn = store.append_turn(tenant, Turn(session_id="s", role="gm", content="A wyvern lands."))

@@ -57,6 +57,7 @@ from graphmem.backends.neo4j.store import (  # noqa: E402
     Neo4jStore,
     _translate,
 )
+from graphmem.store import SearchHit, SearchPair  # noqa: E402
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
 ENTITY = {
@@ -187,6 +188,17 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         "tenant/dump_mentions": lambda: [
             {"kind": "chunk", "node_id": "c1", "entity_id": "mira"},
             {"kind": "turn", "node_id": "t1", "entity_id": "mira"},
+        ],
+        "search/query_hybrid_nodes": lambda: [
+            {
+                "kind": kind,
+                "how": how,
+                "dimension": len(params["vector"] or []) if how == "vector" else None,
+                "fetched": 1,
+                "hits": [{"id": f"{kind}1", "score": 0.75 if how == "vector" else 2.5}],
+            }
+            for kind in ("entity", "turn", "chunk")
+            for how in ("vector", "text")
         ],
         "traversal/expand_entities": lambda: [
             {
@@ -1798,3 +1810,125 @@ def test_walks_are_capped_at_max_depth(
         with pytest.raises(InvalidInput, match=f"at most {MAX_DEPTH}"):
             call(store, depth)
     assert server.calls == []
+
+
+# ----------------------------------------------------------------------------- hybrid search
+
+ALL_INDEXES = [
+    {
+        "name": f"vector_index_{label}_embedding",
+        "type": "VECTOR",
+        "state": "ONLINE",
+        "options": {"indexConfig": {"vector.dimensions": 3}},
+    }
+    for label in ("Entity", "Turn", "Chunk")
+]
+
+
+def test_hybrid_search_of_three_kinds_is_one_query(
+    store: Neo4jStore, server: FakeServer, events: list[TraceEvent]
+) -> None:
+    server.overrides["schema/list_indexes"] = lambda params: ALL_INDEXES
+    store.vector_search("t", "entity", [1.0, 0.0, 0.0], 1)  # reads the index listing once
+    server.calls.clear()
+    events.clear()
+    found = store.hybrid_search(
+        "t", ["entity", "turn", "chunk"], vector=[3.0, 0.0, 4.0], text="the forge", k=5
+    )
+    assert [name for name, _ in server.calls] == ["search/query_hybrid_nodes"]
+    assert sum(e.round_trips for e in events) == 1
+    [(_, params)] = server.calls
+    assert params["vector"] == pytest.approx([0.6, 0.0, 0.8]) and params["text"] == "forge"
+    assert params["fetch"] == 64 and params["k"] == 5
+    assert params["turn_vector_index"] == "vector_index_Turn_embedding"
+    assert params["chunk_text_index"] == "fulltext_index_Chunk_search_text"
+    assert found["chunk"].vector == [SearchHit("chunk1", 0.5)]  # (1 + cos) / 2 = 0.75
+    assert found["entity"].text == [SearchHit("entity1", 2.5)]
+
+
+def test_hybrid_search_asks_only_for_the_kinds_and_parts_given(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    found = store.hybrid_search("t", ["turn"], vector=None, text="forge", k=5)
+    [(_, params)] = server.calls
+    assert params["turn_text_index"] == "fulltext_index_Turn_search_text"
+    assert [params[f"{k}_vector_index"] for k in ("entity", "turn", "chunk")] == [None] * 3
+    assert params["entity_text_index"] is None and params["chunk_text_index"] is None
+    assert list(found) == ["turn"] and found["turn"].vector == []
+    server.calls.clear()
+    assert store.hybrid_search("t", ["chunk"], vector=None, text="?!", k=5) == {
+        "chunk": SearchPair([], [])
+    }
+    assert server.calls == []  # no words, no vector: nothing to ask
+
+
+def test_hybrid_search_continues_a_ranking_the_first_fetch_does_not_fill(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    server.overrides["schema/list_indexes"] = lambda params: ALL_INDEXES
+
+    def crowded(params: dict[str, Any]) -> list[dict[str, Any]]:
+        return [
+            {
+                "kind": "chunk",
+                "how": how,
+                "dimension": 3 if how == "vector" else None,
+                "fetched": params["fetch"],
+                "hits": [{"id": "c1", "score": 0.9}],
+            }
+            for how in ("vector", "text")
+        ]
+
+    server.overrides["search/query_hybrid_nodes"] = crowded
+    found = store.hybrid_search("t", ["chunk"], vector=[1.0, 0.0, 0.0], text="forge", k=5)
+    sent = [(name, params.get("fetch")) for name, params in server.calls]
+    assert sent[:2] == [("schema/list_indexes", None), ("search/query_hybrid_nodes", 64)]
+    assert ("search/query_chunk_vectors", 256) in sent  # the next fetch, not the first again
+    assert ("search/query_chunk_text", 256) in sent
+    assert found["chunk"].text == [SearchHit("c1", 2.5)]  # what query_chunk_text answered
+
+
+def test_hybrid_search_scans_a_kind_without_an_index_of_the_dimension(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    found = store.hybrid_search("t", ["entity"], vector=[1.0, 0.0], text=None, k=3)
+    names = [name for name, _ in server.calls]
+    assert names == ["schema/list_indexes", "search/scan_entity_vectors"]
+    assert found["entity"].vector == [SearchHit("mira", 0.5)]
+
+
+def test_hybrid_search_falls_back_to_each_kind_when_an_index_fails(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    def failed(params: dict[str, Any]) -> list[dict[str, Any]]:
+        raise Neo4jError._hydrate_neo4j(code="Neo.ClientError.Procedure.ProcedureCallFailed")
+
+    server.overrides["search/query_hybrid_nodes"] = failed
+    found = store.hybrid_search("t", ["chunk", "turn"], vector=None, text="forge", k=3)
+    names = [name for name, _ in server.calls]
+    assert names == [
+        "search/query_hybrid_nodes",
+        "search/query_chunk_text",
+        "search/query_turn_text",
+    ]
+    assert found["chunk"].text == [SearchHit("c1", 2.5)]
+
+
+def test_hybrid_search_matches_each_kind_searched_alone(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    from graphmem.store import search_each
+
+    server.overrides["schema/list_indexes"] = lambda params: ALL_INDEXES
+
+    def same(params: dict[str, Any]) -> list[dict[str, Any]]:
+        # What the one-kind queries answer (canned): "mira" by vector, "c1" by text.
+        hit = {"vector": {"id": "mira", "score": 0.75}, "text": {"id": "c1", "score": 2.5}}
+        rows = canned("search/query_hybrid_nodes", params)
+        return [dict(row, hits=[hit[row["how"]]]) for row in rows]
+
+    server.overrides["search/query_hybrid_nodes"] = same
+    kinds: list[Any] = ["entity", "turn", "chunk"]
+    for text in ("forge", None):
+        args: dict[str, Any] = {"vector": [0.0, 1.0, 0.0], "text": text, "k": 1}
+        assert store.hybrid_search("t", kinds, **args) == search_each(store, "t", kinds, **args)

@@ -78,6 +78,7 @@ from graphmem.store import (
     TenantDump,
     Tracer,
     as_utc,
+    check_search_kinds,
     check_tenant,
     check_where,
     search_each,
@@ -310,6 +311,15 @@ def _cosine(score: float) -> float:
 
 def _vector_hits(hits: Iterable[Mapping[str, Any]]) -> list[SearchHit]:
     return [SearchHit(hit["id"], _cosine(hit["score"])) for hit in hits]
+
+
+def _text_hits(hits: Iterable[Mapping[str, Any]]) -> list[SearchHit]:
+    return [SearchHit(hit["id"], float(hit["score"])) for hit in hits]
+
+
+def _first_fetch(k: int) -> int:
+    """What a shared index is asked for first: ``k * OVERFETCH``, at least MIN_FETCH."""
+    return max(k * OVERFETCH, MIN_FETCH)
 
 
 def _vector_index_dimensions(indexes: Iterable[Mapping[str, Any]]) -> dict[str, int]:
@@ -1807,6 +1817,69 @@ class Neo4jStore:
         name = VECTOR_INDEXES[label]
         return name if cached[1].get(name) == dimension else None
 
+    def _vector_params(
+        self,
+        tenant: str,
+        vector: Any,
+        k: int,
+        scope_ids: Sequence[str] | None,
+    ) -> dict[str, Any]:
+        """The checked parameters every vector query takes."""
+        query = as_matrix(vector, None, "the query vector")
+        if query.shape[0] != 1:
+            raise InvalidInput(f"give one query vector, got {query.shape[0]}")
+        return {
+            "tenant": tenant,
+            "vector": query[0].tolist(),
+            "dimension": int(query.shape[1]),
+            "k": k,
+            "scope": _check_scope(scope_ids),
+        }
+
+    @staticmethod
+    def _vector_hits_of(
+        params: Mapping[str, Any], row: Mapping[str, Any] | None
+    ) -> list[SearchHit] | None:
+        """The hits of one vector query's row if they are final, None to fetch more.
+
+        ``row`` is the answer to the query with ``params["fetch"]`` (None: none was run).
+        Without a stored vector there are no hits; another stored dimension is refused.
+        """
+        if row is None:
+            return None
+        if row["dimension"] is None:
+            return []
+        _check_stored_dimension(row["dimension"], params["dimension"], "the query vector")
+        if len(row["hits"]) >= params["k"] or row["fetched"] < params["fetch"]:
+            return _vector_hits(row["hits"])
+        return None
+
+    def _vector_search_from(
+        self, spec: _KindQueries, params: Mapping[str, Any], index: str | None, fetch: int
+    ) -> list[SearchHit]:
+        """Ask the vector index from ``fetch`` on (growing it), then scan exactly."""
+        if index is not None:
+            while fetch <= MAX_VECTOR_FETCH:
+                query = {**params, "index": index, "fetch": fetch}
+                try:
+                    row = self._read(spec.query_vectors, query)[0]
+                except GraphmemError as exc:
+                    if exc.data.get("code") != _PROCEDURE_FAILED:
+                        raise
+                    self._index_cache = None  # the index went away: scan exactly
+                    break
+                hits = self._vector_hits_of(query, row)
+                if hits is not None:
+                    return hits
+                if fetch >= MAX_VECTOR_FETCH:
+                    break  # the index keeps giving other tenants' nodes: scan exactly
+                fetch = min(fetch * OVERFETCH, MAX_VECTOR_FETCH)
+        row = self._read(spec.scan_vectors, params)[0]
+        if row["dimension"] is None:
+            return []
+        _check_stored_dimension(row["dimension"], params["dimension"], "the query vector")
+        return _vector_hits(row["hits"])
+
     def vector_search(
         self,
         tenant: str,
@@ -1827,44 +1900,9 @@ class Neo4jStore:
         """
         tenant = self._check(tenant)
         spec = _node_kind(kind)
-        k = _check_k(k)
-        query = as_matrix(vector, None, "the query vector")
-        if query.shape[0] != 1:
-            raise InvalidInput(f"give one query vector, got {query.shape[0]}")
-        dimension = int(query.shape[1])
-        params: dict[str, Any] = {
-            "tenant": tenant,
-            "vector": query[0].tolist(),
-            "dimension": dimension,
-            "k": k,
-            "scope": _check_scope(scope_ids),
-        }
-        index = self._online_vector_index(spec.label, dimension)
-        if index is not None:
-            fetch = max(k * OVERFETCH, MIN_FETCH)
-            while True:
-                try:
-                    row = self._read(
-                        spec.query_vectors, {**params, "index": index, "fetch": fetch}
-                    )[0]
-                except GraphmemError as exc:
-                    if exc.data.get("code") != _PROCEDURE_FAILED:
-                        raise
-                    self._index_cache = None  # the index went away: scan exactly
-                    break
-                if row["dimension"] is None:
-                    return []
-                _check_stored_dimension(row["dimension"], dimension, "the query vector")
-                if len(row["hits"]) >= k or row["fetched"] < fetch:
-                    return _vector_hits(row["hits"])
-                if fetch >= MAX_VECTOR_FETCH:
-                    break  # the index keeps giving other tenants' nodes: scan exactly
-                fetch = min(fetch * OVERFETCH, MAX_VECTOR_FETCH)
-        row = self._read(spec.scan_vectors, params)[0]
-        if row["dimension"] is None:
-            return []
-        _check_stored_dimension(row["dimension"], dimension, "the query vector")
-        return _vector_hits(row["hits"])
+        params = self._vector_params(tenant, vector, _check_k(k), scope_ids)
+        index = self._online_vector_index(spec.label, params["dimension"])
+        return self._vector_search_from(spec, params, index, _first_fetch(params["k"]))
 
     def hybrid_search(
         self,
@@ -1876,14 +1914,117 @@ class Neo4jStore:
         k: int,
         scope_ids: Sequence[str] | None = None,
     ) -> dict[NodeKind, SearchPair]:
-        """One :meth:`vector_search` and one :meth:`fulltext_search` per kind.
+        """:meth:`vector_search` and :meth:`fulltext_search` of every kind in one query.
 
-        Each is one query (see those methods), so up to two round trips per kind: the
-        vector query's over-fetch loop and exact-scan fallback do not fit one statement
-        with the others yet.
+        One round trip usually: each kind's vector index and full-text index are asked
+        for their first fetch in one statement (``search/query_hybrid_nodes``). A ranking
+        the first fetch does not fill (other tenants crowd the query, or a narrow scope)
+        continues as :meth:`vector_search` / :meth:`fulltext_search` would, from the next
+        fetch, one query per step; a kind whose vectors have no index of the query's
+        dimension is answered by the exact scan, one query. The results are exactly what
+        those methods give.
         """
         tenant = self._check(tenant)
-        return search_each(self, tenant, kinds, vector=vector, text=text, k=k, scope_ids=scope_ids)
+        wanted = check_search_kinds(kinds, vector, text)
+        k = _check_k(k)
+        if text is not None and not isinstance(text, str):
+            raise InvalidInput(f"query must be a string, got {type(text).__name__}")
+        vparams = None if vector is None else self._vector_params(tenant, vector, k, scope_ids)
+        scope = _check_scope(scope_ids)
+        lucene = None if text is None else lucene_query(text)
+        fetch = _first_fetch(k)
+        params: dict[str, Any] = {
+            "tenant": tenant,
+            "scope": scope,
+            "k": k,
+            "fetch": fetch,
+            "vector": None if vparams is None else vparams["vector"],
+            "text": lucene,
+        }
+        indexes: dict[str, str | None] = {}
+        for kind in ("entity", "turn", "chunk"):
+            spec = _KINDS[kind]
+            use = kind in wanted
+            indexes[f"{kind}_vector_index"] = (
+                self._online_vector_index(spec.label, vparams["dimension"])
+                if use and vparams is not None
+                else None
+            )
+            indexes[f"{kind}_text_index"] = (
+                FULLTEXT_INDEXES[spec.label] if use and lucene is not None else None
+            )
+        params.update(indexes)
+        rows: dict[tuple[str, str], Mapping[str, Any]] = {}
+        if any(indexes.values()):
+            try:
+                answered = self._read("search/query_hybrid_nodes", params)
+            except GraphmemError as exc:
+                if exc.data.get("code") != _PROCEDURE_FAILED:
+                    raise
+                # An index went away or is missing: each kind on its own says which.
+                self._index_cache = None
+                return search_each(
+                    self, tenant, wanted, vector=vector, text=text, k=k, scope_ids=scope_ids
+                )
+            rows = {(row["kind"], row["how"]): row for row in answered}
+        out: dict[NodeKind, SearchPair] = {}
+        for kind in wanted:
+            spec = _KINDS[kind]
+            by_vector: list[SearchHit] = []
+            if vparams is not None:
+                index = indexes[f"{kind}_vector_index"]
+                first = rows.get((kind, "vector")) if index is not None else None
+                hits = self._vector_hits_of({**vparams, "fetch": fetch}, first)
+                by_vector = (
+                    hits
+                    if hits is not None
+                    else self._vector_search_from(
+                        spec, vparams, index, fetch * OVERFETCH if first else fetch
+                    )
+                )
+            by_text: list[SearchHit] = []
+            if lucene is not None:
+                row = rows[(kind, "text")]
+                done = len(row["hits"]) >= k or row["fetched"] < fetch
+                by_text = (
+                    _text_hits(row["hits"])
+                    if done
+                    else self._fulltext_search_from(
+                        kind, spec, {**params, "query": lucene}, fetch * OVERFETCH
+                    )
+                )
+            out[kind] = SearchPair(by_vector, by_text)
+        return out
+
+    def _fulltext_search_from(
+        self, kind: str, spec: _KindQueries, params: Mapping[str, Any], fetch: int
+    ) -> list[SearchHit]:
+        """Ask the full-text index from ``fetch`` on, growing it while hits are missing."""
+        index = FULLTEXT_INDEXES[spec.label]
+        query = {
+            "tenant": params["tenant"],
+            "index": index,
+            "query": params["query"],
+            "k": params["k"],
+            "scope": params["scope"],
+        }
+        while True:
+            try:
+                row = self._read(spec.query_text, {**query, "fetch": fetch})[0]
+            except GraphmemError as exc:
+                if exc.data.get("code") != _PROCEDURE_FAILED:
+                    raise
+                raise UnsupportedOperation(
+                    f"full-text search of {kind}s needs the index {index} on {self.url} "
+                    f"({exc}); install the schema: graphmem schema install --store URL",
+                    operation="fulltext_search",
+                    index=index,
+                    url=self.url,
+                ) from exc
+            hits = row["hits"]
+            if len(hits) >= query["k"] or row["fetched"] < fetch:
+                return _text_hits(hits)
+            fetch *= OVERFETCH
 
     def fulltext_search(
         self,
@@ -1914,26 +2055,8 @@ class Neo4jStore:
         lucene = lucene_query(query)
         if lucene is None:
             return []
-        index = FULLTEXT_INDEXES[spec.label]
-        params = {"tenant": tenant, "index": index, "query": lucene, "k": k, "scope": scope}
-        fetch = max(k * OVERFETCH, MIN_FETCH)
-        while True:
-            try:
-                row = self._read(spec.query_text, {**params, "fetch": fetch})[0]
-            except GraphmemError as exc:
-                if exc.data.get("code") != _PROCEDURE_FAILED:
-                    raise
-                raise UnsupportedOperation(
-                    f"full-text search of {kind}s needs the index {index} on {self.url} "
-                    f"({exc}); install the schema: graphmem schema install --store URL",
-                    operation="fulltext_search",
-                    index=index,
-                    url=self.url,
-                ) from exc
-            hits = row["hits"]
-            if len(hits) >= k or row["fetched"] < fetch:
-                return [SearchHit(hit["id"], float(hit["score"])) for hit in hits]
-            fetch *= OVERFETCH
+        params = {"tenant": tenant, "query": lucene, "k": k, "scope": scope}
+        return self._fulltext_search_from(str(kind), spec, params, _first_fetch(k))
 
     # ------------------------------------------------------------------ expand
 
