@@ -8,14 +8,16 @@
 // minutes, issue 16). The walk gives no order; seq does: every turn is numbered after
 // its parent (append numbers turns in order, a load numbers a dump's turns parents first,
 // deleting a turn re-links its children to an older turn), so newest first is seq
-// descending.
+// descending. Times are returned as text: the driver's DateTime conversion would cost more
+// than the walk (about 60 microseconds a value).
 OPTIONAL MATCH (:Conversation {tenant: $tenant, id: $session_id})-[:HEAD]->(head:Turn)
 CALL (head) {
   MATCH (head)-[:PARENT*0..]->(t)
   WITH DISTINCT t
   ORDER BY t.seq DESC
   LIMIT $limit
-  RETURN collect(t {.id, .session, .role, .speaker, .content, .summary, .turn_id, .created_at,
+  RETURN collect(t {.id, .session, .role, .speaker, .content, .summary, .turn_id,
+                    created_at: toString(t.created_at),
                     parent_id: head([(t)-[:PARENT]->(p:Turn) | p.id])}) AS turns
 }
 RETURN turns

@@ -1,7 +1,9 @@
 // Insert or replace relationships keyed by (source, target, type), one row each.
-// $rows: [{index, source_id, target_id, type, created_at, props}], distinct keys, sorted
-// by source_id (so concurrent batches lock their sources in one order); type has passed
-// the safe-name check. A row whose ends do not both exist writes nothing and is not
+// $rows: [{index, source_id, target_id, type, created_at, valid_at, invalid_at, expired_at,
+// props}], distinct keys, sorted by source_id (so concurrent batches lock their sources in
+// one order); type has passed the safe-name check; props holds every other stored
+// property; the times are ISO 8601 text (the driver's DateTime conversion would cost more
+// than the write), stored as DateTime. A row whose ends do not both exist writes nothing and is not
 // counted: the caller sees `written` short of its rows, names the missing ids and rolls
 // the transaction back.
 //
@@ -16,8 +18,8 @@
 // expansion from a bound node, whose cost is the node's degree.
 // A replaced relationship keeps its created_at (moved back to the new expired_at if that
 // is earlier, so expired_at is never before created_at); every other property is replaced.
-// Returns one row: how many rows were written, and the created_at of the rows where it is
-// not the one sent (replaced relationships), by index.
+// Returns one row: how many rows were written, and the created_at (as text) of the rows
+// where it is not the one sent (replaced relationships), by index.
 UNWIND $rows AS row
 MATCH (a:Entity {tenant: $tenant, id: row.source_id})
 MATCH (b:Entity {tenant: $tenant, id: row.target_id})
@@ -39,18 +41,19 @@ CALL (a, b, row, existing) {
   WHERE existing IS NOT NULL
   RETURN existing AS r
 }
-WITH r, row,
-     coalesce(r.created_at, row.created_at) AS kept
-WITH r, row,
-     CASE
-       WHEN row.props.expired_at IS NOT NULL AND row.props.expired_at < kept
-         THEN row.props.expired_at
-       ELSE kept
-     END AS created_at
+WITH r, row, datetime(row.created_at) AS sent, datetime(row.expired_at) AS expired_at
+WITH r, row, sent, expired_at, coalesce(r.created_at, sent) AS kept
+WITH r, row, sent, expired_at,
+     CASE WHEN expired_at IS NOT NULL AND expired_at < kept THEN expired_at ELSE kept END
+       AS created_at
 SET r = row.props
-SET r.tenant = $tenant, r.created_at = created_at
+SET r.tenant = $tenant,
+    r.created_at = created_at,
+    r.valid_at = datetime(row.valid_at),
+    r.invalid_at = datetime(row.invalid_at),
+    r.expired_at = expired_at
 RETURN count(*) AS written,
        collect(CASE
-                 WHEN created_at <> row.created_at
-                   THEN {index: row.index, created_at: created_at}
+                 WHEN created_at <> sent
+                   THEN {index: row.index, created_at: toString(created_at)}
                END) AS changed

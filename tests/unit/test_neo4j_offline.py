@@ -117,10 +117,7 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     rows = params.get("rows", [])
     answers: dict[str, Callable[[], list[dict[str, Any]]]] = {
         "admin/ping_database": lambda: [{"ok": 1}],
-        "entities/upsert_entities": lambda: [
-            {"id": r["id"], "created_at": r["created_at"], "updated_at": r["updated_at"]}
-            for r in rows
-        ],
+        "entities/upsert_entities": lambda: [{"written": len(rows), "changed": []}],
         "entities/get_entities": lambda: [{"entity": ENTITY}],
         "entities/lock_entity": lambda: [{"entity": ENTITY}],
         "entities/delete_entities": lambda: [{"deleted": len(params["ids"])}],
@@ -1932,3 +1929,59 @@ def test_hybrid_search_matches_each_kind_searched_alone(
     for text in ("forge", None):
         args: dict[str, Any] = {"vector": [0.0, 1.0, 0.0], "text": text, "k": 1}
         assert store.hybrid_search("t", kinds, **args) == search_each(store, "t", kinds, **args)
+
+
+# ----------------------------------------------------------------------------- times on the wire
+
+
+def test_hot_paths_send_times_as_text_and_read_them_back(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    # The driver converts a Python datetime to a Bolt DateTime in 60-240 us; the text
+    # costs one. Ingest, append and the snapshot send text; the queries store DateTime.
+    later = T0 + timedelta(days=2)
+    store.upsert_entities("t", [ent("mira").model_copy(update={"created_at": T0})])
+    rel = Relationship(source_id="mira", target_id="tomas", type="knows", valid_at=T0)
+    store.upsert_relationships("t", [rel.model_copy(update={"created_at": later})])
+    store.append_turn("t", Turn(session_id="s", role="player", content="hi", created_at=T0))
+    store.identity_snapshot("t", "mira")
+    sent = {name: params for name, params in server.calls}
+    [entity_row] = sent["entities/upsert_entities"]["rows"]
+    assert entity_row["created_at"] == "2024-05-01T12:00:00.123456+00:00"
+    assert isinstance(sent["entities/upsert_entities"]["now"], str)
+    [rel_row] = sent["relationships/upsert_relationships"]["rows"]
+    assert rel_row["created_at"] == later.isoformat() and rel_row["valid_at"] == T0.isoformat()
+    assert rel_row["invalid_at"] is None and rel_row["expired_at"] is None
+    assert not {"valid_at", "invalid_at", "expired_at"} & set(rel_row["props"])
+    append = sent["conversations/append_turn"]
+    assert append["created_at"] == T0.isoformat() and "created_at" not in append["props"]
+    assert isinstance(sent["traversal/get_identity_snapshot"]["now"], str)
+
+
+def test_a_replaced_entity_comes_back_with_the_times_the_server_kept(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    kept = {"id": "mira", "created_at": "2020-01-01T00:00Z", "updated_at": T0.isoformat()}
+    server.overrides["entities/upsert_entities"] = lambda params: [
+        {"written": 2, "changed": [kept]}
+    ]
+    given = [ent("mira"), ent("tomas")]
+    mira, tomas = store.upsert_entities("t", given)
+    assert mira.created_at == datetime(2020, 1, 1, tzinfo=UTC) and mira.updated_at == T0
+    assert tomas == given[1] and tomas is not given[1]  # stored as sent, a copy
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2024-05-01T12:00:00.123456Z", T0),
+        ("2024-05-01T12:00:00.123456789Z", T0),  # nanoseconds cut to microseconds
+        ("2024-05-01T14:00:00.123456+02:00", T0),
+        ("2024-05-01T14:00:00.123456+02:00[Europe/Paris]", T0),
+        ("2024-05-01T12:00Z", T0.replace(microsecond=0)),
+    ],
+)
+def test_times_read_as_text_become_utc_datetimes(text: str, expected: datetime) -> None:
+    from graphmem.backends.neo4j.mapping import to_datetime
+
+    assert to_datetime(text) == expected and to_datetime(text).tzinfo is UTC

@@ -43,6 +43,7 @@ from graphmem.backends.neo4j.mapping import (
     to_datetime,
     turn_from_row,
     turn_props,
+    wire_time,
 )
 from graphmem.backends.neo4j.queries import load_query
 from graphmem.backends.search import as_matrix
@@ -460,8 +461,8 @@ def _result_rows(result: neo4j.Result) -> Rows:
 def _entity_row(entity: Entity, tenant: str) -> dict[str, Any]:
     return {
         "id": entity.id,
-        "created_at": entity.created_at,
-        "updated_at": entity.updated_at,
+        "created_at": wire_time(entity.created_at),
+        "updated_at": wire_time(entity.updated_at),
         "props": entity_props(entity, tenant),
     }
 
@@ -473,6 +474,24 @@ def _record_row(record: Record, tenant: str) -> dict[str, Any]:
         "updated_at": record.updated_at,
         "props": record_props(record, tenant),
     }
+
+
+_RELATIONSHIP_TIMES = ("valid_at", "invalid_at", "expired_at")
+
+
+def _relationship_row(index: int, rel: Relationship, tenant: str) -> dict[str, Any]:
+    """A row of relationships/upsert_relationships: times as text, next to the props."""
+    props = relationship_props(rel, tenant)
+    row = {
+        "index": index,
+        "source_id": rel.source_id,
+        "target_id": rel.target_id,
+        "type": rel.type,
+        "created_at": wire_time(rel.created_at),
+        "props": {k: v for k, v in props.items() if k not in _RELATIONSHIP_TIMES},
+    }
+    row.update((key, wire_time(props[key])) for key in _RELATIONSHIP_TIMES)
+    return row
 
 
 def _relationship_key(rel: Relationship) -> tuple[str, str, str]:
@@ -804,19 +823,23 @@ class Neo4jStore:
     def _upsert_entities_tx(
         self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Entity], now: datetime
     ) -> list[Entity]:
-        stored: dict[str, tuple[Any, Any]] = {}
         rows = [_entity_row(entity, tenant) for entity in batch]
+        stored: dict[str, Mapping[str, Any]] = {}
         for chunk in _slices(rows):
-            params = {"tenant": tenant, "rows": list(chunk), "now": now}
-            for record in self._run(tx, "entities/upsert_entities", params):
-                stored[record["id"]] = (record["created_at"], record["updated_at"])
+            params = {"tenant": tenant, "rows": list(chunk), "now": wire_time(now)}
+            result = self._run(tx, "entities/upsert_entities", params)[0]
+            stored.update((row["id"], row) for row in result["changed"])
+        # Only replaced entities come back (their created_at is kept, updated_at is now);
+        # every other one is stored as it was sent.
         return [
             entity.model_copy(
                 update={
-                    "created_at": to_datetime(stored[entity.id][0]),
-                    "updated_at": to_datetime(stored[entity.id][1]),
+                    "created_at": to_datetime(stored[entity.id]["created_at"]),
+                    "updated_at": to_datetime(stored[entity.id]["updated_at"]),
                 }
             )
+            if entity.id in stored
+            else entity.model_copy()
             for entity in batch
         ]
 
@@ -957,17 +980,7 @@ class Neo4jStore:
         # Sorted by source: the query write-locks each source before it looks the
         # relationship up, and one lock order keeps concurrent batches from deadlocking.
         order = sorted(range(len(batch)), key=lambda i: (batch[i].source_id, batch[i].key))
-        rows = [
-            {
-                "index": index,
-                "source_id": batch[index].source_id,
-                "target_id": batch[index].target_id,
-                "type": batch[index].type,
-                "created_at": batch[index].created_at,
-                "props": relationship_props(batch[index], tenant),
-            }
-            for index in order
-        ]
+        rows = [_relationship_row(index, batch[index], tenant) for index in order]
         written = 0
         kept: dict[int, Any] = {}
         for part in _slices(rows):
@@ -1199,7 +1212,7 @@ class Neo4jStore:
         params = {
             "tenant": tenant,
             "entity_id": _check_id(entity_id, "entity id"),
-            "now": utcnow(),
+            "now": wire_time(utcnow()),
         }
         rows = self._read("traversal/get_identity_snapshot", params)
         if not rows:
@@ -1232,7 +1245,14 @@ class Neo4jStore:
         tenant = self._check(tenant)
         if not isinstance(turn, Turn):
             raise InvalidInput(f"append_turn takes a Turn, got {type(turn).__name__}")
-        params = {"tenant": tenant, "session_id": turn.session_id, "props": turn_props(turn)}
+        props = turn_props(turn)
+        created_at = wire_time(props.pop("created_at"))
+        params = {
+            "tenant": tenant,
+            "session_id": turn.session_id,
+            "props": props,
+            "created_at": created_at,
+        }
         row = self._write("conversations/append_turn", params)[0]
         return turn.model_copy(
             update={"parent_id": row["parent_id"], "created_at": to_datetime(row["created_at"])}
