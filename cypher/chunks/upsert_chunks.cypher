@@ -6,4 +6,4 @@ UNWIND $rows AS row
 MERGE (c:Chunk {tenant: $tenant, id: row.id})
   ON CREATE SET c.created_at = row.created_at
 SET c += row.props
-RETURN row.id AS id, c.created_at AS created_at
+RETURN row.id AS id, toString(c.created_at) AS created_at

@@ -14,4 +14,4 @@ SET r.tenant = $tenant,
     r.id = row.id,
     r.created_at = created_at,
     r.updated_at = updated_at
-RETURN row.id AS id, created_at, updated_at
+RETURN row.id AS id, toString(created_at) AS created_at, toString(updated_at) AS updated_at

@@ -42,6 +42,8 @@ CALL (state) {
   WITH n, hop
   ORDER BY hop, n.id
   LIMIT $max_nodes
-  RETURN collect(n {.id, .type, .name, .attributes_json, .created_at, .updated_at}) AS entities
+  RETURN collect(n {.id, .type, .name, .attributes_json,
+                    created_at: toString(n.created_at),
+                    updated_at: toString(n.updated_at)}) AS entities
 }
 RETURN entities

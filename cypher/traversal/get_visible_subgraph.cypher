@@ -23,7 +23,8 @@ WITH start, reduce(
     END
   ) END
 ).seen AS visible
-RETURN [n IN visible | n {.id, .type, .name, .attributes_json, .created_at, .updated_at}]
+RETURN [n IN visible | n {.id, .type, .name, .attributes_json,
+                          created_at: toString(n.created_at), updated_at: toString(n.updated_at)}]
          AS entities,
        [n IN visible |
          [(n)-[r]->(m:Entity {tenant: $tenant})
@@ -31,4 +32,7 @@ RETURN [n IN visible | n {.id, .type, .name, .attributes_json, .created_at, .upd
             AND (r.valid_at IS NULL OR r.valid_at <= $now)
             AND (r.invalid_at IS NULL OR $now < r.invalid_at)
             AND (r.expired_at IS NULL OR $now < r.expired_at)
-          | r {.*, source_id: n.id, target_id: m.id, type: type(r)}]] AS rels
+          | r {.attributes_json, .session_id, .confidence, .source, .confirmed, .evidence,
+               valid_at: toString(r.valid_at), invalid_at: toString(r.invalid_at),
+               created_at: toString(r.created_at), expired_at: toString(r.expired_at),
+               source_id: n.id, target_id: m.id, type: type(r)}]] AS rels

@@ -1985,3 +1985,26 @@ def test_times_read_as_text_become_utc_datetimes(text: str, expected: datetime) 
     from graphmem.backends.neo4j.mapping import to_datetime
 
     assert to_datetime(text) == expected and to_datetime(text).tzinfo is UTC
+
+
+def test_a_relationship_read_with_null_properties_takes_the_defaults() -> None:
+    from graphmem.backends.neo4j.mapping import relationship_from_row
+
+    row = {
+        "source_id": "a",
+        "target_id": "b",
+        "type": "knows",
+        "attributes_json": None,
+        "session_id": None,
+        "confidence": None,
+        "source": None,
+        "confirmed": None,
+        "evidence": None,
+        "valid_at": None,
+        "invalid_at": None,
+        "created_at": "2024-05-01T12:00:00.123456Z",
+        "expired_at": None,
+    }
+    rel = relationship_from_row(row)
+    assert rel.provenance.confidence == 1.0 and rel.provenance.source == "stated"
+    assert not rel.provenance.confirmed and rel.created_at == T0 and rel.attributes == {}

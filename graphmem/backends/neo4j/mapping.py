@@ -202,7 +202,12 @@ def relationship_props(rel: Relationship, tenant: str) -> dict[str, Any]:
 
 
 def relationship_from_row(row: Mapping[str, Any]) -> Relationship:
-    """A relationship from its stored properties plus ``source_id, target_id, type``."""
+    """A relationship from its stored properties plus ``source_id, target_id, type``.
+
+    The queries project each property by name, so one the relationship lacks comes as
+    null: the model's default stands in for it.
+    """
+    confidence = row.get("confidence")
     return Relationship(
         source_id=row["source_id"],
         target_id=row["target_id"],
@@ -210,9 +215,9 @@ def relationship_from_row(row: Mapping[str, Any]) -> Relationship:
         attributes=json.loads(row.get("attributes_json") or "{}"),
         provenance=Provenance(
             session_id=row.get("session_id"),
-            confidence=row.get("confidence", 1.0),
+            confidence=1.0 if confidence is None else confidence,
             source=row.get("source") or "stated",
-            confirmed=bool(row.get("confirmed", False)),
+            confirmed=bool(row.get("confirmed") or False),
             evidence=tuple(row.get("evidence") or ()),
         ),
         valid_at=_optional_datetime(row.get("valid_at")),
