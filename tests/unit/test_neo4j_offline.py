@@ -2008,3 +2008,16 @@ def test_a_relationship_read_with_null_properties_takes_the_defaults() -> None:
     rel = relationship_from_row(row)
     assert rel.provenance.confidence == 1.0 and rel.provenance.source == "stated"
     assert not rel.provenance.confirmed and rel.created_at == T0 and rel.attributes == {}
+
+
+def test_batch_writes_send_every_row_time_as_text(store: Neo4jStore, server: FakeServer) -> None:
+    store.upsert_chunks("t", [Chunk(id="c1", text="lore", created_at=T0)])
+    store.put_records("t", "fact", [Record(kind="fact", data={}, created_at=T0, updated_at=T0)])
+    store.load("t", TenantDump(turns=[Turn(session_id="s", role="u", content="x", created_at=T0)]))
+    sent = {name: params for name, params in server.calls}
+    assert sent["chunks/upsert_chunks"]["rows"][0]["created_at"] == T0.isoformat()
+    record_row = sent["records/put_records"]["rows"][0]
+    assert record_row["created_at"] == record_row["updated_at"] == T0.isoformat()
+    assert isinstance(sent["records/put_records"]["now"], str)
+    [turn] = sent["tenant/create_turns"]["sessions"][0]["turns"]
+    assert turn["created_at"] == T0.isoformat()

@@ -470,8 +470,8 @@ def _entity_row(entity: Entity, tenant: str) -> dict[str, Any]:
 def _record_row(record: Record, tenant: str) -> dict[str, Any]:
     return {
         "id": record.id,
-        "created_at": record.created_at,
-        "updated_at": record.updated_at,
+        "created_at": wire_time(record.created_at),
+        "updated_at": wire_time(record.updated_at),
         "props": record_props(record, tenant),
     }
 
@@ -1398,7 +1398,7 @@ class Neo4jStore:
         stored: dict[str, tuple[Any, Any]] = {}
         rows = [_record_row(record, tenant) for record in batch]
         for chunk in _slices(rows):
-            params = {"tenant": tenant, "kind": kind, "rows": list(chunk), "now": now}
+            params = {"tenant": tenant, "kind": kind, "rows": list(chunk), "now": wire_time(now)}
             for row in self._run(tx, "records/put_records", params):
                 stored[row["id"]] = (row["created_at"], row["updated_at"])
         return [
@@ -1642,7 +1642,8 @@ class Neo4jStore:
         self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Chunk]
     ) -> dict[str, Chunk]:
         rows = [
-            {"id": c.id, "created_at": c.created_at, "props": chunk_props(c, tenant)} for c in batch
+            {"id": c.id, "created_at": wire_time(c.created_at), "props": chunk_props(c, tenant)}
+            for c in batch
         ]
         created: dict[str, Any] = {}
         for part in _slices(rows):
@@ -2240,7 +2241,9 @@ def _plan_turns(turns: Sequence[Turn], heads: Mapping[str, str | None]) -> _Turn
         plan.links.append({"id": turn.id, "parent_id": turn.parent_id})
     grouped: dict[str, list[dict[str, Any]]] = {}
     for turn in _parents_first(turns, by_id):
-        grouped.setdefault(turn.session_id, []).append(turn_props(turn))
+        props = turn_props(turn)
+        props["created_at"] = wire_time(turn.created_at)  # stored as DateTime by the query
+        grouped.setdefault(turn.session_id, []).append(props)
     last: dict[str, str] = {}
     for turn in turns:
         last[turn.session_id] = turn.id
