@@ -264,6 +264,21 @@ def test_walks_run_to_max_depth_and_refuse_deeper(store: GraphStore, tenant: str
             walk(tenant, "e0", depth=10**9)
 
 
+def test_another_process_reads_the_writes_behind_bookmarks(neo4j_url: str, schema: object) -> None:
+    tenant = f"it-{uuid.uuid4().hex}"
+    with closing(open_store(neo4j_url)) as writer:
+        writer.upsert_entities(tenant, [Entity(id="mira", type="npc", name="Mira")])
+        bookmarks = writer.bookmarks  # type: ignore[attr-defined]
+        assert bookmarks and all(isinstance(b, str) for b in bookmarks)
+        # Another process would receive the strings (JSON, a queue) and open with them.
+        with closing(open_store(neo4j_url, bookmarks=bookmarks)) as reader:
+            assert reader.get_entity(tenant, "mira").name == "Mira"
+        with closing(open_store(neo4j_url)) as later:
+            later.add_bookmarks(bookmarks)  # type: ignore[attr-defined]
+            assert later.count_entities(tenant) == 1
+        writer.clear(tenant)
+
+
 # --------------------------------------------------------------------------- failures
 
 

@@ -2021,3 +2021,18 @@ def test_batch_writes_send_every_row_time_as_text(store: Neo4jStore, server: Fak
     assert isinstance(sent["records/put_records"]["now"], str)
     [turn] = sent["tenant/create_turns"]["sessions"][0]["turns"]
     assert turn["created_at"] == T0.isoformat()
+
+
+# ----------------------------------------------------------------------------- bookmarks
+
+
+def test_bookmarks_go_from_one_store_to_another(server: FakeServer) -> None:
+    settings = parse_connection("neo4j://db.example:7687")
+    first = Neo4jStore(server, settings)  # type: ignore[arg-type]
+    assert first.bookmarks == []
+    first.add_bookmarks(["FB:kcwQ1", "FB:kcwQ2"])
+    second = Neo4jStore(server, settings, bookmarks=first.bookmarks)  # type: ignore[arg-type]
+    assert second.bookmarks == ["FB:kcwQ1", "FB:kcwQ2"]
+    for bad in ("FB:kcwQ1", [""], [3]):
+        with pytest.raises(InvalidInput, match="bookmark"):
+            second.add_bookmarks(bad)  # type: ignore[arg-type]

@@ -453,6 +453,16 @@ def _dedupe(items: Sequence[T], key: Callable[[T], object]) -> list[T]:
     return list(latest.values())
 
 
+def _check_bookmarks(bookmarks: object) -> list[str]:
+    if isinstance(bookmarks, str) or not isinstance(bookmarks, Iterable):
+        raise InvalidInput("bookmarks takes a list of bookmark strings (store.bookmarks)")
+    values = list(bookmarks)
+    for value in values:
+        if not isinstance(value, str) or not value:
+            raise InvalidInput(f"a bookmark is a non-empty string, got {value!r}")
+    return values
+
+
 def _result_rows(result: neo4j.Result) -> Rows:
     """Every record of a result as a dict (the result transformer of ``execute_query``)."""
     return [record.data() for record in result]
@@ -612,11 +622,15 @@ class Neo4jStore:
         settings: ConnectionSettings,
         *,
         tracer: Tracer | None = None,
+        bookmarks: Iterable[str] | None = None,
     ) -> None:
         self._driver = driver
         self._settings = settings
         self._tracer = tracer
-        self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
+        initial = _check_bookmarks(bookmarks) if bookmarks is not None else []
+        self._bookmarks = neo4j.GraphDatabase.bookmark_manager(
+            initial_bookmarks=neo4j.Bookmarks.from_raw_values(initial) if initial else None
+        )
         self._retry_seconds = float(
             settings.driver_options.get("max_transaction_retry_time", DEFAULT_RETRY_SECONDS)
         )
@@ -659,6 +673,27 @@ class Neo4jStore:
         """The underlying driver (for notebooks and tools; graphmem's own code does not use it)."""
         self._check_open()
         return self._driver
+
+    @property
+    def bookmarks(self) -> list[str]:
+        """The bookmarks of the writes this store has made or seen, for another process.
+
+        Every transaction of one store waits for the store's earlier writes (one
+        bookmark manager), on a cluster too. To let another process read what this one
+        wrote, pass these to it: ``open_neo4j(url, bookmarks=...)`` or
+        :meth:`add_bookmarks`; its next transaction waits until the server it runs on
+        has those writes.
+        """
+        return sorted(self._bookmarks.get_bookmarks())
+
+    def add_bookmarks(self, bookmarks: Iterable[str]) -> None:
+        """Make this store's next transactions wait for the writes behind ``bookmarks``.
+
+        Raises:
+            InvalidInput: ``bookmarks`` is not a list of non-empty strings.
+        """
+        self._check_open()
+        self._bookmarks.update_bookmarks([], _check_bookmarks(bookmarks))
 
     def close(self) -> None:
         """Close the driver; later calls raise ``StoreClosed``. Closing twice is fine."""
@@ -2277,8 +2312,10 @@ def open_neo4j(url: str, **options: Any) -> Neo4jStore:
         **options: ``user``, ``password``, ``database`` (win over the URL); ``tracer``
             (a callable given a :class:`graphmem.store.TraceEvent` per query);
             ``ensure_schema`` (default True: create the uniqueness constraints if
-            missing); anything else goes to ``neo4j.GraphDatabase.driver`` (for example
-            ``connection_timeout`` or ``max_transaction_retry_time``).
+            missing); ``bookmarks`` (another store's :attr:`Neo4jStore.bookmarks`: this
+            store's first transactions wait for those writes); anything else goes to
+            ``neo4j.GraphDatabase.driver`` (for example ``connection_timeout`` or
+            ``max_transaction_retry_time``).
 
     Raises:
         InvalidInput: The URL or an option is not understood.
@@ -2287,9 +2324,11 @@ def open_neo4j(url: str, **options: Any) -> Neo4jStore:
     """
     tracer: Tracer | None = options.pop("tracer", None)
     ensure_schema = bool(options.pop("ensure_schema", True))
+    bookmarks: Iterable[str] | None = options.pop("bookmarks", None)
+    initial = None if bookmarks is None else _check_bookmarks(bookmarks)
     settings = parse_connection(url, **options)
     driver = make_driver(settings)
-    store = Neo4jStore(driver, settings, tracer=tracer)
+    store = Neo4jStore(driver, settings, tracer=tracer, bookmarks=initial)
     try:
         store.ping()
         if ensure_schema:
