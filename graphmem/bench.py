@@ -226,15 +226,10 @@ def _figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iterator[F
             entities, rels = _world(size, args.seed)
             mem.clear()
             counter.reset()
-            start = time.perf_counter()
-            for i in range(0, len(entities), 10_000):
-                mem.upsert_entities(entities[i : i + 10_000])
-            for i in range(0, len(rels), 10_000):
-                mem.upsert_relationships(rels[i : i + 10_000])
-            ingest = time.perf_counter() - start
+            items = len(entities) + len(rels)
+            ingest = _ingest(mem, entities, rels, say)
             batches = counter.calls
             raw, raw_ingest = _raw_graph(entities, rels)
-            items = len(entities) + len(rels)
             yield Figure(
                 f"bulk ingest ({size:,} entities, {len(rels):,} relationships)",
                 items / ingest,
@@ -242,6 +237,7 @@ def _figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iterator[F
                 round_trips=counter.round_trips / batches if batches else None,
             ).with_baseline(items / raw_ingest)
 
+            say(f"  {samples:,} identity snapshots at {size:,} entities ...")
             rng = random.Random(args.seed + size)
             picks = [f"e{rng.randrange(size)}" for _ in range(samples)]
             for npc in picks[:50]:  # warm up both sides
@@ -266,22 +262,48 @@ def _figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iterator[F
                     round_trips=trips,
                 ).with_baseline(_percentile(theirs, q))
 
-        yield from _conversation_figures(mem, counter, turns)
+        yield from _conversation_figures(mem, counter, turns, say)
     finally:
+        say("clearing the bench tenant ...")
         mem.clear()
         mem.close()
 
 
-def _conversation_figures(mem: Memory, counter: _Counter, turns: int) -> Iterator[Figure]:
+def _ingest(
+    mem: Memory, entities: list[Entity], rels: list[Relationship], say: Callable[[str], None]
+) -> float:
+    """Upsert the world in batches of 10,000 (progress every 100,000 items); the seconds."""
+    batches: list[tuple[Callable[[Any], object], list[Any]]] = [
+        (mem.upsert_entities, entities[i : i + 10_000]) for i in range(0, len(entities), 10_000)
+    ] + [(mem.upsert_relationships, rels[i : i + 10_000]) for i in range(0, len(rels), 10_000)]
+    total = len(entities) + len(rels)
+    done = 0
+    start = time.perf_counter()
+    for upsert, batch in batches:
+        upsert(batch)
+        done += len(batch)
+        if done % 100_000 < len(batch) or done == total:
+            rate = done / (time.perf_counter() - start)
+            say(f"  ingest: {done:,} / {total:,} items ({rate:,.0f} items/s)")
+    return time.perf_counter() - start
+
+
+def _conversation_figures(
+    mem: Memory, counter: _Counter, turns: int, say: Callable[[str], None]
+) -> Iterator[Figure]:
     import networkx as nx
 
     chat = mem.conversation(f"bench-{uuid.uuid4().hex[:6]}")
     counter.reset()
+    say(f"appending {turns:,} turns ...")
     start = time.perf_counter()
     first = None
     for i in range(turns):
         turn = chat.append("player" if i % 2 else "npc", f"line {i} of the long conversation")
         first = first or turn
+        if (i + 1) % 2_000 == 0 and i + 1 < turns:
+            rate = (i + 1) / (time.perf_counter() - start)
+            say(f"  appended {i + 1:,} / {turns:,} turns ({rate:,.0f} turns/s)")
     ours = time.perf_counter() - start
     appends_trips = counter.round_trips / turns
     raw = nx.DiGraph()
@@ -306,6 +328,7 @@ def _conversation_figures(mem: Memory, counter: _Counter, turns: int) -> Iterato
         out.reverse()
         return out
 
+    say(f"reading the {turns:,}-turn history 20 times, forking 200 times ...")
     counter.reset()
     ours_ms = [_time_ns(chat.history) / 1000 for _ in range(20)]
     trips = counter.round_trips / 20
@@ -339,12 +362,19 @@ def run(args: argparse.Namespace) -> int:
 
     figures = []
     produce = _retrieval_figures if getattr(args, "retrieval", False) else _figures
+    if not args.json:
+        heading = f"{'figure':<55} {'value':>14} {'unit':<8} {'baseline':>14} {'ratio':>8}"
+        print(f"{heading} {'round trips/op':>14}", flush=True)
     for figure in produce(args, say):
         figures.append(figure)
         if not args.json:
             base = f"{figure.baseline:>14,.2f}" if figure.baseline is not None else " " * 14
             ratio = f"{figure.ratio:>7.2f}x" if figure.ratio is not None else " " * 8
-            print(f"{figure.name:<55} {figure.value:>14,.2f} {figure.unit:<8} {base} {ratio}")
+            trips = f"{figure.round_trips:>8.2f}" if figure.round_trips is not None else ""
+            print(
+                f"{figure.name:<55} {figure.value:>14,.2f} {figure.unit:<8} {base} {ratio}{trips}",
+                flush=True,
+            )
     if args.json:
         print(
             json.dumps({"store": redact_url(args.store), "results": [asdict(f) for f in figures]})

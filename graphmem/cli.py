@@ -101,6 +101,19 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
         "--dimension", type=int, default=384, help="embedding size of the vector indexes"
     )
     install.add_argument(
+        "--quantization",
+        choices=("on", "off"),
+        default="off",
+        help="vector quantization of the vector indexes: smaller, approximate scores "
+        "(default off: exact cosine scores)",
+    )
+    install.add_argument(
+        "--rebuild-vector-indexes",
+        action="store_true",
+        help="drop and re-create vector indexes that exist with another dimension or "
+        "quantization (the vectors stay; the index is rebuilt from them)",
+    )
+    install.add_argument(
         "--no-wait", action="store_true", help="do not wait for the indexes to come online"
     )
 
@@ -318,11 +331,21 @@ class _Say:
 
 
 def _schema_install(args: argparse.Namespace) -> int:
-    report = install_schema(args.store, dimension=args.dimension, wait=not args.no_wait)
+    report = install_schema(
+        args.store,
+        dimension=args.dimension,
+        quantization=args.quantization == "on",
+        rebuild_vector_indexes=args.rebuild_vector_indexes,
+        wait=not args.no_wait,
+    )
     if report is None:
         print(f"{redact_url(args.store)}: this backend keeps no schema; nothing to install")
         return EXIT_OK
-    print(f"schema installed on {redact_url(args.store)}:")
+    quantization = getattr(report, "quantization", None)
+    detail = ""
+    if quantization is not None:
+        detail = f" (vector quantization {'on' if quantization else 'off'})"
+    print(f"schema installed on {redact_url(args.store)}{detail}:")
     for index in getattr(report, "indexes", ()):
         print(f"   {index.name:<40} {index.type:<10} {index.state}")
     return EXIT_OK

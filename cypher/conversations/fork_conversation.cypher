@@ -12,6 +12,7 @@ WITH DISTINCT t, c
 FOREACH (conversation IN CASE WHEN c IS NULL THEN [] ELSE [c] END |
   CREATE (conversation)-[:HEAD]->(t)
   REMOVE conversation._lock)
-RETURN t {.id, .session, .role, .speaker, .content, .summary, .turn_id, .created_at,
+RETURN t {.id, .session, .role, .speaker, .content, .summary, .turn_id,
+          created_at: toString(t.created_at),
           parent_id: head([(t)-[:PARENT]->(p:Turn) | p.id])} AS turn,
        c IS NOT NULL AS moved

@@ -7,6 +7,7 @@ MATCH (e:Entity {tenant: $tenant})
 WHERE ($type IS NULL OR e.type = $type)
   AND ($name_lower IS NULL OR e.name_lower CONTAINS $name_lower)
   AND all(column IN keys($attrs) WHERE e[column] = $attrs[column])
-RETURN e {.id, .type, .name, .attributes_json, .created_at, .updated_at} AS entity
+RETURN e {.id, .type, .name, .attributes_json,
+          created_at: toString(e.created_at), updated_at: toString(e.updated_at)} AS entity
 ORDER BY e.id
 LIMIT $limit

@@ -4,4 +4,5 @@
 MATCH (e:Entity {tenant: $tenant, id: $id})
 SET e._lock = true
 REMOVE e._lock
-RETURN e {.id, .type, .name, .attributes_json, .created_at, .updated_at} AS entity
+RETURN e {.id, .type, .name, .attributes_json,
+          created_at: toString(e.created_at), updated_at: toString(e.updated_at)} AS entity

@@ -4,12 +4,18 @@
 // filter columns). A replaced entity keeps its created_at and gets updated_at = $now (never
 // before created_at); all its other properties are replaced, so removed attributes
 // disappear. The embedding (and its embedding_dim) is kept: retrieval owns it.
+// Times arrive as ISO 8601 text ($now, row.created_at, row.updated_at; the driver's
+// DateTime conversion would cost more than the write) and are stored as DateTime.
+// Returns one row: how many were written, and the times of those whose stored times are
+// not the ones sent (replaced entities), as text.
+WITH datetime($now) AS now
 UNWIND $rows AS row
+WITH now, row, datetime(row.created_at) AS sent_created, datetime(row.updated_at) AS sent_updated
 MERGE (e:Entity {tenant: $tenant, id: row.id})
-  ON CREATE SET e.created_at = row.created_at, e.updated_at = row.updated_at
-  ON MATCH SET e.updated_at = CASE WHEN $now < e.created_at THEN e.created_at ELSE $now END
-WITH e, row, e.created_at AS created_at, e.updated_at AS updated_at, e.embedding AS embedding,
-     e.embedding_dim AS embedding_dim
+  ON CREATE SET e.created_at = sent_created, e.updated_at = sent_updated
+  ON MATCH SET e.updated_at = CASE WHEN now < e.created_at THEN e.created_at ELSE now END
+WITH e, row, sent_created, sent_updated, e.created_at AS created_at, e.updated_at AS updated_at,
+     e.embedding AS embedding, e.embedding_dim AS embedding_dim
 SET e = row.props
 SET e.tenant = $tenant,
     e.id = row.id,
@@ -17,4 +23,9 @@ SET e.tenant = $tenant,
     e.updated_at = updated_at,
     e.embedding = embedding,
     e.embedding_dim = embedding_dim
-RETURN row.id AS id, created_at, updated_at
+RETURN count(*) AS written,
+       collect(CASE
+                 WHEN created_at <> sent_created OR updated_at <> sent_updated
+                   THEN {id: row.id, created_at: toString(created_at),
+                         updated_at: toString(updated_at)}
+               END) AS changed

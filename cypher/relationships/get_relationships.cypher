@@ -18,6 +18,9 @@ CALL (e) {
   WITH r, startNode(r).id AS source_id, endNode(r).id AS target_id
   ORDER BY source_id, target_id, type(r)
   LIMIT $limit
-  RETURN collect(r {.*, source_id: source_id, target_id: target_id, type: type(r)}) AS rels
+  RETURN collect(r {.attributes_json, .session_id, .confidence, .source, .confirmed, .evidence,
+                    valid_at: toString(r.valid_at), invalid_at: toString(r.invalid_at),
+                    created_at: toString(r.created_at), expired_at: toString(r.expired_at),
+                    source_id: source_id, target_id: target_id, type: type(r)}) AS rels
 }
 RETURN rels

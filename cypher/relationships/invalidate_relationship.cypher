@@ -16,4 +16,7 @@ SET r.invalid_at = CASE
       WHEN $now < r.created_at THEN r.created_at
       ELSE $now
     END
-RETURN r {.*, source_id: a.id, target_id: b.id, type: type(r)} AS rel
+RETURN r {.attributes_json, .session_id, .confidence, .source, .confirmed, .evidence,
+          valid_at: toString(r.valid_at), invalid_at: toString(r.invalid_at),
+          created_at: toString(r.created_at), expired_at: toString(r.expired_at),
+          source_id: a.id, target_id: b.id, type: type(r)} AS rel

@@ -6,5 +6,7 @@ WITH t.session AS session_id,
      min(t.created_at) AS first_at,
      max(t.created_at) AS last_at
 OPTIONAL MATCH (:Conversation {tenant: $tenant, id: session_id})-[:HEAD]->(head:Turn)
-RETURN session_id, turn_count, first_at, last_at, head.id AS head_id
+WITH session_id, turn_count, first_at, last_at, head
 ORDER BY last_at DESC, session_id DESC
+RETURN session_id, turn_count, toString(first_at) AS first_at, toString(last_at) AS last_at,
+       head.id AS head_id

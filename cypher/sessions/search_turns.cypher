@@ -9,7 +9,8 @@ WHERE ($session_id IS NULL OR t.session = $session_id)
   AND ($since IS NULL OR t.created_at >= $since)
   AND ($until IS NULL OR t.created_at < $until)
   AND all(word IN $keywords WHERE toLower(t.content) CONTAINS word)
-RETURN t {.id, .session, .role, .speaker, .content, .summary, .turn_id, .created_at,
+RETURN t {.id, .session, .role, .speaker, .content, .summary, .turn_id,
+          created_at: toString(t.created_at),
           parent_id: head([(t)-[:PARENT]->(p:Turn) | p.id])} AS turn
 ORDER BY t.created_at DESC, t.id DESC
 LIMIT $limit

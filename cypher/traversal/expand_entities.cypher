@@ -49,11 +49,14 @@ CALL (state) {
   ORDER BY hop, n.id
   LIMIT $limit
   RETURN collect(n) AS reached_nodes,
-         collect(n {.id, .type, .name, .attributes_json, .created_at, .updated_at, hop: hop})
+         collect(n {.id, .type, .name, .attributes_json,
+                    created_at: toString(n.created_at),
+                    updated_at: toString(n.updated_at), hop: hop})
            AS reached
 }
 WITH seeds, reached, seeds + reached_nodes AS members
-RETURN [n IN seeds | n {.id, .type, .name, .attributes_json, .created_at, .updated_at}]
+RETURN [n IN seeds | n {.id, .type, .name, .attributes_json,
+                        created_at: toString(n.created_at), updated_at: toString(n.updated_at)}]
          AS seeds,
        reached,
        [n IN members |
@@ -63,4 +66,7 @@ RETURN [n IN seeds | n {.id, .type, .name, .attributes_json, .created_at, .updat
             AND (r.valid_at IS NULL OR r.valid_at <= $now)
             AND (r.invalid_at IS NULL OR $now < r.invalid_at)
             AND (r.expired_at IS NULL OR $now < r.expired_at)
-          | r {.*, source_id: n.id, target_id: m.id, type: type(r)}]] AS rels
+          | r {.attributes_json, .session_id, .confidence, .source, .confirmed, .evidence,
+               valid_at: toString(r.valid_at), invalid_at: toString(r.invalid_at),
+               created_at: toString(r.created_at), expired_at: toString(r.expired_at),
+               source_id: n.id, target_id: m.id, type: type(r)}]] AS rels

@@ -3,13 +3,14 @@
 // does not (NotFound).
 // The walk is a reduce over hops 1..$depth, so the depth is a parameter (variable-length
 // bounds cannot be) and each hop expands only the previous frontier; a node is kept at
-// the hop it was first reached. $rel_types restricts the edges walked; $node_types only
+// the hop it was first reached. Once the frontier is empty the remaining hops do
+// nothing; $depth is at most MAX_DEPTH (graphmem/backends/neo4j/store.py). $rel_types restricts the edges walked; $node_types only
 // filters what is returned (the walk passes through every type). $direction: out|in|both.
 MATCH (start:Entity {tenant: $tenant, id: $entity_id})
 WITH start, reduce(
   state = {frontier: [start], seen: [start], found: []},
   hop IN range(1, $depth) |
-  reduce(
+  CASE WHEN size(state.frontier) = 0 THEN state ELSE reduce(
     level = {frontier: [], seen: state.seen, found: state.found},
     reached IN reduce(
       acc = [],
@@ -32,7 +33,7 @@ WITH start, reduce(
         found: level.found + [{node: reached, hop: hop}]
       }
     END
-  )
+  ) END
 ) AS state
 CALL (state) {
   UNWIND state.found AS item
@@ -41,6 +42,8 @@ CALL (state) {
   WITH n, hop
   ORDER BY hop, n.id
   LIMIT $max_nodes
-  RETURN collect(n {.id, .type, .name, .attributes_json, .created_at, .updated_at}) AS entities
+  RETURN collect(n {.id, .type, .name, .attributes_json,
+                    created_at: toString(n.created_at),
+                    updated_at: toString(n.updated_at)}) AS entities
 }
 RETURN entities

@@ -21,7 +21,11 @@ RETURN a IS NOT NULL AS has_source,
        b IS NOT NULL AS has_target,
        CASE
          WHEN a IS NULL OR b IS NULL THEN []
-         WHEN a = b THEN [a {.id, .type, .name, .attributes_json, .created_at, .updated_at}]
+         WHEN a = b THEN [a {.id, .type, .name, .attributes_json,
+                             created_at: toString(a.created_at),
+                             updated_at: toString(a.updated_at)}]
          WHEN p IS NULL THEN []
-         ELSE [n IN nodes(p) | n {.id, .type, .name, .attributes_json, .created_at, .updated_at}]
+         ELSE [n IN nodes(p) | n {.id, .type, .name, .attributes_json,
+                                  created_at: toString(n.created_at),
+                                  updated_at: toString(n.updated_at)}]
        END AS path

@@ -18,8 +18,10 @@ import pytest
 
 from graphmem import (
     BackendUnavailable,
+    Chunk,
     Entity,
     EntityFilter,
+    GraphmemError,
     GraphStore,
     InvalidInput,
     Memory,
@@ -32,6 +34,7 @@ from graphmem import (
 )
 
 pytestmark = pytest.mark.neo4j
+neo4j = pytest.importorskip("neo4j", reason="the neo4j extra is not installed")
 
 INJECTIONS = [
     "x'}) DETACH DELETE n //",
@@ -71,6 +74,7 @@ def test_schema_install_twice_is_idempotent_and_online(neo4j_url: str) -> None:
         config = by_name[name].options["indexConfig"]
         assert config["vector.dimensions"] == 384
         assert config["vector.similarity_function"].lower() == "cosine"
+        assert config["vector.quantization.enabled"] is False  # graphmem's default
     for name in FULLTEXT_INDEXES.values():
         assert by_name[name].type == "FULLTEXT"
     for name in ("entity_tenant_id", "turn_tenant_id", "conversation_tenant_id", "chunk_tenant_id"):
@@ -98,6 +102,19 @@ def test_schema_with_another_dimension_is_refused(neo4j_url: str, schema: object
 
     with pytest.raises(InvalidInput, match="dimension 384"):
         install_schema(neo4j_url, dimension=385)
+
+
+def test_schema_with_another_quantization_is_refused_and_changes_nothing(
+    neo4j_url: str, schema: object
+) -> None:
+    from graphmem.backends.neo4j.schema import VECTOR_INDEXES, install_schema
+
+    with pytest.raises(InvalidInput, match="quantization off, not on"):
+        install_schema(neo4j_url, quantization=True)
+    report = install_schema(neo4j_url)
+    for index in report.indexes:
+        if index.name in VECTOR_INDEXES.values():
+            assert index.options["indexConfig"]["vector.quantization.enabled"] is False
 
 
 # --------------------------------------------------------------------------- concurrency
@@ -195,6 +212,73 @@ def test_large_batches_round_trips_and_counts(neo4j_url: str, schema: object) ->
         store.close()
 
 
+def test_clear_deletes_a_tenant_larger_than_one_batch(neo4j_url: str, schema: object) -> None:
+    events: list[TraceEvent] = []
+    store = open_store(neo4j_url, tracer=events.append)
+    tenant, bystander = f"it-{uuid.uuid4().hex}", f"it-{uuid.uuid4().hex}"
+    try:
+        n = 2_500  # the query deletes in transactions of 1,000 nodes
+        store.upsert_entities(tenant, [Entity(id=f"e{i}", type="npc", name="E") for i in range(n)])
+        store.upsert_relationships(
+            tenant,
+            [
+                Relationship(source_id=f"e{i}", target_id=f"e{(i + 1) % n}", type="knows")
+                for i in range(n)
+            ],
+        )
+        for i in range(3):
+            store.append_turn(tenant, Turn(session_id="s", role="user", content=str(i)))
+        store.upsert_entities(bystander, [Entity(id="e0", type="npc", name="Stays")])
+        events.clear()
+        store.clear(tenant)
+        assert [(e.name, e.round_trips) for e in events] == [("tenant/clear_tenant", 1)]
+        assert store.count_entities(tenant) == 0
+        assert store.count_relationships(tenant) == 0
+        assert store.count_turns(tenant) == 0
+        assert store.head(tenant, "s") is None
+        assert store.get_entity(bystander, "e0").name == "Stays"
+    finally:
+        store.clear(bystander)
+        store.close()
+
+
+def test_walks_run_to_max_depth_and_refuse_deeper(store: GraphStore, tenant: str) -> None:
+    from graphmem.backends.neo4j.store import MAX_DEPTH
+
+    n = 5  # a chain much shorter than the depth: the hops after its end do nothing
+    store.upsert_entities(tenant, [Entity(id=f"e{i}", type="npc", name="E") for i in range(n)])
+    store.upsert_relationships(
+        tenant,
+        [
+            Relationship(source_id=f"e{i}", target_id=f"e{i + 1}", type="knows")
+            for i in range(n - 1)
+        ],
+    )
+    assert [e.id for e in store.neighbors(tenant, "e0", depth=MAX_DEPTH)] == [
+        f"e{i}" for i in range(1, n)
+    ]
+    assert len(store.visible_subgraph(tenant, "e0", depth=MAX_DEPTH).entities) == n
+    assert len(store.expand(tenant, ["e0"], depth=MAX_DEPTH).entities) == n
+    for walk in (store.neighbors, store.visible_subgraph):
+        with pytest.raises(InvalidInput, match=f"at most {MAX_DEPTH}"):
+            walk(tenant, "e0", depth=10**9)
+
+
+def test_another_process_reads_the_writes_behind_bookmarks(neo4j_url: str, schema: object) -> None:
+    tenant = f"it-{uuid.uuid4().hex}"
+    with closing(open_store(neo4j_url)) as writer:
+        writer.upsert_entities(tenant, [Entity(id="mira", type="npc", name="Mira")])
+        bookmarks = writer.bookmarks  # type: ignore[attr-defined]
+        assert bookmarks and all(isinstance(b, str) for b in bookmarks)
+        # Another process would receive the strings (JSON, a queue) and open with them.
+        with closing(open_store(neo4j_url, bookmarks=bookmarks)) as reader:
+            assert reader.get_entity(tenant, "mira").name == "Mira"
+        with closing(open_store(neo4j_url)) as later:
+            later.add_bookmarks(bookmarks)  # type: ignore[attr-defined]
+            assert later.count_entities(tenant) == 1
+        writer.clear(tenant)
+
+
 # --------------------------------------------------------------------------- failures
 
 
@@ -215,6 +299,9 @@ class _Proxy:
             try:
                 client, _ = self._listener.accept()
             except OSError:
+                return
+            if not self._open:  # accepted while closing: refuse it
+                client.close()
                 return
             try:
                 upstream = socket.create_connection(self._target, timeout=10)
@@ -239,7 +326,13 @@ class _Proxy:
                     pass
 
     def close(self) -> None:
+        """Stop forwarding: refuse new connections and cut the open ones."""
         self._open = False
+        # close() alone does not stop a thread blocked in accept(): on Linux the socket
+        # keeps accepting, and the driver's retry would reconnect through a "closed"
+        # proxy. shutdown() wakes accept() with an error and stops the listening.
+        with suppress(OSError):
+            self._listener.shutdown(socket.SHUT_RDWR)
         self._listener.close()
         with self._lock:
             for s in self._sockets:
@@ -280,12 +373,47 @@ def test_server_that_goes_away_raises_backend_unavailable(
             again.clear(tenant)
 
 
+def test_the_proxy_refuses_connections_once_closed(proxy: _Proxy) -> None:
+    proxy.close()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", proxy.port), timeout=2).close()
+
+
 def test_wrong_password_is_backend_unavailable_without_the_password(neo4j_url: str) -> None:
     wrong = _url_with(neo4j_url, password="definitely-not-it")
-    with pytest.raises(BackendUnavailable) as info:
-        open_store(wrong)
-    assert "definitely-not-it" not in str(info.value)
-    assert "***" in str(info.value)
+    try:
+        opened = open_store(wrong)
+    except BackendUnavailable as exc:
+        assert "definitely-not-it" not in str(exc)
+        assert "***" in str(exc)
+        return
+    opened.close()  # every path closes what it opened (filterwarnings=error)
+    pytest.skip("the server accepts any password (dbms.security.auth_enabled=false)")
+
+
+def test_unlimited_mention_lookups_run_on_the_server(store: GraphStore, tenant: str) -> None:
+    # "No limit" used to be sent as 2**62, which Neo4j refuses as a list slice bound.
+    store.upsert_entities(tenant, [Entity(id="mira", type="npc", name="Mira")])
+    store.upsert_chunks(tenant, [Chunk(id="c1", text="Mira at the forge")])
+    store.link_mentions(tenant, "chunk", {"c1": ["mira"]})
+    turn = store.append_turn(tenant, Turn(session_id="s", role="gm", content="Mira waves"))
+    store.link_mentions(tenant, "turn", {turn.id: ["mira"]})
+    assert store.find_mentioning(tenant, "chunk", ["mira"]) == {"mira": ["c1"]}
+    assert store.find_mentioning(tenant, "turn", ["mira"], limit=10**15) == {"mira": [turn.id]}
+    assert [e.id for e in store.find_entities(tenant, EntityFilter(limit=10**15))] == ["mira"]
+
+
+def test_a_statement_the_server_cannot_run_is_not_backend_unavailable(store: GraphStore) -> None:
+    driver = store.driver  # type: ignore[attr-defined]
+    with pytest.raises(neo4j.exceptions.Neo4jError) as info:
+        driver.execute_query(
+            "RETURN [1, 2, 3][..$n] AS xs",
+            n=2**62,
+            database_=store.database,  # type: ignore[attr-defined]
+        )
+    translated = store.translate(info.value)  # type: ignore[attr-defined]
+    assert isinstance(translated, GraphmemError)
+    assert not isinstance(translated, BackendUnavailable), translated
 
 
 def test_missing_database_is_backend_unavailable(neo4j_url: str) -> None:

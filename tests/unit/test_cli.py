@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import graphmem
+from graphmem import cli
 from graphmem.cli import main
 from graphmem.demo_world import DEMO_TENANT, ENTITIES, FACTS, MAIN_NPC_ID, build_demo_world
 from graphmem.models import NPCIdentity, estimate_tokens
@@ -254,3 +256,49 @@ def test_schema_install_on_an_unreachable_neo4j_is_a_clear_error(
     err = capsys.readouterr().err
     assert "cannot be reached" in err
     assert "secret" not in err
+
+
+@pytest.mark.parametrize(
+    ("flags", "quantization", "rebuild"),
+    [
+        ([], False, False),
+        (["--quantization", "on"], True, False),
+        (["--quantization", "off", "--rebuild-vector-indexes"], False, True),
+    ],
+)
+def test_schema_install_passes_quantization_and_rebuild(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    flags: list[str],
+    quantization: bool,
+    rebuild: bool,
+) -> None:
+    calls: list[dict[str, object]] = []
+
+    class Report:
+        indexes = ()
+
+        def __init__(self, quantization: bool) -> None:
+            self.quantization = quantization
+
+    def fake_install(url: str, **options: Any) -> Report:
+        calls.append({"url": url, **options})
+        return Report(bool(options["quantization"]))
+
+    monkeypatch.setattr(cli, "install_schema", fake_install)
+    assert main(["schema", "install", "--store", "bolt://h:7687", *flags]) == 0
+    assert calls == [
+        {
+            "url": "bolt://h:7687",
+            "dimension": 384,
+            "quantization": quantization,
+            "rebuild_vector_indexes": rebuild,
+            "wait": True,
+        }
+    ]
+    assert f"vector quantization {'on' if quantization else 'off'}" in capsys.readouterr().out
+
+
+def test_schema_install_refuses_an_unknown_quantization(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", "install", "--store", "bolt://h:7687", "--quantization", "maybe"]) == 2
+    assert "--quantization" in capsys.readouterr().err

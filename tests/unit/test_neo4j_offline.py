@@ -17,9 +17,17 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("neo4j")
+neo4j = pytest.importorskip("neo4j")
 
-from neo4j.exceptions import Neo4jError, ServiceUnavailable  # noqa: E402
+from neo4j.exceptions import (  # noqa: E402
+    ConnectionAcquisitionTimeoutError,
+    IncompleteCommit,
+    Neo4jError,
+    ResultConsumedError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransactionError,
+)
 
 from graphmem import (  # noqa: E402
     BackendUnavailable,
@@ -43,7 +51,13 @@ from graphmem import (  # noqa: E402
 )
 from graphmem.backends.neo4j.connection import parse_connection  # noqa: E402
 from graphmem.backends.neo4j.queries import load_query, query_names  # noqa: E402
-from graphmem.backends.neo4j.store import BATCH_ROWS, Neo4jStore, _translate  # noqa: E402
+from graphmem.backends.neo4j.store import (  # noqa: E402
+    BATCH_ROWS,
+    NO_LIMIT,
+    Neo4jStore,
+    _translate,
+)
+from graphmem.store import SearchHit, SearchPair  # noqa: E402
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
 ENTITY = {
@@ -78,6 +92,7 @@ TURN = {
     "parent_id": None,
 }
 PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+INT32_PARAMETERS = {"limit", "max_nodes", "k", "fetch", "depth", "max_depth"}
 
 
 CHUNK = {
@@ -102,18 +117,13 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     rows = params.get("rows", [])
     answers: dict[str, Callable[[], list[dict[str, Any]]]] = {
         "admin/ping_database": lambda: [{"ok": 1}],
-        "entities/upsert_entities": lambda: [
-            {"id": r["id"], "created_at": r["created_at"], "updated_at": r["updated_at"]}
-            for r in rows
-        ],
+        "entities/upsert_entities": lambda: [{"written": len(rows), "changed": []}],
         "entities/get_entities": lambda: [{"entity": ENTITY}],
         "entities/lock_entity": lambda: [{"entity": ENTITY}],
         "entities/delete_entities": lambda: [{"deleted": len(params["ids"])}],
         "entities/find_entities": lambda: [{"entity": ENTITY}],
         "entities/count_entities": lambda: [{"count": 2}],
-        "relationships/upsert_relationships": lambda: [
-            {"index": r["index"], "created_at": r["created_at"]} for r in rows
-        ],
+        "relationships/upsert_relationships": lambda: [{"written": len(rows), "changed": []}],
         "relationships/find_missing_entities": lambda: [{"missing": []}],
         "relationships/get_relationships": lambda: [{"rels": [REL]}],
         "relationships/delete_relationship": lambda: [{"deleted": 1}],
@@ -176,6 +186,17 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
             {"kind": "chunk", "node_id": "c1", "entity_id": "mira"},
             {"kind": "turn", "node_id": "t1", "entity_id": "mira"},
         ],
+        "search/query_hybrid_nodes": lambda: [
+            {
+                "kind": kind,
+                "how": how,
+                "dimension": len(params["vector"] or []) if how == "vector" else None,
+                "fetched": 1,
+                "hits": [{"id": f"{kind}1", "score": 0.75 if how == "vector" else 2.5}],
+            }
+            for kind in ("entity", "turn", "chunk")
+            for how in ("vector", "text")
+        ],
         "traversal/expand_entities": lambda: [
             {
                 "seeds": [e for e in (ENTITY, OTHER) if e["id"] in params["seeds"]],
@@ -231,13 +252,18 @@ class FakeTx:
         needed = set(PARAMETER.findall(code))
         missing = needed - set(params)
         assert not missing, f"{name} needs parameters {sorted(missing)} that were not passed"
+        for key in INT32_PARAMETERS & set(params):
+            value = params[key]
+            # Neo4j takes list indexes and slice bounds only as 32-bit integers.
+            assert value is None or -(2**31) <= value < 2**31, f"{name}: ${key} = {value}"
         self.server.calls.append((name, params))
         return [FakeRecord(row) for row in self.server.answer(name, params)]
 
 
 class FakeSession:
-    def __init__(self, server: FakeServer) -> None:
+    def __init__(self, server: FakeServer, mode: str) -> None:
         self.server = server
+        self.mode = mode
 
     def __enter__(self) -> FakeSession:
         return self
@@ -246,11 +272,22 @@ class FakeSession:
         return None
 
     def execute_read(self, work: Callable[[FakeTx], Any]) -> Any:
+        assert self.mode == "READ", "a read transaction in a session opened for writes"
+        self.server.access.append("read")
         return work(FakeTx(self.server))
 
     def execute_write(self, work: Callable[[FakeTx], Any]) -> Any:
+        assert self.mode == "WRITE", "a write transaction in a session opened for reads"
         self.server.transactions += 1
+        self.server.access.append("write")
         return work(FakeTx(self.server))
+
+    def run(self, query: str, params: dict[str, Any]) -> list[FakeRecord]:
+        """An auto-commit transaction, in the session's access mode."""
+        self.server.access.append(self.mode.lower())
+        if self.mode == "WRITE":
+            self.server.transactions += 1
+        return FakeTx(self.server).run(query, params)
 
 
 class FakeServer:
@@ -260,6 +297,7 @@ class FakeServer:
         self.names = {load_query(n): n for n in query_names()}
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.transactions = 0
+        self.access: list[str] = []  # "read" / "write", one per transaction
         self.overrides: dict[str, Callable[[dict[str, Any]], list[dict[str, Any]]]] = {}
         self.closed = False
 
@@ -269,7 +307,22 @@ class FakeServer:
         return canned(name, params)
 
     def session(self, **config: Any) -> FakeSession:
-        return FakeSession(self)
+        return FakeSession(self, config["default_access_mode"])
+
+    def execute_query(
+        self,
+        query: str,
+        parameters: dict[str, Any],
+        *,
+        routing_: Any,
+        result_transformer_: Callable[[list[FakeRecord]], Any],
+        **config: Any,
+    ) -> Any:
+        """A managed transaction of one query (as neo4j.Driver.execute_query)."""
+        mode = "WRITE" if routing_ == neo4j.RoutingControl.WRITE else "READ"
+        with self.session(default_access_mode=mode) as session:
+            work = session.execute_write if mode == "WRITE" else session.execute_read
+            return work(lambda tx: result_transformer_(tx.run(query, parameters)))
 
     def close(self) -> None:
         self.closed = True
@@ -490,6 +543,48 @@ def test_load_checks_then_writes_in_one_transaction(store: Neo4jStore, server: F
     assert heads == [{"session_id": "s", "head_id": child.id}]
 
 
+def test_load_numbers_a_dumps_turns_parents_first(store: Neo4jStore, server: FakeServer) -> None:
+    # get_branch orders a branch by seq, which create_turns gives in this order: a dump
+    # listing a child before its parent must still number the parent first.
+    root = Turn(session_id="s", role="user", content="root")
+    child = Turn(session_id="s", role="user", content="child", parent_id=root.id)
+    grandchild = Turn(session_id="s", role="user", content="grandchild", parent_id=child.id)
+    other = Turn(session_id="s", role="user", content="other root")
+    store.load("t", TenantDump(turns=[grandchild, other, child, root]))
+    [params] = [p for name, p in server.calls if name == "tenant/create_turns"]
+    [session] = params["sessions"]
+    assert [t["content"] for t in session["turns"]] == ["root", "child", "grandchild", "other root"]
+    heads = [p for name, p in server.calls if name == "tenant/set_heads"][0]["heads"]
+    assert heads == [{"session_id": "s", "head_id": root.id}]  # the last one of the dump
+
+
+def test_a_long_dump_is_checked_in_linear_time(store: Neo4jStore, server: FakeServer) -> None:
+    turns, parent = [], None
+    for i in range(20_000):  # a walk to the root per turn would be 2 * 10**8 steps
+        turn = Turn(session_id="s", role="user", content=str(i), parent_id=parent)
+        turns.append(turn)
+        parent = turn.id
+    store.load("t", TenantDump(turns=list(reversed(turns))))
+    created = [p for name, p in server.calls if name == "tenant/create_turns"]
+    numbered = [t["content"] for p in created for s in p["sessions"] for t in s["turns"]]
+    assert numbered == [str(i) for i in range(20_000)]
+
+
+def test_a_cycle_of_parents_in_a_dump_is_refused(store: Neo4jStore, server: FakeServer) -> None:
+    a = Turn(session_id="s", role="user", content="a")
+    b = Turn(session_id="s", role="user", content="b", parent_id=a.id)
+    looped = a.model_copy(update={"parent_id": b.id})
+    with pytest.raises(InvalidInput, match="cycle"):
+        store.load("t", TenantDump(turns=[looped, b]))
+    assert server.calls == []
+
+
+def test_branch_sends_a_32_bit_limit(store: Neo4jStore, server: FakeServer) -> None:
+    store.branch("t", "s")
+    store.branch("t", "s", limit=3)
+    assert [p["limit"] for name, p in server.calls] == [NO_LIMIT, 3]
+
+
 # --------------------------------------------------------------------------- mapping back
 
 
@@ -526,7 +621,9 @@ def test_upsert_returns_one_entity_per_input_position(store: Neo4jStore) -> None
 
 
 def test_missing_relationship_ends_are_named(store: Neo4jStore, server: FakeServer) -> None:
-    server.overrides["relationships/upsert_relationships"] = lambda params: []
+    server.overrides["relationships/upsert_relationships"] = lambda params: [
+        {"written": 0, "changed": []}
+    ]
     server.overrides["relationships/find_missing_entities"] = lambda params: [
         {"missing": ["ghost"]}
     ]
@@ -535,6 +632,33 @@ def test_missing_relationship_ends_are_named(store: Neo4jStore, server: FakeServ
             "t", [Relationship(source_id="mira", target_id="ghost", type="knows")]
         )
     assert info.value.missing_ids == ["ghost"]  # type: ignore[attr-defined]
+
+
+def test_relationship_rows_go_sorted_by_source_and_come_back_in_input_order(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    later = T0 + timedelta(days=1)
+    rels = [
+        Relationship(source_id=s, target_id=t, type="knows", created_at=later)
+        for s, t in (("zed", "ada"), ("ada", "zed"), ("mira", "ada"))
+    ]
+
+    def answer(params: dict[str, Any]) -> list[dict[str, Any]]:
+        # The stored "ada -> zed" keeps the created_at it had.
+        kept = [
+            {"index": r["index"], "created_at": T0}
+            for r in params["rows"]
+            if r["source_id"] == "ada"
+        ]
+        return [{"written": len(params["rows"]), "changed": kept}]
+
+    server.overrides["relationships/upsert_relationships"] = answer
+    stored = store.upsert_relationships("t", rels)
+    [(_, params)] = server.calls
+    assert [r["source_id"] for r in params["rows"]] == ["ada", "mira", "zed"]
+    assert [r.key for r in stored] == [r.key for r in rels]
+    assert [r.created_at for r in stored] == [later, T0, later]
+    assert stored[0] is not rels[0]  # copies, never the caller's objects
 
 
 @pytest.mark.parametrize(
@@ -643,19 +767,51 @@ def test_closed_store(store: Neo4jStore, server: FakeServer) -> None:
         store.count_entities("t")
 
 
-def test_driver_errors_become_backend_unavailable_without_password(
-    store: Neo4jStore, server: FakeServer
-) -> None:
+def test_driver_errors_become_backend_unavailable_without_password(server: FakeServer) -> None:
+    settings = parse_connection(
+        "neo4j://neo4j:secret@db.example:7687/memory", max_transaction_retry_time=0.3
+    )
+    store = Neo4jStore(server, settings)  # type: ignore[arg-type]
+
     def gone(params: dict[str, Any]) -> list[dict[str, Any]]:
         raise ServiceUnavailable("connection refused")
 
     server.overrides["entities/count_entities"] = gone
     with pytest.raises(BackendUnavailable) as info:
         store.count_entities("t")
+    assert 2 <= len(server.calls) <= 6  # retried (50, 100, 200 ms apart) for 0.3 s
     message = str(info.value)
     assert "secret" not in message and "neo4j:***@db.example" in message
     assert info.value.query_name == "entities/count_entities"  # type: ignore[attr-defined]
     assert isinstance(info.value.__cause__, ServiceUnavailable)
+
+
+def test_a_read_is_retried_after_a_retryable_error_then_answers(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    failures = [Neo4jError._hydrate_neo4j(code="Neo.TransientError.Transaction.DeadlockDetected")]
+
+    def flaky(params: dict[str, Any]) -> list[dict[str, Any]]:
+        if failures:
+            raise failures.pop()
+        return [{"count": 7}]
+
+    server.overrides["entities/count_entities"] = flaky
+    assert store.count_entities("t") == 7
+    assert [name for name, _ in server.calls] == ["entities/count_entities"] * 2
+
+
+def test_a_read_is_not_retried_after_an_error_that_will_repeat(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    def broken(params: dict[str, Any]) -> list[dict[str, Any]]:
+        raise Neo4jError._hydrate_neo4j(code="Neo.DatabaseError.Statement.ExecutionFailed")
+
+    server.overrides["entities/count_entities"] = broken
+    with pytest.raises(GraphmemError) as info:
+        store.count_entities("t")
+    assert not isinstance(info.value, BackendUnavailable)
+    assert len(server.calls) == 1
 
 
 @pytest.mark.parametrize(
@@ -672,6 +828,16 @@ def test_driver_errors_become_backend_unavailable_without_password(
         ("Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration", BackendUnavailable),
         ("Neo.TransientError.Transaction.Terminated", BackendUnavailable),
         ("Neo.ClientError.Schema.ConstraintAlreadyExists", InvalidInput),
+        # A statement that can never succeed is not an outage (issue 16: a list slice
+        # bound above 2**31 was reported as "BackendUnavailable ... try again").
+        ("Neo.DatabaseError.Statement.ExecutionFailed", GraphmemError),
+        ("Neo.DatabaseError.General.UnknownError", GraphmemError),
+        ("Neo.DatabaseError.Transaction.TransactionCommitFailed", GraphmemError),
+        ("Neo.TransientError.General.OutOfMemoryError", BackendUnavailable),
+        ("Neo.TransientError.Database.DatabaseUnavailable", BackendUnavailable),
+        ("Neo.ClientError.Cluster.NotALeader", BackendUnavailable),
+        ("Neo.ClientError.General.ForbiddenOnReadOnlyDatabase", BackendUnavailable),
+        ("Neo.ClientError.Procedure.ProcedureCallFailed", InvalidInput),
     ],
 )
 def test_server_errors_are_translated(code: str, error: type[Exception]) -> None:
@@ -681,6 +847,36 @@ def test_server_errors_are_translated(code: str, error: type[Exception]) -> None
     assert translated.query_name == "q/x_y"  # type: ignore[attr-defined]
     if error is BackendUnavailable:
         assert "neo4j://neo4j:***@h:7687" in str(translated)
+
+
+@pytest.mark.parametrize(
+    ("error", "translated"),
+    [
+        (ServiceUnavailable("refused"), BackendUnavailable),
+        (SessionExpired("gone"), BackendUnavailable),
+        (IncompleteCommit("dropped"), BackendUnavailable),
+        (ConnectionAcquisitionTimeoutError("pool"), BackendUnavailable),
+        (ResultConsumedError(None, "consumed"), GraphmemError),
+        (TransactionError(None, "closed"), GraphmemError),
+    ],
+)
+def test_only_connection_driver_errors_are_backend_unavailable(
+    error: Exception, translated: type[Exception]
+) -> None:
+    assert type(_translate(error, "bolt://h:7687", None)) is translated
+
+
+def test_a_huge_limit_is_sent_as_a_32_bit_integer(store: Neo4jStore, server: FakeServer) -> None:
+    store.find_mentioning("t", "chunk", ["mira"])
+    store.find_mentioning("t", "turn", ["mira"], limit=10**15)
+    store.find_entities("t", EntityFilter(limit=10**15))
+    store.neighbors("t", "mira", max_nodes=10**15)
+    store.expand("t", ["mira"], max_nodes=10**15)
+    sent = [
+        params[key] for _, params in server.calls for key in ("limit", "max_nodes") if key in params
+    ]
+    # expand sends the cap and the cap less its seeds
+    assert len(sent) == 6 and all(NO_LIMIT - 1 <= value <= NO_LIMIT for value in sent), sent
 
 
 @pytest.mark.parametrize(
@@ -1364,3 +1560,501 @@ def test_lucene_query_is_always_literal_terms_joined_by_or() -> None:
 
     escaped_words_round_trip()
     any_text_escapes_to_one_literal_term()
+
+
+# ----------------------------------------------------------------------------- vector index schema
+
+
+def _vector_index_row(label: str, *, quantized: bool | None) -> dict[str, Any]:
+    config: dict[str, Any] = {"vector.dimensions": 384, "vector.similarity_function": "COSINE"}
+    if quantized is not None:
+        config["vector.quantization.enabled"] = quantized
+    return {
+        "name": f"vector_index_{label}_embedding",
+        "type": "VECTOR",
+        "labelsOrTypes": [label],
+        "properties": ["embedding"],
+        "state": "ONLINE",
+        "populationPercent": 100.0,
+        "options": {"indexProvider": "vector-2.0", "indexConfig": config},
+    }
+
+
+def test_vector_index_quantization_is_read_from_the_index_options() -> None:
+    from graphmem.backends.neo4j.schema import IndexState, vector_index_quantized
+
+    def state(options: dict[str, Any]) -> IndexState:
+        return IndexState("v", "VECTOR", ("Entity",), ("embedding",), "ONLINE", 100.0, options)
+
+    key = "vector.quantization.enabled"
+    assert vector_index_quantized(state({"indexConfig": {key: True}}))
+    assert not vector_index_quantized(state({"indexConfig": {key: False}}))
+    # Not reported: off on the first provider (it had none), Neo4j's default (on) after it.
+    assert not vector_index_quantized(state({"indexProvider": "vector-1.0", "indexConfig": {}}))
+    assert vector_index_quantized(state({"indexProvider": "vector-2.0", "indexConfig": {}}))
+
+
+@pytest.fixture
+def schema_server(monkeypatch: pytest.MonkeyPatch, server: FakeServer) -> FakeServer:
+    from graphmem.backends.neo4j import schema
+
+    def fake_open(url: str, **options: Any) -> Neo4jStore:
+        return Neo4jStore(server, parse_connection(url))  # type: ignore[arg-type]
+
+    monkeypatch.setattr(schema, "open_neo4j", fake_open)
+    monkeypatch.setattr(schema, "_install_node_classes", lambda store, out: None)
+    return server
+
+
+def _listing(server: FakeServer, quantized: bool | None) -> None:
+    """SHOW INDEXES as the fake server answers it: quantized before any re-creation."""
+
+    def answer(params: dict[str, Any]) -> list[dict[str, Any]]:
+        created = [p for n, p in server.calls if n.endswith("_vector_index") and "create" in n]
+        dropped = {p["name"] for n, p in server.calls if n == "schema/drop_vector_index"}
+        rows = []
+        for label in ("Entity", "Turn", "Chunk"):
+            name = f"vector_index_{label}_embedding"
+            if quantized is not None and name not in dropped:
+                rows.append(_vector_index_row(label, quantized=quantized))
+            elif created:
+                rows.append(_vector_index_row(label, quantized=created[-1]["quantization"]))
+        return rows
+
+    server.overrides["schema/list_indexes"] = answer
+
+
+@pytest.mark.parametrize("quantization", [False, True])
+def test_install_creates_vector_indexes_with_the_quantization_asked(
+    schema_server: FakeServer, quantization: bool
+) -> None:
+    from graphmem.backends.neo4j.schema import install_schema
+
+    _listing(schema_server, None)
+    report = install_schema("bolt://h:7687", quantization=quantization, wait=False)
+    created = [(n, p) for n, p in schema_server.calls if n.endswith("_vector_index")]
+    assert [n for n, _ in created] == [
+        "schema/create_entity_vector_index",
+        "schema/create_turn_vector_index",
+        "schema/create_chunk_vector_index",
+    ]
+    assert all(p == {"dimension": 384, "quantization": quantization} for _, p in created)
+    assert report.quantization is quantization
+
+
+def test_install_refuses_an_index_of_other_quantization_unless_rebuilding(
+    schema_server: FakeServer,
+) -> None:
+    from graphmem.backends.neo4j.schema import install_schema
+
+    _listing(schema_server, True)  # indexes made with Neo4j's default
+    with pytest.raises(InvalidInput, match="quantization on, not off") as info:
+        install_schema("bolt://h:7687", wait=False)
+    assert "rebuild" in str(info.value) and "DROP INDEX vector_index_" in str(info.value)
+    assert not [n for n, _ in schema_server.calls if "vector_index" in n]  # nothing changed
+
+    schema_server.calls.clear()
+    report = install_schema("bolt://h:7687", wait=False, rebuild_vector_indexes=True)
+    names = [n for n, _ in schema_server.calls if "vector_index" in n]
+    assert names == ["schema/drop_vector_index"] * 3 + [
+        "schema/create_entity_vector_index",
+        "schema/create_turn_vector_index",
+        "schema/create_chunk_vector_index",
+    ]
+    assert report.quantization is False
+
+
+def test_install_refuses_a_bad_quantization(schema_server: FakeServer) -> None:
+    from graphmem.backends.neo4j.schema import install_schema
+
+    with pytest.raises(InvalidInput, match="quantization"):
+        install_schema("bolt://h:7687", quantization="on")  # type: ignore[arg-type]
+    assert schema_server.calls == []
+
+
+# ----------------------------------------------------------------------------- access modes
+
+READ, WRITE = "read", "write"
+
+ACCESS: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
+    "upsert_entities": (WRITE, lambda s: s.upsert_entities("t", [ent("mira")])),
+    "get_entity": (READ, lambda s: s.get_entity("t", "mira")),
+    "get_entities": (READ, lambda s: s.get_entities("t", ["mira"])),
+    "update_entity": (WRITE, lambda s: s.update_entity("t", "mira", name="M")),
+    "delete_entities": (WRITE, lambda s: s.delete_entities("t", ["mira"])),
+    "find_entities": (READ, lambda s: s.find_entities("t", EntityFilter(type="npc"))),
+    "count_entities": (READ, lambda s: s.count_entities("t")),
+    "upsert_relationships": (
+        WRITE,
+        lambda s: s.upsert_relationships(
+            "t", [Relationship(source_id="mira", target_id="tomas", type="knows")]
+        ),
+    ),
+    "get_relationships": (READ, lambda s: s.get_relationships("t", "mira", RelationshipFilter())),
+    "delete_relationship": (WRITE, lambda s: s.delete_relationship("t", "mira", "tomas", "knows")),
+    "invalidate_relationship": (
+        WRITE,
+        lambda s: s.invalidate_relationship("t", "mira", "tomas", "knows"),
+    ),
+    "count_relationships": (READ, lambda s: s.count_relationships("t")),
+    "neighbors": (READ, lambda s: s.neighbors("t", "mira", depth=2)),
+    "find_path": (READ, lambda s: s.find_path("t", "mira", "tomas")),
+    "visible_subgraph": (READ, lambda s: s.visible_subgraph("t", "mira")),
+    "identity_snapshot": (READ, lambda s: s.identity_snapshot("t", "mira")),
+    "append_turn": (
+        WRITE,
+        lambda s: s.append_turn("t", Turn(session_id="s", role="player", content="hi")),
+    ),
+    "get_turn": (READ, lambda s: s.get_turn("t", "t1")),
+    "get_turns": (READ, lambda s: s.get_turns("t", ["t1"])),
+    "head": (READ, lambda s: s.head("t", "s")),
+    "fork": (WRITE, lambda s: s.fork("t", "s", "t1")),
+    "branch": (READ, lambda s: s.branch("t", "s")),
+    "list_turns": (READ, lambda s: s.list_turns("t", "s")),
+    "count_turns": (READ, lambda s: s.count_turns("t")),
+    "delete_turn": (WRITE, lambda s: s.delete_turn("t", "t1")),
+    "delete_conversation": (WRITE, lambda s: s.delete_conversation("t", "s")),
+    "search_turns": (READ, lambda s: s.search_turns("t", TurnFilter(text="dragon"))),
+    "list_sessions": (READ, lambda s: s.list_sessions("t")),
+    "put_records": (WRITE, lambda s: s.put_records("t", "fact", [Record(kind="fact", data={})])),
+    "write_records": (
+        WRITE,
+        lambda s: s.write_records("t", [Record(kind="fact", data={})], {"audit": ["a1"]}),
+    ),
+    "get_record": (READ, lambda s: s.get_record("t", "fact", "r1")),
+    "find_records": (READ, lambda s: s.find_records("t", "fact")),
+    "delete_records": (WRITE, lambda s: s.delete_records("t", "fact", ["r1"])),
+    "count_records": (READ, lambda s: s.count_records("t", "fact")),
+    "upsert_chunks": (WRITE, lambda s: s.upsert_chunks("t", [Chunk(id="c1", text="lore")])),
+    "get_chunks": (READ, lambda s: s.get_chunks("t", ["c1"])),
+    "delete_chunks": (WRITE, lambda s: s.delete_chunks("t", ["c1"])),
+    "count_chunks": (READ, lambda s: s.count_chunks("t")),
+    "link_mentions": (WRITE, lambda s: s.link_mentions("t", "chunk", {"c1": ["mira"]})),
+    "get_mentions": (READ, lambda s: s.get_mentions("t", "chunk", ["c1"])),
+    "find_mentioning": (READ, lambda s: s.find_mentioning("t", "chunk", ["mira"])),
+    "put_embeddings": (WRITE, lambda s: s.put_embeddings("t", "entity", ["mira"], [[3.0, 4.0]])),
+    "embedding_dimension": (READ, lambda s: s.embedding_dimension("t", "turn")),
+    "count_embeddings": (READ, lambda s: s.count_embeddings("t", "chunk")),
+    "vector_search": (READ, lambda s: s.vector_search("t", "entity", [1.0, 0.0], 3)),
+    "fulltext_search": (READ, lambda s: s.fulltext_search("t", "chunk", "forge", 3)),
+    "hybrid_search": (
+        READ,
+        lambda s: s.hybrid_search(
+            "t", ["entity", "turn", "chunk"], vector=[1.0, 0.0], text="forge", k=3
+        ),
+    ),
+    "expand": (READ, lambda s: s.expand("t", ["mira"], depth=2)),
+    "dump": (READ, lambda s: s.dump("t")),
+    "load": (
+        WRITE,
+        lambda s: s.load(
+            "t",
+            TenantDump(entities=[ent("a")], turns=[Turn(session_id="s", role="u", content="x")]),
+        ),
+    ),
+    "clear": (WRITE, lambda s: s.clear("t")),
+}
+"""Every operation of the GraphStore protocol and the access mode its transactions use:
+on a cluster (neo4j:// URLs) reads go to followers and read replicas, writes to the leader."""
+
+
+def test_every_store_operation_has_an_access_mode() -> None:
+    from graphmem.store import GraphStore
+
+    operations = {
+        name
+        for name, member in vars(GraphStore).items()
+        if callable(member) and not name.startswith("_") and name != "close"
+    }
+    assert set(ACCESS) == operations, "classify every new operation as a read or a write"
+
+
+@pytest.mark.parametrize("operation", sorted(ACCESS))
+def test_each_operation_runs_in_transactions_of_its_access_mode(
+    store: Neo4jStore, server: FakeServer, operation: str
+) -> None:
+    mode, call = ACCESS[operation]
+    call(store)
+    assert server.access, f"{operation} sent nothing"
+    assert set(server.access) == {mode}, (operation, server.access)
+
+
+# ----------------------------------------------------------------------------- full-text clause cap
+
+
+def test_a_long_question_keeps_the_most_informative_words_within_the_clause_cap() -> None:
+    from graphmem.backends.neo4j.fulltext import MAX_QUERY_TERMS, lucene_query
+
+    filler = [f"w{i}" for i in range(5_000)]  # 5,000 distinct short words
+    text = " ".join(filler[:2500] + ["blacksmith", "drowned"] + filler[2500:])
+    query = lucene_query(text)
+    assert query is not None
+    terms = query.split(" OR ")
+    assert len(terms) == MAX_QUERY_TERMS < 1024  # Lucene's maxClauseCount
+    assert "blacksmith" in terms and "drowned" in terms  # the longest words are kept
+    assert terms.index("blacksmith") < terms.index("drowned")  # in their order
+
+
+def test_a_run_of_ideographs_counts_one_clause_per_character() -> None:
+    from graphmem.backends.neo4j.fulltext import MAX_QUERY_TERMS, informative_words
+
+    run = "铁匠" * 800  # one \\w+ word, 1,600 tokens for Lucene's analyzer
+    assert informative_words(["smith", run, "forge"]) == [run[:MAX_QUERY_TERMS]]
+    short = "铁匠" * 100
+    assert informative_words(["smith", short, "forge"]) == ["smith", short, "forge"]
+    assert informative_words(["smith", run[:511], "forge"]) == ["smith", run[:511]]
+
+
+# ----------------------------------------------------------------------------- depth caps
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda s, d: s.neighbors("t", "mira", depth=d),
+        lambda s, d: s.visible_subgraph("t", "mira", depth=d),
+        lambda s, d: s.expand("t", ["mira"], depth=d),
+    ],
+    ids=["neighbors", "visible_subgraph", "expand"],
+)
+def test_walks_are_capped_at_max_depth(
+    store: Neo4jStore, server: FakeServer, call: Callable[[Neo4jStore, int], Any]
+) -> None:
+    from graphmem.backends.neo4j.store import MAX_DEPTH
+
+    call(store, MAX_DEPTH)
+    assert server.calls[-1][1]["depth"] == MAX_DEPTH
+    server.calls.clear()
+    for depth in (MAX_DEPTH + 1, 10**9):
+        with pytest.raises(InvalidInput, match=f"at most {MAX_DEPTH}"):
+            call(store, depth)
+    assert server.calls == []
+
+
+# ----------------------------------------------------------------------------- hybrid search
+
+ALL_INDEXES = [
+    {
+        "name": f"vector_index_{label}_embedding",
+        "type": "VECTOR",
+        "state": "ONLINE",
+        "options": {"indexConfig": {"vector.dimensions": 3}},
+    }
+    for label in ("Entity", "Turn", "Chunk")
+]
+
+
+def test_hybrid_search_of_three_kinds_is_one_query(
+    store: Neo4jStore, server: FakeServer, events: list[TraceEvent]
+) -> None:
+    server.overrides["schema/list_indexes"] = lambda params: ALL_INDEXES
+    store.vector_search("t", "entity", [1.0, 0.0, 0.0], 1)  # reads the index listing once
+    server.calls.clear()
+    events.clear()
+    found = store.hybrid_search(
+        "t", ["entity", "turn", "chunk"], vector=[3.0, 0.0, 4.0], text="the forge", k=5
+    )
+    assert [name for name, _ in server.calls] == ["search/query_hybrid_nodes"]
+    assert sum(e.round_trips for e in events) == 1
+    [(_, params)] = server.calls
+    assert params["vector"] == pytest.approx([0.6, 0.0, 0.8]) and params["text"] == "forge"
+    assert params["fetch"] == 64 and params["k"] == 5
+    assert params["turn_vector_index"] == "vector_index_Turn_embedding"
+    assert params["chunk_text_index"] == "fulltext_index_Chunk_search_text"
+    assert found["chunk"].vector == [SearchHit("chunk1", 0.5)]  # (1 + cos) / 2 = 0.75
+    assert found["entity"].text == [SearchHit("entity1", 2.5)]
+
+
+def test_hybrid_search_asks_only_for_the_kinds_and_parts_given(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    found = store.hybrid_search("t", ["turn"], vector=None, text="forge", k=5)
+    [(_, params)] = server.calls
+    assert params["turn_text_index"] == "fulltext_index_Turn_search_text"
+    assert [params[f"{k}_vector_index"] for k in ("entity", "turn", "chunk")] == [None] * 3
+    assert params["entity_text_index"] is None and params["chunk_text_index"] is None
+    assert list(found) == ["turn"] and found["turn"].vector == []
+    server.calls.clear()
+    assert store.hybrid_search("t", ["chunk"], vector=None, text="?!", k=5) == {
+        "chunk": SearchPair([], [])
+    }
+    assert server.calls == []  # no words, no vector: nothing to ask
+
+
+def test_hybrid_search_continues_a_ranking_the_first_fetch_does_not_fill(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    server.overrides["schema/list_indexes"] = lambda params: ALL_INDEXES
+
+    def crowded(params: dict[str, Any]) -> list[dict[str, Any]]:
+        return [
+            {
+                "kind": "chunk",
+                "how": how,
+                "dimension": 3 if how == "vector" else None,
+                "fetched": params["fetch"],
+                "hits": [{"id": "c1", "score": 0.9}],
+            }
+            for how in ("vector", "text")
+        ]
+
+    server.overrides["search/query_hybrid_nodes"] = crowded
+    found = store.hybrid_search("t", ["chunk"], vector=[1.0, 0.0, 0.0], text="forge", k=5)
+    sent = [(name, params.get("fetch")) for name, params in server.calls]
+    assert sent[:2] == [("schema/list_indexes", None), ("search/query_hybrid_nodes", 64)]
+    assert ("search/query_chunk_vectors", 256) in sent  # the next fetch, not the first again
+    assert ("search/query_chunk_text", 256) in sent
+    assert found["chunk"].text == [SearchHit("c1", 2.5)]  # what query_chunk_text answered
+
+
+def test_hybrid_search_scans_a_kind_without_an_index_of_the_dimension(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    found = store.hybrid_search("t", ["entity"], vector=[1.0, 0.0], text=None, k=3)
+    names = [name for name, _ in server.calls]
+    assert names == ["schema/list_indexes", "search/scan_entity_vectors"]
+    assert found["entity"].vector == [SearchHit("mira", 0.5)]
+
+
+def test_hybrid_search_falls_back_to_each_kind_when_an_index_fails(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    def failed(params: dict[str, Any]) -> list[dict[str, Any]]:
+        raise Neo4jError._hydrate_neo4j(code="Neo.ClientError.Procedure.ProcedureCallFailed")
+
+    server.overrides["search/query_hybrid_nodes"] = failed
+    found = store.hybrid_search("t", ["chunk", "turn"], vector=None, text="forge", k=3)
+    names = [name for name, _ in server.calls]
+    assert names == [
+        "search/query_hybrid_nodes",
+        "search/query_chunk_text",
+        "search/query_turn_text",
+    ]
+    assert found["chunk"].text == [SearchHit("c1", 2.5)]
+
+
+def test_hybrid_search_matches_each_kind_searched_alone(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    from graphmem.store import search_each
+
+    server.overrides["schema/list_indexes"] = lambda params: ALL_INDEXES
+
+    def same(params: dict[str, Any]) -> list[dict[str, Any]]:
+        # What the one-kind queries answer (canned): "mira" by vector, "c1" by text.
+        hit = {"vector": {"id": "mira", "score": 0.75}, "text": {"id": "c1", "score": 2.5}}
+        rows = canned("search/query_hybrid_nodes", params)
+        return [dict(row, hits=[hit[row["how"]]]) for row in rows]
+
+    server.overrides["search/query_hybrid_nodes"] = same
+    kinds: list[Any] = ["entity", "turn", "chunk"]
+    for text in ("forge", None):
+        args: dict[str, Any] = {"vector": [0.0, 1.0, 0.0], "text": text, "k": 1}
+        assert store.hybrid_search("t", kinds, **args) == search_each(store, "t", kinds, **args)
+
+
+# ----------------------------------------------------------------------------- times on the wire
+
+
+def test_hot_paths_send_times_as_text_and_read_them_back(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    # The driver converts a Python datetime to a Bolt DateTime in 60-240 us; the text
+    # costs one. Ingest, append and the snapshot send text; the queries store DateTime.
+    later = T0 + timedelta(days=2)
+    store.upsert_entities("t", [ent("mira").model_copy(update={"created_at": T0})])
+    rel = Relationship(source_id="mira", target_id="tomas", type="knows", valid_at=T0)
+    store.upsert_relationships("t", [rel.model_copy(update={"created_at": later})])
+    store.append_turn("t", Turn(session_id="s", role="player", content="hi", created_at=T0))
+    store.identity_snapshot("t", "mira")
+    sent = {name: params for name, params in server.calls}
+    [entity_row] = sent["entities/upsert_entities"]["rows"]
+    assert entity_row["created_at"] == "2024-05-01T12:00:00.123456+00:00"
+    assert isinstance(sent["entities/upsert_entities"]["now"], str)
+    [rel_row] = sent["relationships/upsert_relationships"]["rows"]
+    assert rel_row["created_at"] == later.isoformat() and rel_row["valid_at"] == T0.isoformat()
+    assert rel_row["invalid_at"] is None and rel_row["expired_at"] is None
+    assert not {"valid_at", "invalid_at", "expired_at"} & set(rel_row["props"])
+    append = sent["conversations/append_turn"]
+    assert append["created_at"] == T0.isoformat() and "created_at" not in append["props"]
+    assert isinstance(sent["traversal/get_identity_snapshot"]["now"], str)
+
+
+def test_a_replaced_entity_comes_back_with_the_times_the_server_kept(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    kept = {"id": "mira", "created_at": "2020-01-01T00:00Z", "updated_at": T0.isoformat()}
+    server.overrides["entities/upsert_entities"] = lambda params: [
+        {"written": 2, "changed": [kept]}
+    ]
+    given = [ent("mira"), ent("tomas")]
+    mira, tomas = store.upsert_entities("t", given)
+    assert mira.created_at == datetime(2020, 1, 1, tzinfo=UTC) and mira.updated_at == T0
+    assert tomas == given[1] and tomas is not given[1]  # stored as sent, a copy
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2024-05-01T12:00:00.123456Z", T0),
+        ("2024-05-01T12:00:00.123456789Z", T0),  # nanoseconds cut to microseconds
+        ("2024-05-01T14:00:00.123456+02:00", T0),
+        ("2024-05-01T14:00:00.123456+02:00[Europe/Paris]", T0),
+        ("2024-05-01T12:00Z", T0.replace(microsecond=0)),
+    ],
+)
+def test_times_read_as_text_become_utc_datetimes(text: str, expected: datetime) -> None:
+    from graphmem.backends.neo4j.mapping import to_datetime
+
+    assert to_datetime(text) == expected and to_datetime(text).tzinfo is UTC
+
+
+def test_a_relationship_read_with_null_properties_takes_the_defaults() -> None:
+    from graphmem.backends.neo4j.mapping import relationship_from_row
+
+    row = {
+        "source_id": "a",
+        "target_id": "b",
+        "type": "knows",
+        "attributes_json": None,
+        "session_id": None,
+        "confidence": None,
+        "source": None,
+        "confirmed": None,
+        "evidence": None,
+        "valid_at": None,
+        "invalid_at": None,
+        "created_at": "2024-05-01T12:00:00.123456Z",
+        "expired_at": None,
+    }
+    rel = relationship_from_row(row)
+    assert rel.provenance.confidence == 1.0 and rel.provenance.source == "stated"
+    assert not rel.provenance.confirmed and rel.created_at == T0 and rel.attributes == {}
+
+
+def test_batch_writes_send_every_row_time_as_text(store: Neo4jStore, server: FakeServer) -> None:
+    store.upsert_chunks("t", [Chunk(id="c1", text="lore", created_at=T0)])
+    store.put_records("t", "fact", [Record(kind="fact", data={}, created_at=T0, updated_at=T0)])
+    store.load("t", TenantDump(turns=[Turn(session_id="s", role="u", content="x", created_at=T0)]))
+    sent = {name: params for name, params in server.calls}
+    assert sent["chunks/upsert_chunks"]["rows"][0]["created_at"] == T0.isoformat()
+    record_row = sent["records/put_records"]["rows"][0]
+    assert record_row["created_at"] == record_row["updated_at"] == T0.isoformat()
+    assert isinstance(sent["records/put_records"]["now"], str)
+    [turn] = sent["tenant/create_turns"]["sessions"][0]["turns"]
+    assert turn["created_at"] == T0.isoformat()
+
+
+# ----------------------------------------------------------------------------- bookmarks
+
+
+def test_bookmarks_go_from_one_store_to_another(server: FakeServer) -> None:
+    settings = parse_connection("neo4j://db.example:7687")
+    first = Neo4jStore(server, settings)  # type: ignore[arg-type]
+    assert first.bookmarks == []
+    first.add_bookmarks(["FB:kcwQ1", "FB:kcwQ2"])
+    second = Neo4jStore(server, settings, bookmarks=first.bookmarks)  # type: ignore[arg-type]
+    assert second.bookmarks == ["FB:kcwQ1", "FB:kcwQ2"]
+    for bad in ("FB:kcwQ1", [""], [3]):
+        with pytest.raises(InvalidInput, match="bookmark"):
+            second.add_bookmarks(bad)  # type: ignore[arg-type]

@@ -7,7 +7,9 @@ see :mod:`graphmem.backends.neo4j.mapping`) and the cosine vector indexes on
 ``embedding`` that retrieval queries with ``db.index.vector.queryNodes`` /
 ``db.index.fulltext.queryNodes``. What neomodel cannot declare, the composite
 ``(tenant, id)`` uniqueness constraints and the composite indexes (``(tenant,
-embedding_dim)`` among them), comes from ``cypher/schema/*.cypher``.
+embedding_dim)`` among them), comes from ``cypher/schema/*.cypher``; so do the vector
+indexes themselves, created before neomodel's turn with the options neomodel cannot set
+(vector quantization, see :data:`DEFAULT_QUANTIZATION`).
 
 The full-text indexes use Lucene's ``english`` analyzer (stemming and English stop
 words, like the embedded backend's stemmed tantivy index) and are not eventually
@@ -61,6 +63,7 @@ from graphmem.errors import BackendUnavailable, GraphmemError, InvalidInput
 
 __all__ = [
     "DEFAULT_DIMENSION",
+    "DEFAULT_QUANTIZATION",
     "FULLTEXT_ANALYZER",
     "FULLTEXT_INDEXES",
     "NODE_CLASSES",
@@ -69,13 +72,34 @@ __all__ = [
     "ConversationNode",
     "EntityNode",
     "IndexState",
+    "VECTOR_INDEX_QUERIES",
     "SchemaReport",
     "TurnNode",
     "install_schema",
+    "vector_index_mismatches",
+    "vector_index_quantized",
 ]
 
 DEFAULT_DIMENSION = 384
 """The embedding size of the default embedder (all-MiniLM-L6-v2)."""
+
+DEFAULT_QUANTIZATION = False
+"""Whether the vector indexes quantize vectors (``vector.quantization.enabled``).
+
+Neo4j 5.26 turns quantization on by default: the index keeps compressed vectors, which
+takes about a quarter of the memory, and the scores it returns are off from the exact
+cosine by up to about 0.006, enough to swap near ties (measured on a live server, issue
+16). graphmem's default is off: a vector search returns the cosine the contract
+promises, in the order the embedded backend gives. Turn it on
+(``install_schema(quantization=True)``, ``graphmem schema install --quantization on``)
+for indexes too large for the page cache, accepting approximate scores."""
+
+VECTOR_INDEX_QUERIES: Mapping[str, str] = {
+    "Entity": "schema/create_entity_vector_index",
+    "Turn": "schema/create_turn_vector_index",
+    "Chunk": "schema/create_chunk_vector_index",
+}
+"""The query creating each label's vector index (named as in ``VECTOR_INDEXES``)."""
 
 SIMILARITY = "cosine"
 
@@ -185,6 +209,7 @@ class SchemaReport:
     url: str
     dimension: int
     indexes: tuple[IndexState, ...]
+    quantization: bool = DEFAULT_QUANTIZATION
 
     @property
     def online(self) -> bool:
@@ -207,9 +232,11 @@ def _list_indexes(store: Neo4jStore) -> tuple[IndexState, ...]:
     )
 
 
-def _install_node_classes(store: Neo4jStore, dimension: int, stdout: TextIO) -> None:
-    # neomodel reads the dimension from the class's VectorIndex when it installs; the
-    # classes are process-wide, so this runs under a lock and puts the default back.
+def _install_node_classes(store: Neo4jStore, stdout: TextIO) -> None:
+    # The vector indexes come from cypher/schema (neomodel cannot set their quantization,
+    # and would fail on an index of the same name with other options): hide the classes'
+    # VectorIndex from install_labels. The classes are process-wide, so this runs under a
+    # lock and puts the declaration back (notebook users' OGM sees it).
     config = get_config()
     previous_database = config.database_name
     vector_properties = [
@@ -219,7 +246,7 @@ def _install_node_classes(store: Neo4jStore, dimension: int, stdout: TextIO) -> 
     ]
     try:
         for prop in vector_properties:
-            prop.vector_index = VectorIndex(dimensions=dimension, similarity_function=SIMILARITY)
+            prop.vector_index = None
         config.database_name = store.database
         db.set_connection(driver=store.driver)
         for cls in NODE_CLASSES:
@@ -232,25 +259,73 @@ def _install_node_classes(store: Neo4jStore, dimension: int, stdout: TextIO) -> 
         config.database_name = previous_database
 
 
-def _check_dimensions(indexes: Sequence[IndexState], dimension: int) -> None:
+def vector_index_quantized(index: IndexState) -> bool:
+    """Whether a vector index quantizes its vectors, from its SHOW INDEXES options.
+
+    An index reports ``vector.quantization.enabled``; one that does not is of the first
+    vector index provider (``vector-1.0``), which had no quantization, unless its
+    provider is a later one, whose default is on.
+    """
+    config = index.options.get("indexConfig") or {}
+    setting = config.get("vector.quantization.enabled")
+    if setting is not None:
+        return bool(setting)
+    return str(index.options.get("indexProvider", "")) not in ("", "vector-1.0")
+
+
+def _on(flag: bool) -> str:
+    return "on" if flag else "off"
+
+
+def vector_index_mismatches(
+    indexes: Sequence[IndexState], dimension: int, quantization: bool
+) -> list[tuple[IndexState, str]]:
+    """The vector indexes of graphmem whose dimension or quantization differ from those asked.
+
+    Returns:
+        ``(index, what differs)`` for each, e.g. ``"dimension 768, not 384"``.
+    """
+    out: list[tuple[IndexState, str]] = []
     for index in indexes:
         if index.name not in VECTOR_INDEXES.values():
             continue
         config = index.options.get("indexConfig") or {}
         existing = config.get("vector.dimensions")
+        differences = []
         if existing is not None and int(existing) != dimension:
-            raise InvalidInput(
-                f"vector index {index.name} exists with dimension {existing}, not {dimension}; "
-                f"drop it first (DROP INDEX {index.name}) to re-index with the new embedder",
-                index=index.name,
-                dimension=int(existing),
-            )
+            differences.append(f"dimension {int(existing)}, not {dimension}")
+        quantized = vector_index_quantized(index)
+        if quantized != quantization:
+            differences.append(f"quantization {_on(quantized)}, not {_on(quantization)}")
+        if differences:
+            out.append((index, " and ".join(differences)))
+    return out
+
+
+def _refuse_mismatches(mismatches: Sequence[tuple[IndexState, str]]) -> None:
+    if not mismatches:
+        return
+    index, what = mismatches[0]
+    config = index.options.get("indexConfig") or {}
+    existing = config.get("vector.dimensions")
+    raise InvalidInput(
+        "vector index "
+        + "; ".join(f"{i.name} exists with {w}" for i, w in mismatches)
+        + f"; drop it first (DROP INDEX {index.name}) or install with "
+        "rebuild_vector_indexes=True (graphmem schema install --rebuild-vector-indexes) "
+        "to re-index with the new settings",
+        index=index.name,
+        dimension=None if existing is None else int(existing),
+        indexes=[i.name for i, _ in mismatches],
+    )
 
 
 def install_schema(
     url: str,
     *,
     dimension: int = DEFAULT_DIMENSION,
+    quantization: bool = DEFAULT_QUANTIZATION,
+    rebuild_vector_indexes: bool = False,
     wait: bool = True,
     timeout: float = 300.0,
     stdout: TextIO | None = None,
@@ -258,13 +333,18 @@ def install_schema(
 ) -> SchemaReport:
     """Apply graphmem's schema to a Neo4j database; safe to run any number of times.
 
-    Creates the ``(tenant, id)`` uniqueness constraints and composite indexes (from
-    ``cypher/schema``), then installs the neomodel classes' indexes: ``tenant`` range
-    indexes, full-text indexes and cosine vector indexes of ``dimension``.
+    Creates the ``(tenant, id)`` uniqueness constraints and composite indexes and the
+    cosine vector indexes of ``dimension`` (from ``cypher/schema``), then installs the
+    neomodel classes' indexes: ``tenant`` range indexes and full-text indexes.
 
     Args:
         url: The store URL (``neo4j://user:password@host:7687/database``).
         dimension: The embedding size (384 for the default embedder).
+        quantization: Whether the vector indexes quantize vectors (default
+            :data:`DEFAULT_QUANTIZATION`, off: exact cosine scores).
+        rebuild_vector_indexes: Drop and re-create a vector index that exists with
+            another dimension or quantization (its vectors stay on the nodes and are
+            indexed again). Without it such an index is refused.
         wait: Block until every index is ONLINE.
         timeout: How long to wait, in seconds.
         stdout: Where neomodel's progress lines go (default: discarded).
@@ -274,19 +354,30 @@ def install_schema(
         The indexes and their states.
 
     Raises:
-        InvalidInput: A bad dimension, or a vector index of another dimension exists.
+        InvalidInput: A bad dimension, or a vector index exists with another dimension or
+            quantization (and ``rebuild_vector_indexes`` is not set).
         BackendUnavailable: The server cannot be reached, or indexes did not come online.
     """
     if isinstance(dimension, bool) or not isinstance(dimension, int) or not 1 <= dimension <= 4096:
         raise InvalidInput(f"dimension must be an integer in 1..4096, got {dimension!r}")
+    if not isinstance(quantization, bool):
+        raise InvalidInput(f"quantization must be True or False, got {quantization!r}")
     store = open_neo4j(url, ensure_schema=False, **options)
     out = stdout if stdout is not None else io.StringIO()
     try:
         for name in KEY_QUERIES:
             store.query(name, write=True)
+        mismatches = vector_index_mismatches(_list_indexes(store), dimension, quantization)
+        if not rebuild_vector_indexes:
+            _refuse_mismatches(mismatches)
+        for index, _ in mismatches:
+            store.query("schema/drop_vector_index", {"name": index.name}, write=True)
+        for name in VECTOR_INDEX_QUERIES.values():
+            params = {"dimension": dimension, "quantization": quantization}
+            store.query(name, params, write=True)
         with _install_lock:
             try:
-                _install_node_classes(store, dimension, out)
+                _install_node_classes(store, out)
             except NeomodelException as exc:
                 raise GraphmemError(
                     f"neomodel could not install the schema on {store.url}: {exc}", url=store.url
@@ -296,7 +387,7 @@ def install_schema(
             except Exception as exc:
                 raise store.translate(exc) from exc
         indexes = _list_indexes(store)
-        _check_dimensions(indexes, dimension)
+        _refuse_mismatches(vector_index_mismatches(indexes, dimension, quantization))
         if wait:
             deadline = time.monotonic() + timeout
             while True:
@@ -322,6 +413,8 @@ def install_schema(
                 # db.awaitIndexes fails when its own timeout passes: then poll again.
                 with contextlib.suppress(InvalidInput):
                     store.query("schema/await_indexes", {"seconds": 5})
-        return SchemaReport(url=store.url, dimension=dimension, indexes=indexes)
+        return SchemaReport(
+            url=store.url, dimension=dimension, indexes=indexes, quantization=quantization
+        )
     finally:
         store.close()

@@ -16,6 +16,7 @@ How the data is laid out is described in :mod:`graphmem.backends.neo4j.mapping`.
 
 from __future__ import annotations
 
+import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -42,6 +43,7 @@ from graphmem.backends.neo4j.mapping import (
     to_datetime,
     turn_from_row,
     turn_props,
+    wire_time,
 )
 from graphmem.backends.neo4j.queries import load_query
 from graphmem.backends.search import as_matrix
@@ -78,6 +80,7 @@ from graphmem.store import (
     Tracer,
     as_utc,
     check_record_deletes,
+    check_search_kinds,
     check_tenant,
     check_where,
     search_each,
@@ -90,8 +93,10 @@ __all__ = [
     "FULLTEXT_INDEXES",
     "INDEX_CACHE_SECONDS",
     "KEY_QUERIES",
+    "MAX_DEPTH",
     "MAX_VECTOR_FETCH",
     "MIN_FETCH",
+    "NO_LIMIT",
     "OVERFETCH",
     "VECTOR_INDEXES",
     "Neo4jStore",
@@ -145,11 +150,31 @@ MIN_FETCH = 64
 MAX_VECTOR_FETCH = 4_096
 """The largest vector-index request; beyond it one exact scan of the tenant answers."""
 
+DEFAULT_RETRY_SECONDS = 30.0
+"""How long a retryable error is retried when ``max_transaction_retry_time`` is not given
+(the driver's default)."""
+
+RETRY_DELAY = 0.05
+"""The first wait before an auto-commit read is retried (doubling, up to 1 s, with jitter,
+for up to the driver's ``max_transaction_retry_time``, 30 s unless given)."""
+
 INDEX_CACHE_SECONDS = 60.0
 """How long a store trusts the list of vector indexes it read (name, state, dimension)."""
 
+MAX_DEPTH = 32
+"""The deepest walk ``neighbors``, ``visible_subgraph`` and ``expand`` take (hops); a
+deeper one is ``InvalidInput``. Their queries take one step per hop, so the cap bounds
+the work whatever depth a caller sends (one of 10**9 would run for minutes even where
+the walk has ended: the loop still counts its hops). A simple constant, to be folded
+into the shared argument checks of all backends."""
+
+NO_LIMIT = 2**31 - 1
+"""The "no limit" value of ``$limit`` / ``$max_nodes`` parameters, and the cap of any limit
+a caller gives: Neo4j takes a list index or slice bound only as a 32-bit integer
+(``[..$limit]`` fails with "Expected an integer between -2147483648 and 2147483647"), so
+a larger value is never sent. No query returns that many rows."""
+
 _PROCEDURE_FAILED = "Neo.ClientError.Procedure.ProcedureCallFailed"
-_NO_LIMIT = 2**62
 _DIRECTIONS = ("out", "in", "both")
 _MENTION_KINDS = ("turn", "chunk")
 _ALREADY_EXISTS = (
@@ -253,6 +278,11 @@ def _mention_queries(kind: object) -> _MentionQueries:
     return spec.mentions
 
 
+def _limit(value: int | None) -> int:
+    """A limit as sent to the server: :data:`NO_LIMIT` for none, and never above it."""
+    return NO_LIMIT if value is None else min(value, NO_LIMIT)
+
+
 def _check_k(k: object) -> int:
     if not isinstance(k, int) or isinstance(k, bool) or k <= 0:
         raise InvalidInput(f"k must be a positive integer, got {k!r}", k=k)
@@ -283,6 +313,15 @@ def _cosine(score: float) -> float:
 
 def _vector_hits(hits: Iterable[Mapping[str, Any]]) -> list[SearchHit]:
     return [SearchHit(hit["id"], _cosine(hit["score"])) for hit in hits]
+
+
+def _text_hits(hits: Iterable[Mapping[str, Any]]) -> list[SearchHit]:
+    return [SearchHit(hit["id"], float(hit["score"])) for hit in hits]
+
+
+def _first_fetch(k: int) -> int:
+    """What a shared index is asked for first: ``k * OVERFETCH``, at least MIN_FETCH."""
+    return max(k * OVERFETCH, MIN_FETCH)
 
 
 def _vector_index_dimensions(indexes: Iterable[Mapping[str, Any]]) -> dict[str, int]:
@@ -374,6 +413,19 @@ def _check_depth(value: object, what: str, minimum: int) -> int:
     return value
 
 
+def _check_hops(value: object, what: str, minimum: int) -> int:
+    """A walk's depth: an integer from ``minimum`` to :data:`MAX_DEPTH`."""
+    depth = _check_depth(value, what, minimum)
+    if depth > MAX_DEPTH:
+        raise InvalidInput(
+            f"{what} must be at most {MAX_DEPTH} hops, got {depth}; a walk that deep reaches "
+            "the whole connected graph anyway (use max_nodes to bound what comes back)",
+            value=value,
+            limit=MAX_DEPTH,
+        )
+    return depth
+
+
 def _check_direction(value: object) -> str:
     if not isinstance(value, str) or value not in _DIRECTIONS:
         raise InvalidInput(f"direction must be one of out, in, both; got {value!r}", value=value)
@@ -402,11 +454,26 @@ def _dedupe(items: Sequence[T], key: Callable[[T], object]) -> list[T]:
     return list(latest.values())
 
 
+def _check_bookmarks(bookmarks: object) -> list[str]:
+    if isinstance(bookmarks, str) or not isinstance(bookmarks, Iterable):
+        raise InvalidInput("bookmarks takes a list of bookmark strings (store.bookmarks)")
+    values = list(bookmarks)
+    for value in values:
+        if not isinstance(value, str) or not value:
+            raise InvalidInput(f"a bookmark is a non-empty string, got {value!r}")
+    return values
+
+
+def _result_rows(result: neo4j.Result) -> Rows:
+    """Every record of a result as a dict (the result transformer of ``execute_query``)."""
+    return [record.data() for record in result]
+
+
 def _entity_row(entity: Entity, tenant: str) -> dict[str, Any]:
     return {
         "id": entity.id,
-        "created_at": entity.created_at,
-        "updated_at": entity.updated_at,
+        "created_at": wire_time(entity.created_at),
+        "updated_at": wire_time(entity.updated_at),
         "props": entity_props(entity, tenant),
     }
 
@@ -414,18 +481,55 @@ def _entity_row(entity: Entity, tenant: str) -> dict[str, Any]:
 def _record_row(record: Record, tenant: str) -> dict[str, Any]:
     return {
         "id": record.id,
-        "created_at": record.created_at,
-        "updated_at": record.updated_at,
+        "created_at": wire_time(record.created_at),
+        "updated_at": wire_time(record.updated_at),
         "props": record_props(record, tenant),
     }
+
+
+_RELATIONSHIP_TIMES = ("valid_at", "invalid_at", "expired_at")
+
+
+def _relationship_row(index: int, rel: Relationship, tenant: str) -> dict[str, Any]:
+    """A row of relationships/upsert_relationships: times as text, next to the props."""
+    props = relationship_props(rel, tenant)
+    row = {
+        "index": index,
+        "source_id": rel.source_id,
+        "target_id": rel.target_id,
+        "type": rel.type,
+        "created_at": wire_time(rel.created_at),
+        "props": {k: v for k, v in props.items() if k not in _RELATIONSHIP_TIMES},
+    }
+    row.update((key, wire_time(props[key])) for key in _RELATIONSHIP_TIMES)
+    return row
 
 
 def _relationship_key(rel: Relationship) -> tuple[str, str, str]:
     return rel.key
 
 
+_CONNECTION_ERRORS = (
+    neo4j_errors.ServiceUnavailable,  # includes IncompleteCommit, handled first
+    neo4j_errors.SessionExpired,
+    neo4j_errors.ConnectionPoolError,
+)
+"""Driver errors that mean the server could not be reached or the connection broke."""
+
+
 def _translate(exc: Exception, url: str, query_name: str | None) -> GraphmemError:
-    """A driver error as graphmem's error, naming the URL (never the password)."""
+    """A driver error as graphmem's error, naming the URL (never the password).
+
+    Only what trying again later can cure is ``BackendUnavailable``: a server that cannot
+    be reached or dropped the connection, refused credentials or a missing database
+    (the store cannot be opened), and the errors the driver itself calls retryable
+    (``TransientError``: deadlocks, leader changes, a database that is starting, memory
+    pressure) once its retries are spent, plus a transaction the server timed out or
+    terminated. A statement the server cannot run (``Neo.ClientError.Statement.*``,
+    ``Neo.DatabaseError.*``) is graphmem's bug or the server's failure, never an outage:
+    ``GraphmemError``, so it is not retried in vain. A broken uniqueness rule is
+    ``InvalidInput``.
+    """
     data: dict[str, Any] = {"url": url, "query_name": query_name}
     where = f" in query {query_name}" if query_name else ""
     if isinstance(exc, neo4j_errors.AuthError):
@@ -450,10 +554,17 @@ def _translate(exc: Exception, url: str, query_name: str | None) -> GraphmemErro
                 "already taken?); nothing was written",
                 **data,
             )
-        if isinstance(exc, neo4j_errors.TransientError | neo4j_errors.DatabaseError):
+        if isinstance(exc, neo4j_errors.TransientError) or exc.is_retryable():
             return BackendUnavailable(
-                f"Neo4j at {url} could not complete the operation{where}: {message}; "
+                f"Neo4j at {url} could not complete the operation for now{where}: {message}; "
                 "nothing was written, try again",
+                **data,
+            )
+        if isinstance(exc, neo4j_errors.DatabaseError):
+            return GraphmemError(
+                f"Neo4j at {url} failed to run{where}: {message} ({code}: a failure of the "
+                "statement or the server, not an outage; trying again will not help, see "
+                "the server's log)",
                 **data,
             )
         if isinstance(exc, neo4j_errors.Forbidden):
@@ -474,6 +585,8 @@ def _translate(exc: Exception, url: str, query_name: str | None) -> GraphmemErro
                 **data,
             )
         if code.startswith("Neo.ClientError.Transaction."):
+            # Timed out (db.transaction.timeout) or terminated by an administrator: the
+            # server ended it, nothing was written, and the next attempt may pass.
             return BackendUnavailable(
                 f"Neo4j at {url} ended the transaction{where}: {message}; nothing was "
                 "written, try again",
@@ -486,7 +599,7 @@ def _translate(exc: Exception, url: str, query_name: str | None) -> GraphmemErro
             "may or may not have been applied",
             **data,
         )
-    if isinstance(exc, neo4j_errors.DriverError):
+    if isinstance(exc, _CONNECTION_ERRORS):
         return BackendUnavailable(
             f"Neo4j at {url} cannot be reached{where} ({type(exc).__name__}: {exc}); check "
             "that the server is running and the URL is right",
@@ -510,11 +623,18 @@ class Neo4jStore:
         settings: ConnectionSettings,
         *,
         tracer: Tracer | None = None,
+        bookmarks: Iterable[str] | None = None,
     ) -> None:
         self._driver = driver
         self._settings = settings
         self._tracer = tracer
-        self._bookmarks = neo4j.GraphDatabase.bookmark_manager()
+        initial = _check_bookmarks(bookmarks) if bookmarks is not None else []
+        self._bookmarks = neo4j.GraphDatabase.bookmark_manager(
+            initial_bookmarks=neo4j.Bookmarks.from_raw_values(initial) if initial else None
+        )
+        self._retry_seconds = float(
+            settings.driver_options.get("max_transaction_retry_time", DEFAULT_RETRY_SECONDS)
+        )
         self._closed = False
         self._close_lock = threading.Lock()
         # (when read, ONLINE vector index name -> dimension); see _online_vector_index.
@@ -554,6 +674,27 @@ class Neo4jStore:
         """The underlying driver (for notebooks and tools; graphmem's own code does not use it)."""
         self._check_open()
         return self._driver
+
+    @property
+    def bookmarks(self) -> list[str]:
+        """The bookmarks of the writes this store has made or seen, for another process.
+
+        Every transaction of one store waits for the store's earlier writes (one
+        bookmark manager), on a cluster too. To let another process read what this one
+        wrote, pass these to it: ``open_neo4j(url, bookmarks=...)`` or
+        :meth:`add_bookmarks`; its next transaction waits until the server it runs on
+        has those writes.
+        """
+        return sorted(self._bookmarks.get_bookmarks())
+
+    def add_bookmarks(self, bookmarks: Iterable[str]) -> None:
+        """Make this store's next transactions wait for the writes behind ``bookmarks``.
+
+        Raises:
+            InvalidInput: ``bookmarks`` is not a list of non-empty strings.
+        """
+        self._check_open()
+        self._bookmarks.update_bookmarks([], _check_bookmarks(bookmarks))
 
     def close(self) -> None:
         """Close the driver; later calls raise ``StoreClosed``. Closing twice is fine."""
@@ -610,21 +751,76 @@ class Neo4jStore:
             )
             raise _translate(exc, self.url, name) from exc
 
+    def _autocommit(self, name: str, params: Mapping[str, Any], *, write: bool) -> Rows:
+        """Run one query file as an auto-commit transaction: one network round trip.
+
+        The driver sends RUN and PULL together and the server commits when the result is
+        consumed: no BEGIN and no COMMIT message, one round trip where a managed
+        transaction takes three. A single statement is atomic on its own. Only for
+        reads, and for writes that can be repeated (``clear``, ``CALL { ... } IN
+        TRANSACTIONS``): an error the driver calls retryable, a lost connection
+        included, is retried here with backoff for up to ``max_transaction_retry_time``
+        (the driver's own rule for managed transactions), which for a write is only safe
+        when repeating it changes nothing.
+        """
+        self._check_open()
+        query: LiteralString = load_query(name)
+        mode = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
+        with traced(self._tracer, name, params, round_trips=1):
+            deadline: float | None = None
+            delay = RETRY_DELAY
+            while True:
+                try:
+                    with self._driver.session(
+                        database=self._settings.database,
+                        default_access_mode=mode,
+                        bookmark_manager=self._bookmarks,
+                    ) as session:
+                        return [record.data() for record in session.run(query, dict(params))]
+                except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
+                    now = time.monotonic()
+                    deadline = now + self._retry_seconds if deadline is None else deadline
+                    if not exc.is_retryable() or now + delay > deadline:
+                        raise _translate(exc, self.url, name) from exc
+                    time.sleep(delay * random.uniform(0.8, 1.2))
+                    delay = min(2 * delay, 1.0)
+
     def _read(self, name: str, params: Mapping[str, Any]) -> Rows:
-        return self._execute(lambda tx: self._run(tx, name, params), write=False)
+        """One read query: an auto-commit transaction (one round trip), retried if need be."""
+        return self._autocommit(name, params, write=False)
 
     def _write(self, name: str, params: Mapping[str, Any]) -> Rows:
-        return self._execute(lambda tx: self._run(tx, name, params), write=True)
+        """One write query in a managed transaction whose BEGIN goes with the query.
+
+        ``execute_query`` pipelines BEGIN, RUN and PULL into one round trip, then
+        COMMIT: two round trips instead of three, with the driver's retries of a managed
+        transaction (never retried once COMMIT was sent: a write is never applied twice).
+        """
+        self._check_open()
+        query: LiteralString = load_query(name)
+        with traced(self._tracer, name, params, round_trips=1):
+            try:
+                records: Rows = self._driver.execute_query(
+                    query,
+                    dict(params),
+                    routing_=neo4j.RoutingControl.WRITE,
+                    database_=self._settings.database,
+                    bookmark_manager_=self._bookmarks,
+                    result_transformer_=_result_rows,
+                )
+            except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
+                raise _translate(exc, self.url, name) from exc
+            return records
 
     def query(
         self, name: str, params: Mapping[str, Any] | None = None, *, write: bool = False
     ) -> Rows:
-        """Run one query file by name in its own managed transaction; return its rows.
+        """Run one query file by name in its own transaction; return its rows.
 
         For tools in this package (schema installation) and for debugging; the store's
         own operations use their named queries directly.
         """
-        return self._execute(lambda tx: self._run(tx, name, params or {}), write=write)
+        return self._write(name, params or {}) if write else self._read(name, params or {})
 
     def translate(self, exc: Exception) -> GraphmemError:
         """A driver error as graphmem's error for this store's URL."""
@@ -663,19 +859,23 @@ class Neo4jStore:
     def _upsert_entities_tx(
         self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Entity], now: datetime
     ) -> list[Entity]:
-        stored: dict[str, tuple[Any, Any]] = {}
         rows = [_entity_row(entity, tenant) for entity in batch]
+        stored: dict[str, Mapping[str, Any]] = {}
         for chunk in _slices(rows):
-            params = {"tenant": tenant, "rows": list(chunk), "now": now}
-            for record in self._run(tx, "entities/upsert_entities", params):
-                stored[record["id"]] = (record["created_at"], record["updated_at"])
+            params = {"tenant": tenant, "rows": list(chunk), "now": wire_time(now)}
+            result = self._run(tx, "entities/upsert_entities", params)[0]
+            stored.update((row["id"], row) for row in result["changed"])
+        # Only replaced entities come back (their created_at is kept, updated_at is now);
+        # every other one is stored as it was sent.
         return [
             entity.model_copy(
                 update={
-                    "created_at": to_datetime(stored[entity.id][0]),
-                    "updated_at": to_datetime(stored[entity.id][1]),
+                    "created_at": to_datetime(stored[entity.id]["created_at"]),
+                    "updated_at": to_datetime(stored[entity.id]["updated_at"]),
                 }
             )
+            if entity.id in stored
+            else entity.model_copy()
             for entity in batch
         ]
 
@@ -798,7 +998,7 @@ class Neo4jStore:
             "type": filter.type,
             "name_lower": None if not filter.name_contains else filter.name_contains.casefold(),
             "attrs": attribute_columns(filter.attributes),
-            "limit": filter.limit or _NO_LIMIT,
+            "limit": _limit(filter.limit),
         }
         rows = self._read("entities/find_entities", params)
         return [entity_from_row(row["entity"]) for row in rows]
@@ -813,27 +1013,19 @@ class Neo4jStore:
     def _upsert_relationships_tx(
         self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Relationship]
     ) -> list[Relationship]:
-        rows = [
-            {
-                "index": index,
-                "source_id": rel.source_id,
-                "target_id": rel.target_id,
-                "type": rel.type,
-                "created_at": rel.created_at,
-                "props": relationship_props(rel, tenant),
-            }
-            for index, rel in enumerate(batch)
-        ]
-        created: dict[int, Any] = {}
-        for chunk in _slices(rows):
-            params = {"tenant": tenant, "rows": list(chunk)}
-            for record in self._run(tx, "relationships/upsert_relationships", params):
-                created[record["index"]] = record["created_at"]
-        if len(created) < len(rows):
-            ends = sorted(
-                {rel.source_id for i, rel in enumerate(batch) if i not in created}
-                | {rel.target_id for i, rel in enumerate(batch) if i not in created}
-            )
+        # Sorted by source: the query write-locks each source before it looks the
+        # relationship up, and one lock order keeps concurrent batches from deadlocking.
+        order = sorted(range(len(batch)), key=lambda i: (batch[i].source_id, batch[i].key))
+        rows = [_relationship_row(index, batch[index], tenant) for index in order]
+        written = 0
+        kept: dict[int, Any] = {}
+        for part in _slices(rows):
+            params = {"tenant": tenant, "rows": list(part)}
+            result = self._run(tx, "relationships/upsert_relationships", params)[0]
+            written += int(result["written"])
+            kept.update((row["index"], row["created_at"]) for row in result["changed"])
+        if written < len(rows):
+            ends = sorted({rel.source_id for rel in batch} | {rel.target_id for rel in batch})
             missing = self._run(
                 tx, "relationships/find_missing_entities", {"tenant": tenant, "ids": ends}
             )[0]["missing"]
@@ -844,10 +1036,12 @@ class Neo4jStore:
                 missing_ids=sorted(missing),
                 tenant=tenant,
             )
+        # The query keeps the first created_at of a replaced relationship; every other one
+        # is what was sent. model_copy: the query kept created_at <= expired_at already.
         return [
-            Relationship.model_validate(
-                {**rel.model_dump(), "created_at": to_datetime(created[index])}
-            )
+            rel.model_copy(update={"created_at": to_datetime(kept[index])})
+            if index in kept
+            else rel.model_copy()
             for index, rel in enumerate(batch)
         ]
 
@@ -887,7 +1081,7 @@ class Neo4jStore:
             "types": None if filter.types is None else list(filter.types),
             "mode": mode,
             "at": at,
-            "limit": filter.limit or _NO_LIMIT,
+            "limit": _limit(filter.limit),
         }
         rows = self._read("relationships/get_relationships", params)
         if not rows:
@@ -969,12 +1163,12 @@ class Neo4jStore:
         params = {
             "tenant": tenant,
             "entity_id": _check_id(entity_id, "entity id"),
-            "depth": _check_depth(depth, "depth", 1),
+            "depth": _check_hops(depth, "depth", 1),
             "rel_types": _check_names(rel_types, "relationship type"),
             "node_types": _check_names(node_types, "entity type"),
-            "max_nodes": _NO_LIMIT
-            if max_nodes is None
-            else _check_depth(max_nodes, "max_nodes", 1),
+            "max_nodes": _limit(
+                None if max_nodes is None else _check_depth(max_nodes, "max_nodes", 1)
+            ),
             "direction": _check_direction(direction),
             "now": utcnow(),
         }
@@ -1022,7 +1216,7 @@ class Neo4jStore:
         params = {
             "tenant": tenant,
             "entity_id": _check_id(entity_id, "entity id"),
-            "depth": _check_depth(depth, "depth", 1),
+            "depth": _check_hops(depth, "depth", 1),
             "now": utcnow(),
         }
         rows = self._read("traversal/get_visible_subgraph", params)
@@ -1054,7 +1248,7 @@ class Neo4jStore:
         params = {
             "tenant": tenant,
             "entity_id": _check_id(entity_id, "entity id"),
-            "now": utcnow(),
+            "now": wire_time(utcnow()),
         }
         rows = self._read("traversal/get_identity_snapshot", params)
         if not rows:
@@ -1087,7 +1281,14 @@ class Neo4jStore:
         tenant = self._check(tenant)
         if not isinstance(turn, Turn):
             raise InvalidInput(f"append_turn takes a Turn, got {type(turn).__name__}")
-        params = {"tenant": tenant, "session_id": turn.session_id, "props": turn_props(turn)}
+        props = turn_props(turn)
+        created_at = wire_time(props.pop("created_at"))
+        params = {
+            "tenant": tenant,
+            "session_id": turn.session_id,
+            "props": props,
+            "created_at": created_at,
+        }
         row = self._write("conversations/append_turn", params)[0]
         return turn.model_copy(
             update={"parent_id": row["parent_id"], "created_at": to_datetime(row["created_at"])}
@@ -1154,7 +1355,7 @@ class Neo4jStore:
         params = {
             "tenant": tenant,
             "session_id": _check_id(session_id, "session id"),
-            "limit": None if limit is None else _check_depth(limit, "limit", 1),
+            "limit": _limit(None if limit is None else _check_depth(limit, "limit", 1)),
         }
         rows = self._read("conversations/get_branch", params)
         return [turn_from_row(row) for row in reversed(rows[0]["turns"])]
@@ -1200,7 +1401,7 @@ class Neo4jStore:
             "since": filter.since,
             "until": filter.until,
             "keywords": filter.text.lower().split() if filter.text else [],
-            "limit": filter.limit or _NO_LIMIT,
+            "limit": _limit(filter.limit),
         }
         return [turn_from_row(row["turn"]) for row in self._read("sessions/search_turns", params)]
 
@@ -1233,7 +1434,7 @@ class Neo4jStore:
         stored: dict[str, tuple[Any, Any]] = {}
         rows = [_record_row(record, tenant) for record in batch]
         for chunk in _slices(rows):
-            params = {"tenant": tenant, "kind": kind, "rows": list(chunk), "now": now}
+            params = {"tenant": tenant, "kind": kind, "rows": list(chunk), "now": wire_time(now)}
             for row in self._run(tx, "records/put_records", params):
                 stored[row["id"]] = (row["created_at"], row["updated_at"])
         return [
@@ -1332,7 +1533,7 @@ class Neo4jStore:
             "where": attribute_columns(check_where(where)),
             "since": as_utc(since, "since"),
             "until": as_utc(until, "until"),
-            "limit": limit or _NO_LIMIT,
+            "limit": _limit(limit),
             "newest_first": bool(newest_first),
         }
         rows = self._read("records/find_records", params)
@@ -1507,7 +1708,8 @@ class Neo4jStore:
         self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Chunk]
     ) -> dict[str, Chunk]:
         rows = [
-            {"id": c.id, "created_at": c.created_at, "props": chunk_props(c, tenant)} for c in batch
+            {"id": c.id, "created_at": wire_time(c.created_at), "props": chunk_props(c, tenant)}
+            for c in batch
         ]
         created: dict[str, Any] = {}
         for part in _slices(rows):
@@ -1622,7 +1824,7 @@ class Neo4jStore:
         params = {
             "tenant": tenant,
             "entity_ids": list(dict.fromkeys(ids)),
-            "limit": _NO_LIMIT if limit is None else limit,
+            "limit": _limit(limit),
         }
         found = {
             row["entity_id"]: sorted(row["node_ids"]) for row in self._read(queries.find, params)
@@ -1702,6 +1904,69 @@ class Neo4jStore:
         name = VECTOR_INDEXES[label]
         return name if cached[1].get(name) == dimension else None
 
+    def _vector_params(
+        self,
+        tenant: str,
+        vector: Any,
+        k: int,
+        scope_ids: Sequence[str] | None,
+    ) -> dict[str, Any]:
+        """The checked parameters every vector query takes."""
+        query = as_matrix(vector, None, "the query vector")
+        if query.shape[0] != 1:
+            raise InvalidInput(f"give one query vector, got {query.shape[0]}")
+        return {
+            "tenant": tenant,
+            "vector": query[0].tolist(),
+            "dimension": int(query.shape[1]),
+            "k": k,
+            "scope": _check_scope(scope_ids),
+        }
+
+    @staticmethod
+    def _vector_hits_of(
+        params: Mapping[str, Any], row: Mapping[str, Any] | None
+    ) -> list[SearchHit] | None:
+        """The hits of one vector query's row if they are final, None to fetch more.
+
+        ``row`` is the answer to the query with ``params["fetch"]`` (None: none was run).
+        Without a stored vector there are no hits; another stored dimension is refused.
+        """
+        if row is None:
+            return None
+        if row["dimension"] is None:
+            return []
+        _check_stored_dimension(row["dimension"], params["dimension"], "the query vector")
+        if len(row["hits"]) >= params["k"] or row["fetched"] < params["fetch"]:
+            return _vector_hits(row["hits"])
+        return None
+
+    def _vector_search_from(
+        self, spec: _KindQueries, params: Mapping[str, Any], index: str | None, fetch: int
+    ) -> list[SearchHit]:
+        """Ask the vector index from ``fetch`` on (growing it), then scan exactly."""
+        if index is not None:
+            while fetch <= MAX_VECTOR_FETCH:
+                query = {**params, "index": index, "fetch": fetch}
+                try:
+                    row = self._read(spec.query_vectors, query)[0]
+                except GraphmemError as exc:
+                    if exc.data.get("code") != _PROCEDURE_FAILED:
+                        raise
+                    self._index_cache = None  # the index went away: scan exactly
+                    break
+                hits = self._vector_hits_of(query, row)
+                if hits is not None:
+                    return hits
+                if fetch >= MAX_VECTOR_FETCH:
+                    break  # the index keeps giving other tenants' nodes: scan exactly
+                fetch = min(fetch * OVERFETCH, MAX_VECTOR_FETCH)
+        row = self._read(spec.scan_vectors, params)[0]
+        if row["dimension"] is None:
+            return []
+        _check_stored_dimension(row["dimension"], params["dimension"], "the query vector")
+        return _vector_hits(row["hits"])
+
     def vector_search(
         self,
         tenant: str,
@@ -1722,44 +1987,9 @@ class Neo4jStore:
         """
         tenant = self._check(tenant)
         spec = _node_kind(kind)
-        k = _check_k(k)
-        query = as_matrix(vector, None, "the query vector")
-        if query.shape[0] != 1:
-            raise InvalidInput(f"give one query vector, got {query.shape[0]}")
-        dimension = int(query.shape[1])
-        params: dict[str, Any] = {
-            "tenant": tenant,
-            "vector": query[0].tolist(),
-            "dimension": dimension,
-            "k": k,
-            "scope": _check_scope(scope_ids),
-        }
-        index = self._online_vector_index(spec.label, dimension)
-        if index is not None:
-            fetch = max(k * OVERFETCH, MIN_FETCH)
-            while True:
-                try:
-                    row = self._read(
-                        spec.query_vectors, {**params, "index": index, "fetch": fetch}
-                    )[0]
-                except GraphmemError as exc:
-                    if exc.data.get("code") != _PROCEDURE_FAILED:
-                        raise
-                    self._index_cache = None  # the index went away: scan exactly
-                    break
-                if row["dimension"] is None:
-                    return []
-                _check_stored_dimension(row["dimension"], dimension, "the query vector")
-                if len(row["hits"]) >= k or row["fetched"] < fetch:
-                    return _vector_hits(row["hits"])
-                if fetch >= MAX_VECTOR_FETCH:
-                    break  # the index keeps giving other tenants' nodes: scan exactly
-                fetch = min(fetch * OVERFETCH, MAX_VECTOR_FETCH)
-        row = self._read(spec.scan_vectors, params)[0]
-        if row["dimension"] is None:
-            return []
-        _check_stored_dimension(row["dimension"], dimension, "the query vector")
-        return _vector_hits(row["hits"])
+        params = self._vector_params(tenant, vector, _check_k(k), scope_ids)
+        index = self._online_vector_index(spec.label, params["dimension"])
+        return self._vector_search_from(spec, params, index, _first_fetch(params["k"]))
 
     def hybrid_search(
         self,
@@ -1771,14 +2001,117 @@ class Neo4jStore:
         k: int,
         scope_ids: Sequence[str] | None = None,
     ) -> dict[NodeKind, SearchPair]:
-        """One :meth:`vector_search` and one :meth:`fulltext_search` per kind.
+        """:meth:`vector_search` and :meth:`fulltext_search` of every kind in one query.
 
-        Each is one query (see those methods), so up to two round trips per kind: the
-        vector query's over-fetch loop and exact-scan fallback do not fit one statement
-        with the others yet.
+        One round trip usually: each kind's vector index and full-text index are asked
+        for their first fetch in one statement (``search/query_hybrid_nodes``). A ranking
+        the first fetch does not fill (other tenants crowd the query, or a narrow scope)
+        continues as :meth:`vector_search` / :meth:`fulltext_search` would, from the next
+        fetch, one query per step; a kind whose vectors have no index of the query's
+        dimension is answered by the exact scan, one query. The results are exactly what
+        those methods give.
         """
         tenant = self._check(tenant)
-        return search_each(self, tenant, kinds, vector=vector, text=text, k=k, scope_ids=scope_ids)
+        wanted = check_search_kinds(kinds, vector, text)
+        k = _check_k(k)
+        if text is not None and not isinstance(text, str):
+            raise InvalidInput(f"query must be a string, got {type(text).__name__}")
+        vparams = None if vector is None else self._vector_params(tenant, vector, k, scope_ids)
+        scope = _check_scope(scope_ids)
+        lucene = None if text is None else lucene_query(text)
+        fetch = _first_fetch(k)
+        params: dict[str, Any] = {
+            "tenant": tenant,
+            "scope": scope,
+            "k": k,
+            "fetch": fetch,
+            "vector": None if vparams is None else vparams["vector"],
+            "text": lucene,
+        }
+        indexes: dict[str, str | None] = {}
+        for kind in ("entity", "turn", "chunk"):
+            spec = _KINDS[kind]
+            use = kind in wanted
+            indexes[f"{kind}_vector_index"] = (
+                self._online_vector_index(spec.label, vparams["dimension"])
+                if use and vparams is not None
+                else None
+            )
+            indexes[f"{kind}_text_index"] = (
+                FULLTEXT_INDEXES[spec.label] if use and lucene is not None else None
+            )
+        params.update(indexes)
+        rows: dict[tuple[str, str], Mapping[str, Any]] = {}
+        if any(indexes.values()):
+            try:
+                answered = self._read("search/query_hybrid_nodes", params)
+            except GraphmemError as exc:
+                if exc.data.get("code") != _PROCEDURE_FAILED:
+                    raise
+                # An index went away or is missing: each kind on its own says which.
+                self._index_cache = None
+                return search_each(
+                    self, tenant, wanted, vector=vector, text=text, k=k, scope_ids=scope_ids
+                )
+            rows = {(row["kind"], row["how"]): row for row in answered}
+        out: dict[NodeKind, SearchPair] = {}
+        for kind in wanted:
+            spec = _KINDS[kind]
+            by_vector: list[SearchHit] = []
+            if vparams is not None:
+                index = indexes[f"{kind}_vector_index"]
+                first = rows.get((kind, "vector")) if index is not None else None
+                hits = self._vector_hits_of({**vparams, "fetch": fetch}, first)
+                by_vector = (
+                    hits
+                    if hits is not None
+                    else self._vector_search_from(
+                        spec, vparams, index, fetch * OVERFETCH if first else fetch
+                    )
+                )
+            by_text: list[SearchHit] = []
+            if lucene is not None:
+                row = rows[(kind, "text")]
+                done = len(row["hits"]) >= k or row["fetched"] < fetch
+                by_text = (
+                    _text_hits(row["hits"])
+                    if done
+                    else self._fulltext_search_from(
+                        kind, spec, {**params, "query": lucene}, fetch * OVERFETCH
+                    )
+                )
+            out[kind] = SearchPair(by_vector, by_text)
+        return out
+
+    def _fulltext_search_from(
+        self, kind: str, spec: _KindQueries, params: Mapping[str, Any], fetch: int
+    ) -> list[SearchHit]:
+        """Ask the full-text index from ``fetch`` on, growing it while hits are missing."""
+        index = FULLTEXT_INDEXES[spec.label]
+        query = {
+            "tenant": params["tenant"],
+            "index": index,
+            "query": params["query"],
+            "k": params["k"],
+            "scope": params["scope"],
+        }
+        while True:
+            try:
+                row = self._read(spec.query_text, {**query, "fetch": fetch})[0]
+            except GraphmemError as exc:
+                if exc.data.get("code") != _PROCEDURE_FAILED:
+                    raise
+                raise UnsupportedOperation(
+                    f"full-text search of {kind}s needs the index {index} on {self.url} "
+                    f"({exc}); install the schema: graphmem schema install --store URL",
+                    operation="fulltext_search",
+                    index=index,
+                    url=self.url,
+                ) from exc
+            hits = row["hits"]
+            if len(hits) >= query["k"] or row["fetched"] < fetch:
+                return _text_hits(hits)
+            fetch *= OVERFETCH
 
     def fulltext_search(
         self,
@@ -1809,26 +2142,8 @@ class Neo4jStore:
         lucene = lucene_query(query)
         if lucene is None:
             return []
-        index = FULLTEXT_INDEXES[spec.label]
-        params = {"tenant": tenant, "index": index, "query": lucene, "k": k, "scope": scope}
-        fetch = max(k * OVERFETCH, MIN_FETCH)
-        while True:
-            try:
-                row = self._read(spec.query_text, {**params, "fetch": fetch})[0]
-            except GraphmemError as exc:
-                if exc.data.get("code") != _PROCEDURE_FAILED:
-                    raise
-                raise UnsupportedOperation(
-                    f"full-text search of {kind}s needs the index {index} on {self.url} "
-                    f"({exc}); install the schema: graphmem schema install --store URL",
-                    operation="fulltext_search",
-                    index=index,
-                    url=self.url,
-                ) from exc
-            hits = row["hits"]
-            if len(hits) >= k or row["fetched"] < fetch:
-                return [SearchHit(hit["id"], float(hit["score"])) for hit in hits]
-            fetch *= OVERFETCH
+        params = {"tenant": tenant, "query": lucene, "k": k, "scope": scope}
+        return self._fulltext_search_from(str(kind), spec, params, _first_fetch(k))
 
     # ------------------------------------------------------------------ expand
 
@@ -1849,7 +2164,7 @@ class Neo4jStore:
         ``max_nodes`` caps them (seeds always included); relationships by key.
         """
         tenant = self._check(tenant)
-        depth = _check_depth(depth, "depth", 0)
+        depth = _check_hops(depth, "depth", 0)
         if max_nodes is not None:
             _check_depth(max_nodes, "max_nodes", 1)
         params: dict[str, Any] = {
@@ -1861,7 +2176,7 @@ class Neo4jStore:
             "depth": depth,
             "now": utcnow(),
         }
-        cap = _NO_LIMIT if max_nodes is None else max_nodes
+        cap = _limit(max_nodes)
         params["max_nodes"] = cap
         params["limit"] = max(0, cap - len(params["seeds"]))
         if not params["seeds"]:
@@ -1886,9 +2201,15 @@ class Neo4jStore:
         )
 
     def clear(self, tenant: str) -> None:
-        """Delete everything the tenant holds."""
+        """Delete everything the tenant holds.
+
+        In batches of 1,000 nodes, each committed on its own (``CALL ... IN
+        TRANSACTIONS``), so a tenant of any size is cleared within the server's memory;
+        one auto-commit query, retried on retryable errors, since running it again only
+        deletes what is left. A failure part-way leaves part of the tenant: clear again.
+        """
         tenant = self._check(tenant)
-        self._write("tenant/clear_tenant", {"tenant": tenant})
+        self._autocommit("tenant/clear_tenant", {"tenant": tenant}, write=True)
 
 
 class _TurnPlan:
@@ -1936,6 +2257,32 @@ def _plan_mentions(mentions: object) -> dict[str, list[dict[str, str]]]:
     }
 
 
+def _parents_first(turns: Sequence[Turn], by_id: Mapping[str, Turn]) -> list[Turn]:
+    """The dump's turns with every parent in the dump before its children (else in order).
+
+    The load numbers each session's turns in this order (``seq``), which keeps ``seq``
+    increasing along every branch: the active branch is read newest first by ``seq``.
+    Linear: each turn is walked once. A cycle of parents (which would never reach a
+    root) is ``InvalidInput``.
+    """
+    done: set[str] = set()
+    ordered: list[Turn] = []
+    for turn in turns:
+        path: list[Turn] = []
+        on_path: set[str] = set()
+        step: Turn | None = turn
+        while step is not None and step.id not in done:
+            if step.id in on_path:
+                raise InvalidInput(f"the parents of turn {turn.id!r} form a cycle", turn_id=turn.id)
+            on_path.add(step.id)
+            path.append(step)
+            step = by_id.get(step.parent_id) if step.parent_id else None
+        for ancestor in reversed(path):
+            done.add(ancestor.id)
+            ordered.append(ancestor)
+    return ordered
+
+
 def _plan_turns(turns: Sequence[Turn], heads: Mapping[str, str | None]) -> _TurnPlan:
     """Check a load's turns and heads without the server; arrange them for the queries."""
     plan = _TurnPlan()
@@ -1958,18 +2305,13 @@ def _plan_turns(turns: Sequence[Turn], heads: Mapping[str, str | None]) -> _Turn
                 turn_id=turn.id,
             )
         plan.links.append({"id": turn.id, "parent_id": turn.parent_id})
-    for turn in turns:  # a cycle of parents inside the dump would never reach a root
-        seen = {turn.id}
-        step = by_id.get(turn.parent_id) if turn.parent_id else None
-        while step is not None:
-            if step.id in seen:
-                raise InvalidInput(f"the parents of turn {turn.id!r} form a cycle", turn_id=turn.id)
-            seen.add(step.id)
-            step = by_id.get(step.parent_id) if step.parent_id else None
     grouped: dict[str, list[dict[str, Any]]] = {}
+    for turn in _parents_first(turns, by_id):
+        props = turn_props(turn)
+        props["created_at"] = wire_time(turn.created_at)  # stored as DateTime by the query
+        grouped.setdefault(turn.session_id, []).append(props)
     last: dict[str, str] = {}
     for turn in turns:
-        grouped.setdefault(turn.session_id, []).append(turn_props(turn))
         last[turn.session_id] = turn.id
     plan.sessions = [{"session_id": s, "turns": rows} for s, rows in grouped.items()]
     resolved: dict[str, str] = dict(last)
@@ -2001,8 +2343,10 @@ def open_neo4j(url: str, **options: Any) -> Neo4jStore:
         **options: ``user``, ``password``, ``database`` (win over the URL); ``tracer``
             (a callable given a :class:`graphmem.store.TraceEvent` per query);
             ``ensure_schema`` (default True: create the uniqueness constraints if
-            missing); anything else goes to ``neo4j.GraphDatabase.driver`` (for example
-            ``connection_timeout`` or ``max_transaction_retry_time``).
+            missing); ``bookmarks`` (another store's :attr:`Neo4jStore.bookmarks`: this
+            store's first transactions wait for those writes); anything else goes to
+            ``neo4j.GraphDatabase.driver`` (for example ``connection_timeout`` or
+            ``max_transaction_retry_time``).
 
     Raises:
         InvalidInput: The URL or an option is not understood.
@@ -2011,9 +2355,11 @@ def open_neo4j(url: str, **options: Any) -> Neo4jStore:
     """
     tracer: Tracer | None = options.pop("tracer", None)
     ensure_schema = bool(options.pop("ensure_schema", True))
+    bookmarks: Iterable[str] | None = options.pop("bookmarks", None)
+    initial = None if bookmarks is None else _check_bookmarks(bookmarks)
     settings = parse_connection(url, **options)
     driver = make_driver(settings)
-    store = Neo4jStore(driver, settings, tracer=tracer)
+    store = Neo4jStore(driver, settings, tracer=tracer, bookmarks=initial)
     try:
         store.ping()
         if ensure_schema:
@@ -2026,10 +2372,11 @@ def open_neo4j(url: str, **options: Any) -> Neo4jStore:
 
 def make_driver(settings: ConnectionSettings) -> neo4j.Driver:
     """A driver for ``settings``; a bad URL or option raises ``InvalidInput``."""
+    # graphmem's queries are its own: the server need not compute notifications for them
+    # (a user who wants them passes notifications_min_severity=...).
+    options = {"notifications_min_severity": "OFF", **settings.driver_options}
     try:
-        return neo4j.GraphDatabase.driver(
-            settings.uri, auth=settings.auth, **dict(settings.driver_options)
-        )
+        return neo4j.GraphDatabase.driver(settings.uri, auth=settings.auth, **options)
     except (neo4j_errors.ConfigurationError, ValueError, TypeError) as exc:
         raise InvalidInput(
             f"cannot connect to {settings.redacted_url}: {exc}", url=settings.redacted_url
