@@ -226,15 +226,22 @@ class Memory:
         direction: Direction = "out",
         types: Sequence[str] | None = None,
         as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
         include_invalid: bool = False,
         limit: int | None = None,
     ) -> list[Relationship]:
-        """An entity's relationships: outgoing by default, current facts unless ``as_of``."""
+        """An entity's relationships: outgoing by default, current facts unless a clock is given.
+
+        ``as_of`` is world time (facts that held then, invalidated since or not);
+        ``recorded_as_of`` memory time (what the store held then); see
+        :meth:`graphmem.Relationship.held` for the rules of each and of both.
+        """
         self._check_open()
         flt = RelationshipFilter(
             direction=direction,
             types=tuple(types) if types is not None else None,
             as_of=as_of,
+            recorded_as_of=recorded_as_of,
             include_invalid=include_invalid,
             limit=limit,
         )
@@ -325,10 +332,24 @@ class Memory:
             max_nodes=max_nodes,
         )
 
-    def identity_snapshot(self, npc_id: str) -> NPCIdentity:
-        """Who the NPC is now, in one store call; ``.to_prompt(max_tokens)`` renders it."""
+    def identity_snapshot(
+        self,
+        npc_id: str,
+        *,
+        as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
+    ) -> NPCIdentity:
+        """Who the NPC is, in one store call; ``.to_prompt(max_tokens)`` renders it.
+
+        Now by default; at world time ``as_of`` and / or as the memory stood at
+        ``recorded_as_of`` (the rules of :meth:`graphmem.Relationship.held`).
+        """
         self._check_open()
-        return self._store.identity_snapshot(self._tenant, npc_id)
+        if as_of is None and recorded_as_of is None:
+            return self._store.identity_snapshot(self._tenant, npc_id)
+        return self._store.identity_snapshot(
+            self._tenant, npc_id, as_of=as_of, recorded_as_of=recorded_as_of
+        )
 
     # ------------------------------------------------------------------ conversations
 

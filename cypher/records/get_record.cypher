@@ -1,3 +1,3 @@
 // One record of a kind by id; no row when there is none (NotFound).
 MATCH (r:Record {tenant: $tenant, kind: $kind, id: $record_id})
-RETURN r {.id, .kind, .data_json, .created_at, .updated_at} AS record
+RETURN r {.id, .kind, .data_json, .owner, .blob, .created_at, .updated_at} AS record

@@ -1,5 +1,5 @@
 // Every record of the tenant, ordered by (kind, created_at, id) as the embedded backend
 // dumps them.
 MATCH (r:Record {tenant: $tenant})
-RETURN r {.id, .kind, .data_json, .created_at, .updated_at} AS record
+RETURN r {.id, .kind, .data_json, .owner, .blob, .created_at, .updated_at} AS record
 ORDER BY r.kind, r.created_at, r.id
