@@ -17,6 +17,7 @@ group (name = scheme, value = ``"module:factory"``) or :func:`register_backend`.
 from __future__ import annotations
 
 import importlib
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -116,13 +117,16 @@ def check_where(where: Mapping[str, JSONScalar] | None) -> dict[str, JSONScalar]
     return out
 
 
+_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def check_owner(owner: object) -> str:
     """Return ``owner`` if it can be a record owner (an id), else raise ``InvalidInput``."""
     if (
         not isinstance(owner, str)
         or not owner.strip()
         or len(owner) > 512
-        or any(ord(ch) < 32 or ord(ch) == 127 for ch in owner)
+        or _CONTROL_CHARS.search(owner)
     ):
         raise InvalidInput(
             f"record owner {owner!r} is not an id: a non-empty string of at most 512 "

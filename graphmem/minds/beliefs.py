@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Any
 
 from graphmem.minds.models import Belief, Fact, MindSettings, same_value
-from graphmem.models import Record, construct_trusted, new_id
+from graphmem.models import FrozenDict, FrozenList, Record, construct_trusted, new_id
 from graphmem.store import GraphStore
 
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "belief_from_record",
     "chain_key",
     "current_id",
+    "mark_recalled",
     "read_current",
     "read_versions",
     "retire",
@@ -62,9 +63,31 @@ def slot_of(fact: Fact, settings: MindSettings) -> str:
 
 
 def current_id(holder: str, chain: tuple[str, ...], slot: str) -> str:
-    """The record id of the version a holder holds now about a slot."""
-    raw = json.dumps([holder, list(chain), slot]).encode()
+    """The record id of the version a holder holds now about a slot.
+
+    Ids hold no control characters, so joining them with one is unambiguous.
+    """
+    raw = "\x1f".join((holder, *chain, "\x1e", slot)).encode()
     return "b" + hashlib.sha1(raw, usedforsecurity=False).hexdigest()
+
+
+def _record(
+    record_id: str, owner: str, data: dict[str, Any], now: datetime, created: datetime | None
+) -> Record:
+    """A belief record from data this module made (JSON already): frozen, not re-validated."""
+    frozen = FrozenDict({k: FrozenList(v) if isinstance(v, list) else v for k, v in data.items()})
+    return construct_trusted(
+        Record,
+        {
+            "id": record_id,
+            "kind": KIND,
+            "data": frozen,
+            "owner": owner,
+            "blob": None,
+            "created_at": created or now,
+            "updated_at": now,
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +110,7 @@ def _iso(value: datetime) -> str:
     return value.isoformat()
 
 
-def _data(item: Acquisition, slot: str, recorded_at: datetime) -> dict[str, Any]:
+def _data(item: Acquisition, slot: str, at: str, recorded_at: str) -> dict[str, Any]:
     fact = item.fact
     data: dict[str, Any] = {
         "holder": item.holder,
@@ -101,8 +124,8 @@ def _data(item: Acquisition, slot: str, recorded_at: datetime) -> dict[str, Any]
         "sources": list(item.sources),
         "confidence": item.confidence,
         "importance": item.importance,
-        "valid_from": _iso(item.at),
-        "recorded_at": _iso(recorded_at),
+        "valid_from": at,
+        "recorded_at": recorded_at,
         "recall_count": 0,
         "current": True,
     }
@@ -157,17 +180,25 @@ def acquire(
     records written for the items (not the past copies); unchanged items write nothing.
     """
     wanted: dict[str, tuple[Acquisition, str]] = {}
+    slots: dict[int, str] = {}  # items share facts: one slot key per fact
     for item in items:
-        slot = slot_of(item.fact, settings)
+        slot = slots.get(id(item.fact))
+        if slot is None:
+            slot = slots[id(item.fact)] = slot_of(item.fact, settings)
         wanted[current_id(item.holder, item.chain, slot)] = (item, slot)
     if not wanted:
         return []
     held = {r.id: r for r in store.get_records(tenant, KIND, list(wanted))}
     writes: list[Record] = []
     fresh: list[Record] = []
+    stamp = _iso(now)
+    times: dict[datetime, str] = {}
     for record_id, (item, slot) in wanted.items():
         old = held.get(record_id)
-        data = _data(item, slot, now)
+        at = times.get(item.at)
+        if at is None:
+            at = times[item.at] = _iso(item.at)
+        data = _data(item, slot, at, stamp)
         current_owner = chain_key(item.holder, item.chain)
         past_owner = chain_key(item.holder, item.chain, past=True)
         if old is not None and old.data.get("current") is True:
@@ -179,31 +210,20 @@ def acquire(
                     retired_because="superseded",
                     current=False,
                 )
-                writes.append(Record(id=new_id(), kind=KIND, owner=past_owner, data=data))
+                writes.append(_record(new_id(), past_owner, data, now, None))
                 continue
             if _same(old, item):
                 continue
             past = _retired(old, ended=item.at, now=now, because="superseded")
-            writes.append(_copy(old, past, past_owner))
+            writes.append(_record(new_id(), past_owner, past, now, old.created_at))
         elif old is not None:  # a forgotten version still sits at this id: move it aside
-            writes.append(_copy(old, dict(old.data), past_owner))
-        record = Record(id=record_id, kind=KIND, owner=current_owner, data=data)
+            writes.append(_record(new_id(), past_owner, dict(old.data), now, old.created_at))
+        record = _record(record_id, current_owner, data, now, None)
         writes.append(record)
         fresh.append(record)
     if writes:
         store.put_records(tenant, KIND, writes)
     return fresh
-
-
-def _copy(old: Record, data: dict[str, Any], owner: str) -> Record:
-    return Record(
-        id=new_id(),
-        kind=KIND,
-        owner=owner,
-        data=data,
-        created_at=old.created_at,
-        updated_at=max(old.updated_at, old.created_at),
-    )
 
 
 def retire(
@@ -222,10 +242,24 @@ def retire(
         chain = tuple(str(i) for i in record.data.get("chain", ()))
         owner = chain_key(holder, chain, past=True)
         data = _retired(record, ended=at, now=now, because=because)
-        writes.append(record.model_copy(update={"owner": owner, "data": data}))
+        writes.append(_record(record.id, owner, data, now, record.created_at))
     if writes:
         store.put_records(tenant, KIND, writes)
     return writes
+
+
+def mark_recalled(
+    store: GraphStore, tenant: str, records: Iterable[Record], *, at: datetime, now: datetime
+) -> None:
+    """Note that current versions were recalled at world time ``at`` (one atomic put)."""
+    writes = []
+    for record in records:
+        data = dict(record.data)
+        data["last_recalled_at"] = _iso(at)
+        data["recall_count"] = int(data.get("recall_count", 0)) + 1
+        writes.append(_record(record.id, record.owner or "", data, now, record.created_at))
+    if writes:
+        store.put_records(tenant, KIND, writes)
 
 
 # --------------------------------------------------------------------------- reading
@@ -303,14 +337,16 @@ def visible_at(belief: Belief, as_of: datetime | None, recorded_as_of: datetime 
 
     World time: ``valid_from <= as_of < valid_to``. Memory time: ``recorded_at <=
     recorded_as_of < retired_at``. Each clock given is checked; none given means now.
+    With both, the world as the memory told it then: a version retired after
+    ``recorded_as_of`` had no ``valid_to`` yet (its end was recorded when it was retired).
     """
     if as_of is None and recorded_as_of is None:
         return belief.retired_at is None
-    if as_of is not None and not (
-        belief.valid_from <= as_of and (belief.valid_to is None or as_of < belief.valid_to)
-    ):
-        return False
-    return recorded_as_of is None or (
-        belief.recorded_at <= recorded_as_of
-        and (belief.retired_at is None or recorded_as_of < belief.retired_at)
-    )
+    ends = belief.valid_to
+    if recorded_as_of is not None:
+        if belief.recorded_at > recorded_as_of:
+            return False
+        if belief.retired_at is not None and recorded_as_of >= belief.retired_at:
+            return False
+        ends = None
+    return as_of is None or (belief.valid_from <= as_of and (ends is None or as_of < ends))

@@ -658,19 +658,7 @@ class Minds:
         if mark and ranked:
             ids = [r.belief.id for r in ranked]
             records = self.store.get_records(self.tenant, store_beliefs.KIND, ids)
-            touched = [
-                r.model_copy(
-                    update={
-                        "data": {
-                            **r.data,
-                            "last_recalled_at": when.isoformat(),
-                            "recall_count": int(r.data.get("recall_count", 0)) + 1,
-                        }
-                    }
-                )
-                for r in records
-            ]
-            self.store.put_records(self.tenant, store_beliefs.KIND, touched)
+            store_beliefs.mark_recalled(self.store, self.tenant, records, at=when, now=utcnow())
         return ranked
 
     def forget(
@@ -720,9 +708,12 @@ class Minds:
         as_of: datetime | None = None,
         recorded_as_of: datetime | None = None,
     ) -> PerspectiveIdentity:
-        """The NPC as it sees things: itself, and what it believes (two store reads)."""
+        """The NPC as it sees things: itself, what it believes, and whom it heard it from.
+
+        Two store reads: its beliefs, and the entities they name.
+        """
         held = self.beliefs(npc, as_of=as_of, recorded_as_of=recorded_as_of)
-        named = sorted({npc, *(i for b in held for i in b.fact.entity_ids)})
+        named = sorted({npc, *(i for b in held for i in (*b.fact.entity_ids, *b.sources))})
         entities = {e.id: e for e in self.store.get_entities(self.tenant, named)}
         if npc not in entities:
             raise NotFound(f"no entity {npc!r} in tenant {self.tenant!r}", entity_id=npc)
