@@ -220,6 +220,8 @@ class Event(_Model):
         names = names or {}
         who = names.get(self.actor, self.actor) if self.actor else None
         head = f"{who} {_words(self.type)}" if who else _words(self.type).capitalize()
+        if self.participants:
+            head += " " + ", ".join(names.get(p, p) for p in self.participants)
         if self.place and not who:
             head += f" in {names.get(self.place, self.place)}"
         said = [fact.text(names) for fact in self.claims]
