@@ -18,9 +18,11 @@ The mechanism, for every world (no rule knows any story):
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from functools import wraps
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.minds import beliefs as store_beliefs
@@ -53,6 +55,9 @@ __all__ = ["EVENT_KIND", "Minds", "chains", "event_from_record"]
 
 EVENT_KIND = "event"
 """The record kind of events."""
+
+_R = TypeVar("_R")
+_P = ParamSpec("_P")
 
 
 def chains(members: Sequence[str], depth: int) -> list[tuple[str, ...]]:
@@ -113,6 +118,32 @@ def _at(value: datetime | None, what: str = "at") -> datetime:
     return as_utc(value, what) or utcnow()
 
 
+# Belief writes read the versions they replace, then write: in one process, the writes
+# to one tenant of one store take turns, so two events at once never lose a version.
+_write_locks: dict[tuple[int, str], threading.RLock] = {}
+_write_locks_guard = threading.Lock()
+
+
+def _write_lock(store: GraphStore, tenant: str) -> threading.RLock:
+    key = (id(store), tenant)
+    with _write_locks_guard:
+        lock = _write_locks.get(key)
+        if lock is None:
+            lock = _write_locks[key] = threading.RLock()
+        return lock
+
+
+def _writes(method: Callable[Concatenate[Minds, _P], _R]) -> Callable[Concatenate[Minds, _P], _R]:
+    """Run a writing operation of :class:`Minds` under the tenant's write lock."""
+
+    @wraps(method)
+    def locked(self: Minds, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self._lock:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
 class Minds:
     """What the NPCs of one tenant know; :class:`graphmem.Memory` exposes it as verbs."""
 
@@ -120,6 +151,7 @@ class Minds:
         self.store = store
         self.tenant = tenant
         self.settings = settings
+        self._lock = _write_lock(store, tenant)
 
     # ------------------------------------------------------------------ entities
 
@@ -163,6 +195,7 @@ class Minds:
 
     # ------------------------------------------------------------------ events
 
+    @_writes
     def record_event(
         self,
         type: str,
@@ -304,6 +337,7 @@ class Minds:
         ]
         store_beliefs.acquire(self.store, self.tenant, items, self.settings, utcnow())
 
+    @_writes
     def observe(
         self,
         place: str,
@@ -345,6 +379,7 @@ class Minds:
             session_id=session_id,
         )
 
+    @_writes
     def tell(
         self,
         speaker: str,
@@ -440,6 +475,7 @@ class Minds:
             )
         return [held]
 
+    @_writes
     def believe(
         self,
         npc: str,
@@ -629,6 +665,7 @@ class Minds:
 
     # ------------------------------------------------------------------ salience
 
+    @_writes
     def recall(
         self,
         npc: str,
@@ -661,6 +698,7 @@ class Minds:
             store_beliefs.mark_recalled(self.store, self.tenant, records, at=when, now=utcnow())
         return ranked
 
+    @_writes
     def forget(
         self,
         npc: str | None = None,

@@ -4,6 +4,7 @@ salience and forgetting, perspective snapshots and session recaps."""
 from __future__ import annotations
 
 import io
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -332,7 +333,9 @@ def test_perspective_prompt_keeps_the_budget(hall: Memory) -> None:
 # --------------------------------------------------------------------------- salience
 
 
-def test_recall_ranks_by_recency_importance_and_relevance(hall: Memory) -> None:
+@pytest.fixture
+def memories(hall: Memory) -> Memory:
+    """Two things everyone in the hall saw at minute 0: one important, one trivial."""
     hall.record_event(
         "hid", actor="mira", changes=[("sword", "located_in", "chest")], importance=0.9,
         at=minute(0),
@@ -341,6 +344,11 @@ def test_recall_ranks_by_recency_importance_and_relevance(hall: Memory) -> None:
         "sat", actor="tomas", changes=[("tomas", "located_in", "hall")], importance=0.1,
         at=minute(0),
     )  # fmt: skip
+    return hall
+
+
+def test_recall_ranks_by_recency_importance_and_relevance(memories: Memory) -> None:
+    hall = memories
     later = minute(60 * 24 * 30)
 
     top = hall.recall("ada", k=1, at=later, mark=False)
@@ -356,15 +364,8 @@ def test_recall_ranks_by_recency_importance_and_relevance(hall: Memory) -> None:
         hall.recall("ada", k=0)
 
 
-def test_forget_retires_faded_beliefs_and_keeps_their_trail(hall: Memory) -> None:
-    hall.record_event(
-        "hid", actor="mira", changes=[("sword", "located_in", "chest")], importance=0.9,
-        at=minute(0),
-    )  # fmt: skip
-    hall.record_event(
-        "sat", actor="tomas", changes=[("tomas", "located_in", "hall")], importance=0.1,
-        at=minute(0),
-    )  # fmt: skip
+def test_forget_retires_faded_beliefs_and_keeps_their_trail(memories: Memory) -> None:
+    hall = memories
     week = minute(60 * 24 * 7)
 
     gone = hall.forget("ada", below=0.05, at=week)  # 0.1 x 0.43 < 0.05 <= 0.9 x 0.43
@@ -485,3 +486,25 @@ def test_recap_bad_input_writes_nothing(hall: Memory) -> None:
     assert hall.recaps() == []
     empty = hall.save_recap("s3")
     assert empty.text.endswith("nothing was recorded in this session.")
+
+
+def test_events_recorded_at_once_lose_no_belief_version(hall: Memory) -> None:
+    spots = [f"spot{i}" for i in range(24)]
+    hall.upsert_entities([{"id": s, "type": "item", "name": s} for s in spots])
+
+    def move(first: int) -> None:
+        for i in range(first, len(spots), 4):
+            hall.record_event(
+                "moved", actor="mira", changes=[("sword", "located_in", spots[i])], at=minute(i)
+            )
+
+    threads = [threading.Thread(target=move, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    versions = hall.beliefs("tomas", "sword", predicate="located_in", history=True)
+    assert sorted(b.fact.object for b in versions) == sorted(spots)
+    assert [b.fact.object for b in versions if b.current] == ["spot23"]
+    assert place_of(hall, "tomas", as_of=minute(7)) == "spot7"
