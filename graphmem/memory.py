@@ -974,18 +974,20 @@ class Memory:
                 :class:`graphmem.minds.Fact`, dicts of its fields, or
                 ``(subject, predicate, object)`` tuples.
             reveals: Facts the witnesses see without the event changing them.
-            present: Who was there. Default: the observers (``MindSettings.observers``)
-                the world state places at ``place`` now.
+            present: Who was there (those of an observer type witness it). Default:
+                the observers (``MindSettings.observers``) the world state places at
+                ``place`` now.
             at: World (game) time it happened; default now.
             importance: 0..1; the importance of the memories it makes.
             session_id: The game session (recaps gather its events).
             summary: A line for people (made from the facts when not given).
             attributes: Any other JSON data kept with it.
-            event_id: Its id (default: a fresh one).
+            event_id: Its id (default: a fresh one); an id already taken is refused.
 
         Raises:
-            InvalidInput: A bad or unknown id, a bad fact, or more beliefs to write than
-                ``MindSettings.max_beliefs_per_event``; nothing is written.
+            InvalidInput: A bad or unknown id, a taken event id, a bad fact, or more
+                beliefs to write than ``MindSettings.max_beliefs_per_event``; nothing is
+                written.
         """
         return self._minds().record_event(
             type,

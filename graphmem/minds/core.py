@@ -226,6 +226,10 @@ class Minds:
         ids = [i for i in (actor, place) if i is not None] + people + (named or [])
         ids += [i for fact in (*changed, *revealed) for i in fact.entity_ids]
         known = self._entities(ids)
+        if event_id is not None and self.store.get_records(self.tenant, EVENT_KIND, [event_id]):
+            raise InvalidInput(
+                f"event id {event_id!r} is taken: events are never replaced. Nothing was written."
+            )
         if place is None and actor is not None:
             place = self._place_of(actor)
         observers = set(self.settings.observers)

@@ -204,6 +204,10 @@ def test_bad_events_write_nothing(hall: Memory) -> None:
         tiny.record_event("hid", actor="mira", changes=[("sword", "located_in", "chest")])
     assert hall.events() == []
     assert hall.count_relationships() == before
+    hall.record_event("rang", place="hall", event_id="bell", at=minute(1))
+    with pytest.raises(InvalidInput, match="taken"):
+        hall.record_event("rang", place="hall", event_id="bell", at=minute(2))
+    assert [e.at for e in hall.events()] == [minute(1)]
     assert hall.beliefs("mira") == []
 
 
