@@ -45,8 +45,6 @@ __all__ = [
 KIND = "belief"
 """The record kind of beliefs."""
 
-_CACHE_LIMIT = 200_000
-
 
 @lru_cache(maxsize=65_536)
 def chain_key(holder: str, chain: tuple[str, ...], past: bool = False) -> str:
@@ -264,17 +262,32 @@ def mark_recalled(
 
 # --------------------------------------------------------------------------- reading
 
-# Records are immutable and the embedded store hands out the stored instances: the
-# belief made from one is kept (a pure conversion), so a hot read of an NPC's beliefs
-# converts each version once. Keyed by id(record), checked by identity.
+
+# Records are immutable, and the embedded store hands out the instances it holds: the
+# belief made from one is kept, so a hot read of an NPC's beliefs converts each version
+# once (the conversion costs more than the indexed read). Keyed by id(record) and checked
+# by identity; bounded (emptied when full). A server store makes new records per read:
+# they pass through it without benefit and without harm.
+_CACHE_LIMIT = 65_536
 _beliefs: dict[int, tuple[Record, Belief]] = {}
 
 
 def belief_from_record(record: Record) -> Belief:
-    """The :class:`Belief` a stored record holds (the store validated it on write)."""
+    """The :class:`Belief` a stored record holds.
+
+    Built without re-validation: this module wrote the record, and the store validated it.
+    """
     hit = _beliefs.get(id(record))
     if hit is not None and hit[0] is record:
         return hit[1]
+    belief = _convert(record)
+    if len(_beliefs) >= _CACHE_LIMIT:
+        _beliefs.clear()
+    _beliefs[id(record)] = (record, belief)
+    return belief
+
+
+def _convert(record: Record) -> Belief:
     data = record.data
     fact_values = {
         "subject": data["subject"],
@@ -302,11 +315,7 @@ def belief_from_record(record: Record) -> Belief:
         "last_recalled_at": _time(data.get("last_recalled_at")),
         "recall_count": int(data.get("recall_count", 0)),
     }
-    belief = construct_trusted(Belief, values)
-    if len(_beliefs) >= _CACHE_LIMIT:
-        _beliefs.clear()
-    _beliefs[id(record)] = (record, belief)
-    return belief
+    return construct_trusted(Belief, values)
 
 
 def _time(value: Any) -> datetime | None:
