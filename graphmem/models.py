@@ -25,10 +25,11 @@ from typing import Annotated, Any, ClassVar, Literal, NoReturn, Self, TypeVar
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
+    PlainSerializer,
     ValidationError,
-    field_serializer,
     field_validator,
     model_validator,
 )
@@ -234,7 +235,24 @@ def _as_utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
+def _blob_bytes(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ValueError("binary data given as a string must be base64 text") from exc
+    if isinstance(value, bytearray | memoryview):
+        return bytes(value)
+    return value
+
+
+def _blob_text(value: bytes) -> str:
+    return base64.b64encode(value).decode("ascii")
+
+
 Identifier = Annotated[str, AfterValidator(_check_identifier)]
+Blob = Annotated[bytes, BeforeValidator(_blob_bytes), PlainSerializer(_blob_text, when_used="json")]
+"""Binary data: bytes in Python, base64 text in JSON (a string given is read as base64)."""
 SafeName = Annotated[str, AfterValidator(_check_safe)]
 Timestamp = Annotated[datetime, AfterValidator(_as_utc)]
 Attributes = Annotated[dict[str, Any], AfterValidator(_check_attributes)]
@@ -556,25 +574,9 @@ class Record(_Model):
     kind: SafeName
     data: Attributes = Field(default_factory=FrozenDict)
     owner: Identifier | None = None
-    blob: bytes | None = None
+    blob: Blob | None = None
     created_at: Timestamp = Field(default_factory=utcnow)
     updated_at: Timestamp = Field(default_factory=utcnow)
-
-    @field_validator("blob", mode="before")
-    @classmethod
-    def _blob_bytes(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            try:
-                return base64.b64decode(value, validate=True)
-            except (binascii.Error, ValueError) as exc:
-                raise ValueError("a string blob must be base64 text") from exc
-        if isinstance(value, bytearray | memoryview):
-            return bytes(value)
-        return value
-
-    @field_serializer("blob", when_used="json")
-    def _blob_text(self, value: bytes | None) -> str | None:
-        return None if value is None else base64.b64encode(value).decode("ascii")
 
     @model_validator(mode="after")
     def _times_in_order(self) -> Self:

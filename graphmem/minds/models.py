@@ -16,6 +16,7 @@ from pydantic import Field, model_validator
 from graphmem.errors import InvalidInput
 from graphmem.models import (
     Attributes,
+    Blob,
     Entity,
     FrozenDict,
     Identifier,
@@ -247,7 +248,7 @@ class Recap(_Model):
         session_id: The session it recaps.
         campaign: The campaign the session belongs to, if any.
         text: The narrative text.
-        audio: Rendered audio of it (bytes), if any; size-limited by
+        audio: Rendered audio of it (bytes; base64 in JSON), if any; size-limited by
             ``MindSettings.max_audio_bytes``.
         audio_type: The media type of ``audio`` (``audio/ogg``, ...).
         source: ``given`` (text passed in), ``default`` (the deterministic recap) or
@@ -262,7 +263,7 @@ class Recap(_Model):
     session_id: Identifier
     campaign: Identifier | None = None
     text: str
-    audio: bytes | None = None
+    audio: Blob | None = None
     audio_type: str | None = None
     source: str = "given"
     events: int = 0
