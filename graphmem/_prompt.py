@@ -61,18 +61,32 @@ def _facts(identity: NPCIdentity) -> list[_Fact]:
     return facts
 
 
-def render_identity(identity: NPCIdentity, max_tokens: int | None) -> str:
-    """Render ``identity``; when over ``max_tokens``, drop facts from the least important end."""
-    npc = identity.entity
+def header_lines(npc: Entity) -> list[str]:
+    """The header of an NPC's prompt: name, type and well-known attributes, in order."""
     header = [f"{npc.name} ({npc.type})"]
     for key in WELL_KNOWN_ATTRIBUTES:
         if key in npc.attributes and npc.attributes[key] not in (None, ""):
             header.append(f"{_label(key)}: {_value(npc.attributes[key])}")
-    facts = _facts(identity)
+    return header
+
+
+def render_identity(identity: NPCIdentity, max_tokens: int | None) -> str:
+    """Render ``identity``; when over ``max_tokens``, drop facts from the least important end."""
+    return fit(header_lines(identity.entity), [f.line for f in _facts(identity)], max_tokens)
+
+
+def fit(
+    header: list[str], facts: list[str], max_tokens: int | None, *, title: str = "Facts:"
+) -> str:
+    """Header, then ``title`` and the fact lines (most important first), within the budget.
+
+    Over budget, fact lines are dropped from the end; the header is kept whole if it fits,
+    else cut hard; a note says how many facts were left out when it costs no fact.
+    """
     lines = list(header)
     if facts:
-        lines.append("Facts:")
-    text = "\n".join(lines + [f.line for f in facts])
+        lines.append(title)
+    text = "\n".join(lines + facts)
     if max_tokens is None or estimate_tokens(text) <= max_tokens:
         return text
     # The header is the identity itself: keep it whole if it fits, else cut it hard.
@@ -80,17 +94,17 @@ def render_identity(identity: NPCIdentity, max_tokens: int | None) -> str:
     if estimate_tokens(base) >= max_tokens:
         return base[: max_tokens * 4].rstrip()
     kept: list[str] = []
-    used = len(base) + len("\nFacts:")
+    used = len(base) + len(title) + 1
     budget = max_tokens * 4
-    for fact in facts:
-        cost = len(fact.line) + 1
+    for line in facts:
+        cost = len(line) + 1
         if used + cost > budget:
             break
-        kept.append(fact.line)
+        kept.append(line)
         used += cost
     if not kept:
         return base
-    lines = [*header, "Facts:", *kept]
+    lines = [*header, title, *kept]
     omitted = len(facts) - len(kept)
     note = f"- ({omitted} more facts omitted)"
     if used + len(note) + 1 <= budget:  # the note only if it costs no fact

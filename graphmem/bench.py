@@ -6,6 +6,9 @@ cost; absolute times on a shared machine say little on their own. Figures:
 
 - identity snapshot p50 / p99 at each size (entities with ~10 relationships each);
 - bulk ingest rate (entities + relationships per second);
+- NPC minds at the largest size: ``record_event`` in rooms of ten NPCs (beside writing
+  the one fact alone), ``beliefs(npc)`` and the perspective snapshot (each beside the
+  identity snapshot of the same NPC);
 - turn append rate, history of a long branch, fork;
 - ``import graphmem`` time (in a fresh interpreter), against ``import pydantic.main``
   (what any pydantic model costs).
@@ -262,6 +265,7 @@ def _figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iterator[F
                     round_trips=trips,
                 ).with_baseline(_percentile(theirs, q))
 
+        yield from _minds_figures(mem, counter, sizes[-1], samples, args.quick, say)
         yield from _conversation_figures(mem, counter, turns, say)
     finally:
         say("clearing the bench tenant ...")
@@ -286,6 +290,92 @@ def _ingest(
             rate = done / (time.perf_counter() - start)
             say(f"  ingest: {done:,} / {total:,} items ({rate:,.0f} items/s)")
     return time.perf_counter() - start
+
+
+def _minds_figures(
+    mem: Memory,
+    counter: _Counter,
+    size: int,
+    samples: int,
+    quick: bool,
+    say: Callable[[str], None],
+) -> Iterator[Figure]:
+    """NPC minds on the world of ``size`` entities: rooms of ten NPCs who see things happen.
+
+    In each room ten NPCs enter one by one, two items are dropped, one NPC leaves and an
+    item is moved (so it keeps a false belief): events recorded with ``record_event``,
+    witnesses read from the world state, beliefs nested to the default second order. Then,
+    for NPCs of those rooms, interleaved: ``beliefs(npc)`` (its first-order beliefs) and
+    the perspective snapshot, each beside the world identity snapshot of the same NPC.
+    """
+    from graphmem.minds import Fact
+
+    rooms = 10 if quick else 100
+    say(f"NPC minds: {rooms} rooms of 10 NPCs in the {size:,}-entity world ...")
+    npcs = [f"e{i}" for i in range(size) if i % 6 < 3]
+    locations = [f"e{i}" for i in range(size) if i % 6 == 3]
+    items = [f"e{i}" for i in range(size) if i % 6 == 4]
+    start = datetime.now(UTC) - timedelta(days=1)
+    step = timedelta(seconds=1)
+    writes: list[float] = []
+    alone: list[float] = []
+    counter.reset()
+    events = 0
+    for r in range(rooms):
+        room, people = locations[r], npcs[r * 10 : r * 10 + 10]
+        first, second = items[2 * r], items[2 * r + 1]
+        at = start + r * 20 * step
+        for n, npc in enumerate(people):
+            came = [(npc, "located_in", room)]
+            mem.record_event("entered", actor=npc, place=room, changes=came, at=at + n * step)
+        script: list[tuple[str, str, list[Any]]] = [
+            ("dropped", people[0], [(first, "located_in", room)]),
+            ("dropped", people[1], [(second, "located_in", room)]),
+            ("left", people[9], [Fact(subject=people[9], predicate="located_in", object=room,
+                                      holds=False)]),
+            ("moved", people[2], [(first, "located_in", second)]),
+        ]  # fmt: skip
+        for n, (kind, actor, changes) in enumerate(script, start=10):
+            writes.append(
+                _time_ns(
+                    partial(mem.record_event, kind, actor=actor, changes=changes, at=at + n * step)
+                )
+                / 1000
+            )
+            fact = Relationship(source_id=actor, target_id=room, type="near")
+            alone.append(_time_ns(partial(mem.upsert_relationships, [fact])) / 1000)
+        events += 14
+    yield Figure(
+        "record_event p50 (about 9 witnesses, 2nd-order beliefs)",
+        statistics.median(writes),
+        "ms",
+        round_trips=counter.round_trips / events,
+    ).with_baseline(statistics.median(alone))
+    rng = random.Random(size)
+    picks = [npcs[rng.randrange(rooms * 10)] for _ in range(samples)]
+    for npc in picks[:50]:  # warm up
+        mem.beliefs(npc)
+        mem.identity_snapshot(npc)
+        mem.identity_snapshot(npc, perspective=True)
+    held = statistics.mean(len(mem.beliefs(npc)) for npc in picks[:50])
+    ours: list[float] = []
+    view: list[float] = []
+    snapshot: list[float] = []
+    counter.reset()
+    for npc in picks:  # interleaved, so machine noise hits all alike
+        ours.append(_time_ns(partial(mem.beliefs, npc)))
+        snapshot.append(_time_ns(partial(mem.identity_snapshot, npc)))
+        view.append(_time_ns(partial(mem.identity_snapshot, npc, perspective=True)))
+    yield Figure(
+        f"beliefs(npc) p50 at {size:,} entities ({held:.0f} beliefs, vs identity snapshot)",
+        _percentile(ours, 0.5),
+        "us",
+    ).with_baseline(_percentile(snapshot, 0.5))
+    yield Figure(
+        f"perspective snapshot p50 at {size:,} entities (vs identity snapshot)",
+        _percentile(view, 0.5),
+        "us",
+    ).with_baseline(_percentile(snapshot, 0.5))
 
 
 def _conversation_figures(

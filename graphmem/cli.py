@@ -24,6 +24,7 @@ import tempfile
 import textwrap
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import TextIO
 
@@ -134,6 +135,18 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
     output.add_argument(
         "--json", action="store_true", help="print the NPCIdentity as JSON instead of text"
     )
+    snapshot.add_argument(
+        "--perspective", action="store_true", help="what the NPC believes, not the world's facts"
+    )
+    snapshot.add_argument(
+        "--as-of", type=_iso_time, metavar="TIME", help="world time (ISO 8601; naive = UTC)"
+    )
+    snapshot.add_argument(
+        "--recorded-as-of",
+        type=_iso_time,
+        metavar="TIME",
+        help="memory time: as the store held it then (ISO 8601)",
+    )
 
     export = commands.add_parser(
         "export",
@@ -168,10 +181,11 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
 
     evaluate = commands.add_parser(
         "eval",
-        help="measure retrieval on public QA data against a BM25 baseline",
+        help="measure retrieval and NPC beliefs on public data against baselines",
         description="Ingest MuSiQue, HotpotQA, MetaQA or LIGHT from ../shared/eval, answer "
         "every question from its text alone, and print recall / Hits@1 beside a BM25 "
-        "keyword baseline measured in the same run.",
+        "keyword baseline measured in the same run; ToMi stories become events and belief "
+        "questions are answered from belief reads, beside a world-state baseline.",
     )
     if with_eval:
         from graphmem import evaluation
@@ -264,9 +278,21 @@ def _fail(message: str) -> int:
 # --------------------------------------------------------------------------- snapshot
 
 
+def _iso_time(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an ISO 8601 time") from exc
+
+
 def _snapshot(args: argparse.Namespace) -> int:
     with open_memory(args.store, tenant=args.tenant) as mem:
-        identity = mem.identity_snapshot(args.npc_id)
+        identity = mem.identity_snapshot(
+            args.npc_id,
+            perspective=args.perspective,
+            as_of=args.as_of,
+            recorded_as_of=args.recorded_as_of,
+        )
         if args.json:
             print(identity.model_dump_json(indent=2))
         else:

@@ -22,6 +22,8 @@ Gold answers, supporting passage ids and question-type labels are read only to s
   carry, which rooms border Y, who is in the same room as X) with exact answers, and
   answered by ``Memory.retrieve`` (typed by the question's words). Baseline: BM25 over
   the description chunks.
+- ``tomi``: theory of mind (graphmem/evaluation_tomi.py): stories become events, questions
+  are answered from belief reads; baseline: the world state alone.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ __all__ = [
     "run_dataset",
 ]
 
-DATASETS = ("musique", "hotpotqa", "metaqa", "light")
+DATASETS = ("musique", "hotpotqa", "metaqa", "light", "tomi")
 EXTRACTORS = ("none", "names")
 
 
@@ -71,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--dataset",
         action="append",
         choices=DATASETS,
-        help="dataset to evaluate (repeatable; default: all four)",
+        help="dataset to evaluate (repeatable; default: all)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object per dataset")
     parser.add_argument("--limit", type=int, metavar="N", help="only the first N questions")
@@ -641,6 +643,10 @@ def run_dataset(
     folder = data or default_data_dir()
     if not folder.is_dir():
         raise InvalidInput(f"no evaluation data at {folder}; pass --data DIR", path=str(folder))
+    if name == "tomi":  # beliefs, no retrieval: graphmem/evaluation_tomi.py
+        from graphmem import evaluation_tomi
+
+        return evaluation_tomi.run(folder, limit, say)
     if embedder is None:
         from graphmem.retrieval import default_embedder
 
@@ -671,6 +677,11 @@ def run(args: argparse.Namespace) -> int:
         report["embedder"] = args.embedder
         if args.json:
             print(json.dumps(report), flush=True)
+            continue
+        if name == "tomi":
+            from graphmem.evaluation_tomi import print_report
+
+            print_report(report)
             continue
         print(f"{name} ({report['questions']} questions)")
         baseline = report["baseline"]

@@ -35,6 +35,16 @@ if TYPE_CHECKING:
     from numpy.typing import ArrayLike
 
     from graphmem.events import EventBus
+    from graphmem.minds import (
+        Belief,
+        Event,
+        Fact,
+        MindSettings,
+        Recap,
+        RecapSummarizer,
+        Recollection,
+    )
+    from graphmem.minds.core import Minds
     from graphmem.policy.context import ConversationMemory, Summarizer
     from graphmem.policy.governance import FactMemory, GovernancePolicy, LearnResult
     from graphmem.retrieval import (
@@ -100,12 +110,15 @@ class Memory:
         *,
         owns_store: bool = True,
         embedder: Embedder | None = None,
+        minds: MindSettings | None = None,
     ) -> None:
         self._tenant = check_tenant(tenant)
         self._store = store
         self._owns_store = owns_store
         self._closed = False
         self._embedder = embedder
+        self._mind_settings = minds
+        self._minds_obj: Minds | None = None
         self._linker: EntityLinker | None = None
         self._linker_key: int | None = None
 
@@ -226,15 +239,22 @@ class Memory:
         direction: Direction = "out",
         types: Sequence[str] | None = None,
         as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
         include_invalid: bool = False,
         limit: int | None = None,
     ) -> list[Relationship]:
-        """An entity's relationships: outgoing by default, current facts unless ``as_of``."""
+        """An entity's relationships: outgoing by default, current facts unless a clock is given.
+
+        ``as_of`` is world time (facts that held then, invalidated since or not);
+        ``recorded_as_of`` memory time (what the store held then); see
+        :meth:`graphmem.Relationship.held` for the rules of each and of both.
+        """
         self._check_open()
         flt = RelationshipFilter(
             direction=direction,
             types=tuple(types) if types is not None else None,
             as_of=as_of,
+            recorded_as_of=recorded_as_of,
             include_invalid=include_invalid,
             limit=limit,
         )
@@ -325,10 +345,32 @@ class Memory:
             max_nodes=max_nodes,
         )
 
-    def identity_snapshot(self, npc_id: str) -> NPCIdentity:
-        """Who the NPC is now, in one store call; ``.to_prompt(max_tokens)`` renders it."""
+    def identity_snapshot(
+        self,
+        npc_id: str,
+        *,
+        perspective: bool = False,
+        as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
+    ) -> NPCIdentity:
+        """Who the NPC is, in one store call; ``.to_prompt(max_tokens)`` renders it.
+
+        Now by default; at world time ``as_of`` and / or as the memory stood at
+        ``recorded_as_of`` (the rules of :meth:`graphmem.Relationship.held`).
+
+        With ``perspective=True``, who the NPC is *as it sees things*: a
+        :class:`graphmem.minds.PerspectiveIdentity` of its own beliefs at those clocks
+        (two store reads), rendered with "heard from X" where it matters, under the same
+        token budget rules.
+        """
         self._check_open()
-        return self._store.identity_snapshot(self._tenant, npc_id)
+        if perspective:
+            return self._minds().perspective(npc_id, as_of=as_of, recorded_as_of=recorded_as_of)
+        if as_of is None and recorded_as_of is None:
+            return self._store.identity_snapshot(self._tenant, npc_id)
+        return self._store.identity_snapshot(
+            self._tenant, npc_id, as_of=as_of, recorded_as_of=recorded_as_of
+        )
 
     # ------------------------------------------------------------------ conversations
 
@@ -879,6 +921,387 @@ class Memory:
         embed = self._embed if query.vector is not None else None
         return run_query(self._store, self._tenant, query, settings, self.entity_linker, embed)
 
+    # ------------------------------------------------------------------ NPC minds
+
+    @property
+    def mind_settings(self) -> MindSettings:
+        """How NPC minds work in this memory (``graphmem.open(..., minds=MindSettings())``)."""
+        return self._minds().settings
+
+    def _minds(self) -> Minds:
+        self._check_open()
+        if self._minds_obj is None:
+            from graphmem.minds import MindSettings
+            from graphmem.minds.core import Minds
+
+            settings = self._mind_settings or MindSettings()
+            if not isinstance(settings, MindSettings):
+                raise InvalidInput("minds takes a graphmem.minds.MindSettings")
+            self._minds_obj = Minds(self._store, self._tenant, settings)
+        return self._minds_obj
+
+    def record_event(
+        self,
+        type: str,
+        *,
+        actor: str | None = None,
+        participants: Sequence[str] = (),
+        place: str | None = None,
+        changes: Sequence[Fact | Mapping[str, Any] | tuple[str, str, str]] = (),
+        reveals: Sequence[Fact | Mapping[str, Any] | tuple[str, str, str]] = (),
+        present: Sequence[str] | None = None,
+        at: datetime | None = None,
+        importance: float = 0.5,
+        session_id: str | None = None,
+        summary: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+        event_id: str | None = None,
+    ) -> Event:
+        """Record that something happened; the world and its witnesses' beliefs follow.
+
+        The event is stored as its own record (two alike events stay two). Its
+        ``changes`` are applied to the world state at world time ``at`` (default now): a
+        relation of a single-valued type (``MindSettings.single_valued``, the presence
+        relation ``located_in`` by default) ends the subject's other one; a fact the
+        world already holds from a later time is left as it is. Its witnesses come to
+        believe the changes and ``reveals``, and that each other witness believes them,
+        nested to ``MindSettings.depth``; NPCs absent keep their old beliefs.
+
+        Args:
+            type: What happened (a safe name: ``moved``, ``entered``, ``hid``...).
+            actor: Who did it; ``place`` defaults to where the world state places them.
+            participants: Who else took part (they witness it).
+            place: Where it happened.
+            changes: Facts it makes true (or false: ``holds=False``) in the world:
+                :class:`graphmem.minds.Fact`, dicts of its fields, or
+                ``(subject, predicate, object)`` tuples.
+            reveals: Facts the witnesses see without the event changing them.
+            present: Who was there (those of an observer type witness it). Default:
+                the observers (``MindSettings.observers``) the world state places at
+                ``place`` now.
+            at: World (game) time it happened; default now.
+            importance: 0..1; the importance of the memories it makes.
+            session_id: The game session (recaps gather its events).
+            summary: A line for people (made from the facts when not given).
+            attributes: Any other JSON data kept with it.
+            event_id: Its id (default: a fresh one); an id already taken is refused.
+
+        Raises:
+            InvalidInput: A bad or unknown id, a taken event id, a bad fact, or more
+                beliefs to write than ``MindSettings.max_beliefs_per_event``; nothing is
+                written.
+        """
+        return self._minds().record_event(
+            type,
+            actor=actor,
+            participants=participants,
+            place=place,
+            changes=changes,
+            reveals=reveals,
+            present=present,
+            at=at,
+            importance=importance,
+            session_id=session_id,
+            summary=summary,
+            attributes=attributes,
+            event_id=event_id,
+        )
+
+    def observe(
+        self,
+        place: str,
+        *,
+        present: Sequence[str] | None = None,
+        depth: int = 2,
+        predicates: Sequence[str] | None = None,
+        at: datetime | None = None,
+        importance: float = 0.2,
+        session_id: str | None = None,
+    ) -> Event:
+        """Those at ``place`` see what is there now (an ``observed`` event; nothing changes).
+
+        What is there: the entities within ``depth`` steps along ``predicates`` (default
+        the presence relation: the chest in the room, the sword in the chest) and the
+        facts placing them. A game calls it when an NPC arrives somewhere it can see.
+        """
+        return self._minds().observe(
+            place,
+            present=present,
+            depth=depth,
+            predicates=predicates,
+            at=at,
+            importance=importance,
+            session_id=session_id,
+        )
+
+    def tell(
+        self,
+        speaker: str,
+        listener: str,
+        fact: Fact | Mapping[str, Any] | tuple[str, str, str] | None = None,
+        *,
+        about: str | None = None,
+        at: datetime | None = None,
+        decay: float | None = None,
+        importance: float | None = None,
+        session_id: str | None = None,
+    ) -> list[Belief]:
+        """The speaker passes its belief (``fact``, or all it believes ``about`` an entity) on.
+
+        The listener believes it ``told`` by the speaker, with the source chain (who had
+        it from whom) and the speaker's confidence times ``decay`` (default
+        ``MindSettings.tell_decay``); both then know the listener was told (nested
+        beliefs). A ``told`` event is recorded. Returns the listener's beliefs about it.
+
+        Raises:
+            InvalidInput: The speaker does not believe ``fact`` (tell passes beliefs on;
+                give it one with :meth:`believe`), or believes nothing ``about`` it.
+        """
+        return self._minds().tell(
+            speaker,
+            listener,
+            fact,
+            about=about,
+            at=at,
+            decay=decay,
+            importance=importance,
+            session_id=session_id,
+        )
+
+    def believe(
+        self,
+        npc: str,
+        fact: Fact | Mapping[str, Any] | tuple[str, str, str],
+        *,
+        how: str = "inferred",
+        confidence: float = 1.0,
+        importance: float = 0.5,
+        at: datetime | None = None,
+        told_by: str | None = None,
+        of: str | Sequence[str] | None = None,
+    ) -> Belief:
+        """Give an NPC a belief directly: an inference, a ``rumour``, a game's own rule.
+
+        ``of`` makes it nested (what ``npc`` thinks ``of`` believes).
+        """
+        return self._minds().believe(
+            npc,
+            fact,
+            how=how,
+            confidence=confidence,
+            importance=importance,
+            at=at,
+            told_by=told_by,
+            of=of,
+        )
+
+    def beliefs(
+        self,
+        npc: str,
+        about: str | None = None,
+        *,
+        of: str | Sequence[str] | None = None,
+        predicate: str | None = None,
+        as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
+        history: bool = False,
+    ) -> list[Belief]:
+        """What an NPC believes now, or at world time ``as_of`` / memory time ``recorded_as_of``.
+
+        Args:
+            npc: Whose beliefs.
+            about: Only beliefs naming this entity (as subject or object).
+            of: Nested beliefs: what ``npc`` thinks ``of`` believes (a list for deeper
+                orders: ``["b", "c"]`` is what npc thinks b thinks c believes).
+            predicate: Only beliefs of this predicate.
+            as_of: World time: the beliefs held then (superseded or forgotten since).
+            recorded_as_of: Memory time: the beliefs as the store held them then.
+            history: Every version ever held (an audit trail), whatever the clocks.
+
+        Returns:
+            Beliefs oldest first (by when they were acquired). Current reads are one
+            indexed store read.
+
+        Raises:
+            NotFound: ``npc`` is not an entity.
+        """
+        return self._minds().beliefs(
+            npc,
+            about,
+            of=of,
+            predicate=predicate,
+            as_of=as_of,
+            recorded_as_of=recorded_as_of,
+            history=history,
+        )
+
+    def belief(
+        self,
+        npc: str,
+        subject: str,
+        predicate: str,
+        object: str | None = None,
+        *,
+        of: str | Sequence[str] | None = None,
+        as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
+    ) -> Belief | None:
+        """What an NPC believes of one subject and predicate (``"where is the sword?"``).
+
+        With ``of``: what it thinks another believes ("where does Aria think Aiden thinks
+        the apple is?" is ``belief("aria", "apple", "located_in", of="aiden")``). None
+        when it believes nothing of it.
+        """
+        return self._minds().belief(
+            npc,
+            subject,
+            predicate,
+            object,
+            of=of,
+            as_of=as_of,
+            recorded_as_of=recorded_as_of,
+        )
+
+    def who_knows(
+        self,
+        fact: Fact | Mapping[str, Any] | tuple[str, str, str],
+        *,
+        as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
+    ) -> list[Belief]:
+        """The NPCs' beliefs that ``fact`` holds (first order), by holder."""
+        return self._minds().who_knows(fact, as_of=as_of, recorded_as_of=recorded_as_of)
+
+    def events(
+        self,
+        *,
+        about: str | None = None,
+        witness: str | None = None,
+        session_id: str | None = None,
+        place: str | None = None,
+        type: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = None,
+    ) -> list[Event]:
+        """Recorded events, oldest first (world time); every condition given must hold.
+
+        ``about``: events naming an entity anywhere; ``witness``: events an NPC saw;
+        ``since`` / ``until``: world-time bounds; ``limit``: the last ``limit``.
+        """
+        return self._minds().events(
+            about=about,
+            witness=witness,
+            session_id=session_id,
+            place=place,
+            type=type,
+            since=since,
+            until=until,
+            limit=limit,
+        )
+
+    def recall(
+        self,
+        npc: str,
+        query: str | None = None,
+        *,
+        about: str | Sequence[str] | None = None,
+        k: int = 10,
+        at: datetime | None = None,
+        mark: bool = True,
+        relevance: Callable[[Belief], float] | None = None,
+    ) -> list[Recollection]:
+        """The ``k`` beliefs an NPC recalls first: recency x importance x relevance.
+
+        The Generative Agents memory stream score (see :mod:`graphmem.minds.salience`):
+        recency decays per game hour since a belief was acquired or last recalled;
+        relevance is 1 for beliefs naming ``about``, the share of ``query``'s words in a
+        belief otherwise, or your own ``relevance(belief) -> 0..1``. ``mark`` records the
+        recall (last-recall time ``at``, count), which refreshes recency.
+        """
+        return self._minds().recall(
+            npc, query, about=about, k=k, at=at, mark=mark, relevance=relevance
+        )
+
+    def forget(
+        self,
+        npc: str | None = None,
+        *,
+        below: float | None = None,
+        older_than: timedelta | None = None,
+        about: str | None = None,
+        at: datetime | None = None,
+    ) -> list[Belief]:
+        """Retire beliefs (of one NPC, or of all) meeting every policy given.
+
+        ``below``: salience (importance x recency at ``at``) under this floor;
+        ``older_than``: not acquired nor recalled within this much game time before
+        ``at``. Retired beliefs are kept as past versions (``beliefs(..., history=True)``
+        and the two-clock reads still find them). Returns them, retired.
+        """
+        return self._minds().forget(npc, below=below, older_than=older_than, about=about, at=at)
+
+    def save_recap(
+        self,
+        session_id: str,
+        text: str | None = None,
+        *,
+        campaign: str | None = None,
+        audio: bytes | None = None,
+        audio_type: str | None = None,
+        summarizer: RecapSummarizer | Callable[..., str] | None = None,
+    ) -> Recap:
+        """Save a session's recap ("previously on..."), replacing an earlier one.
+
+        Without ``text`` it is written from the session (its active conversation branch
+        and its events) by ``summarizer`` when given, else deterministically
+        (:func:`graphmem.minds.default_recap`). ``audio``: rendered audio bytes, at most
+        ``MindSettings.max_audio_bytes``, stored as bytes.
+        """
+        from graphmem.minds import recaps
+
+        minds = self._minds()
+        return recaps.save_recap(
+            self._store,
+            self._tenant,
+            session_id,
+            text,
+            campaign=campaign,
+            audio=audio,
+            audio_type=audio_type,
+            summarizer=summarizer,
+            max_audio_bytes=minds.settings.max_audio_bytes,
+        )
+
+    def draft_recap(
+        self,
+        session_id: str,
+        *,
+        campaign: str | None = None,
+        summarizer: RecapSummarizer | Callable[..., str] | None = None,
+    ) -> Recap:
+        """A recap of a session as :meth:`save_recap` would write it, not saved."""
+        from graphmem.minds import recaps
+
+        self._check_open()
+        return recaps.draft_recap(
+            self._store, self._tenant, session_id, campaign=campaign, summarizer=summarizer
+        )
+
+    def recap(self, session_id: str) -> Recap:
+        """A session's saved recap; ``NotFound`` when it has none."""
+        from graphmem.minds import recaps
+
+        self._check_open()
+        return recaps.get_recap(self._store, self._tenant, session_id)
+
+    def recaps(self, campaign: str | None = None, *, limit: int | None = None) -> list[Recap]:
+        """Saved recaps, newest first: all of them, or one campaign's."""
+        from graphmem.minds import recaps
+
+        self._check_open()
+        return recaps.list_recaps(self._store, self._tenant, campaign, limit)
+
     def to_networkx(self, *, include_invalid: bool = False) -> nx.MultiDiGraph:
         """The entity graph as a networkx ``MultiDiGraph`` (for analysis and drawing).
 
@@ -942,6 +1365,7 @@ def open(  # noqa: A001
     *,
     tenant: str,
     embedder: Embedder | None = None,
+    minds: MindSettings | None = None,
     **options: Any,
 ) -> Memory:
     """Open a graph memory for one tenant.
@@ -954,10 +1378,12 @@ def open(  # noqa: A001
             Default: all-MiniLM-L6-v2 when the ``embeddings`` extra is installed, made on
             first use; without the extra, retrieval that needs embeddings raises
             ``BackendUnavailable`` saying so.
+        minds: How NPC minds work (:class:`graphmem.minds.MindSettings`; default:
+            second-order beliefs, ``located_in`` as presence).
         **options: Backend options, e.g. ``tracer=print``.
 
     Raises:
         IdentityRequired: ``tenant`` is empty.
     """
     check_tenant(tenant)
-    return Memory(open_store(url, **options), tenant, embedder=embedder)
+    return Memory(open_store(url, **options), tenant, embedder=embedder, minds=minds)

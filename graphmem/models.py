@@ -12,6 +12,8 @@ field at fault, whether the model is built directly or by a store.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 import uuid
@@ -23,8 +25,10 @@ from typing import Annotated, Any, ClassVar, Literal, NoReturn, Self, TypeVar
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
+    PlainSerializer,
     ValidationError,
     field_validator,
     model_validator,
@@ -235,7 +239,24 @@ def _as_utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
+def _blob_bytes(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return base64.b64decode(value, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise ValueError("binary data given as a string must be base64 text") from exc
+    if isinstance(value, bytearray | memoryview):
+        return bytes(value)
+    return value
+
+
+def _blob_text(value: bytes) -> str:
+    return base64.b64encode(value).decode("ascii")
+
+
 Identifier = Annotated[str, AfterValidator(_check_identifier)]
+Blob = Annotated[bytes, BeforeValidator(_blob_bytes), PlainSerializer(_blob_text, when_used="json")]
+"""Binary data: bytes in Python, base64 text in JSON (a string given is read as base64)."""
 SafeName = Annotated[str, AfterValidator(_check_safe)]
 Timestamp = Annotated[datetime, AfterValidator(_as_utc)]
 Attributes = Annotated[dict[str, Any], AfterValidator(_check_attributes)]
@@ -450,17 +471,64 @@ class Relationship(_Model):
         return (self.source_id, self.target_id, self.type)
 
     def is_valid_at(self, when: datetime) -> bool:
-        """Whether the fact held in the world at ``when`` (valid time, inclusive start)."""
-        if self.valid_at is not None and self.valid_at > when:
+        """Whether the fact held in the world at ``when`` (valid time, inclusive start).
+
+        A fact without ``valid_at`` holds from when the memory learned it (``created_at``):
+        the memory knows nothing of it before, so a fact and the replacement of an
+        invalidated one, both stored without ``valid_at``, never both hold at one time.
+        """
+        start = self.valid_at if self.valid_at is not None else self.created_at
+        if start > when:
             return False
         return self.invalid_at is None or when < self.invalid_at
 
     def is_current(self, now: datetime | None = None) -> bool:
-        """Whether the memory believes the fact now: valid now and not expired."""
+        """Whether the memory believes the fact now: valid now and not expired.
+
+        Unlike :meth:`is_valid_at`, a missing ``valid_at`` means "valid": a fact stored
+        is believed at once, whatever clock wrote its ``created_at``.
+        """
         now = now or utcnow()
         if self.expired_at is not None and self.expired_at <= now:
             return False
-        return self.is_valid_at(now)
+        if self.valid_at is not None and self.valid_at > now:
+            return False
+        return self.invalid_at is None or now < self.invalid_at
+
+    def held(
+        self,
+        as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
+        *,
+        now: datetime | None = None,
+    ) -> bool:
+        """Whether the memory says the fact held at world time ``as_of``, as it stood then.
+
+        The two clocks of a fact: ``valid_at`` / ``invalid_at`` (world time: when it held)
+        and ``created_at`` / ``expired_at`` (memory time: when it was learned and when the
+        memory stopped believing it).
+
+        - Neither given: :meth:`is_current` at ``now``.
+        - ``as_of`` only: :meth:`is_valid_at` (whether expired since or not).
+        - ``recorded_as_of`` given: what the store held at that memory time. A fact learned
+          after it is unknown. A fact expired after it was still believed then, and the end
+          its invalidation recorded (``invalid_at``) was not yet known. Without ``as_of``
+          the question is "current then": valid at ``recorded_as_of`` and not expired by it.
+        """
+        if recorded_as_of is None:
+            return self.is_current(now) if as_of is None else self.is_valid_at(as_of)
+        if self.created_at > recorded_as_of:
+            return False
+        expired = self.expired_at is not None and self.expired_at <= recorded_as_of
+        if as_of is None:
+            if expired:
+                return False
+            as_of = recorded_as_of
+        start = self.valid_at if self.valid_at is not None else self.created_at
+        if start > as_of:
+            return False
+        end = self.invalid_at if expired or self.expired_at is None else None
+        return end is None or as_of < end
 
 
 class Turn(_Model):
@@ -494,13 +562,23 @@ class Record(_Model):
     ``(kind, id)`` within a tenant. ``data`` is JSON (the same rules as entity attributes);
     store times in it as ISO 8601 strings.
 
+    ``owner`` is an optional lookup key (whom or what the record belongs to: an NPC for
+    its beliefs, a campaign for its recaps): ``find_records(kind, owner=...)`` finds the
+    records of one owner through an index on every backend. ``blob`` is an optional
+    binary payload (rendered audio, an image), stored as bytes; in JSON (exports, files)
+    it is base64 text, and a string given for it is read as base64.
+
     >>> Record(id="r1", kind="note", data={"text": "The well is dry."}).data["text"]
     'The well is dry.'
+    >>> Record(kind="clip", blob=bytes([0, 255])).model_dump(mode="json")["blob"]
+    'AP8='
     """
 
     id: Identifier = Field(default_factory=new_id)
     kind: SafeName
     data: Attributes = Field(default_factory=FrozenDict)
+    owner: Identifier | None = None
+    blob: Blob | None = None
     created_at: Timestamp = Field(default_factory=utcnow)
     updated_at: Timestamp = Field(default_factory=utcnow)
 
@@ -622,6 +700,9 @@ class RelationshipFilter(_Model):
         types: Only these relationship types.
         as_of: Facts that held in the world at this time (valid time), including ones
             invalidated since; without it, only facts believed now.
+        recorded_as_of: Memory time: the facts as the store held them then (see
+            :meth:`Relationship.held`); with ``as_of`` too, the world at ``as_of`` as the
+            memory knew it at ``recorded_as_of``.
         include_invalid: Every stored fact, whatever its validity.
         limit: At most this many, ordered by (source_id, target_id, type).
     """
@@ -629,6 +710,7 @@ class RelationshipFilter(_Model):
     direction: Direction = "out"
     types: tuple[SafeName, ...] | None = None
     as_of: Timestamp | None = None
+    recorded_as_of: Timestamp | None = None
     include_invalid: bool = False
     limit: int | None = Field(default=None, gt=0)
 

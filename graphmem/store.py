@@ -62,6 +62,7 @@ __all__ = [
     "TraceEvent",
     "Tracer",
     "as_utc",
+    "check_owner",
     "check_printable_name",
     "check_record_deletes",
     "check_search_kinds",
@@ -213,6 +214,25 @@ def check_where(where: Mapping[str, JSONScalar] | None) -> dict[str, JSONScalar]
             raise InvalidInput(f"where[{key!r}] is NaN, which equals nothing")
         out[key] = value
     return out
+
+
+_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def check_owner(owner: object) -> str:
+    """Return ``owner`` if it can be a record owner (an id), else raise ``InvalidInput``."""
+    if (
+        not isinstance(owner, str)
+        or not owner.strip()
+        or len(owner) > 512
+        or _CONTROL_CHARS.search(owner)
+    ):
+        raise InvalidInput(
+            f"record owner {owner!r} is not an id: a non-empty string of at most 512 "
+            "characters without control characters",
+            owner=owner,
+        )
+    return owner
 
 
 def as_utc(value: datetime | None, what: str) -> datetime | None:
@@ -522,8 +542,20 @@ class GraphStore(Protocol):
         """The entity, the entities within ``depth`` hops, and the current facts among them."""
         ...
 
-    def identity_snapshot(self, tenant: str, entity_id: str) -> NPCIdentity:
-        """The entity, its current relationships (both directions) and their other ends."""
+    def identity_snapshot(
+        self,
+        tenant: str,
+        entity_id: str,
+        *,
+        as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
+    ) -> NPCIdentity:
+        """The entity, its current relationships (both directions) and their other ends.
+
+        With ``as_of`` (world time) and / or ``recorded_as_of`` (memory time), the
+        relationships that :meth:`~graphmem.Relationship.held` then instead, in the same
+        one call.
+        """
         ...
 
     # -- conversations
@@ -622,12 +654,20 @@ class GraphStore(Protocol):
         """Return one record; ``NotFound`` if there is no record of ``kind`` with that id."""
         ...
 
+    def get_records(self, tenant: str, kind: str, record_ids: Sequence[str]) -> list[Record]:
+        """Return the records of ``kind`` that exist among ``record_ids``, in the order asked.
+
+        One call (one round trip) for the whole list, by the records' key.
+        """
+        ...
+
     def find_records(
         self,
         tenant: str,
         kind: str,
         *,
         where: Mapping[str, JSONScalar] | None = None,
+        owner: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
         limit: int | None = None,
@@ -641,6 +681,8 @@ class GraphStore(Protocol):
             where: Equality on top-level keys of ``data``, every pair must match; a key
                 missing from ``data`` never matches (not even ``None``). Values are JSON
                 scalars compared as JSON (``1`` equals ``1.0``, ``True`` is not ``1``).
+            owner: Only records with this ``owner``, found through an index (so the cost
+                follows the owner's records, not the kind's).
             since: Created at or after this time.
             until: Created before this time.
             limit: At most this many (positive), taken after ordering.

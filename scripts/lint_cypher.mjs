@@ -35,7 +35,7 @@ const PROPERTY_KEYS = [
   // Chunk
   'text', 'attributes_json',
   // Record
-  'kind', 'data_json',
+  'kind', 'data_json', 'owner', 'blob',
   // SHOW INDEXES columns
   'state', 'populationPercent', 'labelsOrTypes', 'properties', 'options', 'entityType',
   // Keys of the row maps passed as parameters ($rows, $links, ...): the linter cannot tell

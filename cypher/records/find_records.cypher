@@ -7,7 +7,7 @@ MATCH (r:Record {tenant: $tenant, kind: $kind})
 WHERE all(column IN keys($where) WHERE r[column] = $where[column])
   AND ($since IS NULL OR r.created_at >= $since)
   AND ($until IS NULL OR r.created_at < $until)
-RETURN r {.id, .kind, .data_json,
+RETURN r {.id, .kind, .data_json, .owner, .blob,
           created_at: toString(r.created_at), updated_at: toString(r.updated_at)} AS record
 ORDER BY
   CASE WHEN $newest_first THEN r.created_at END DESC,

@@ -1,6 +1,7 @@
 // Insert or replace records of one kind by id, one row each (ids are unique within $rows).
 // $rows: [{id, created_at, updated_at, props}], props = every stored property of the record
-// (tenant, kind, id, data_json and the attr./attrjson. filter columns of its data). A
+// (tenant, kind, id, data_json, owner, blob and the attr./attrjson. filter columns of its
+// data; a null owner or blob is no property). A
 // replaced record keeps its created_at and gets updated_at = $now (never before
 // created_at); its other properties are replaced, so removed data keys disappear.
 // Times ($now, row.created_at, row.updated_at) arrive as ISO 8601 text, stored as DateTime.

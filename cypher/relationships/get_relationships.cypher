@@ -2,7 +2,10 @@
 // when the entity does not exist (the caller raises NotFound).
 // $direction: out | in | both. $types: null or a list of types.
 // $mode: current (valid at $at and not expired at $at), as_of (valid at $at, whether
-// expired since or not) or all.
+// expired since or not) or all. $recorded: null, or a memory time: only facts the store
+// held then, a fact expired after it read without the end its invalidation recorded (the
+// rules of Relationship.held). A fact without valid_at holds from its created_at, except
+// in a current read without $recorded.
 MATCH (e:Entity {tenant: $tenant, id: $entity_id})
 CALL (e) {
   MATCH (e)-[r]-(other:Entity {tenant: $tenant})
@@ -11,9 +14,16 @@ CALL (e) {
          OR ($direction = 'in' AND endNode(r) = e))
     AND ($types IS NULL OR type(r) IN $types)
     AND ($mode = 'all'
-         OR ((r.valid_at IS NULL OR r.valid_at <= $at)
-             AND (r.invalid_at IS NULL OR $at < r.invalid_at)
-             AND ($mode = 'as_of' OR r.expired_at IS NULL OR $at < r.expired_at)))
+         OR (($recorded IS NULL OR r.created_at <= $recorded)
+             AND CASE
+                   WHEN r.valid_at IS NOT NULL THEN r.valid_at <= $at
+                   WHEN $mode = 'current' AND $recorded IS NULL THEN true
+                   ELSE r.created_at <= $at
+                 END
+             AND (r.invalid_at IS NULL OR $at < r.invalid_at
+                  OR ($recorded IS NOT NULL AND r.expired_at IS NOT NULL
+                      AND $recorded < r.expired_at))
+             AND ($mode <> 'current' OR r.expired_at IS NULL OR $at < r.expired_at)))
   WITH DISTINCT r
   WITH r, startNode(r).id AS source_id, endNode(r).id AS target_id
   ORDER BY source_id, target_id, type(r)

@@ -127,6 +127,7 @@ STORE_CALLS: dict[str, StoreCall] = {
     "list_sessions": lambda s, t: s.list_sessions(t),
     "put_records": lambda s, t: s.put_records(t, "note", [Record(id="r", kind="note")]),
     "get_record": lambda s, t: s.get_record(t, "note", "r"),
+    "get_records": lambda s, t: s.get_records(t, "note", ["r"]),
     "find_records": lambda s, t: s.find_records(t, "note"),
     "delete_records": lambda s, t: s.delete_records(t, "note", ["r"]),
     "count_records": lambda s, t: s.count_records(t, "note"),

@@ -26,6 +26,12 @@ MODULES = [
     "graphmem.retrieval.bridge",
     "graphmem.retrieval.fusion",
     "graphmem.backends.neo4j.fulltext",
+    "graphmem.minds",
+    "graphmem.minds.core",
+    "graphmem.minds.models",
+    "graphmem.minds.recaps",
+    "graphmem.minds.render",
+    "graphmem.minds.salience",
 ]
 
 

@@ -171,6 +171,7 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
             for r in rows
         ],
         "records/get_record": lambda: [{"record": RECORD}],
+        "records/get_records": lambda: [{"record": RECORD}],
         "records/find_records": lambda: [{"record": RECORD}],
         "records/delete_records": lambda: [{"deleted": len(params["ids"])}],
         "records/count_records": lambda: [{"count": 1}],
@@ -1717,6 +1718,7 @@ ACCESS: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
     "search_turns": (READ, lambda s: s.search_turns("t", TurnFilter(text="dragon"))),
     "list_sessions": (READ, lambda s: s.list_sessions("t")),
     "put_records": (WRITE, lambda s: s.put_records("t", "fact", [Record(kind="fact", data={})])),
+    "get_records": (READ, lambda s: s.get_records("t", "fact", ["r1"])),
     "write_records": (
         WRITE,
         lambda s: s.write_records("t", [Record(kind="fact", data={})], {"audit": ["a1"]}),
@@ -1977,7 +1979,7 @@ def test_hot_paths_send_times_as_text_and_read_them_back(
     assert not {"valid_at", "invalid_at", "expired_at"} & set(rel_row["props"])
     append = sent["conversations/append_turn"]
     assert append["created_at"] == T0.isoformat() and "created_at" not in append["props"]
-    assert isinstance(sent["traversal/get_identity_snapshot"]["now"], str)
+    assert isinstance(sent["traversal/get_identity_snapshot"]["at"], str)
 
 
 def test_a_replaced_entity_comes_back_with_the_times_the_server_kept(

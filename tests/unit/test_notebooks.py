@@ -39,6 +39,15 @@ def test_notebook_runs_top_to_bottom(path: Path, monkeypatch: pytest.MonkeyPatch
         if output.get("output_type") == "error"
     ]
     assert errors == []
+    if path.name == "03_npc_minds.ipynb":  # the belief graph is drawn
+        images = [
+            output
+            for cell in notebook.cells
+            if cell.cell_type == "code"
+            for output in cell.get("outputs", [])
+            if "image/png" in output.get("data", {})
+        ]
+        assert images, "the belief graph picture is missing"
 
 
 def test_there_is_a_quickstart_notebook() -> None:

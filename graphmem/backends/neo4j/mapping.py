@@ -11,8 +11,9 @@ Nodes (every one carries ``tenant``; every query filters on it):
   microsecond).
 - ``(:Chunk {tenant, id, text, source, attributes_json, created_at, search_text,
   embedding?, embedding_dim?})``; ``(:Turn|Chunk)-[:MENTIONS]->(:Entity)``.
-- ``(:Record {tenant, kind, id, data_json, created_at, updated_at})`` plus the filter
-  columns of its ``data`` (the policy layer's facts and audit entries).
+- ``(:Record {tenant, kind, id, data_json, owner?, blob?, created_at, updated_at})`` plus
+  the filter columns of its ``data`` (the policy layer's facts and audit entries, NPC
+  beliefs, events, recaps); ``blob`` is a byte array.
 
 Entity relationships are real relationship types, ``(:Entity)-[:<type>]->(:Entity)``, with
 ``tenant, attributes_json, session_id, confidence, source, confirmed, evidence, valid_at,
@@ -265,6 +266,8 @@ def record_props(record: Record, tenant: str) -> dict[str, Any]:
         "kind": record.kind,
         "id": record.id,
         "data_json": _attributes_json(record.data),
+        "owner": record.owner,
+        "blob": record.blob,
     }
     props.update(attribute_columns(record.data))
     return props
@@ -276,6 +279,8 @@ def record_from_row(row: Mapping[str, Any]) -> Record:
         id=row["id"],
         kind=row["kind"],
         data=json.loads(row["data_json"] or "{}"),
+        owner=row.get("owner"),
+        blob=None if row.get("blob") is None else bytes(row["blob"]),
         created_at=to_datetime(row["created_at"]),
         updated_at=to_datetime(row["updated_at"]),
     )

@@ -79,6 +79,7 @@ from graphmem.store import (
     TenantDump,
     Tracer,
     as_utc,
+    check_owner,
     check_record_deletes,
     check_search_kinds,
     check_tenant,
@@ -115,6 +116,7 @@ KEY_QUERIES: tuple[str, ...] = (
     "schema/create_conversation_key",
     "schema/create_chunk_key",
     "schema/create_record_key",
+    "schema/create_record_owner_index",
     "schema/create_turn_session_index",
     "schema/create_entity_type_index",
     "schema/create_entity_embedding_index",
@@ -437,6 +439,10 @@ def _check_records(items: object, kind: str | None, what: str) -> list[Record]:
     checked = _check_items(items, Record, what)
     for index, record in enumerate(checked):
         check_safe_name(record.kind, f"{what}[{index}].kind")
+        if record.owner is not None:
+            check_owner(record.owner)
+        if record.blob is not None and not isinstance(record.blob, bytes):
+            raise InvalidInput(f"{what}[{index}].blob must be bytes", index=index)
         if kind is not None and record.kind != kind:
             raise InvalidInput(
                 f"{what}[{index}] is of kind {record.kind!r}, not {kind!r}; put records of "
@@ -444,6 +450,17 @@ def _check_records(items: object, kind: str | None, what: str) -> list[Record]:
                 index=index,
             )
     return checked
+
+
+def _clock_mode(
+    as_of: datetime | None, recorded_as_of: datetime | None
+) -> tuple[str, datetime, datetime | None]:
+    """The ``$mode, $at, $recorded`` of a relationship read at two clocks (Relationship.held)."""
+    if as_of is not None:
+        return "as_of", as_of, recorded_as_of
+    if recorded_as_of is not None:
+        return "current", recorded_as_of, recorded_as_of
+    return "current", utcnow(), None
 
 
 def _dedupe(items: Sequence[T], key: Callable[[T], object]) -> list[T]:
@@ -1069,11 +1086,9 @@ class Neo4jStore:
         if not isinstance(filter, RelationshipFilter):
             raise InvalidInput("get_relationships takes a RelationshipFilter")
         if filter.include_invalid:
-            mode, at = "all", utcnow()
-        elif filter.as_of is not None:
-            mode, at = "as_of", filter.as_of
+            mode, at, recorded = "all", utcnow(), None
         else:
-            mode, at = "current", utcnow()
+            mode, at, recorded = _clock_mode(filter.as_of, filter.recorded_as_of)
         params = {
             "tenant": tenant,
             "entity_id": entity_id,
@@ -1081,6 +1096,7 @@ class Neo4jStore:
             "types": None if filter.types is None else list(filter.types),
             "mode": mode,
             "at": at,
+            "recorded": recorded,
             "limit": _limit(filter.limit),
         }
         rows = self._read("relationships/get_relationships", params)
@@ -1238,17 +1254,30 @@ class Neo4jStore:
             entities=tuple(entities), relationships=tuple(rels[k] for k in sorted(rels))
         )
 
-    def identity_snapshot(self, tenant: str, entity_id: str) -> NPCIdentity:
-        """The entity, its current relationships (both directions) and their other ends.
+    def identity_snapshot(
+        self,
+        tenant: str,
+        entity_id: str,
+        *,
+        as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
+    ) -> NPCIdentity:
+        """The entity, its relationships (both directions) and their other ends.
 
-        One query. Relationships are ordered by (source_id, target_id, type), related
-        entities by id (the entity itself is not among them, even with a self-loop).
+        One query. Current facts, or those held at ``as_of`` / ``recorded_as_of``.
+        Relationships are ordered by (source_id, target_id, type), related entities by id
+        (the entity itself is not among them, even with a self-loop).
         """
         tenant = self._check(tenant)
+        mode, at, recorded = _clock_mode(
+            as_utc(as_of, "as_of"), as_utc(recorded_as_of, "recorded_as_of")
+        )
         params = {
             "tenant": tenant,
             "entity_id": _check_id(entity_id, "entity id"),
-            "now": wire_time(utcnow()),
+            "mode": mode,
+            "at": wire_time(at),
+            "recorded": wire_time(recorded),
         }
         rows = self._read("traversal/get_identity_snapshot", params)
         if not rows:
@@ -1509,18 +1538,32 @@ class Neo4jStore:
             )
         return record_from_row(rows[0]["record"])
 
+    def get_records(self, tenant: str, kind: str, record_ids: Sequence[str]) -> list[Record]:
+        """Return the records of ``kind`` that exist among ``record_ids``, in the order asked."""
+        tenant = self._check(tenant)
+        check_safe_name(kind, "record kind")
+        wanted = _check_ids(record_ids, "record_ids")
+        if not wanted:
+            return []
+        params = {"tenant": tenant, "kind": kind, "record_ids": wanted}
+        return [record_from_row(row["record"]) for row in self._read("records/get_records", params)]
+
     def find_records(
         self,
         tenant: str,
         kind: str,
         *,
         where: Mapping[str, JSONScalar] | None = None,
+        owner: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
         limit: int | None = None,
         newest_first: bool = True,
     ) -> list[Record]:
-        """Records of ``kind`` matching every condition, ordered by ``(created_at, id)``."""
+        """Records of ``kind`` matching every condition, ordered by ``(created_at, id)``.
+
+        With an ``owner``, one query through the (tenant, kind, owner) index.
+        """
         tenant = self._check(tenant)
         check_safe_name(kind, "record kind")
         if limit is not None and (
@@ -1536,7 +1579,11 @@ class Neo4jStore:
             "limit": _limit(limit),
             "newest_first": bool(newest_first),
         }
-        rows = self._read("records/find_records", params)
+        if owner is not None:
+            params["owner"] = check_owner(owner)
+            rows = self._read("records/find_owned_records", params)
+        else:
+            rows = self._read("records/find_records", params)
         return [record_from_row(row["record"]) for row in rows]
 
     def delete_records(self, tenant: str, kind: str, ids: Sequence[str]) -> int:

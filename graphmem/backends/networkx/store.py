@@ -55,6 +55,7 @@ from graphmem.store import (
     TenantDump,
     Tracer,
     as_utc,
+    check_owner,
     check_record_deletes,
     check_search_kinds,
     check_tenant,
@@ -104,8 +105,9 @@ class _Tenant:
     turns: dict[str, Turn] = field(default_factory=dict)
     children: dict[str, list[str]] = field(default_factory=dict)
     sessions: dict[str, _Session] = field(default_factory=dict)
-    # Generic records by kind, then id.
+    # Generic records by kind, then id; and the ids of each owner's records, by kind.
     records: dict[str, dict[str, Record]] = field(default_factory=dict)
+    owned: dict[str, dict[str, dict[str, None]]] = field(default_factory=dict)
     chunks: dict[str, Chunk] = field(default_factory=dict)
     # kind -> node id -> entity ids it mentions, and the reverse index.
     mentions: dict[str, dict[str, set[str]]] = field(
@@ -121,6 +123,25 @@ class _Tenant:
     vectors: dict[str, VectorIndex] = field(default_factory=dict)
     # Built on the first full-text search of a kind, then kept up to date.
     texts: dict[str, TextIndex] = field(default_factory=dict)
+
+    def put_record(self, record: Record) -> None:
+        """Store a record, keeping the owner index in step."""
+        by_id = self.records.setdefault(record.kind, {})
+        old = by_id.get(record.id)
+        if old is not None and old.owner is not None and old.owner != record.owner:
+            self.disown(old)
+        by_id[record.id] = record
+        if record.owner is not None:
+            self.owned.setdefault(record.kind, {}).setdefault(record.owner, {})[record.id] = None
+
+    def disown(self, record: Record) -> None:
+        """Take a record out of the owner index."""
+        owners = self.owned.get(record.kind, {})
+        ids = owners.get(record.owner or "")
+        if ids is not None:
+            ids.pop(record.id, None)
+            if not ids:
+                del owners[record.owner or ""]
 
     def unlink(self, kind: str, node_id: str) -> None:
         """Forget what a node mentions."""
@@ -208,6 +229,10 @@ def _check_models(items: Sequence[Any], model: type[Any], what: str) -> list[Any
             check_safe_name(item.role, f"{what}[{index}].role")
         elif isinstance(item, Record):
             check_safe_name(item.kind, f"{what}[{index}].kind")
+            if item.owner is not None:
+                check_owner(item.owner)
+            if item.blob is not None and not isinstance(item.blob, bytes):
+                raise InvalidInput(f"{what}[{index}].blob must be bytes", index=index)
     return out
 
 
@@ -431,7 +456,7 @@ class NetworkXStore:
                 session = data.sessions[turn.session_id] = _Session()
             session.order[turn.id] = None
         for stored in record.get("records", ()):
-            data.records.setdefault(stored.kind, {})[stored.id] = stored
+            data.put_record(stored)
         for session_id, head in record.get("heads", {}).items():
             session = data.sessions.get(session_id)
             if session is None:
@@ -446,7 +471,9 @@ class NetworkXStore:
     def _apply_delete_records(data: _Tenant, kind: str, ids: Sequence[str]) -> None:
         by_id = data.records.get(kind, {})
         for record_id in ids:
-            by_id.pop(record_id, None)
+            gone = by_id.pop(record_id, None)
+            if gone is not None and gone.owner is not None:
+                data.disown(gone)
         if not by_id:
             data.records.pop(kind, None)
 
@@ -706,6 +733,7 @@ class NetworkXStore:
         graph = self._tenant(tenant).graph
         types = filter.types
         now = utcnow()
+        timed = filter.as_of is not None or filter.recorded_as_of is not None
         found = []
         adjacencies = []
         if filter.direction in ("out", "both"):
@@ -720,8 +748,8 @@ class NetworkXStore:
                     if types is not None and type_ not in types:
                         continue
                     if not filter.include_invalid:
-                        if filter.as_of is not None:
-                            if not rel.is_valid_at(filter.as_of):
+                        if timed:
+                            if not rel.held(filter.as_of, filter.recorded_as_of):
                                 continue
                         elif not _is_current(rel, now):
                             continue
@@ -917,8 +945,18 @@ class NetworkXStore:
         )
 
     @_operation
-    def identity_snapshot(self, tenant: str, entity_id: str) -> NPCIdentity:
-        """The entity, its current relationships (both directions) and their other ends."""
+    def identity_snapshot(
+        self,
+        tenant: str,
+        entity_id: str,
+        *,
+        as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
+    ) -> NPCIdentity:
+        """The entity, its relationships (both directions) and their other ends.
+
+        Current facts, or those :meth:`Relationship.held` at ``as_of`` / ``recorded_as_of``.
+        """
         graph = self._tenant(tenant).graph
         nodes = graph._node
         node = nodes.get(entity_id)
@@ -927,14 +965,22 @@ class NetworkXStore:
                 f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
             )
         now = utcnow()
+        timed = as_of is not None or recorded_as_of is not None
+        if timed:
+            as_of = as_utc(as_of, "as_of")
+            recorded_as_of = as_utc(recorded_as_of, "recorded_as_of")
         rels: list[Relationship] = []
         related: set[str] = set()
         for adjacency in (graph._succ[entity_id], graph._pred[entity_id]):
             for other, keydict in adjacency.items():
                 for edge in keydict.values():
                     rel: Relationship = edge["r"]
+                    if timed:
+                        if rel.held(as_of, recorded_as_of):
+                            rels.append(rel)
+                            related.add(other)
                     # Inlined _is_current: this loop is the hot path of game engines.
-                    if (
+                    elif (
                         rel.expired_at is None and rel.invalid_at is None and rel.valid_at is None
                     ) or rel.is_current(now):
                         rels.append(rel)
@@ -1194,25 +1240,41 @@ class NetworkXStore:
         return found
 
     @_operation
+    def get_records(self, tenant: str, kind: str, record_ids: Sequence[str]) -> list[Record]:
+        """Return the records of ``kind`` that exist among ``record_ids``, in the order asked."""
+        check_safe_name(kind, "record kind")
+        by_id = self._tenant(tenant).records.get(kind, {})
+        return [by_id[i] for i in _check_ids(record_ids, "record_ids") if i in by_id]
+
+    @_operation
     def find_records(
         self,
         tenant: str,
         kind: str,
         *,
         where: Mapping[str, JSONScalar] | None = None,
+        owner: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
         limit: int | None = None,
         newest_first: bool = True,
     ) -> list[Record]:
-        """Records of a kind by data equality and creation time, newest first by default."""
+        """Records of a kind by owner, data equality and creation time, newest first."""
         check_safe_name(kind, "record kind")
         _check_positive(limit, "limit")
         wanted = list(check_where(where).items())
         low = as_utc(since, "since")
         high = as_utc(until, "until")
         found = []
-        for item in self._tenant(tenant).records.get(kind, {}).values():
+        data = self._tenant(tenant)
+        candidates: Any
+        if owner is None:
+            candidates = data.records.get(kind, {}).values()
+        else:
+            by_id = data.records.get(kind, {})
+            ids = data.owned.get(kind, {}).get(check_owner(owner), {})
+            candidates = [by_id[i] for i in ids]
+        for item in candidates:
             if low is not None and item.created_at < low:
                 continue
             if high is not None and item.created_at >= high:

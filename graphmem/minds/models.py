@@ -1,0 +1,414 @@
+"""The data of NPC minds: facts, beliefs, events, recollections, recaps and settings.
+
+Data only, no I/O (the rules of :mod:`graphmem.models`): frozen pydantic models whose bad
+input raises :class:`~graphmem.errors.InvalidInput`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Annotated, Any, ClassVar, Self
+
+from pydantic import Field, model_validator
+
+from graphmem.errors import InvalidInput
+from graphmem.models import (
+    Attributes,
+    Blob,
+    Entity,
+    FrozenDict,
+    Identifier,
+    NPCIdentity,
+    SafeName,
+    Timestamp,
+    _Model,
+    utcnow,
+)
+
+__all__ = [
+    "BELIEF_SOURCES",
+    "Belief",
+    "Event",
+    "Fact",
+    "MindSettings",
+    "PerspectiveIdentity",
+    "Recap",
+    "Recollection",
+    "entity_names",
+    "fact_from",
+]
+
+BELIEF_SOURCES: tuple[str, ...] = ("witnessed", "told", "inferred", "rumour")
+"""How an NPC comes by a belief (``Belief.how``); other safe names are allowed too."""
+
+FactValue = bool | int | Annotated[float, Field(allow_inf_nan=False)] | str
+Score = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+
+
+def _words(predicate: str) -> str:
+    return predicate.replace("_", " ")
+
+
+class Fact(_Model):
+    """A proposition about the world, true or not: what an event changes and a belief holds.
+
+    Either a relation between two entities (``object``: ``the sword -[located_in]-> the
+    chest``) or an attribute of one (``value``: ``Mira.mood = "angry"``). ``holds=False``
+    denies it (the sword is *not* in the chest; Mira is no longer angry).
+
+    >>> Fact(subject="sword", predicate="located_in", object="chest").text()
+    'sword located in chest'
+    >>> Fact(subject="mira", predicate="mood", value="angry", holds=False).text({"mira": "Mira"})
+    'Mira mood is not angry'
+    """
+
+    subject: Identifier
+    predicate: SafeName
+    object: Identifier | None = None
+    value: FactValue | None = None
+    holds: bool = True
+
+    @model_validator(mode="after")
+    def _object_or_value(self) -> Self:
+        if (self.object is None) == (self.value is None):
+            raise ValueError("give exactly one of object (an entity id) and value (a JSON scalar)")
+        return self
+
+    @property
+    def entity_ids(self) -> tuple[str, ...]:
+        """The entities the fact names: its subject, and its object if it has one."""
+        return (self.subject,) if self.object is None else (self.subject, self.object)
+
+    def same_claim(self, other: Fact) -> bool:
+        """Whether ``other`` says the same thing (subject, predicate, object or value, holds)."""
+        return (
+            self.subject == other.subject
+            and self.predicate == other.predicate
+            and self.object == other.object
+            and same_value(self.value, other.value)
+            and self.holds == other.holds
+        )
+
+    def text(self, names: Mapping[str, str] | None = None) -> str:
+        """The fact in plain words, entities by name when ``names`` has them."""
+        names = names or {}
+        subject = names.get(self.subject, self.subject)
+        if self.object is not None:
+            verb = _words(self.predicate) if self.holds else f"not {_words(self.predicate)}"
+            return f"{subject} {verb} {names.get(self.object, self.object)}"
+        verb = "is" if self.holds else "is not"
+        return f"{subject} {_words(self.predicate)} {verb} {self.value}"
+
+
+def same_value(a: object, b: object) -> bool:
+    """JSON equality of two scalars: 1 equals 1.0, but True is not 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return a == b
+
+
+class Belief(_Model):
+    """What one NPC believes (one version of it), separate from what is true in the world.
+
+    ``chain`` makes it nested: ``holder="aria", chain=("aiden",)`` is what Aria thinks
+    Aiden believes; ``("aiden", "aria")`` what Aria thinks Aiden thinks she believes.
+    ``how`` says how the holder came by it (:data:`BELIEF_SOURCES`); a told belief names
+    ``told_by`` and its ``sources``, the hand-over chain from the first teller to
+    ``told_by``.
+
+    Two clocks: ``valid_from`` / ``valid_to`` are world (game) time, when the holder came
+    to believe it and when that ended (superseded or forgotten); ``recorded_at`` /
+    ``retired_at`` are memory time, when the store wrote it and retired it.
+    """
+
+    id: Identifier
+    holder: Identifier
+    chain: tuple[Identifier, ...] = ()
+    fact: Fact
+    how: SafeName
+    told_by: Identifier | None = None
+    sources: tuple[Identifier, ...] = ()
+    event_id: Identifier | None = None
+    confidence: Score = 1.0
+    importance: Score = 0.5
+    valid_from: Timestamp
+    valid_to: Timestamp | None = None
+    recorded_at: Timestamp
+    retired_at: Timestamp | None = None
+    retired_because: str | None = None
+    last_recalled_at: Timestamp | None = None
+    recall_count: int = Field(default=0, ge=0)
+
+    @property
+    def depth(self) -> int:
+        """1 for what the holder believes, 2 for what it thinks another believes, ..."""
+        return len(self.chain) + 1
+
+    @property
+    def current(self) -> bool:
+        """Whether this is the version the holder holds now (not superseded nor forgotten)."""
+        return self.retired_at is None
+
+    @property
+    def touched_at(self) -> datetime:
+        """World time the belief was last acquired or recalled (what recency decays from)."""
+        last = self.last_recalled_at
+        return last if last is not None and last > self.valid_from else self.valid_from
+
+
+class Event(_Model):
+    """Something that happened: a first-class episodic record (repeated events stay apart).
+
+    Attributes:
+        id: The event id.
+        type: What happened (``moved``, ``entered``, ``told``, ...; a safe name).
+        at: World (game) time it happened.
+        place: Where (an entity id), if anywhere.
+        actor: Who did it, if anyone.
+        participants: Who else took part.
+        witnesses: Who saw it happen (their beliefs were updated).
+        changes: The facts it changed in the world (applied to the world state).
+        reveals: Facts the witnesses perceived without changing them (what they saw).
+        claims: Facts the actor asserted (what was told), true or not.
+        importance: 0..1, how much it matters (salience of the memories it makes).
+        session_id: The game session it belongs to (recaps gather a session's events).
+        summary: A line for people; made from the facts when not given.
+        attributes: Any other JSON data.
+        recorded_at: Memory time it was stored.
+    """
+
+    id: Identifier
+    type: SafeName
+    at: Timestamp
+    place: Identifier | None = None
+    actor: Identifier | None = None
+    participants: tuple[Identifier, ...] = ()
+    witnesses: tuple[Identifier, ...] = ()
+    changes: tuple[Fact, ...] = ()
+    reveals: tuple[Fact, ...] = ()
+    claims: tuple[Fact, ...] = ()
+    importance: Score = 0.5
+    session_id: Identifier | None = None
+    summary: str | None = None
+    attributes: Attributes = Field(default_factory=FrozenDict)
+    recorded_at: Timestamp = Field(default_factory=utcnow)
+
+    @property
+    def facts(self) -> tuple[Fact, ...]:
+        """Every fact of the event: changes, then reveals, then claims."""
+        return (*self.changes, *self.reveals, *self.claims)
+
+    @property
+    def entity_ids(self) -> list[str]:
+        """Every entity the event names, without repeats, in a stable order."""
+        ids: list[str] = [i for i in (self.actor, self.place) if i is not None]
+        ids += [*self.participants, *self.witnesses]
+        ids += [i for fact in self.facts for i in fact.entity_ids]
+        return list(dict.fromkeys(ids))
+
+    def describe(self, names: Mapping[str, str] | None = None) -> str:
+        """The event as one line: its ``summary``, or one made from what it holds.
+
+        >>> e = Event(id="e1", type="moved", at=utcnow(), actor="aria",
+        ...           changes=[Fact(subject="apple", predicate="located_in", object="box")])
+        >>> e.describe({"aria": "Aria", "apple": "the apple", "box": "the box"})
+        'Aria moved: the apple located in the box'
+        """
+        if self.summary:
+            return self.summary
+        names = names or {}
+        who = names.get(self.actor, self.actor) if self.actor else None
+        head = f"{who} {_words(self.type)}" if who else _words(self.type).capitalize()
+        if self.participants:
+            head += " " + ", ".join(names.get(p, p) for p in self.participants)
+        if self.place and not who:
+            head += f" in {names.get(self.place, self.place)}"
+        said = [fact.text(names) for fact in self.claims]
+        seen = [fact.text(names) for fact in (*self.changes, *self.reveals)]
+        parts = seen + [f"that {line}" for line in said]
+        return f"{head}: {'; '.join(parts)}" if parts else head
+
+
+class Recollection(_Model):
+    """One belief an NPC recalls, with its score and the parts of it (each 0..1)."""
+
+    belief: Belief
+    score: Score
+    recency: Score
+    importance: Score
+    relevance: Score
+
+
+class Recap(_Model):
+    """A "previously on..." of one game session.
+
+    Attributes:
+        session_id: The session it recaps.
+        campaign: The campaign the session belongs to, if any.
+        text: The narrative text.
+        audio: Rendered audio of it (bytes; base64 in JSON), if any; size-limited by
+            ``MindSettings.max_audio_bytes``.
+        audio_type: The media type of ``audio`` (``audio/ogg``, ...).
+        source: ``given`` (text passed in), ``default`` (the deterministic recap) or
+            ``summarizer`` (made by a summarizer hook).
+        events: How many events of the session it was made from.
+        turns: How many turns of the session log it was made from.
+        notes: Anything to know (a summarizer that failed, and why).
+        created_at: When it was first saved (memory time).
+        updated_at: When it was last saved.
+    """
+
+    session_id: Identifier
+    campaign: Identifier | None = None
+    text: str
+    audio: Blob | None = None
+    audio_type: str | None = None
+    source: str = "given"
+    events: int = 0
+    turns: int = 0
+    notes: tuple[str, ...] = ()
+    created_at: Timestamp = Field(default_factory=utcnow)
+    updated_at: Timestamp = Field(default_factory=utcnow)
+
+
+class PerspectiveIdentity(NPCIdentity):
+    """Who an NPC is *as it sees things*: its first-order beliefs, not the world's facts.
+
+    ``relationships`` are the relations it believes hold (provenance: how it came by
+    each, its confidence, the event as evidence); ``related_entities`` the entities its
+    beliefs name; ``beliefs`` every belief rendered, denials and attribute beliefs
+    included. :meth:`to_prompt` renders them with "heard from X" where it matters.
+    """
+
+    beliefs: tuple[Belief, ...] = ()
+
+    _FACT_ORDER: ClassVar[str] = "higher confidence first, then more important, then newer"
+
+    def to_prompt(self, max_tokens: int | None = None) -> str:
+        """Render what the NPC believes as prompt text, within ``max_tokens`` when given.
+
+        The header is the NPC's own (as :meth:`NPCIdentity.to_prompt`), then one line per
+        belief; over budget, the least confident, least important and oldest go first.
+
+        Raises:
+            InvalidInput: ``max_tokens`` is not positive.
+        """
+        from graphmem.minds.render import render_perspective
+
+        if max_tokens is not None and max_tokens <= 0:
+            raise InvalidInput(f"max_tokens must be positive, got {max_tokens}")
+        return render_perspective(self, max_tokens)
+
+    def names(self) -> dict[str, str]:
+        """Entity names by id: the NPC and every entity its beliefs name."""
+        out = {e.id: e.name for e in self.related_entities}
+        out[self.entity.id] = self.entity.name
+        return out
+
+
+def _check_fraction(value: float, what: str, *, open_low: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInput(f"{what} must be a number, got {value!r}")
+    low_ok = value > 0 if open_low else value >= 0
+    if not (low_ok and value <= 1):
+        bound = "(0, 1]" if open_low else "[0, 1]"
+        raise InvalidInput(f"{what} must be within {bound}, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True, slots=True)
+class MindSettings:
+    """How NPC minds work in one :class:`graphmem.Memory` (choose them once per world).
+
+    Attributes:
+        depth: The order of nested belief written when NPCs witness something together:
+            1 (each witness believes it), 2 (and each believes every other witness
+            believes it), 3 (and what each thinks the others think it believes), ... up
+            to 4. An event with ``n`` witnesses writes up to ``n * (n - 1) ** (depth - 1)``
+            beliefs per fact (unchanged beliefs are not written again).
+        tell_decay: The confidence kept at each hand-over of :meth:`Memory.tell` (0..1].
+        witness_confidence: The confidence of a witnessed belief.
+        presence: The relationship type that places things in places (``npc -[located_in]->
+            tavern``, ``sword -[located_in]-> chest``): who is present at an event is read
+            from it, and :meth:`Memory.observe` walks it.
+        observers: The entity types that witness events (others at the place do not).
+        single_valued: Relationship types with one object at a time per subject: a new one
+            ends the old one in the world and replaces the old belief. ``presence`` is
+            always one of them; attribute facts always have one value.
+        recency_decay: Recency of a memory per game hour since it was acquired or last
+            recalled (0.995, the Generative Agents memory stream's value).
+        weights: Weights of recency, importance and relevance in :meth:`Memory.recall`.
+        max_beliefs_per_event: Refuse an event that would write more beliefs than this
+            (``InvalidInput``): lower ``depth`` or name fewer witnesses.
+        max_audio_bytes: The largest recap audio accepted.
+    """
+
+    depth: int = 2
+    tell_decay: float = 0.8
+    witness_confidence: float = 1.0
+    presence: str = "located_in"
+    observers: tuple[str, ...] = ("npc", "player")
+    single_valued: tuple[str, ...] = ("located_in",)
+    recency_decay: float = 0.995
+    weights: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    max_beliefs_per_event: int = 100_000
+    max_audio_bytes: int = 16 * 1024 * 1024
+
+    MAX_DEPTH: ClassVar[int] = 4
+
+    def __post_init__(self) -> None:
+        from graphmem.models import check_safe_name
+
+        depth = self.depth
+        if isinstance(depth, bool) or not isinstance(depth, int):
+            raise InvalidInput(f"depth must be an integer, got {depth!r}")
+        if not 1 <= depth <= self.MAX_DEPTH:
+            raise InvalidInput(f"depth must be within 1..{self.MAX_DEPTH}, got {depth}")
+        _check_fraction(self.tell_decay, "tell_decay", open_low=True)
+        _check_fraction(self.witness_confidence, "witness_confidence", open_low=True)
+        _check_fraction(self.recency_decay, "recency_decay", open_low=True)
+        check_safe_name(self.presence, "presence")
+        for name in (*self.observers, *self.single_valued):
+            check_safe_name(name, "type")
+        if not self.observers:
+            raise InvalidInput("observers must name at least one entity type")
+        if len(self.weights) != 3 or any(
+            isinstance(w, bool) or not isinstance(w, int | float) or w < 0 or w != w
+            for w in self.weights
+        ):
+            raise InvalidInput(f"weights must be three non-negative numbers, got {self.weights}")
+        if sum(self.weights) <= 0:
+            raise InvalidInput("weights must not all be zero")
+        for what in ("max_beliefs_per_event", "max_audio_bytes"):
+            value = getattr(self, what)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise InvalidInput(f"{what} must be a positive integer, got {value!r}")
+
+    def is_single_valued(self, predicate: str) -> bool:
+        """Whether a relation of this type has one object at a time per subject."""
+        return predicate == self.presence or predicate in self.single_valued
+
+
+def entity_names(entities: list[Entity] | tuple[Entity, ...]) -> dict[str, str]:
+    """Entity names by id."""
+    return {e.id: e.name for e in entities}
+
+
+def fact_from(value: Any, what: str) -> Fact:
+    """A :class:`Fact` from a Fact, a dict of its fields or a ``(subject, predicate, object)``."""
+    if isinstance(value, Fact):
+        return value
+    if isinstance(value, Mapping):
+        try:
+            return Fact.model_validate(dict(value))
+        except InvalidInput as exc:
+            raise InvalidInput(f"{what}: {exc.message}") from exc
+    if isinstance(value, tuple) and len(value) == 3:
+        subject, predicate, obj = value
+        return Fact(subject=subject, predicate=predicate, object=obj)
+    raise InvalidInput(
+        f"{what} is a {type(value).__name__}; give a Fact, a dict of its fields or a "
+        "(subject, predicate, object) tuple"
+    )

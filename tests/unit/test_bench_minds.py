@@ -1,0 +1,24 @@
+"""The NPC minds figures of ``graphmem bench`` run and report baselines (no timing asserts)."""
+
+from __future__ import annotations
+
+import graphmem
+from graphmem import bench
+
+
+def test_minds_figures_report_beliefs_beside_the_identity_snapshot() -> None:
+    entities, rels = bench._world(600, seed=3)
+    with graphmem.open("memory://", tenant="bench") as mem:
+        mem.upsert_entities(entities)
+        mem.upsert_relationships(rels)
+        counter = bench._Counter()
+        figures = list(bench._minds_figures(mem, counter, 600, 60, True, lambda line: None))
+
+        names = [f.name for f in figures]
+        assert names[0].startswith("record_event p50")
+        assert names[1].startswith("beliefs(npc) p50 at 600 entities")
+        assert names[2].startswith("perspective snapshot p50 at 600 entities")
+        for figure in figures:
+            assert figure.value > 0 and figure.baseline and figure.ratio
+        assert len(mem.events()) == 10 * 14
+        assert figures[0].round_trips == 0
