@@ -165,6 +165,7 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         "records/delete_records": lambda: [{"deleted": len(params["ids"])}],
         "records/count_records": lambda: [{"count": 1}],
         "conversations/get_turns": lambda: [{"turn": TURN}],
+        "conversations/get_turn_window": lambda: [{"turn": TURN}],
         "chunks/upsert_chunks": lambda: [
             {"id": r["id"], "created_at": r["created_at"]} for r in rows
         ],
@@ -372,6 +373,10 @@ ONE_QUERY: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
     "list_sessions": ("sessions/list_sessions", lambda s: s.list_sessions("t")),
     "clear": ("tenant/clear_tenant", lambda s: s.clear("t")),
     "get_turns": ("conversations/get_turns", lambda s: s.get_turns("t", ["t1", "x", "t1"])),
+    "turn_window": (
+        "conversations/get_turn_window",
+        lambda s: s.turn_window("t", ["t1", "x", "t1"], depth=2),
+    ),
     "upsert_chunks": (
         "chunks/upsert_chunks",
         lambda s: s.upsert_chunks("t", [Chunk(id="c1", text="lore")]),
