@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-__all__ = ["Bar", "progress_bar", "wants_progress"]
+__all__ = ["Bar", "progress_bar", "wants_progress", "write_line"]
 
 
 class Bar(Protocol):
@@ -63,3 +63,14 @@ def progress_bar(
         yield bar
     finally:
         bar.close()
+
+
+def write_line(text: str, file: Any = None) -> None:
+    """Print a line without breaking a progress bar drawn on the same terminal."""
+    file = file if file is not None else sys.stdout
+    tqdm_module = sys.modules.get("tqdm")
+    if tqdm_module is not None:  # a bar may be on screen: tqdm clears and redraws it
+        tqdm_module.tqdm.write(text, file=file)
+        file.flush()
+    else:
+        print(text, file=file, flush=True)

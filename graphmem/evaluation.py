@@ -685,14 +685,14 @@ def run_dataset(
 
 def run(args: argparse.Namespace) -> int:
     """Run ``graphmem eval`` and print its reports (text, or JSON lines with ``--json``)."""
-    from graphmem._progress import wants_progress
+    from graphmem._progress import wants_progress, write_line
 
     quiet = getattr(args, "quiet", False)
     progress = wants_progress(quiet)
 
     def say(line: str) -> None:
         if not quiet:
-            print(line, file=sys.stderr, flush=True)
+            write_line(line, sys.stderr)
 
     embedder: Embedder | None = HashingEmbedder(384) if args.embedder == "hashing" else None
     for name in args.dataset or DATASETS:

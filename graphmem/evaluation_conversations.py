@@ -372,19 +372,27 @@ def eval_convmem(
 
 
 def print_report(report: dict[str, Any]) -> None:
-    """Print a convmem report as tables: systems by half and category, R@5 and R@10."""
+    """Print a convmem report: per half, each system's R@5 / R@10 per category."""
     counts = report["question counts"]
-    print(f"convmem ({report['questions']} questions; R@5 / R@10 of evidence turns)")
-    groups = [key for key in counts if not key.startswith("all |")] + [
-        key for key in counts if key.startswith("all |")
-    ]
-    header = f"  {'system':<34}" + "".join(f"{g:>34}" for g in groups)
-    print(header)
-    print(f"  {'questions':<34}" + "".join(f"{counts[g]:>34}" for g in groups))
-    for system in _SYSTEMS:
-        table = report[system]
-        cells = [f"{table[f'{g} | R@5']:.3f} / {table[f'{g} | R@10']:.3f}" for g in groups]
-        print(f"  {system:<34}" + "".join(f"{c:>34}" for c in cells))
+    categories = sorted({key.split(" | ")[1] for key in counts} - {"all"}) + ["all"]
+    names = {"1": "cat 1 factual", "2": "cat 2 temporal", "3": "cat 3 inference", "all": "all"}
+    print(f"convmem ({report['questions']} questions): turn recall R@5 / R@10")
+    for half in (*CONVMEM_HALVES, "all"):
+        print(f"  {half}")
+        row = "".join(
+            f"{names.get(c, c) + ' (' + str(counts.get(f'{half} | {c}', 0)) + ')':>24}"
+            for c in categories
+        )
+        print(f"    {'':<32}{row}")
+        for system in _SYSTEMS:
+            table = report[system]
+            cells = "".join(
+                f"{table[f'{half} | {c} | R@5']:>13.3f} / {table[f'{half} | {c} | R@10']:.3f}"
+                if f"{half} | {c} | R@5" in table
+                else f"{'-':>24}"
+                for c in categories
+            )
+            print(f"    {system:<32}{cells}")
     for key, value in report.items():
         if key not in (*_SYSTEMS, "question counts", "dataset", "questions"):
             print(f"  {key}: {value}")

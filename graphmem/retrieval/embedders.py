@@ -167,9 +167,7 @@ class SentenceTransformerEmbedder:
             with _models_lock:
                 model = _models.get(key)
                 if model is None:
-                    from sentence_transformers import SentenceTransformer
-
-                    model = _models[key] = SentenceTransformer(path, device=self._device)
+                    model = _models[key] = _load_quietly(path, self._device)
         except ImportError as exc:
             raise BackendUnavailable(
                 f"the default embedder needs the embeddings extra ({exc}); install it with "
@@ -203,6 +201,24 @@ class SentenceTransformerEmbedder:
             show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32)
+
+
+def _load_quietly(path: str, device: str) -> Any:
+    """Load a sentence-transformers model without the loader's own progress bar.
+
+    transformers draws a "Loading weights" bar on stderr, terminal or not; a library
+    should print nothing its caller did not ask for.
+    """
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    shown = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    try:
+        return SentenceTransformer(path, device=device)
+    finally:
+        if shown:
+            transformers_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
 
 
 def default_embedder() -> Embedder:

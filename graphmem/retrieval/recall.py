@@ -49,6 +49,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -253,11 +254,21 @@ def turn_pool(
     ids = [i for i in hits if i in turns] + [
         t.id for t in fetched if t.id not in text_rank and t.id not in vector_rank
     ]
-    neighbours: dict[str, set[str]] = {i: set() for i in turns}
-    for turn in fetched:
-        if turn.parent_id is not None and turn.parent_id in turns:
-            neighbours[turn.id].add(turn.parent_id)
-            neighbours[turn.parent_id].add(turn.id)
+    pooled = [turns[i] for i in ids]
+    row_of = {node: row for row, node in enumerate(ids)}
+
+    def column(values: Mapping[str, float]) -> NDArray[np.float64]:
+        return np.array([values.get(node, 0.0) for node in ids], dtype=np.float64)
+
+    text_col, vector_col = column(text), column(vector)
+    # context: the best score of the turns next to each one (its parent, its children)
+    parents = np.array([row_of.get(t.parent_id or "", -1) for t in pooled], dtype=np.int64)
+    child = np.nonzero(parents >= 0)[0]
+    parent = parents[child]
+    context_text, context_vector = np.zeros(len(ids)), np.zeros(len(ids))
+    for out, col in ((context_text, text_col), (context_vector, vector_col)):
+        np.maximum.at(out, child, col[parent])
+        np.maximum.at(out, parent, col[child])
     session_best: dict[str, float] = {}
     for node, value in text.items():
         if node in turns:
@@ -265,30 +276,39 @@ def turn_pool(
             session_best[session] = max(session_best.get(session, 0.0), value)
     speakers = sorted({t.speaker for t in fetched if t.speaker})
     named, name_words = named_speakers(question, speakers) if question else (frozenset(), set())
+    names = (
+        re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(name_words))) + r")\b", re.I)
+        if name_words
+        else None
+    )
     when: TimeQuery = read_time(question, now) if question else TimeQuery()
-    matrix = np.zeros((len(ids), len(TURN_SIGNALS)))
-    for row, node in enumerate(ids):
-        turn = turns[node]
-        near = neighbours[node]
-        words = _WORD.findall(turn.content)
-        lowered = {w.lower() for w in words}
-        matrix[row] = (
-            text.get(node, 0.0),
-            vector.get(node, 0.0),
-            text_rank.get(node, 0.0),
-            vector_rank.get(node, 0.0),
-            max((text.get(n, 0.0) for n in near), default=0.0),
-            max((vector.get(n, 0.0) for n in near), default=0.0),
-            session_best.get(turn.session_id, 0.0),
-            1.0 if named and turn.speaker in named else 0.0,
-            1.0 if named and turn.speaker not in named else 0.0,
-            1.0 if name_words & lowered else 0.0,
-            min(len(words), 10) / 10,
-            1.0 if len(words) <= 3 else 0.0,
-            1.0 if _only_asks(turn.content) else 0.0,
-            when.match(turn.created_at) if when else 0.0,
+    facts = [_facts(t.content) for t in pooled]
+    words = np.array([count for count, _asks in facts], dtype=np.float64)
+    matrix = np.column_stack(
+        (
+            text_col,
+            vector_col,
+            column(text_rank),
+            column(vector_rank),
+            context_text,
+            context_vector,
+            [session_best.get(t.session_id, 0.0) for t in pooled],
+            [1.0 if named and t.speaker in named else 0.0 for t in pooled],
+            [1.0 if named and t.speaker not in named else 0.0 for t in pooled],
+            [1.0 if names is not None and names.search(t.content) else 0.0 for t in pooled],
+            np.minimum(words, 10.0) / 10.0,
+            (words <= 3).astype(np.float64),
+            [1.0 if asks else 0.0 for _count, asks in facts],
+            [when.match(t.created_at) for t in pooled] if when else np.zeros(len(ids)),
         )
+    )
     return TurnPool(ids, matrix, turns, named)
+
+
+@lru_cache(maxsize=50_000)
+def _facts(content: str) -> tuple[int, bool]:
+    """What a message's text says of itself: its word count, and whether it only asks."""
+    return len(_WORD.findall(content)), _only_asks(content)
 
 
 def _weight_vector(
