@@ -59,8 +59,10 @@ def test_load_convmem_reads_every_chat_and_question_with_evidence() -> None:
 @needs_data
 def test_eval_convmem_reports_every_system_per_half_and_category(capsys) -> None:  # type: ignore[no-untyped-def]
     argv = ["eval", "--dataset", "convmem", "--limit", "2", "--json", "--embedder", "hashing"]
-    assert main(argv) == 0
-    report = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""  # --quiet: no progress lines (and no bar off a terminal)
+    report = json.loads(captured.out)
     assert report["dataset"] == "convmem" and report["questions"] == 20
     assert report["question counts"]["all | all"] == 20
     for system in ("graphmem", "bm25", "bm25+adjacent", "graphmem full text"):
