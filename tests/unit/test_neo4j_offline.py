@@ -599,6 +599,9 @@ INJECTION = "KNOWS]->(x) DETACH DELETE x //"
     "call",
     [
         lambda s: s.neighbors("t", "mira", rel_types=[INJECTION]),
+        lambda s: s.turn_window("t", ["t1"], depth=9),
+        lambda s: s.turn_window("t", [], depth=-1),
+        lambda s: s.turn_window("t", "t1"),
         lambda s: s.neighbors("t", "mira", node_types=["has space"]),
         lambda s: s.neighbors("t", "mira", depth=0),
         lambda s: s.neighbors("t", "mira", max_nodes=0),
