@@ -90,7 +90,7 @@ class FusionSettings:
     method: str = "rerank"
     turn_ranker: str = "model"
     turn_weights: Mapping[str, float] | None = None
-    turn_candidates: int = 100
+    turn_candidates: int = 50
     turn_context: int = 1
 
     def __post_init__(self) -> None:

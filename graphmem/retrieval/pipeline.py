@@ -298,7 +298,8 @@ def run_query(
         in_pool = set(pool.ids)
         for _score, of, node in top:
             if of == "turn" and node in in_pool:
-                text_signal.setdefault(("turn", node), {}).update(pool.signals(node))
+                signals = {name: v for name, v in pool.signals(node).items() if v}
+                text_signal.setdefault(("turn", node), {}).update(signals)
     return _materialise(
         store,
         tenant,

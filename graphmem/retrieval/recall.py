@@ -95,20 +95,20 @@ _TEXT_SIDE = frozenset({"text", "text_reciprocal", "context_text", "session_text
 _VECTOR_SIDE = frozenset({"vector", "vector_reciprocal", "context_vector"})
 
 TURN_WEIGHTS: Mapping[str, float] = {
-    "text": 2.05,
-    "vector": 0.95,
-    "text_reciprocal": 0.45,
-    "vector_reciprocal": 1.52,
-    "context_text": 0.59,
-    "context_vector": 0.81,
-    "session_text": 1.8,
-    "speaker_named": 1.48,
-    "other_named": -1.48,
-    "names_named": -1.35,
-    "words": 1.61,
-    "short": -0.39,
-    "asks": -1.67,
-    "when": 1.81,
+    "text": 2.07,
+    "vector": 0.66,
+    "text_reciprocal": 0.31,
+    "vector_reciprocal": 1.46,
+    "context_text": 0.45,
+    "context_vector": 0.82,
+    "session_text": 1.97,
+    "speaker_named": 1.45,
+    "other_named": -1.45,
+    "names_named": -1.36,
+    "words": 1.58,
+    "short": -0.37,
+    "asks": -1.64,
+    "when": 1.86,
 }
 """The fitted weights (see the module docstring and docs/retrieval.md)."""
 

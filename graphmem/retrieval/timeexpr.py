@@ -75,6 +75,12 @@ _RELATIVE = re.compile(
     r"\b(today|tonight|this morning|this evening|yesterday|last night|the other day"
     r"|(?:this|last|past|previous) (?:week|month|year|weekend))\b"
 )
+# Every expression above holds a digit or one of these words; a text with none names no time.
+_MAY_NAME_TIME = re.compile(
+    r"\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|today|tonight|morning|evening"
+    r"|yesterday|night|other day|week|month|year|ago\b",
+    re.IGNORECASE,
+)
 _FAR_PAST = datetime(1, 1, 2, tzinfo=UTC)
 _FAR_FUTURE = datetime(9999, 12, 30, tzinfo=UTC)
 
@@ -232,6 +238,8 @@ def read_time(text: str, now: datetime | None = None) -> TimeQuery:
     >>> bool(read_time("When did Elise go for a massage?"))
     False
     """
+    if not _MAY_NAME_TIME.search(text):  # most questions name no time: skip the rest
+        return TimeQuery()
     now = (now or datetime.now(UTC)).astimezone(UTC)
     spans: list[TimeSpan] = [
         _opened(word, day, day + timedelta(days=1)) for word, day in _days(text)
