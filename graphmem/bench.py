@@ -116,6 +116,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--chunks", type=int, default=100_000, help="chunks for the retrieve figure (100000)"
     )
+    parser.add_argument(
+        "--recall",
+        action="store_true",
+        help="measure conversation recall instead: turn indexing beside the model's batch "
+        "throughput, append and query-embedding latency, retrieve over 10,000 turns",
+    )
+    parser.add_argument(
+        "--embedder",
+        choices=("default", "hashing"),
+        default="default",
+        help="with --recall: all-MiniLM-L6-v2 (default, the embeddings extra) or hashing",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="no progress bar and no progress lines"
+    )
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -445,31 +460,47 @@ def _conversation_figures(
 
 def run(args: argparse.Namespace) -> int:
     """Run the benchmark and print its figures (a table, or one JSON object with --json)."""
+    from graphmem._progress import progress_bar, wants_progress, write_line
+
+    quiet = getattr(args, "quiet", False)
+    args.progress = wants_progress(quiet)
 
     def say(line: str) -> None:
-        if not args.json:
-            print(line, file=sys.stderr, flush=True)
+        if not args.json and not quiet:
+            write_line(line, sys.stderr)
 
     figures = []
     produce = _retrieval_figures if getattr(args, "retrieval", False) else _figures
     if not args.json:
         heading = f"{'figure':<55} {'value':>14} {'unit':<8} {'baseline':>14} {'ratio':>8}"
-        print(f"{heading} {'round trips/op':>14}", flush=True)
-    for figure in produce(args, say):
-        figures.append(figure)
-        if not args.json:
-            base = f"{figure.baseline:>14,.2f}" if figure.baseline is not None else " " * 14
-            ratio = f"{figure.ratio:>7.2f}x" if figure.ratio is not None else " " * 8
-            trips = f"{figure.round_trips:>8.2f}" if figure.round_trips is not None else ""
-            print(
-                f"{figure.name:<55} {figure.value:>14,.2f} {figure.unit:<8} {base} {ratio}{trips}",
-                flush=True,
-            )
+        from graphmem._progress import write_line
+
+        write_line(f"{heading} {'round trips/op':>14}")
+    if getattr(args, "recall", False):
+        from graphmem.bench_recall import recall_figures
+
+        produce = partial(recall_figures, figure=Figure)
+    with progress_bar(None, "bench", args.progress, "figure") as bar:
+        for figure in produce(args, say):
+            figures.append(figure)
+            bar.update(1)
+            _print_figure(args, figure)
     if args.json:
         print(
             json.dumps({"store": redact_url(args.store), "results": [asdict(f) for f in figures]})
         )
     return 0
+
+
+def _print_figure(args: argparse.Namespace, figure: Figure) -> None:
+    from graphmem._progress import write_line
+
+    if not args.json:
+        base = f"{figure.baseline:>14,.2f}" if figure.baseline is not None else " " * 14
+        ratio = f"{figure.ratio:>7.2f}x" if figure.ratio is not None else " " * 8
+        trips = f"{figure.round_trips:>8.2f}" if figure.round_trips is not None else ""
+        line = f"{figure.name:<55} {figure.value:>14,.2f} {figure.unit:<8} {base} {ratio}{trips}"
+        write_line(line)
 
 
 # --------------------------------------------------------------------------- retrieval

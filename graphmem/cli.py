@@ -26,9 +26,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, cast
 
 from graphmem import __version__
+from graphmem._progress import Bar, progress_bar, wants_progress
 from graphmem.demo_world import DEMO_TENANT, MAIN_NPC_ID, PLAYER_ID, build_demo_world
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.memory import Memory
@@ -167,6 +168,9 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
     )
     _add_store_arguments(import_)
     import_.add_argument("file", metavar="FILE", help="the JSON Lines file ('-' for stdin)")
+    import_.add_argument(
+        "--quiet", action="store_true", help="no progress bar (one is drawn only on a terminal)"
+    )
 
     bench = commands.add_parser(
         "bench",
@@ -314,9 +318,32 @@ def _export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+class _CountedLines:
+    """A text file read line by line, each line counted on a progress bar (in bytes)."""
+
+    def __init__(self, handle: TextIO, bar: Bar) -> None:
+        self._handle = handle
+        self._bar = bar
+
+    def __iter__(self) -> Iterator[str]:
+        for line in self._handle:
+            self._bar.update(len(line.encode("utf-8")))
+            yield line
+
+
 def _import(args: argparse.Namespace) -> int:
     with open_memory(args.store, tenant=args.tenant) as mem:
-        dump = mem.import_jsonl(sys.stdin if args.file == "-" else Path(args.file))
+        if args.file == "-":
+            dump = mem.import_jsonl(sys.stdin)
+        else:
+            path = Path(args.file)
+            enabled = wants_progress(args.quiet)
+            with (
+                path.open(encoding="utf-8") as handle,
+                progress_bar(path.stat().st_size, f"importing {path.name}", enabled, "B") as bar,
+            ):
+                bar_lines = _CountedLines(handle, bar)
+                dump = mem.import_jsonl(cast(TextIO, bar_lines))
         print(
             f"imported {len(dump.entities)} entities, {len(dump.relationships)} relationships "
             f"and {len(dump.turns)} turns in {_session_count(dump)} conversations "

@@ -8,7 +8,8 @@ new branch there. Nothing is lost by forking: every branch stays stored and coun
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from graphmem.errors import InvalidInput, NotFound
@@ -44,6 +45,7 @@ class Conversation:
         session_id: str,
         *,
         max_history: int | None = None,
+        on_append: Callable[[Sequence[Turn]], None] | None = None,
     ) -> None:
         if not isinstance(session_id, str) or not session_id.strip():
             raise InvalidInput("a conversation needs a non-empty session id")
@@ -54,6 +56,8 @@ class Conversation:
         self._lock = threading.Lock()
         self.session_id = session_id
         self.max_history = max_history
+        # Told of every stored turn (the memory queues them for indexing).
+        self._on_append = on_append
 
     def __repr__(self) -> str:
         return f"Conversation(session_id={self.session_id!r}, tenant={self._tenant!r})"
@@ -68,6 +72,7 @@ class Conversation:
         speaker: str | None = None,
         turn_id: str | None = None,
         summary: str | None = None,
+        created_at: datetime | None = None,
     ) -> Turn:
         """Append a turn after the head; it becomes the head. One store call.
 
@@ -77,7 +82,10 @@ class Conversation:
             speaker: The speaker's name (an NPC's name, a player's handle).
             turn_id: An id of your own for this turn (a game's message id).
             summary: A short summary to keep alongside.
+            created_at: When it was said (default: now), for a log written down later;
+                a time not after the previous turn's becomes one microsecond after it.
         """
+        fields: dict[str, Any] = {} if created_at is None else {"created_at": created_at}
         turn = Turn(
             session_id=self.session_id,
             role=role,
@@ -85,8 +93,12 @@ class Conversation:
             speaker=speaker,
             turn_id=turn_id,
             summary=summary,
+            **fields,
         )
-        return self._store.append_turn(self._tenant, turn)
+        stored = self._store.append_turn(self._tenant, turn)
+        if self._on_append is not None:
+            self._on_append([stored])
+        return stored
 
     def extend(self, entries: Iterable[Mapping[str, Any] | Turn]) -> list[Turn]:
         """Append a list of entries as one chain after the head, in one batch.
@@ -114,6 +126,8 @@ class Conversation:
                 self._store.load(
                     self._tenant, TenantDump(turns=turns, heads={self.session_id: turns[-1].id})
                 )
+                if self._on_append is not None:
+                    self._on_append(turns)
             return turns
 
     def fork(self, turn: Turn | str) -> Turn:

@@ -57,7 +57,7 @@ __all__ = [
     "run_dataset",
 ]
 
-DATASETS = ("musique", "hotpotqa", "metaqa", "light", "tomi")
+DATASETS = ("musique", "hotpotqa", "metaqa", "light", "tomi", "convmem")
 EXTRACTORS = ("none", "names")
 
 
@@ -90,6 +90,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("default", "hashing"),
         default="default",
         help="default: all-MiniLM-L6-v2 (the embeddings extra); hashing: no model (fast)",
+    )
+    _add_conversation_arguments(parser)
+
+
+def _add_conversation_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``--dataset convmem`` and the progress bar."""
+    parser.add_argument(
+        "--fit",
+        action="store_true",
+        help="convmem: fit the turn model's weights on the tuning half (odd chats), then "
+        "score and print them instead of the shipped ones",
+    )
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar and no progress lines (a bar is drawn only on a terminal)",
     )
 
 
@@ -171,14 +187,19 @@ def _eval_passages(
     limit: int | None,
     say: Callable[[str], None],
     extractor: str = "names",
+    progress: bool = False,
 ) -> dict[str, Any]:
+    from graphmem._progress import progress_bar
+
     corpus, questions = _passage_corpus(data, name)
     if limit:
         questions = questions[:limit]
     index: dict[Any, str] = {}
     for i, (title, text) in enumerate(corpus):
         index.setdefault(title if name == "hotpotqa" else (title, text), f"p{i}")
-    with open_memory("memory://", tenant=f"eval-{name}", embedder=embedder) as mem:
+    with open_memory(
+        "memory://", tenant=f"eval-{name}", embedder=embedder, progress=progress
+    ) as mem:
         start = time.perf_counter()
         _ingest_passages(mem, corpus, extractor)
         ingest_s = time.perf_counter() - start
@@ -187,23 +208,25 @@ def _eval_passages(
         base: dict[str, list[float]] = defaultdict(list)
         prev: dict[str, list[float]] = defaultdict(list)
         query_s = 0.0
-        for question in questions:
-            gold = _gold_passages(name, question, index)
-            text = question["question"]
-            start = time.perf_counter()
-            results = mem.retrieve(
-                text, k=30, hops=PASSAGE_HOPS, kinds=["chunk"], preset=PASSAGE_PRESET
-            )
-            query_s += time.perf_counter() - start
-            ranked = list(dict.fromkeys(_passage_of(r.source_id) for r in results))
-            older = mem.retrieve(text, k=30, hops=1, kinds=["chunk"], preset="graph")
-            previous = list(dict.fromkeys(_passage_of(r.source_id) for r in older))
-            hits = mem.store.fulltext_search(mem.tenant, "chunk", text, 30)
-            baseline = list(dict.fromkeys(_passage_of(h.id) for h in hits))
-            for k in (2, 5, 10):
-                ours[f"recall@{k}"].append(_recall(ranked, gold, k))
-                base[f"recall@{k}"].append(_recall(baseline, gold, k))
-                prev[f"recall@{k}"].append(_recall(previous, gold, k))
+        with progress_bar(len(questions), name, progress, unit="q") as bar:
+            for question in questions:
+                gold = _gold_passages(name, question, index)
+                text = question["question"]
+                start = time.perf_counter()
+                results = mem.retrieve(
+                    text, k=30, hops=PASSAGE_HOPS, kinds=["chunk"], preset=PASSAGE_PRESET
+                )
+                query_s += time.perf_counter() - start
+                ranked = list(dict.fromkeys(_passage_of(r.source_id) for r in results))
+                older = mem.retrieve(text, k=30, hops=1, kinds=["chunk"], preset="graph")
+                previous = list(dict.fromkeys(_passage_of(r.source_id) for r in older))
+                hits = mem.store.fulltext_search(mem.tenant, "chunk", text, 30)
+                baseline = list(dict.fromkeys(_passage_of(h.id) for h in hits))
+                for k in (2, 5, 10):
+                    ours[f"recall@{k}"].append(_recall(ranked, gold, k))
+                    base[f"recall@{k}"].append(_recall(baseline, gold, k))
+                    prev[f"recall@{k}"].append(_recall(previous, gold, k))
+                bar.update(1)
     report: dict[str, Any] = {"dataset": name, "questions": len(questions)}
     report["preset"] = f"{PASSAGE_PRESET} (hops={PASSAGE_HOPS})"
     report["extractor"] = extractor
@@ -624,12 +647,16 @@ def run_dataset(
     limit: int | None = None,
     say: Callable[[str], None] = lambda line: None,
     extractor: str = "names",
+    fit: bool = False,
+    progress: bool = False,
 ) -> dict[str, Any]:
     """Evaluate one dataset and return its report (metric name -> value, and ``baseline``).
 
     ``extractor`` (MuSiQue and HotpotQA): ``names`` (the default) makes entities of the
     passage titles and of the proper names the passages write (``NameExtractor``);
-    ``none`` links passages by their titles only.
+    ``none`` links passages by their titles only. ``fit`` (convmem): fit the turn model
+    on the tuning half first (:mod:`graphmem.evaluation_conversations`). ``progress``:
+    draw a progress bar on a terminal (convmem).
 
     Raises:
         InvalidInput: Unknown dataset or extractor, bad ``limit``, or no data folder.
@@ -651,8 +678,12 @@ def run_dataset(
         from graphmem.retrieval import default_embedder
 
         embedder = default_embedder()
+    if name == "convmem":
+        from graphmem.evaluation_conversations import eval_convmem
+
+        return eval_convmem(folder, embedder, limit, say, fit=fit, progress=progress)
     if name in ("musique", "hotpotqa"):
-        return _eval_passages(name, folder, embedder, limit, say, extractor)
+        return _eval_passages(name, folder, embedder, limit, say, extractor, progress)
     if name == "metaqa":
         return _eval_metaqa(folder, embedder, limit, say)
     return _eval_light(folder, embedder, limit, say)
@@ -660,9 +691,14 @@ def run_dataset(
 
 def run(args: argparse.Namespace) -> int:
     """Run ``graphmem eval`` and print its reports (text, or JSON lines with ``--json``)."""
+    from graphmem._progress import wants_progress, write_line
+
+    quiet = getattr(args, "quiet", False)
+    progress = wants_progress(quiet)
 
     def say(line: str) -> None:
-        print(line, file=sys.stderr, flush=True)
+        if not quiet:
+            write_line(line, sys.stderr)
 
     embedder: Embedder | None = HashingEmbedder(384) if args.embedder == "hashing" else None
     for name in args.dataset or DATASETS:
@@ -673,6 +709,8 @@ def run(args: argparse.Namespace) -> int:
             limit=args.limit,
             say=say,
             extractor=args.extractor,
+            fit=getattr(args, "fit", False),
+            progress=progress,
         )
         report["embedder"] = args.embedder
         if args.json:
@@ -682,6 +720,11 @@ def run(args: argparse.Namespace) -> int:
             from graphmem.evaluation_tomi import print_report
 
             print_report(report)
+            continue
+        if name == "convmem":
+            from graphmem.evaluation_conversations import print_report as print_convmem
+
+            print_convmem(report)
             continue
         print(f"{name} ({report['questions']} questions)")
         baseline = report["baseline"]

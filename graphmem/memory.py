@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
 
 from graphmem import jsonl
+from graphmem._progress import progress_bar
 from graphmem.conversation import Conversation, load_conversation
-from graphmem.errors import InvalidInput, StoreClosed
+from graphmem.errors import GraphmemError, InvalidInput, StoreClosed
 from graphmem.models import (
     Chunk,
     ContextResult,
@@ -111,7 +114,16 @@ class Memory:
         owns_store: bool = True,
         embedder: Embedder | None = None,
         minds: MindSettings | None = None,
+        auto_index: bool = True,
+        index_batch: int | None = None,
+        progress: bool = False,
     ) -> None:
+        if index_batch is not None and (
+            not isinstance(index_batch, int) or isinstance(index_batch, bool) or index_batch <= 0
+        ):
+            raise InvalidInput(
+                f"index_batch must be a positive integer or None, got {index_batch!r}"
+            )
         self._tenant = check_tenant(tenant)
         self._store = store
         self._owns_store = owns_store
@@ -121,6 +133,12 @@ class Memory:
         self._minds_obj: Minds | None = None
         self._linker: EntityLinker | None = None
         self._linker_key: int | None = None
+        self._auto_index = bool(auto_index)
+        self._index_batch = index_batch
+        self._progress = bool(progress)
+        # Turns appended through this memory, waiting to be linked and embedded in a batch.
+        self._pending: dict[str, Turn] = {}
+        self._pending_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"Memory(url={self._store.url!r}, tenant={self._tenant!r})"
@@ -375,9 +393,20 @@ class Memory:
     # ------------------------------------------------------------------ conversations
 
     def conversation(self, session_id: str, *, max_history: int | None = None) -> Conversation:
-        """The conversation of a session (created by its first append)."""
+        """The conversation of a session (created by its first append).
+
+        With ``auto_index`` (the default), what is appended through it is indexed for
+        :meth:`retrieve` in batches: linked to the entities it names and embedded before
+        the next retrieval (or every ``index_batch`` turns); see :meth:`flush_index`.
+        """
         self._check_open()
-        return Conversation(self._store, self._tenant, session_id, max_history=max_history)
+        return Conversation(
+            self._store,
+            self._tenant,
+            session_id,
+            max_history=max_history,
+            on_append=self._queue_turns if self._auto_index else None,
+        )
 
     def conversation_memory(
         self,
@@ -487,7 +516,10 @@ class Memory:
     ) -> Conversation:
         """Store a tree made by :meth:`Conversation.dump` (into an empty session)."""
         self._check_open()
-        return load_conversation(self._store, self._tenant, data, session_id)
+        loaded = load_conversation(self._store, self._tenant, data, session_id)
+        if self._auto_index:
+            self._queue_turns(loaded.turns())
+        return self.conversation(loaded.session_id, max_history=loaded.max_history)
 
     def sessions(self) -> list[SessionInfo]:
         """Every session with turns, most recently active first."""
@@ -607,6 +639,7 @@ class Memory:
         embed: bool = True,
         batch_size: int = 256,
         nested_mentions: bool = True,
+        progress: bool | None = None,
     ) -> IngestReport:
         """Chunk documents into ``Chunk`` nodes, link them to entities, embed them.
 
@@ -630,6 +663,8 @@ class Memory:
             nested_mentions: Link the names found inside longer names too; False keeps
                 the longest match only (when your names nest without meaning it: a
                 village "Haven" and the city "New Haven").
+            progress: Draw a progress bar on a terminal (default: the memory's
+                ``progress`` option).
 
         Raises:
             InvalidInput: A document is malformed or names unknown entity ids; nothing of
@@ -672,8 +707,12 @@ class Memory:
                 pending.append((chunk, doc.entity_ids))
         if not isinstance(extractor, NoExtractor):
             self._extract(pending, extractor, report, nested_mentions)
-        for start in range(0, len(pending), batch_size):
-            self._ingest_batch(pending[start : start + batch_size], embed, report, nested_mentions)
+        enabled = self._progress if progress is None else progress
+        with progress_bar(len(pending), "ingesting documents", enabled, "chunk") as bar:
+            for start in range(0, len(pending), batch_size):
+                part = pending[start : start + batch_size]
+                self._ingest_batch(part, embed, report, nested_mentions)
+                bar.update(len(part))
         return report
 
     def _chunk_links(
@@ -768,15 +807,25 @@ class Memory:
         return len(entities)
 
     def index_turns(
-        self, session_id: str | None = None, *, embed: bool = True, nested_mentions: bool = True
+        self,
+        session_id: str | None = None,
+        *,
+        embed: bool = True,
+        nested_mentions: bool = True,
+        progress: bool | None = None,
     ) -> int:
         """Link conversation turns to the entities they name, and embed them.
+
+        Turns appended through this memory are indexed by themselves (``auto_index``);
+        this (re)indexes what is stored, e.g. after an import or with a new embedder.
 
         Args:
             session_id: One session's turns (all branches); default: every session.
             embed: Also embed the turns (needs the embedder).
             nested_mentions: Link names found inside longer names too, as
                 :meth:`add_documents` does.
+            progress: Draw a progress bar on a terminal (default: the memory's
+                ``progress`` option).
 
         Returns:
             How many turns were indexed.
@@ -785,19 +834,84 @@ class Memory:
         sessions = (
             [session_id] if session_id is not None else [s.session_id for s in self.sessions()]
         )
+        turns = [t for session in sessions for t in self._store.list_turns(self._tenant, session)]
+        self._index_turn_batch(turns, embed, nested_mentions, relink=True, progress=progress)
+        if embed:
+            with self._pending_lock:
+                for turn in turns:
+                    self._pending.pop(turn.id, None)
+        return len(turns)
+
+    def _index_turn_batch(
+        self,
+        turns: Sequence[Turn],
+        embed: bool,
+        nested: bool,
+        *,
+        relink: bool,
+        progress: bool | None = None,
+    ) -> None:
+        """Link and embed ``turns``: one link and one embedding write per 512 turns.
+
+        ``relink`` writes the mentions even when no entity is known (to clear old ones).
+        """
         linker = self.entity_linker()
-        count = 0
-        for session in sessions:
-            turns = self._store.list_turns(self._tenant, session)
+        enabled = self._progress if progress is None else progress
+        with progress_bar(len(turns), "indexing turns", enabled, "turn") as bar:
             for start in range(0, len(turns), 512):
                 part = turns[start : start + 512]
-                links = {t.id: linker.link(t.content, nested=nested_mentions) for t in part}
-                self._store.link_mentions(self._tenant, "turn", links)
+                if relink or linker.size:
+                    links = {t.id: linker.link(t.content, nested=nested) for t in part}
+                    self._store.link_mentions(self._tenant, "turn", links)
                 if embed:
                     vectors = self._embed([t.content for t in part])
                     self._store.put_embeddings(self._tenant, "turn", [t.id for t in part], vectors)
-                count += len(part)
-        return count
+                bar.update(len(part))
+
+    def _queue_turns(self, turns: Sequence[Turn]) -> None:
+        with self._pending_lock:
+            for turn in turns:
+                self._pending[turn.id] = turn
+            full = self._index_batch is not None and len(self._pending) >= self._index_batch
+        if full:
+            # The turns are stored; an append never fails for want of an index. They stay
+            # waiting, and the next retrieve (which flushes first) says what failed.
+            with suppress(GraphmemError):
+                self.flush_index()
+
+    @property
+    def pending_index(self) -> int:
+        """How many appended turns wait to be indexed (see :meth:`flush_index`)."""
+        return len(self._pending)
+
+    def flush_index(self, *, embed: bool = True) -> int:
+        """Index the turns appended through this memory since the last flush, in batches.
+
+        Each waiting turn is linked to the entities it names (when any are known) and
+        embedded, 512 turns per embedding call, so a long conversation is embedded at the
+        model's batch speed. :meth:`retrieve` calls this first, so what was said is found
+        right away; call it yourself to pay the cost at a moment of your choosing. Turns
+        deleted since they were appended are left out.
+
+        Args:
+            embed: Embed them too; False links only (they stay waiting for embedding).
+
+        Returns:
+            How many turns were indexed.
+        """
+        self._check_open()
+        with self._pending_lock:
+            waiting = list(self._pending.values())
+        if not waiting:
+            return 0
+        live = {t.id for t in self._store.get_turns(self._tenant, [t.id for t in waiting])}
+        turns = [t for t in waiting if t.id in live]
+        self._index_turn_batch(turns, embed, True, relink=False)
+        if embed:
+            with self._pending_lock:
+                for turn in waiting:
+                    self._pending.pop(turn.id, None)
+        return len(turns)
 
     def retrieve(
         self,
@@ -845,8 +959,13 @@ class Memory:
 
         text = _check_query(query)
         k, hops, wanted = check_request(k, hops, kinds)
+        if preset is None:
+            from graphmem.retrieval import choose_preset
+
+            preset = choose_preset(wanted)
         chosen = self._settings(preset, settings)
         scope = self._scope(graph_scope)
+        self._flush_before_search(embed=chosen.vector_weight > 0)
         vector = self._embed([text])[0] if chosen.vector_weight > 0 else None
         return self._run(Query(text, vector, k, hops, scope, wanted, _types(rel_types)), chosen)
 
@@ -870,6 +989,7 @@ class Memory:
         k, hops, wanted = check_request(k, hops, kinds)
         chosen = resolve_settings("hybrid", {"vector_weight": 0.0})
         scope = self._scope(graph_scope)
+        self._flush_before_search(embed=False)
         return self._run(Query(query, None, k, hops, scope, wanted), chosen)
 
     def query_with_embedding(
@@ -892,6 +1012,7 @@ class Memory:
         k, hops, wanted = check_request(k, hops, kinds)
         chosen = resolve_settings("hybrid", {"fulltext_weight": 0.0, "link_query": False})
         scope = self._scope(graph_scope)
+        self._flush_before_search(embed=True)
         return self._run(Query(None, vector, k, hops, scope, wanted), chosen)
 
     @staticmethod
@@ -907,6 +1028,10 @@ class Memory:
         from graphmem.retrieval import resolve_settings
 
         return resolve_settings(preset, overrides)
+
+    def _flush_before_search(self, *, embed: bool) -> None:
+        if self._pending:
+            self.flush_index(embed=embed)
 
     def _scope(self, graph_scope: Sequence[str] | None) -> list[str] | None:
         self._check_open()
@@ -1366,6 +1491,9 @@ def open(  # noqa: A001
     tenant: str,
     embedder: Embedder | None = None,
     minds: MindSettings | None = None,
+    auto_index: bool = True,
+    index_batch: int | None = None,
+    progress: bool = False,
     **options: Any,
 ) -> Memory:
     """Open a graph memory for one tenant.
@@ -1380,10 +1508,31 @@ def open(  # noqa: A001
             ``BackendUnavailable`` saying so.
         minds: How NPC minds work (:class:`graphmem.minds.MindSettings`; default:
             second-order beliefs, ``located_in`` as presence).
+        auto_index: Index the turns appended through this memory for retrieval by
+            themselves: linked and embedded in batches before the next retrieval (see
+            :meth:`Memory.flush_index`). False: call :meth:`Memory.index_turns` yourself.
+        index_batch: With ``auto_index``, also index as soon as this many turns wait
+            (an append then pays for the batch); None: only before a retrieval.
+        progress: Draw progress bars (tqdm, on stderr, only when it is a terminal) for
+            long work: document ingest and turn indexing.
         **options: Backend options, e.g. ``tracer=print``.
 
     Raises:
         IdentityRequired: ``tenant`` is empty.
+        InvalidInput: ``index_batch`` is not a positive integer.
     """
     check_tenant(tenant)
-    return Memory(open_store(url, **options), tenant, embedder=embedder, minds=minds)
+    store = open_store(url, **options)
+    try:
+        return Memory(
+            store,
+            tenant,
+            embedder=embedder,
+            minds=minds,
+            auto_index=auto_index,
+            index_batch=index_batch,
+            progress=progress,
+        )
+    except BaseException:
+        store.close()
+        raise

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ENTRY_POINT_GROUP",
     "INVISIBLE_CHARACTERS",
+    "MAX_TURN_WINDOW",
     "BackendFactory",
     "GraphStore",
     "JSONScalar",
@@ -68,6 +69,7 @@ __all__ = [
     "check_search_kinds",
     "check_tenant",
     "check_where",
+    "check_window_depth",
     "install_schema",
     "open_store",
     "redact_url",
@@ -78,6 +80,10 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "graphmem.backends"
+
+MAX_TURN_WINDOW = 8
+"""The largest ``depth`` of :meth:`GraphStore.turn_window` (server backends bound their
+path patterns by it)."""
 
 _MAX_TENANT_LENGTH = 256
 
@@ -330,6 +336,15 @@ class SearchPair(NamedTuple):
     """What :meth:`GraphStore.fulltext_search` gives (``[]`` without query text)."""
 
 
+def check_window_depth(depth: object) -> int:
+    """``depth`` of :meth:`GraphStore.turn_window`, checked (an integer within 0..8)."""
+    if not isinstance(depth, int) or isinstance(depth, bool) or not 0 <= depth <= MAX_TURN_WINDOW:
+        raise InvalidInput(
+            f"depth must be an integer within 0..{MAX_TURN_WINDOW}, got {depth!r}", depth=depth
+        )
+    return depth
+
+
 def check_search_kinds(
     kinds: Sequence[NodeKind], vector: ArrayLike | None, text: str | None
 ) -> list[NodeKind]:
@@ -579,6 +594,20 @@ class GraphStore(Protocol):
 
     def head(self, tenant: str, session_id: str) -> Turn | None:
         """The head of the session's active branch, or None before the first turn."""
+        ...
+
+    def turn_window(self, tenant: str, turn_ids: Sequence[str], *, depth: int = 1) -> list[Turn]:
+        """The turns asked and the turns next to them along PARENT, in one call.
+
+        Every turn within ``depth`` PARENT edges of an asked turn: its ancestors up to
+        ``depth`` steps back and its descendants up to ``depth`` steps forward on every
+        branch (not its siblings). Each turn once, ordered by ``(created_at, id)``;
+        unknown ids are skipped. Conversation recall reads a turn with its context
+        through this (a reply ranks by the question it answers).
+
+        Raises:
+            InvalidInput: ``depth`` is not an integer within 0..``MAX_TURN_WINDOW``.
+        """
         ...
 
     def fork(self, tenant: str, session_id: str, turn_id: str) -> Turn:

@@ -14,6 +14,7 @@ from graphmem.retrieval.embedders import (
 from graphmem.retrieval.fusion import (
     PRESETS,
     FusionSettings,
+    choose_preset,
     reciprocal_rank_fusion,
     resolve_settings,
 )
@@ -26,10 +27,14 @@ from graphmem.retrieval.ingest import (
     chunk_text,
 )
 from graphmem.retrieval.names import NameExtractor
+from graphmem.retrieval.recall import TURN_SIGNALS, TURN_WEIGHTS, fit_turn_weights
 from graphmem.retrieval.render import render_context
+from graphmem.retrieval.timeexpr import read_time
 
 __all__ = [
     "PRESETS",
+    "TURN_SIGNALS",
+    "TURN_WEIGHTS",
     "Embedder",
     "EntityLinker",
     "Extraction",
@@ -40,8 +45,11 @@ __all__ = [
     "NameExtractor",
     "NoExtractor",
     "SentenceTransformerEmbedder",
+    "choose_preset",
     "chunk_text",
     "default_embedder",
+    "fit_turn_weights",
+    "read_time",
     "reciprocal_rank_fusion",
     "render_context",
     "resolve_settings",

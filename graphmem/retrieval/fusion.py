@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from graphmem.errors import InvalidInput
 
-__all__ = ["METHODS", "PRESETS", "FusionSettings", "reciprocal_rank_fusion", "resolve_settings"]
+__all__ = [
+    "METHODS",
+    "PRESETS",
+    "TURN_RANKERS",
+    "FusionSettings",
+    "choose_preset",
+    "reciprocal_rank_fusion",
+    "resolve_settings",
+]
 
 METHODS = ("rerank", "bridge")
 """How candidates are ranked: see :attr:`FusionSettings.method`."""
+
+TURN_RANKERS = ("model", "rrf")
+"""How conversation turns are scored: see :attr:`FusionSettings.turn_ranker`."""
+
+_MAX_TURN_CONTEXT = 8  # graphmem.store.MAX_TURN_WINDOW (not imported: fusion stays store-free)
 
 
 @dataclass(frozen=True)
@@ -44,6 +58,17 @@ class FusionSettings:
             seeds) or ``bridge`` (multi-hop over documents: passages reached through the
             entities that the best passages mention, ranked by their own relevance; see
             :mod:`graphmem.retrieval.bridge`).
+        turn_ranker: How the ``rerank`` method scores conversation turns: ``model`` (the
+            default: a fitted linear model over what a conversation has, the turn's
+            neighbours, its speaker and time, its session, besides the two searches; see
+            :mod:`graphmem.retrieval.recall`) or ``rrf`` (reciprocal-rank fusion of the two
+            searches, as chunks and entities are).
+        turn_weights: The ``model``'s weight of each signal (names from
+            :data:`graphmem.retrieval.recall.TURN_SIGNALS`; missing ones weigh 0); None
+            for the fitted :data:`~graphmem.retrieval.recall.TURN_WEIGHTS`.
+        turn_candidates: Hits taken from each search of turns for the ``model``.
+        turn_context: How many PARENT edges away the ``model`` reads a hit's neighbours
+            (and takes them as candidates too; 0: the hits alone).
     """
 
     vector_weight: float = 1.0
@@ -63,6 +88,10 @@ class FusionSettings:
     relationship_results: bool = True
     residual_query: bool = True
     method: str = "rerank"
+    turn_ranker: str = "model"
+    turn_weights: Mapping[str, float] | None = None
+    turn_candidates: int = 50
+    turn_context: int = 1
 
     def __post_init__(self) -> None:
         for name in ("vector_weight", "fulltext_weight", "graph_weight", "confidence_weight"):
@@ -81,6 +110,33 @@ class FusionSettings:
             raise InvalidInput("recency_half_life_s must be positive")
         if self.method not in METHODS:
             raise InvalidInput(f"method must be one of {METHODS}, got {self.method!r}")
+        if self.turn_ranker not in TURN_RANKERS:
+            raise InvalidInput(
+                f"turn_ranker must be one of {TURN_RANKERS}, got {self.turn_ranker!r}"
+            )
+        if self.turn_candidates <= 0:
+            raise InvalidInput("turn_candidates must be positive")
+        if not 0 <= self.turn_context <= _MAX_TURN_CONTEXT:
+            raise InvalidInput(f"turn_context must be within 0..{_MAX_TURN_CONTEXT}")
+        if self.turn_weights is not None:
+            self._check_turn_weights(self.turn_weights)
+
+    @staticmethod
+    def _check_turn_weights(weights: Mapping[str, float]) -> None:
+        from graphmem.retrieval.recall import TURN_SIGNALS
+
+        if not isinstance(weights, Mapping):
+            raise InvalidInput("turn_weights must map signal names to numbers")
+        unknown = sorted(set(weights) - set(TURN_SIGNALS))
+        if unknown:
+            raise InvalidInput(
+                f"turn_weights names unknown signals {unknown}; known: {list(TURN_SIGNALS)}"
+            )
+        for name, value in weights.items():
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                raise InvalidInput(f"turn_weights[{name!r}] is not a number")
+            if not math.isfinite(value):
+                raise InvalidInput(f"turn_weights[{name!r}] is not finite")
 
 
 PRESETS: Mapping[str, FusionSettings] = {
@@ -101,8 +157,30 @@ PRESETS: Mapping[str, FusionSettings] = {
     "multihop": FusionSettings(method="bridge", graph_weight=3.0, seeds=3, hub_damping=1.0),
     # Text only, no graph walk: what plain hybrid search would give.
     "text_only": FusionSettings(graph_weight=0.0, seeds=0, link_query=False),
+    # Questions about past conversations: turns ranked by the fitted turn model alone (no
+    # graph walk, no recency boost). Chosen by default when turns are what is searched.
+    "conversation": FusionSettings(
+        graph_weight=0.0,
+        seeds=0,
+        link_query=False,
+        recency_weight=0.0,
+        relationship_results=False,
+    ),
 }
 """Named fusion settings for ``retrieve(..., preset=...)``."""
+
+
+def choose_preset(kinds: Sequence[str]) -> str:
+    """The preset for a ``retrieve`` that names none, from what it searches.
+
+    ``conversation`` when turns are all it asks for; otherwise ``hybrid``, which ranks
+    turns by the same turn model and chunks and entities by reciprocal-rank fusion, then
+    pulls in the graph.
+
+    >>> choose_preset(["turn"]), choose_preset(["chunk", "turn", "entity", "relationship"])
+    ('conversation', 'hybrid')
+    """
+    return "conversation" if list(kinds) == ["turn"] else "hybrid"
 
 
 def resolve_settings(

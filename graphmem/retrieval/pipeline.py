@@ -1,7 +1,8 @@
 """The retrieval pipeline over the store protocol.
 
 query -> (vector search, full-text search) over turns, chunks and entities
--> reciprocal-rank fusion per kind -> seed entities (named in the query, top entity hits,
+-> reciprocal-rank fusion per kind (turns: the fitted turn model over their signals,
+:mod:`graphmem.retrieval.recall`) -> seed entities (named in the query, top entity hits,
 entities mentioned by the top turns and chunks) -> typed k-hop expansion through the
 entity graph, inside the graph scope -> turns and chunks mentioning what was reached
 -> rerank (fused text score + graph proximity, fact confidence, turn recency)
@@ -14,7 +15,7 @@ server backend answers a retrieval in a fixed, small number of round trips.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -27,11 +28,13 @@ from graphmem.models import (
     NodeKind,
     Provenance,
     Relationship,
+    Turn,
     entity_text,
     utcnow,
 )
 from graphmem.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
 from graphmem.retrieval.ingest import EntityLinker
+from graphmem.retrieval.recall import TurnPool, rank_pool, turn_pool
 from graphmem.store import GraphStore, SearchPair
 
 __all__ = ["RESULT_KINDS", "Query", "check_request", "check_scope", "run_query", "search_both"]
@@ -154,14 +157,19 @@ def run_query(
     scope = query.scope
     scope_set = set(scope) if scope is not None else None
     candidates = max(settings.candidates, query.k)
+    model_turns = settings.turn_ranker == "model" and "turn" in query.kinds
+    searched_k = max(candidates, settings.turn_candidates) if model_turns else candidates
 
-    # 1. search every kind both ways, fuse per kind
+    # 1. search every kind both ways, fuse per kind (turns: the turn model)
     fused: dict[str, dict[str, float]] = {}
     text_signal: dict[tuple[str, str], dict[str, float]] = {}
-    searched = search_both(store, tenant, NODE_KINDS, query, settings, candidates, scope)
+    searched = search_both(store, tenant, NODE_KINDS, query, settings, searched_k, scope)
+    pool: TurnPool | None = None
     for kind in NODE_KINDS:
         rankings: list[tuple[list[str], float]] = []
         pair = searched.get(kind)
+        if pair is not None and kind != "turn" and searched_k > candidates:
+            pair = SearchPair(pair.vector[:candidates], pair.text[:candidates])
         if pair is not None:
             for hits, asked, weight, signal in (
                 (pair.vector, query.vector, settings.vector_weight, "vector_rank"),
@@ -172,6 +180,13 @@ def run_query(
                 for rank, hit in enumerate(hits, 1):
                     text_signal.setdefault((kind, hit.id), {})[signal] = rank
         fused[kind] = reciprocal_rank_fusion(rankings, settings.rrf_k)
+        if kind == "turn" and model_turns and pair is not None:
+            # In a graph scope the neighbours' own scope is unknown: read the hits alone.
+            depth = settings.turn_context if scope is None else 0
+            pool = turn_pool(store, tenant, query.text, pair, depth=depth)
+            top_fused = max(fused["turn"].values(), default=1.0)
+            ranked = rank_pool(pool, settings.turn_weights, settings)
+            fused["turn"] = {node: value * top_fused for node, value in ranked.items()}
 
     # 2. seeds
     seeds: dict[str, float] = {}
@@ -277,9 +292,24 @@ def run_query(
             key = f"{rel.source_id}|{rel.type}|{rel.target_id}"
             rel_by_key[key] = rel
             scored.append((-score, "relationship", key))
-    top = cut(store, tenant, scored, query, settings)
+    known = pool.turns if pool is not None else None
+    top = cut(store, tenant, scored, query, settings, known)
+    if pool is not None:
+        in_pool = set(pool.ids)
+        for _score, of, node in top:
+            if of == "turn" and node in in_pool:
+                signals = {name: v for name, v in pool.signals(node).items() if v}
+                text_signal.setdefault(("turn", node), {}).update(signals)
     return _materialise(
-        store, tenant, top, entities, rel_by_key, _anchors(top, reached), distance, text_signal
+        store,
+        tenant,
+        top,
+        entities,
+        rel_by_key,
+        _anchors(top, reached),
+        distance,
+        text_signal,
+        known,
     )
 
 
@@ -289,24 +319,38 @@ def cut(
     scored: list[tuple[float, str, str]],
     query: Query,
     settings: FusionSettings,
+    known: Mapping[str, Turn] | None = None,
 ) -> list[tuple[float, str, str]]:
     """The best ``query.k`` of (-score, kind, id) candidates, as (score, kind, id).
 
     Turns get their recency boost (at most 1 + recency_weight) before the cut, so every
-    turn that could still enter the top k is fetched for its time, and no more.
+    turn that could still enter the top k is fetched for its time, and no more (none
+    when ``known`` holds them already).
     """
     if "turn" in query.kinds and settings.recency_weight > 0:
         turns = heapq.nsmallest(query.k, [i for i in scored if i[1] == "turn"])
         if turns:
             now = utcnow()
             times = {
-                t.id: t.created_at for t in store.get_turns(tenant, [n for _s, _k, n in turns])
+                t.id: t.created_at for t in _turns(store, tenant, [n for _s, _k, n in turns], known)
             }
             boosted = {n: s * _age_factor(times.get(n), now, settings) for s, _k, n in turns}
             scored = [
                 (boosted.get(n, s) if kind == "turn" else s, kind, n) for s, kind, n in scored
             ]
     return [(-s, kind, node) for s, kind, node in heapq.nsmallest(query.k, scored) if s < 0]
+
+
+def _turns(
+    store: GraphStore, tenant: str, ids: Sequence[str], known: Mapping[str, Turn] | None
+) -> list[Turn]:
+    """The turns of ``ids`` that exist: from ``known``, the rest in one batch call."""
+    if not ids:
+        return []
+    have = known or {}
+    missing = [i for i in ids if i not in have]
+    fetched = {t.id: t for t in store.get_turns(tenant, missing)} if missing else {}
+    return [t for i in ids if (t := have.get(i) or fetched.get(i)) is not None]
 
 
 def _graph_contenders(graph_scores: dict[str, float], k: int) -> list[str] | dict[str, float]:
@@ -349,13 +393,17 @@ def _materialise(
     best_anchor: dict[tuple[str, str], tuple[float, str]],
     distance: dict[str, int],
     text_signal: dict[tuple[str, str], dict[str, float]],
+    known: Mapping[str, Turn] | None = None,
 ) -> list[ContextResult]:
-    """Fetch what the top results are (one batch call per kind) and build ContextResults."""
+    """Fetch what the top results are (one batch call per kind) and build ContextResults.
+
+    Turns in ``known`` (fetched already by the turn model) are not fetched again.
+    """
     by_kind: dict[str, list[str]] = {}
     for _score, kind, node in top:
         by_kind.setdefault(kind, []).append(node)
     chunks = {c.id: c for c in store.get_chunks(tenant, by_kind.get("chunk", []))}
-    turns = {t.id: t for t in store.get_turns(tenant, by_kind.get("turn", []))}
+    turns = {t.id: t for t in _turns(store, tenant, by_kind.get("turn", []), known)}
     wanted = set(by_kind.get("entity", []))
     for key in by_kind.get("relationship", []):
         rel = rel_by_key[key]

@@ -138,6 +138,7 @@ STORE_CALLS: dict[str, StoreCall] = {
     "load": lambda s, t: s.load(t, TenantDump(entities=[ent("a")])),
     "clear": lambda s, t: s.clear(t),
     "get_turns": lambda s, t: s.get_turns(t, ["x"]),
+    "turn_window": lambda s, t: s.turn_window(t, ["x"]),
     "upsert_chunks": lambda s, t: s.upsert_chunks(t, [Chunk(id="c", text="some lore")]),
     "get_chunks": lambda s, t: s.get_chunks(t, ["c"]),
     "delete_chunks": lambda s, t: s.delete_chunks(t, ["c"]),

@@ -49,3 +49,20 @@ def test_quick_retrieval_bench_reports_vector_retrieve_and_embedding(capsys):
     assert any(n.startswith("embedding throughput") for n in names)
     vector = next(r for r in report["results"] if r["name"].startswith("vector top-10"))
     assert vector["baseline"] > 0 and vector["value"] > 0
+
+
+def test_quick_recall_bench_reports_indexing_append_embedding_and_retrieve(capsys):
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    args = parser.parse_args(["--recall", "--quick", "--json", "--embedder", "hashing"])
+    assert bench.run(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    rows = {r["name"]: r for r in report["results"]}
+    indexed = next(r for n, r in rows.items() if n.startswith("turns indexed per second"))
+    raw = next(r for n, r in rows.items() if n.startswith("model batch throughput"))
+    assert indexed["baseline"] == raw["value"] > 0  # beside the model, in the same run
+    assert any(n.startswith("append p50 with indexing deferred") for n in rows)
+    assert any(n.startswith("append p99 with index_batch=64") for n in rows)
+    assert any(n.startswith("query embedding p50") for n in rows)
+    retrieve = rows["retrieve p50 over a 2,000-turn conversation (embedding excluded)"]
+    assert retrieve["value"] > 0 and retrieve["baseline"] > 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -302,3 +303,27 @@ def test_schema_install_passes_quantization_and_rebuild(
 def test_schema_install_refuses_an_unknown_quantization(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["schema", "install", "--store", "bolt://h:7687", "--quantization", "maybe"]) == 2
     assert "--quantization" in capsys.readouterr().err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_import_draws_a_progress_bar_on_a_terminal_unless_quiet(
+    world: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    quiet: bool,
+) -> None:
+    exported = tmp_path / "world.jsonl"
+    assert main(["export", "--store", world, "--tenant", DEMO_TENANT, "-o", str(exported)]) == 0
+    capsys.readouterr()
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    argv = ["import", "--store", (tmp_path / "c.graphmem").as_uri(), "--tenant", "c"]
+    assert main([*argv, str(exported), *(["--quiet"] if quiet else [])]) == 0
+    assert ("importing world.jsonl" in terminal.getvalue()) is not quiet
+    assert "imported" in capsys.readouterr().out

@@ -176,6 +176,7 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         "records/delete_records": lambda: [{"deleted": len(params["ids"])}],
         "records/count_records": lambda: [{"count": 1}],
         "conversations/get_turns": lambda: [{"turn": TURN}],
+        "conversations/get_turn_window": lambda: [{"turn": TURN}],
         "chunks/upsert_chunks": lambda: [
             {"id": r["id"], "created_at": r["created_at"]} for r in rows
         ],
@@ -426,6 +427,10 @@ ONE_QUERY: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
     "list_sessions": ("sessions/list_sessions", lambda s: s.list_sessions("t")),
     "clear": ("tenant/clear_tenant", lambda s: s.clear("t")),
     "get_turns": ("conversations/get_turns", lambda s: s.get_turns("t", ["t1", "x", "t1"])),
+    "turn_window": (
+        "conversations/get_turn_window",
+        lambda s: s.turn_window("t", ["t1", "x", "t1"], depth=2),
+    ),
     "upsert_chunks": (
         "chunks/upsert_chunks",
         lambda s: s.upsert_chunks("t", [Chunk(id="c1", text="lore")]),
@@ -719,6 +724,9 @@ INJECTION = "KNOWS]->(x) DETACH DELETE x //"
     "call",
     [
         lambda s: s.neighbors("t", "mira", rel_types=[INJECTION]),
+        lambda s: s.turn_window("t", ["t1"], depth=9),
+        lambda s: s.turn_window("t", [], depth=-1),
+        lambda s: s.turn_window("t", "t1"),
         lambda s: s.neighbors("t", "mira", node_types=["has space"]),
         lambda s: s.neighbors("t", "mira", depth=0),
         lambda s: s.neighbors("t", "mira", max_nodes=0),
@@ -1719,6 +1727,7 @@ ACCESS: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
     "list_sessions": (READ, lambda s: s.list_sessions("t")),
     "put_records": (WRITE, lambda s: s.put_records("t", "fact", [Record(kind="fact", data={})])),
     "get_records": (READ, lambda s: s.get_records("t", "fact", ["r1"])),
+    "turn_window": (READ, lambda s: s.turn_window("t", ["t1"], depth=1)),
     "write_records": (
         WRITE,
         lambda s: s.write_records("t", [Record(kind="fact", data={})], {"audit": ["a1"]}),

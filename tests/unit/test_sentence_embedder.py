@@ -51,3 +51,24 @@ def test_import_graphmem_does_not_load_torch() -> None:
     code = "import sys, graphmem, graphmem.retrieval; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_query_threads_is_checked() -> None:
+    from graphmem import InvalidInput
+    from graphmem.retrieval import SentenceTransformerEmbedder
+
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(InvalidInput, match="query_threads"):
+            SentenceTransformerEmbedder(query_threads=bad)  # type: ignore[arg-type]
+
+
+def test_a_query_embeds_with_one_thread_and_leaves_torch_as_it_was(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    import torch
+
+    before = torch.get_num_threads()
+    batch = embedder.embed(["The smith forges a sword.", "a", "b", "c", "d"])  # torch's threads
+    one = embedder.embed(["The smith forges a sword."])  # a query: one thread
+    assert torch.get_num_threads() == before
+    assert np.allclose(one[0], batch[0], atol=1e-5)  # the same vector either way

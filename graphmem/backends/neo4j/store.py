@@ -84,6 +84,7 @@ from graphmem.store import (
     check_search_kinds,
     check_tenant,
     check_where,
+    check_window_depth,
     search_each,
     traced,
 )
@@ -1737,6 +1738,20 @@ class Neo4jStore:
         )
         by_id = {row["turn"]["id"]: turn_from_row(row["turn"]) for row in rows}
         return [by_id[i] for i in ids if i in by_id]
+
+    def turn_window(self, tenant: str, turn_ids: Sequence[str], *, depth: int = 1) -> list[Turn]:
+        """The turns asked and those within ``depth`` PARENT edges of them; one query."""
+        tenant = self._check(tenant)
+        ids = _check_ids(turn_ids, "turn_ids")
+        params = {
+            "tenant": tenant,
+            "ids": list(dict.fromkeys(ids)),
+            "depth": check_window_depth(depth),
+        }
+        if not ids:
+            return []
+        rows = self._read("conversations/get_turn_window", params)
+        return [turn_from_row(row["turn"]) for row in rows]
 
     def upsert_chunks(self, tenant: str, chunks: Sequence[Chunk]) -> list[Chunk]:
         """Insert or replace chunks by id, in one batch; return them as stored.

@@ -60,6 +60,7 @@ from graphmem.store import (
     check_search_kinds,
     check_tenant,
     check_where,
+    check_window_depth,
     traced,
 )
 
@@ -1050,6 +1051,35 @@ class NetworkXStore:
         data = self._tenant(tenant)
         session = data.sessions.get(session_id)
         return data.turns[session.head] if session and session.head else None
+
+    @_operation
+    def turn_window(self, tenant: str, turn_ids: Sequence[str], *, depth: int = 1) -> list[Turn]:
+        """The turns asked and those within ``depth`` PARENT edges before or after them."""
+        ids = _check_ids(turn_ids, "turn_ids")
+        depth = check_window_depth(depth)
+        data = self._tenant(tenant)
+        turns, children = data.turns, data.children
+        found: dict[str, Turn] = {}
+        for turn_id in ids:
+            turn = turns.get(turn_id)
+            if turn is None:
+                continue
+            found[turn_id] = turn
+            parent = turn.parent_id
+            for _step in range(depth):  # back along PARENT
+                if parent is None:
+                    break
+                above = turns[parent]
+                found[parent] = above
+                parent = above.parent_id
+            frontier = [turn_id]
+            for _step in range(depth):  # forward, every branch
+                frontier = [child for node in frontier for child in children.get(node, ())]
+                if not frontier:
+                    break
+                for child in frontier:
+                    found[child] = turns[child]
+        return sorted(found.values(), key=lambda t: (t.created_at, t.id))
 
     @_operation
     def fork(self, tenant: str, session_id: str, turn_id: str) -> Turn:

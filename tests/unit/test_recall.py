@@ -1,0 +1,258 @@
+"""Conversation recall: time expressions, speakers, the turn model, and the default preset."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+
+import graphmem
+from graphmem import InvalidInput, Memory
+from graphmem.retrieval import (
+    PRESETS,
+    TURN_SIGNALS,
+    TURN_WEIGHTS,
+    FusionSettings,
+    HashingEmbedder,
+    choose_preset,
+    fit_turn_weights,
+    read_time,
+)
+from graphmem.retrieval.recall import _only_asks, named_speakers, rank_pool, turn_pool
+
+NOW = datetime(2024, 3, 6, 15, 30, tzinfo=UTC)
+DAY0 = datetime(2024, 1, 5, 18, 0, tzinfo=UTC)
+
+
+def _spans(text: str) -> list[tuple[str, str]]:
+    return [
+        (s.start.date().isoformat(), s.end.date().isoformat()) for s in read_time(text, NOW).spans
+    ]
+
+
+# ----------------------------------------------------------------------------- time
+
+
+@pytest.mark.parametrize(
+    ("text", "spans"),
+    [
+        ("What did Paola cook on 22.01.2024?", [("2024-01-22", "2024-01-23")]),
+        ("on 01/22/2024", [("2024-01-22", "2024-01-23")]),
+        ("on 22/01/2024", [("2024-01-22", "2024-01-23")]),
+        ("on 2024-01-22", [("2024-01-22", "2024-01-23")]),
+        ("Where was Kate on 31 Dec 2023?", [("2023-12-31", "2024-01-01")]),
+        ("the 17th of January, 2024", [("2024-01-17", "2024-01-18")]),
+        ("What game did Akib watch on December 28 2023?", [("2023-12-28", "2023-12-29")]),
+        ("When did Akib hike in January 2024?", [("2024-01-01", "2024-02-01")]),
+        ("When did Fahim catch a cold in 2024?", [("2024-01-01", "2025-01-01")]),
+        ("before January 4th, 2024", [("0001-01-02", "2024-01-04")]),
+        ("since 3 Jan 2024", [("2024-01-03", "9999-12-30")]),
+        ("yesterday", [("2024-03-05", "2024-03-06")]),
+        ("today", [("2024-03-06", "2024-03-07")]),
+        ("last week", [("2024-02-26", "2024-03-04")]),
+        ("last month", [("2024-02-01", "2024-03-01")]),
+        ("last year", [("2023-01-01", "2024-01-01")]),
+        ("3 days ago", [("2024-03-02", "2024-03-05")]),
+        ("on 31.02.2024", []),  # no such day
+        ("Did Fahim like 2666 by Bolano?", []),
+        ("When did Elise go for a massage?", []),
+    ],
+)
+def test_time_expressions(text: str, spans: list[tuple[str, str]]) -> None:
+    assert _spans(text) == spans
+
+
+def test_bare_months_match_any_year_and_may_the_verb_is_not_a_month() -> None:
+    query = read_time("Were they both sick in January?", NOW)
+    assert sorted(query.months) == [1]
+    assert query.match(datetime(2021, 1, 9, tzinfo=UTC)) == 1.0
+    assert query.match(datetime(2021, 2, 9, tzinfo=UTC)) == 0.0
+    assert not read_time("this may help, in may", NOW)
+    assert sorted(read_time("what happened in May?", NOW).months) == [5]
+
+
+def test_a_day_off_the_span_counts_half() -> None:
+    query = read_time("What did Kate do on 31 Dec 2023?", NOW)
+    assert query.match(datetime(2023, 12, 31, 23, 59, tzinfo=UTC)) == 1.0
+    assert query.match(datetime(2024, 1, 1, 8, 0, tzinfo=UTC)) == 0.5
+    assert query.match(datetime(2024, 1, 3, tzinfo=UTC)) == 0.0
+
+
+# ----------------------------------------------------------------------------- speakers
+
+
+def test_speakers_are_named_by_any_part_and_by_spelling_variants() -> None:
+    speakers = ["Muhhamed", "Fahim Khan", "Akib", "elise"]
+    named, words = named_speakers("What did Mohammed and Fahim do?", speakers)
+    assert named == {"Muhhamed", "Fahim Khan"}
+    assert {"mohammed", "fahim"} <= words
+    assert named_speakers("When did Akim check the servers?", speakers)[0] == {"Akib"}
+    assert named_speakers("what did elise buy?", speakers)[0] == {"elise"}
+    # a lower-case word is only ever an exact match: "akim" is not Akib
+    assert named_speakers("akim's servers", speakers)[0] == frozenset()
+    assert named_speakers("What is for dinner?", speakers)[0] == frozenset()
+
+
+def test_a_speaker_named_like_a_common_word_is_not_found_in_every_question() -> None:
+    assert named_speakers("Will it rain? Can we go?", ["Will", "Can"])[0] == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("What about you?", True),
+        ("  How are you?  ", True),
+        ("I went hiking. How about you?", False),
+        ("Hey! How are you?", False),
+        ("Skiing, mostly.", False),
+    ],
+)
+def test_a_message_that_only_asks(text: str, asks: bool) -> None:
+    assert _only_asks(text) is asks
+
+
+# ----------------------------------------------------------------------------- the model
+
+
+@pytest.fixture
+def mem() -> Iterator[Memory]:
+    with graphmem.open("memory://", tenant="chat", embedder=HashingEmbedder()) as memory:
+        yield memory
+
+
+def _chat(mem: Memory) -> dict[str, str]:
+    """Two sessions between Kate and Elise; returns content -> turn id."""
+    lines = [
+        ("s1", "Kate", "Hey Elise! How are you?"),
+        ("s1", "Elise", "Good! What do you do for fun?"),
+        ("s1", "Kate", "Mostly skiing in Colorado, and pasta classes"),
+        ("s1", "Elise", "Nice. I study economics at UCLA"),
+        ("s1", "Elise", "The market near campus sells scarves"),
+        ("s2", "Elise", "I bought a red scarf at the market today"),
+        ("s2", "Kate", "Lovely, I stayed home"),
+        ("s2", "Elise", "ok"),
+    ]
+    ids: dict[str, str] = {}
+    for n, (session, speaker, text) in enumerate(lines):
+        when = DAY0 + timedelta(days=2 if session == "s2" else 0, minutes=n)
+        turn = mem.conversation(session).append("user", text, speaker=speaker, created_at=when)
+        ids[text] = turn.id
+    return ids
+
+
+def _pool(mem: Memory, question: str) -> object:
+    vector = mem.embedder.embed([question])[0]
+    pair = mem.store.hybrid_search(mem.tenant, ["turn"], vector=vector, text=question, k=100)
+    return turn_pool(mem.store, mem.tenant, question, pair["turn"], depth=1)
+
+
+def test_signals_of_a_turn_read_its_neighbours_speaker_session_and_time(mem: Memory) -> None:
+    ids = _chat(mem)
+    mem.flush_index()
+    pool = _pool(mem, "What does Kate do for fun on 5 Jan 2024?")
+    answer = pool.signals(ids["Mostly skiing in Colorado, and pasta classes"])  # type: ignore[attr-defined]
+    greeting = pool.signals(ids["Hey Elise! How are you?"])  # type: ignore[attr-defined]
+    question = pool.signals(ids["Good! What do you do for fun?"])  # type: ignore[attr-defined]
+    assert question["text"] == 1.0  # "fun" is only said there
+    assert answer["context_text"] == 1.0  # the answer comes right after it
+    assert answer["session_text"] == 1.0
+    assert answer["speaker_named"] == 1.0 and answer["other_named"] == 0.0
+    assert question["other_named"] == 1.0
+    assert answer["when"] == 1.0  # said on 5 January 2024
+    assert answer["words"] == 0.7 and answer["short"] == 0.0
+    assert greeting["names_named"] == 0.0  # it names Elise; the question names Kate
+    assert set(answer) == set(TURN_SIGNALS)
+
+
+def test_the_model_ranks_the_answer_above_the_question_that_matched(mem: Memory) -> None:
+    ids = _chat(mem)
+    found = mem.retrieve("What does Kate do for fun?", k=3)
+    assert found[0].source_id == ids["Mostly skiing in Colorado, and pasta classes"]
+    assert found[0].kind == "turn"
+    assert found[0].signals["context_text"] == 1.0
+    plain = mem.retrieve("What does Kate do for fun?", k=3, turn_ranker="rrf")
+    assert plain[0].source_id == ids["Good! What do you do for fun?"]
+
+
+def test_a_date_in_the_question_picks_the_session_said_that_day(mem: Memory) -> None:
+    ids = _chat(mem)
+    question = "What did Elise get at the market on 7 January 2024?"
+    found = mem.retrieve(question, k=2)
+    assert found[0].source_id == ids["I bought a red scarf at the market today"]
+    assert found[0].signals["when"] == 1.0
+    undated = mem.retrieve(question, k=2, turn_weights={**TURN_WEIGHTS, "when": 0.0})
+    assert undated[0].source_id == ids["The market near campus sells scarves"]
+
+
+def test_rank_pool_scales_to_one_and_follows_the_weights(mem: Memory) -> None:
+    ids = _chat(mem)
+    mem.flush_index()
+    pool = _pool(mem, "What does Kate do for fun?")
+    scores = rank_pool(pool)  # type: ignore[arg-type]
+    assert max(scores.values()) == 1.0 and min(scores.values()) == 0.0
+    only_text = rank_pool(pool, {"text": 1.0})  # type: ignore[arg-type]
+    assert max(only_text, key=only_text.__getitem__) == ids["Good! What do you do for fun?"]
+    no_text = FusionSettings(fulltext_weight=0.0, vector_weight=1.0)
+    silent = rank_pool(pool, {"text": 1.0}, no_text)  # type: ignore[arg-type]
+    assert set(silent.values()) == {1.0}  # every text signal weighs 0: all tie
+
+
+def test_weights_and_turn_settings_are_checked() -> None:
+    with pytest.raises(InvalidInput, match="unknown signals"):
+        FusionSettings(turn_weights={"txt": 1.0})
+    with pytest.raises(InvalidInput, match="not finite"):
+        FusionSettings(turn_weights={"text": float("nan")})
+    with pytest.raises(InvalidInput, match="turn_ranker"):
+        FusionSettings(turn_ranker="bm25")
+    with pytest.raises(InvalidInput, match="turn_context"):
+        FusionSettings(turn_context=9)
+    with pytest.raises(InvalidInput, match="turn_candidates"):
+        FusionSettings(turn_candidates=0)
+    assert set(TURN_WEIGHTS) == set(TURN_SIGNALS)
+
+
+def test_custom_weights_go_through_retrieve(mem: Memory) -> None:
+    ids = _chat(mem)
+    found = mem.retrieve("What does Kate do for fun?", k=1, turn_weights={"text": 1.0})
+    assert found[0].source_id == ids["Good! What do you do for fun?"]
+    with pytest.raises(InvalidInput):
+        mem.retrieve("fun", turn_weights={"nope": 1.0})
+
+
+def test_fit_is_deterministic_and_learns_what_marks_the_evidence() -> None:
+    rng = np.random.default_rng(3)
+    examples = []
+    for _ in range(40):
+        matrix = rng.random((30, len(TURN_SIGNALS)))
+        labels = np.zeros(30)
+        labels[int(np.argmax(matrix[:, 0] - matrix[:, 1]))] = 1.0
+        examples.append((matrix, labels))
+    examples.append((rng.random((5, len(TURN_SIGNALS))), np.zeros(5)))  # no evidence: skipped
+    first = fit_turn_weights(examples, iterations=100)
+    assert first == fit_turn_weights(examples, iterations=100)
+    assert first["text"] > 1.0 and first["vector"] < -1.0
+    assert fit_turn_weights([]) == dict.fromkeys(TURN_SIGNALS, 0.0)
+
+
+# ----------------------------------------------------------------------------- presets
+
+
+def test_the_preset_follows_what_is_searched(mem: Memory) -> None:
+    assert choose_preset(["turn"]) == "conversation"
+    assert choose_preset(["turn", "chunk"]) == "hybrid"
+    ids = _chat(mem)
+    by_default = mem.retrieve("What does Kate do for fun?", k=3, kinds=["turn"])
+    chosen = mem.retrieve("What does Kate do for fun?", k=3, kinds=["turn"], preset="conversation")
+    assert [r.source_id for r in by_default] == [r.source_id for r in chosen]
+    assert by_default[0].source_id == ids["Mostly skiing in Colorado, and pasta classes"]
+    assert PRESETS["conversation"].graph_weight == 0.0
+
+
+def test_a_graph_scope_reads_the_hits_without_their_neighbours(mem: Memory) -> None:
+    mem.upsert_entities([graphmem.Entity(id="colorado", type="location", name="Colorado")])
+    ids = _chat(mem)
+    mem.index_turns()
+    found = mem.retrieve("skiing", k=5, graph_scope=["colorado"], kinds=["turn"])
+    assert [r.source_id for r in found] == [ids["Mostly skiing in Colorado, and pasta classes"]]
