@@ -12,4 +12,5 @@ UNWIND range(0, wanted - 1) AS i
 WITH i, turns[i] AS t, turns[i + 1] AS parent
 ORDER BY i
 RETURN collect(t {.id, .session, .role, .speaker, .content, .summary, .turn_id, .created_at,
+                  .trajectory_json, .artifacts_json, .hidden_artifacts_json,
                   parent_id: parent.id}) AS turns
