@@ -754,6 +754,14 @@ class GraphStore(Protocol):
         """Delete everything the tenant holds."""
         ...
 
+    def list_tenants(self) -> list[str]:
+        """Every tenant that holds something (an entity, turn, chunk or record), sorted.
+
+        An administrator's question (``graphmem tenants``): it is the one operation that
+        sees across tenants, and it returns their names only.
+        """
+        ...
+
 
 # --------------------------------------------------------------------------- registry
 

@@ -102,6 +102,7 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     rows = params.get("rows", [])
     answers: dict[str, Callable[[], list[dict[str, Any]]]] = {
         "admin/ping_database": lambda: [{"ok": 1}],
+        "admin/list_tenants": lambda: [{"tenant": "a"}, {"tenant": "b"}],
         "entities/upsert_entities": lambda: [
             {"id": r["id"], "created_at": r["created_at"], "updated_at": r["updated_at"]}
             for r in rows
@@ -1346,3 +1347,34 @@ def test_lucene_query_is_always_literal_terms_joined_by_or() -> None:
 
     escaped_words_round_trip()
     any_text_escapes_to_one_literal_term()
+
+
+def test_agent_turn_fields_round_trip_through_the_stored_properties() -> None:
+    from graphmem.backends.neo4j.mapping import turn_from_row, turn_props
+
+    turn = Turn(
+        session_id="s",
+        role="assistant",
+        content="In 1802.",
+        created_at=T0,
+        trajectory={"tools": [{"name": "search_lore", "summary": "bell"}], "reasoning": "r"},
+        artifacts=[{"id": "a1", "title": "Chronicle", "media_type": "text/markdown"}],
+        hidden_artifacts=[{"id": "h1", "uri": "file:///tmp/h1"}],
+    )
+    props = turn_props(turn)
+    assert isinstance(props["trajectory_json"], str)
+    assert turn_from_row({**props, "parent_id": None}) == turn
+    plain = Turn(session_id="s", role="player", content="hi", created_at=T0)
+    assert not {"trajectory_json", "artifacts_json", "hidden_artifacts_json"} & set(
+        turn_props(plain)
+    )
+    assert turn_from_row({**turn_props(plain), "parent_id": None}) == plain
+
+
+def test_list_tenants_is_one_query_across_tenants(store: Neo4jStore, server: FakeServer) -> None:
+    with queries(server) as sent:
+        assert store.list_tenants() == ["a", "b"]
+    assert sent == ["admin/list_tenants"]
+    store.close()
+    with pytest.raises(StoreClosed):
+        store.list_tenants()
