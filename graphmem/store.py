@@ -288,7 +288,9 @@ class GraphStore(Protocol):
         ``entities``, ``relationships``, ``traversal``, ``identity``, ``conversations``,
         ``session_log``: the operations of this protocol (every backend has them);
         ``persistence``: the data outlives ``close`` (``file://``, Neo4j; not
-        ``memory://``); ``concurrent_writers``: several processes may write at once.
+        ``memory://``); ``concurrent_writers``: several processes may write at once;
+        ``inline_reads``: reads are answered in process from memory, without I/O, so a
+        server may call them on its event loop instead of a worker thread.
         """
         ...
 

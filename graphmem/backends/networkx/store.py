@@ -84,6 +84,7 @@ _CAPABILITIES = frozenset(
         "mentions",
         "vector_search",
         "fulltext_search",
+        "inline_reads",
     }
 )
 _MENTION_KINDS = ("turn", "chunk")
