@@ -21,6 +21,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -145,6 +146,7 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
     )
     _add_store_arguments(import_)
     import_.add_argument("file", metavar="FILE", help="the JSON Lines file ('-' for stdin)")
+    import_.add_argument("--json", action="store_true", help="print the counts as JSON")
 
     bench = commands.add_parser(
         "bench",
@@ -285,6 +287,18 @@ def _export(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     with open_memory(args.store, tenant=args.tenant) as mem:
         dump = mem.import_jsonl(sys.stdin if args.file == "-" else Path(args.file))
+        if args.json:
+            counts = {
+                "tenant": args.tenant,
+                "entities": len(dump.entities),
+                "relationships": len(dump.relationships),
+                "turns": len(dump.turns),
+                "conversations": _session_count(dump),
+                "records": len(dump.records),
+                "chunks": len(dump.chunks),
+            }
+            print(json.dumps(counts))
+            return EXIT_OK
         print(
             f"imported {len(dump.entities)} entities, {len(dump.relationships)} relationships "
             f"and {len(dump.turns)} turns in {_session_count(dump)} conversations "
