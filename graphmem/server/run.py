@@ -115,6 +115,11 @@ def serve(
     # The access log goes to stderr with the rest: stdout says where the server listens.
     log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
     log_config["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    log_config["loggers"]["graphmem"] = {
+        "handlers": ["default"],
+        "level": log_level.upper(),
+        "propagate": False,
+    }
     uv_config = uvicorn.Config(
         create_app(config),
         log_config=log_config,
