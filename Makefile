@@ -7,6 +7,7 @@ BIN     = $(VENV)/bin
 # server extra (FastAPI, uvicorn, the MCP SDK) too.
 BASE    = $(VENV)/.installed-base
 STAMP   = $(VENV)/.installed
+TS_CLIENT = clients/typescript
 
 .PHONY: demo test lint typecheck pytest cypher-lint bench clean
 
@@ -39,13 +40,20 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/pytest
 
-# node_modules first: the Cypher lint runs inside pytest (tests/unit/test_cypher_files.py).
-test: lint typecheck node_modules/.installed pytest
+# node_modules first: the Cypher lint runs inside pytest (tests/unit/test_cypher_files.py),
+# and so does the TypeScript client's build and run against a live server
+# (tests/server/test_typescript_client.py).
+test: lint typecheck node_modules/.installed $(TS_CLIENT)/node_modules/.installed pytest
 
 # Neo4j's own Cypher front end (@neo4j-cypher/language-support, pinned in package.json)
 # lints every cypher/**/*.cypher; any diagnostic but an undeclared parameter fails.
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
+	touch $@
+
+# The TypeScript client of the HTTP API (its own package.json and lock file).
+$(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
 	touch $@
 
 cypher-lint: node_modules/.installed
@@ -56,3 +64,4 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache node_modules
+	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/dist $(TS_CLIENT)/src/schema.d.ts

@@ -260,6 +260,9 @@ class _Model(BaseModel):
         arbitrary_types_allowed=False,
         # Build validators on first use, not at import: keeps `import graphmem` fast.
         defer_build=True,
+        # In JSON Schema, a field with a default is optional to send but always present
+        # in what graphmem returns: typed clients (the HTTP API's) get both right.
+        json_schema_serialization_defaults_required=True,
     )
 
     def __init__(self, /, **data: Any) -> None:

@@ -88,7 +88,7 @@ ShortText = Annotated[str, Field(min_length=1, max_length=256)]
 
 
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
 
 
 # --------------------------------------------------------------------------- entities
@@ -119,7 +119,7 @@ class EntityQuery(EntityFilter):
     """Which entities to find (``EntityFilter``); every given condition must hold."""
 
     # Built now: a deferred model as a top-level body makes FastAPI's schema step warn.
-    model_config = ConfigDict(defer_build=False)
+    model_config = ConfigDict(defer_build=False, json_schema_serialization_defaults_required=True)
 
 
 class IdList(_Body):
