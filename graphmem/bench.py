@@ -53,7 +53,11 @@ _ENTITY_TYPES = ("npc", "npc", "npc", "location", "item", "faction")
 
 @dataclass
 class Figure:
-    """One measured figure and its baseline (``ratio`` = value / baseline)."""
+    """One measured figure and its baseline (``ratio`` = value / baseline).
+
+    ``better`` says which way is better: ``higher`` for rates (units per second),
+    ``lower`` for times and sizes.
+    """
 
     name: str
     value: float
@@ -61,6 +65,20 @@ class Figure:
     baseline: float | None = None
     ratio: float | None = None
     round_trips: float | None = None
+    better: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.better:
+            self.better = "higher" if self.unit.endswith("/s") else "lower"
+
+    def reading(self) -> str:
+        """The ratio in words: how many times faster or slower than the baseline."""
+        if not self.ratio:
+            return ""
+        gain = self.ratio if self.better == "higher" else 1 / self.ratio
+        if 0.995 <= gain <= 1.005:
+            return "same as baseline"
+        return f"{gain:.2f}x faster" if gain > 1 else f"{1 / gain:.2f}x slower"
 
     def with_baseline(self, baseline: float | None) -> Figure:
         """Attach a baseline and compute the ratio."""
@@ -347,12 +365,22 @@ def run(args: argparse.Namespace) -> int:
     produce = _retrieval_figures if getattr(args, "retrieval", False) else _figures
     if getattr(args, "server", False):
         from graphmem.server.bench import server_figures as produce
+    if not args.json:
+        print(
+            f"{'figure':<55} {'value':>14} {'unit':<8} {'baseline':>14} {'ratio':>8} "
+            f"{'better':<7} vs baseline (same run)"
+        )
     for figure in produce(args, say):
         figures.append(figure)
         if not args.json:
             base = f"{figure.baseline:>14,.2f}" if figure.baseline is not None else " " * 14
             ratio = f"{figure.ratio:>7.2f}x" if figure.ratio is not None else " " * 8
-            print(f"{figure.name:<55} {figure.value:>14,.2f} {figure.unit:<8} {base} {ratio}")
+            print(
+                f"{figure.name:<55} {figure.value:>14,.2f} {figure.unit:<8} {base} {ratio} "
+                f"{figure.better:<7} {figure.reading()}".rstrip()
+            )
+    if not args.json:
+        print("ratio = value / baseline; 'better' says which way is better for the value")
     if args.json:
         print(
             json.dumps({"store": redact_url(args.store), "results": [asdict(f) for f in figures]})

@@ -23,6 +23,7 @@ import random
 import statistics
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from collections.abc import Callable, Iterator
@@ -66,27 +67,31 @@ _FLOOR = textwrap.dedent(
 @contextmanager
 def _process(args: list[str], env: dict[str, str] | None = None) -> Iterator[int]:
     """Start a server process, wait for its 'listening on' line, yield its port, stop it."""
-    process = subprocess.Popen(
-        args,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, **(env or {})},
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        if "listening on" not in line:
-            error = process.stderr.read() if process.stderr else ""
-            raise RuntimeError(f"the server did not start: {line}{error}")
-        yield int(line.split("listening on http://127.0.0.1:", 1)[1].split()[0])
-    finally:
-        process.terminate()
+    with tempfile.TemporaryFile(mode="w+") as errors:
+        process = subprocess.Popen(
+            args,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+            env={**os.environ, **(env or {})},
+        )
         try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            assert process.stdout is not None
+            line = process.stdout.readline()
+            if "listening on" not in line:
+                process.wait(timeout=30)
+                errors.seek(0)
+                raise RuntimeError(f"the server did not start: {line}{errors.read()[-2000:]}")
+            yield int(line.split("listening on http://127.0.0.1:", 1)[1].split()[0])
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            if process.stdout is not None:
+                process.stdout.close()
 
 
 def _get(connection: http.client.HTTPConnection, path: str) -> bytes:
