@@ -1,4 +1,4 @@
-"""graphmem bench --server runs end to end: its figures, each with a baseline (no timing asserts)."""
+"""graphmem bench --server runs end to end: each figure with a baseline (no timing asserts)."""
 
 from __future__ import annotations
 
