@@ -166,3 +166,29 @@ def test_the_server_package_names_its_extra(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.delitem(__import__("sys").modules, "fastapi", raising=False)
     with pytest.raises(ImportError, match=r"pip install 'graphmem\[server\]'"):
         server.require_extra()
+
+
+def test_snapshot_json_from_cached_parts_equals_the_models_own() -> None:
+    import graphmem
+    from graphmem.bench import _world
+    from graphmem.server.app import _Fragments
+
+    entities, rels = _world(300, seed=3)
+    fragments = _Fragments(limit=500)  # small: the cache empties itself on the way
+    with graphmem.open("memory://", tenant="t") as mem:
+        mem.upsert_entities(
+            [
+                *entities,
+                {
+                    "id": "odd",
+                    "type": "npc",
+                    "name": 'Ödi "quoted" \\ \u2028',
+                    "attributes": {"x": [1.5, None, {"k": "\u00e9"}], "big": 2**70},
+                },
+            ]
+        )
+        mem.upsert_relationships(rels)
+        for entity in [*entities[:300], mem.get_entity("odd")]:
+            identity = mem.identity_snapshot(entity.id)
+            assert fragments.identity(identity) == identity.model_dump_json().encode("utf-8")
+            assert fragments.identity(identity) == identity.model_dump_json().encode("utf-8")
