@@ -27,7 +27,7 @@ from collections.abc import Callable, Coroutine, Generator, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from functools import partial
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar
 
 from graphmem.conversation import Conversation
 from graphmem.memory import Memory
@@ -52,13 +52,23 @@ __all__ = [
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 _S = TypeVar("_S")
+_T = TypeVar("_T")
 
 
-class _Twin:
+class _Twin(Generic[_T]):
     """Runs the methods of a synchronous object in the worker threads of an executor."""
 
-    _sync: Any
-    _executor: Executor
+    def __init__(self, sync: _T, executor: Executor) -> None:
+        self._sync = sync
+        self._executor = executor
+
+    def __repr__(self) -> str:
+        return f"Async{self._sync!r}"
+
+    @property
+    def sync(self) -> _T:
+        """The synchronous object this twin runs (for code that is not on the loop)."""
+        return self._sync
 
     async def _call(self, fn: Callable[[], _R]) -> _R:
         try:
@@ -72,10 +82,10 @@ class _Twin:
 
 def _offload(
     method: Callable[Concatenate[_S, _P], _R],
-) -> Callable[Concatenate[_Twin, _P], Coroutine[Any, Any, _R]]:
+) -> Callable[Concatenate[_Twin[Any], _P], Coroutine[Any, Any, _R]]:
     """The awaitable twin of a synchronous method: same arguments, run in a worker thread."""
 
-    async def call(self: _Twin, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    async def call(self: _Twin[Any], /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         return await self._call(partial(method, self._sync, *args, **kwargs))
 
     call.__name__ = method.__name__
@@ -84,24 +94,15 @@ def _offload(
     return call
 
 
-class AsyncConversation(_Twin):
+class AsyncConversation(_Twin[Conversation]):
     """The async twin of :class:`graphmem.Conversation`.
 
     Get one from :meth:`AsyncMemory.conversation`.
     """
 
     def __init__(self, conversation: Conversation, executor: Executor) -> None:
-        self._sync = conversation
-        self._executor = executor
+        super().__init__(conversation, executor)
         self.session_id = conversation.session_id
-
-    def __repr__(self) -> str:
-        return f"Async{self._sync!r}"
-
-    @property
-    def sync(self) -> Conversation:
-        """The synchronous conversation this one runs."""
-        return self._sync  # type: ignore[no-any-return]
 
     async def head(self) -> Turn | None:
         """The newest turn of the active branch, or None (a property on the sync twin)."""
@@ -121,7 +122,7 @@ class AsyncConversation(_Twin):
     dump = _offload(Conversation.dump)
 
 
-class AsyncConversationMemory(_Twin):
+class AsyncConversationMemory(_Twin[ConversationMemory]):
     """The async twin of :class:`graphmem.ConversationMemory`.
 
     Get one from :meth:`AsyncMemory.conversation_memory`. ``append`` and ``flush`` (which
@@ -129,22 +130,10 @@ class AsyncConversationMemory(_Twin):
     conversation memory's lock.
     """
 
-    def __init__(self, memory: ConversationMemory, executor: Executor) -> None:
-        self._sync = memory
-        self._executor = executor
-
-    def __repr__(self) -> str:
-        return f"Async{self._sync!r}"
-
-    @property
-    def sync(self) -> ConversationMemory:
-        """The synchronous conversation memory this one runs."""
-        return self._sync  # type: ignore[no-any-return]
-
     @property
     def health(self) -> HealthState:
         """The summarizer's health."""
-        return self._sync.health  # type: ignore[no-any-return]
+        return self._sync.health
 
     def close(self) -> None:
         """Close it; every later call raises ``StoreClosed``."""
@@ -158,25 +147,16 @@ class AsyncConversationMemory(_Twin):
     restore = _offload(ConversationMemory.restore)
 
 
-class AsyncFactMemory(_Twin):
+class AsyncFactMemory(_Twin[FactMemory]):
     """The async twin of :class:`graphmem.FactMemory`.
 
     Get one from :meth:`AsyncMemory.fact_memory`.
     """
 
     def __init__(self, facts: FactMemory, executor: Executor) -> None:
-        self._sync = facts
-        self._executor = executor
+        super().__init__(facts, executor)
         self.actor = facts.actor
         self.session = facts.session
-
-    def __repr__(self) -> str:
-        return f"Async{self._sync!r}"
-
-    @property
-    def sync(self) -> FactMemory:
-        """The synchronous fact memory this one runs."""
-        return self._sync  # type: ignore[no-any-return]
 
     learn = _offload(FactMemory.learn)
     recall = _offload(FactMemory.recall)
@@ -193,7 +173,7 @@ class AsyncFactMemory(_Twin):
     verify = _offload(FactMemory.verify)
 
 
-class AsyncMemory(_Twin):
+class AsyncMemory(_Twin[Memory]):
     """A graph memory bound to one tenant, with every :class:`~graphmem.Memory` method awaitable.
 
     Open one with :func:`graphmem.open_async`, or wrap a ``Memory`` you hold
@@ -221,30 +201,25 @@ class AsyncMemory(_Twin):
     ) -> None:
         if not isinstance(memory, Memory):
             raise TypeError(f"AsyncMemory wraps a graphmem.Memory, not a {type(memory).__name__}")
-        self._sync = memory
         self._owns_executor = executor is None
-        self._executor = executor or ThreadPoolExecutor(
-            max_workers=max_workers or min(32, (os.cpu_count() or 1) + 4),
-            thread_name_prefix="graphmem-async",
+        super().__init__(
+            memory,
+            executor
+            or ThreadPoolExecutor(
+                max_workers=max_workers or min(32, (os.cpu_count() or 1) + 4),
+                thread_name_prefix="graphmem-async",
+            ),
         )
-
-    def __repr__(self) -> str:
-        return f"Async{self._sync!r}"
-
-    @property
-    def sync(self) -> Memory:
-        """The synchronous memory this one runs (for code that is not on the loop)."""
-        return self._sync  # type: ignore[no-any-return]
 
     @property
     def tenant(self) -> str:
         """The tenant every call of this memory is scoped to."""
-        return self._sync.tenant  # type: ignore[no-any-return]
+        return self._sync.tenant
 
     @property
     def store(self) -> GraphStore:
         """The underlying store."""
-        return self._sync.store  # type: ignore[no-any-return]
+        return self._sync.store
 
     async def aclose(self) -> None:
         """Close the memory (and its store, if it owns it), then the worker threads."""

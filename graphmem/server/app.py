@@ -258,8 +258,6 @@ NpcId = Annotated[str, _path_id("NPC's entity id"), AfterValidator(_unquote)]
 SessionId = Annotated[str, _path_id("session id"), AfterValidator(_unquote)]
 TurnKey = Annotated[str, _path_id("turn id"), AfterValidator(_unquote)]
 FactId = Annotated[str, _path_id("fact id"), AfterValidator(_unquote)]
-User = Annotated[str, _path_id("end user (player, customer)"), AfterValidator(_unquote)]
-Session = Annotated[str, _path_id("session of the conversation"), AfterValidator(_unquote)]
 
 Limit = Annotated[int | None, Query(ge=1, le=100_000, description="At most this many.")]
 DepthQ = Annotated[int, Query(ge=1, le=s.MAX_DEPTH)]
@@ -268,6 +266,23 @@ DirectionQ = Annotated[Literal["out", "in", "both"], Query()]
 Strategy = Annotated[Literal["none", "truncation", "rolling_summary"], Query()]
 Budget = Annotated[int, Query(ge=1, le=s.MAX_TOKENS)]
 Window = Annotated[int, Query(ge=1, le=10_000)]
+
+
+async def _conversation_memory(
+    mem: Mem,
+    request: Request,
+    user: Annotated[str, _path_id("end user (player, customer)"), AfterValidator(_unquote)],
+    session: Annotated[str, _path_id("session of the conversation"), AfterValidator(_unquote)],
+    strategy: Strategy = "rolling_summary",
+    max_tokens: Budget = 2000,
+    window_turns: Window = 20,
+) -> ConversationMemory:
+    """The conversation memory a route names: (user, session) and its strategy and budgets."""
+    state = _state(request)
+    return await _write(state.context, mem, user, session, strategy, max_tokens, window_turns)
+
+
+ChatMemory = Annotated[ConversationMemory, Depends(_conversation_memory)]
 
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 
@@ -1313,25 +1328,12 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
     # -------------------------------------------------------------- LLM context
     context_path = "/memory/{user}/{session}"
 
-    async def _context(
-        mem: Memory, request: Request, user: str, session: str, config: tuple[str, int, int]
-    ) -> ConversationMemory:
-        return await _write(_state(request).context, mem, user, session, *config)
-
     @router.post(f"{context_path}/turns", tags=["llm context"], response_model=s.TurnOrNone)
     async def memory_append(
-        mem: Mem,
-        request: Request,
-        user: User,
-        session: Session,
-        body: s.MemoryTurnIn,
-        strategy: Strategy = "rolling_summary",
-        max_tokens: Budget = 2000,
-        window_turns: Window = 20,
+        request: Request, chat: ChatMemory, body: s.MemoryTurnIn
     ) -> s.TurnOrNone:
         """Store a turn of a (user, session) conversation and fold it into its context."""
         _text(_limits(request), "content", body.content)
-        chat = await _context(mem, request, user, session, (strategy, max_tokens, window_turns))
         turn = await _write(
             chat.append,
             body.role,
@@ -1345,46 +1347,18 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
         return s.TurnOrNone(turn=turn)
 
     @router.get(f"{context_path}/context", tags=["llm context"], response_model=s.ContextOut)
-    async def llm_context(
-        mem: Mem,
-        request: Request,
-        user: User,
-        session: Session,
-        strategy: Strategy = "rolling_summary",
-        max_tokens: Budget = 2000,
-        window_turns: Window = 20,
-    ) -> s.ContextOut:
+    async def llm_context(chat: ChatMemory) -> s.ContextOut:
         """The summary and recent turns to give the LLM within ``max_tokens``, and as messages."""
-        chat = await _context(mem, request, user, session, (strategy, max_tokens, window_turns))
         return _context_out(chat.llm_context())
 
     @router.get(f"{context_path}/snapshot", tags=["llm context"], response_model=s.ContextSnapshot)
-    async def memory_snapshot(
-        mem: Mem,
-        request: Request,
-        user: User,
-        session: Session,
-        strategy: Strategy = "rolling_summary",
-        max_tokens: Budget = 2000,
-        window_turns: Window = 20,
-    ) -> dict[str, Any]:
+    async def memory_snapshot(chat: ChatMemory) -> dict[str, Any]:
         """The context state (summary, window, health) as a portable JSON envelope."""
-        chat = await _context(mem, request, user, session, (strategy, max_tokens, window_turns))
         return chat.snapshot()
 
     @router.put(f"{context_path}/snapshot", tags=["llm context"], response_model=s.ContextOut)
-    async def memory_restore(
-        mem: Mem,
-        request: Request,
-        user: User,
-        session: Session,
-        body: s.ContextSnapshot,
-        strategy: Strategy = "rolling_summary",
-        max_tokens: Budget = 2000,
-        window_turns: Window = 20,
-    ) -> s.ContextOut:
+    async def memory_restore(chat: ChatMemory, body: s.ContextSnapshot) -> s.ContextOut:
         """Replace the context state with a snapshot (after a restart, say); all or nothing."""
-        chat = await _context(mem, request, user, session, (strategy, max_tokens, window_turns))
         chat.restore(body.root)
         return _context_out(chat.llm_context())
 

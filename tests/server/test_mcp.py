@@ -114,23 +114,14 @@ async def _exercise(client: Client) -> dict[str, Any]:
     return seen
 
 
+def _mcp_args(url: str) -> list[str]:
+    return ["-m", "graphmem", "mcp", "--store", url, "--tenant", "village", "--embedder", "hashing"]
+
+
 def test_mcp_over_stdio_in_a_subprocess(tmp_path: Path) -> None:
     url = (tmp_path / "world.graphmem").as_uri()
     _world(url)
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=[
-            "-m",
-            "graphmem",
-            "mcp",
-            "--store",
-            url,
-            "--tenant",
-            "village",
-            "--embedder",
-            "hashing",
-        ],
-    )
+    params = StdioServerParameters(command=sys.executable, args=_mcp_args(url))
 
     async def main() -> dict[str, Any]:
         async with Client(params, read_timeout_seconds=60) as client:
@@ -154,21 +145,7 @@ def test_mcp_over_streamable_http(tmp_path: Path) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    command = [
-        sys.executable,
-        "-m",
-        "graphmem",
-        "mcp",
-        "--store",
-        url,
-        "--tenant",
-        "village",
-        "--embedder",
-        "hashing",
-        "--http",
-        "--port",
-        str(port),
-    ]
+    command = [sys.executable, *_mcp_args(url), "--http", "--port", str(port)]
     log = tmp_path / "mcp.log"
     with log.open("w") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
