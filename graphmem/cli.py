@@ -108,6 +108,7 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
     install.add_argument(
         "--no-wait", action="store_true", help="do not wait for the indexes to come online"
     )
+    install.add_argument("--json", action="store_true", help="print the indexes as JSON")
 
     snapshot = commands.add_parser(
         "snapshot",
@@ -340,6 +341,13 @@ class _Say:
 
 def _schema_install(args: argparse.Namespace) -> int:
     report = install_schema(args.store, dimension=args.dimension, wait=not args.no_wait)
+    if args.json:
+        indexes = [
+            {"name": index.name, "type": index.type, "state": index.state}
+            for index in getattr(report, "indexes", ())
+        ]
+        print(json.dumps({"store": redact_url(args.store), "indexes": indexes}))
+        return EXIT_OK
     if report is None:
         print(f"{redact_url(args.store)}: this backend keeps no schema; nothing to install")
         return EXIT_OK

@@ -203,3 +203,9 @@ def test_import_prints_json(url: str, tmp_path: Path, capsys: pytest.CaptureFixt
         capsys, "import", "--store", other, "--tenant", "t", str(tmp_path / "out.jsonl"), "--json"
     )
     assert status == 0 and json.loads(out)["entities"] == 1
+
+
+def test_schema_install_prints_json(url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run(capsys, "schema", "install", "--store", url, "--json")
+    assert status == 0
+    assert json.loads(out)["indexes"] == []  # the embedded backend keeps no schema
