@@ -38,7 +38,7 @@ from starlette.responses import StreamingResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graphmem import __version__, jsonl
-from graphmem.errors import GraphmemError, IdentityRequired, InvalidInput
+from graphmem.errors import BackendUnavailable, GraphmemError, InvalidInput
 from graphmem.memory import Memory
 from graphmem.models import (
     Entity,
@@ -157,7 +157,7 @@ class _State:
         found = self._memories.get(tenant)
         if found is None:
             if self.store is None:
-                raise IdentityRequired("the server is not serving yet")
+                raise BackendUnavailable("the server is not serving yet: its store is not open")
             with self._lock:
                 found = self._memories.setdefault(
                     tenant,
@@ -751,7 +751,7 @@ def create_app(config: ServerConfig) -> FastAPI:
     async def healthz(request: Request) -> s.Health:
         store = _state(request).store
         if store is None:
-            raise IdentityRequired("the server is not serving yet")
+            raise BackendUnavailable("the server is not serving yet: its store is not open")
         # One cheap read of an empty tenant: the store answers.
         await _read(request, store.count_entities, "graphmem-healthz")
         return s.Health(status="ok", version=__version__)
