@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import logging
 import re
@@ -40,6 +41,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from graphmem import __version__, jsonl
 from graphmem.errors import BackendUnavailable, GraphmemError, InvalidInput
 from graphmem.memory import Memory
+from graphmem.minds.models import Belief, Event, PerspectiveIdentity, Recap
+from graphmem.minds.models import Fact as MindFact
 from graphmem.models import (
     Entity,
     NPCIdentity,
@@ -258,6 +261,7 @@ NpcId = Annotated[str, _path_id("NPC's entity id"), AfterValidator(_unquote)]
 SessionId = Annotated[str, _path_id("session id"), AfterValidator(_unquote)]
 TurnKey = Annotated[str, _path_id("turn id"), AfterValidator(_unquote)]
 FactId = Annotated[str, _path_id("fact id"), AfterValidator(_unquote)]
+PlaceId = Annotated[str, _path_id("place's entity id"), AfterValidator(_unquote)]
 
 Limit = Annotated[int | None, Query(ge=1, le=100_000, description="At most this many.")]
 DepthQ = Annotated[int, Query(ge=1, le=s.MAX_DEPTH)]
@@ -266,6 +270,20 @@ DirectionQ = Annotated[Literal["out", "in", "both"], Query()]
 Strategy = Annotated[Literal["none", "truncation", "rolling_summary"], Query()]
 Budget = Annotated[int, Query(ge=1, le=s.MAX_TOKENS)]
 Window = Annotated[int, Query(ge=1, le=10_000)]
+AsOfQ = Annotated[
+    datetime | None, Query(description="World time: as things stood then (ISO 8601; naive = UTC).")
+]
+RecordedAsOfQ = Annotated[
+    datetime | None,
+    Query(description="Memory time: as the store held it then (ISO 8601; naive = UTC)."),
+]
+ChainQ = Annotated[
+    list[str] | None,
+    Query(
+        max_length=8,
+        description="Nested belief: what the NPC thinks these believe, in order (repeat it).",
+    ),
+]
 
 
 async def _conversation_memory(
@@ -797,10 +815,64 @@ def _share_error_responses(app: FastAPI) -> None:
                     operation["responses"][status] = {"$ref": f"#/components/responses/{name}"}
         components = document.setdefault("components", {})
         components["responses"] = dict(sorted(shared.items()))
+        _plain_schema_names(document)
         app.openapi_schema = document
         return document
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+
+_SCHEMA_NAMES = {MindFact: "MindFact"}
+"""Models whose class name another model of the API shares, and their name in the document.
+
+Two models named ``Fact`` travel in this API (a governed fact, and the proposition of
+NPC minds that events change and beliefs hold); pydantic would name both by their module
+path (``graphmem__minds__models__Fact``), which generated clients turn into type names."""
+
+
+def _plain_schema_names(document: dict[str, Any]) -> None:
+    """Give the schemas of :data:`_SCHEMA_NAMES` their names; every other its class name."""
+    schemas: dict[str, Any] = document.get("components", {}).get("schemas", {})
+    renames: dict[str, str] = {}
+    for key, schema in schemas.items():
+        base, dash, mode = key.partition("-")
+        name = base.rsplit("__", 1)[-1]
+        for model, wanted in _SCHEMA_NAMES.items():
+            qualified = f"{model.__module__}.{model.__qualname__}".replace(".", "__")
+            ours = base == qualified or (
+                base == model.__name__
+                and schema.get("description") == inspect.cleandoc(model.__doc__ or "")
+            )
+            if ours:
+                name = wanted
+        if name != base:
+            renames[key] = f"{name}{dash}{mode}"
+    taken = set(schemas) - set(renames)
+    if len(set(renames.values())) != len(renames) or taken & set(renames.values()):
+        raise RuntimeError(f"OpenAPI schema names clash after renaming: {renames}")
+    if not renames:
+        return
+    prefix = "#/components/schemas/"
+    old_refs = {f"{prefix}{old}": f"{prefix}{new}" for old, new in renames.items()}
+
+    def rewrite(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                k: old_refs.get(v, v) if k == "$ref" and isinstance(v, str) else rewrite(v)
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [rewrite(item) for item in value]
+        return value
+
+    renamed = {renames.get(k, k): v for k, v in schemas.items()}
+    document["components"]["schemas"] = dict(sorted(rewrite(renamed).items()))
+    for key in ("paths", "webhooks"):
+        if key in document:
+            document[key] = rewrite(document[key])
+    for key, value in document["components"].items():
+        if key != "schemas":
+            document["components"][key] = rewrite(value)
 
 
 _RESPONSE_NAMES = {
@@ -848,6 +920,11 @@ _TAGS = [
     {
         "name": "facts",
         "description": "Governed facts: learn, recall, forget, review, roll back, audit.",
+    },
+    {
+        "name": "npc minds",
+        "description": "What each NPC believes, apart from what is true: events, witnessing, "
+        "telling, beliefs at two clocks, recall and forgetting, session recaps.",
     },
     {"name": "llm context", "description": "What to put into an LLM's context window."},
     {"name": "tenant", "description": "Export and import a tenant as JSON Lines."},
@@ -983,9 +1060,37 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
 
     # -------------------------------------------------------------- graph
     @router.get("/npcs/{npc_id}/snapshot", tags=["graph"], response_model=NPCIdentity)
-    async def snapshot(mem: Mem, request: Request, npc_id: NpcId) -> NPCIdentity:
-        """Who the NPC is now: the entity, its current facts both ways, their other ends."""
-        return await _read(request, mem.identity_snapshot, npc_id)
+    async def snapshot(
+        mem: Mem,
+        request: Request,
+        npc_id: NpcId,
+        as_of: AsOfQ = None,
+        recorded_as_of: RecordedAsOfQ = None,
+    ) -> NPCIdentity:
+        """Who the NPC is: the entity, its facts both ways, their other ends; now or then."""
+        return await _read(
+            request, mem.identity_snapshot, npc_id, as_of=as_of, recorded_as_of=recorded_as_of
+        )
+
+    @router.get(
+        "/npcs/{npc_id}/perspective", tags=["npc minds"], response_model=PerspectiveIdentity
+    )
+    async def perspective(
+        mem: Mem,
+        request: Request,
+        npc_id: NpcId,
+        as_of: AsOfQ = None,
+        recorded_as_of: RecordedAsOfQ = None,
+    ) -> NPCIdentity:
+        """Who the NPC is as it sees things: the snapshot of its own beliefs, now or then."""
+        return await _read(
+            request,
+            mem.identity_snapshot,
+            npc_id,
+            perspective=True,
+            as_of=as_of,
+            recorded_as_of=recorded_as_of,
+        )
 
     @router.get("/npcs/{npc_id}/prompt", tags=["graph"], response_model=s.PromptOut)
     async def snapshot_prompt(
@@ -993,9 +1098,21 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
         request: Request,
         npc_id: NpcId,
         max_tokens: Annotated[int | None, Query(ge=1, le=s.MAX_TOKENS)] = None,
+        perspective: Annotated[
+            bool, Query(description="Render what the NPC believes, not the world's facts.")
+        ] = False,
+        as_of: AsOfQ = None,
+        recorded_as_of: RecordedAsOfQ = None,
     ) -> s.PromptOut:
         """The snapshot as prompt text within ``max_tokens`` (least important facts dropped)."""
-        identity = await _read(request, mem.identity_snapshot, npc_id)
+        identity = await _read(
+            request,
+            mem.identity_snapshot,
+            npc_id,
+            perspective=perspective,
+            as_of=as_of,
+            recorded_as_of=recorded_as_of,
+        )
         text = identity.to_prompt(max_tokens=max_tokens)
         return s.PromptOut(npc_id=npc_id, prompt=text, token_estimate=estimate_tokens(text))
 
@@ -1324,6 +1441,235 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
     _fact_action("forget", "Stop believing a fact from now on (kept for as_of reads; audited).")
     _fact_action("approve", "Approve a fact waiting for review: it becomes active.")
     _fact_action("reject", "Reject a fact waiting for review: kept as rejected, never served.")
+
+    # -------------------------------------------------------------- NPC minds
+    @router.post("/events", tags=["npc minds"], response_model=Event)
+    async def record_event(mem: Mem, request: Request, body: s.EventIn) -> Event:
+        """Record that something happened; the world and its witnesses' beliefs follow."""
+        limits = _limits(request)
+        for what, items in (
+            ("participants", body.participants),
+            ("changes", body.changes),
+            ("reveals", body.reveals),
+            ("present", body.present),
+        ):
+            _rows(limits, what, items)
+        _text(limits, "summary", body.summary)
+        return await _write(
+            mem.record_event,
+            body.type,
+            actor=body.actor,
+            participants=body.participants,
+            place=body.place,
+            changes=body.changes,
+            reveals=body.reveals,
+            present=body.present,
+            at=body.at,
+            importance=body.importance,
+            session_id=body.session_id,
+            summary=body.summary,
+            attributes=body.attributes,
+            event_id=body.event_id,
+        )
+
+    @router.get("/events", tags=["npc minds"], response_model=s.EventList)
+    async def events(
+        mem: Mem,
+        about: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+        witness: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+        session_id: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+        place: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+        type: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: Limit = None,
+    ) -> s.EventList:
+        """Recorded events, oldest first (world time); every condition given must hold."""
+        found = await _scan(
+            mem.events,
+            about=about,
+            witness=witness,
+            session_id=session_id,
+            place=place,
+            type=type,
+            since=since,
+            until=until,
+            limit=limit,
+        )
+        return s.EventList(events=found)
+
+    @router.post("/places/{place_id}/observe", tags=["npc minds"], response_model=Event)
+    async def observe(
+        mem: Mem, request: Request, place_id: PlaceId, body: s.ObserveRequest
+    ) -> Event:
+        """Those at a place see what is there now (an ``observed`` event; nothing changes)."""
+        _rows(_limits(request), "present", body.present)
+        return await _write(
+            mem.observe,
+            place_id,
+            present=body.present,
+            depth=body.depth,
+            predicates=body.predicates,
+            at=body.at,
+            importance=body.importance,
+            session_id=body.session_id,
+        )
+
+    @router.post("/tell", tags=["npc minds"], response_model=s.BeliefList)
+    async def tell(mem: Mem, body: s.TellRequest) -> s.BeliefList:
+        """The speaker passes its belief on; returns the listener's beliefs about it."""
+        told = await _write(
+            mem.tell,
+            body.speaker,
+            body.listener,
+            body.fact,
+            about=body.about,
+            at=body.at,
+            decay=body.decay,
+            importance=body.importance,
+            session_id=body.session_id,
+        )
+        return s.BeliefList(beliefs=told)
+
+    @router.post("/npcs/{npc_id}/beliefs", tags=["npc minds"], response_model=Belief)
+    async def believe(mem: Mem, npc_id: NpcId, body: s.BelieveRequest) -> Belief:
+        """Give an NPC a belief directly (``of``: what it thinks others believe)."""
+        return await _write(
+            mem.believe,
+            npc_id,
+            body.fact,
+            how=body.how,
+            confidence=body.confidence,
+            importance=body.importance,
+            at=body.at,
+            told_by=body.told_by,
+            of=body.of,
+        )
+
+    @router.get("/npcs/{npc_id}/beliefs", tags=["npc minds"], response_model=s.BeliefList)
+    async def beliefs(
+        mem: Mem,
+        request: Request,
+        npc_id: NpcId,
+        about: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+        of: ChainQ = None,
+        predicate: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
+        as_of: AsOfQ = None,
+        recorded_as_of: RecordedAsOfQ = None,
+        history: bool = False,
+    ) -> s.BeliefList:
+        """What an NPC believes now, at world time ``as_of`` or memory time ``recorded_as_of``."""
+        found = await _read(
+            request,
+            mem.beliefs,
+            npc_id,
+            about,
+            of=of,
+            predicate=predicate,
+            as_of=as_of,
+            recorded_as_of=recorded_as_of,
+            history=history,
+        )
+        return s.BeliefList(beliefs=found)
+
+    @router.get("/npcs/{npc_id}/belief", tags=["npc minds"], response_model=s.BeliefOrNone)
+    async def belief(
+        mem: Mem,
+        request: Request,
+        npc_id: NpcId,
+        subject: Annotated[str, Query(min_length=1, max_length=512)],
+        predicate: Annotated[str, Query(min_length=1, max_length=64)],
+        object: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+        of: ChainQ = None,
+        as_of: AsOfQ = None,
+        recorded_as_of: RecordedAsOfQ = None,
+    ) -> s.BeliefOrNone:
+        """What an NPC believes of one subject and predicate ("where is the sword?")."""
+        found = await _read(
+            request,
+            mem.belief,
+            npc_id,
+            subject,
+            predicate,
+            object,
+            of=of,
+            as_of=as_of,
+            recorded_as_of=recorded_as_of,
+        )
+        return s.BeliefOrNone(belief=found)
+
+    @router.post("/beliefs/who-knows", tags=["npc minds"], response_model=s.BeliefList)
+    async def who_knows(mem: Mem, body: s.WhoKnowsRequest) -> s.BeliefList:
+        """The NPCs' beliefs that a fact holds (first order), by holder."""
+        found = await _scan(
+            mem.who_knows, body.fact, as_of=body.as_of, recorded_as_of=body.recorded_as_of
+        )
+        return s.BeliefList(beliefs=found)
+
+    @router.post("/npcs/{npc_id}/recall", tags=["npc minds"], response_model=s.RecollectionList)
+    async def recall_beliefs(
+        mem: Mem, request: Request, npc_id: NpcId, body: s.MindRecallRequest
+    ) -> s.RecollectionList:
+        """The beliefs an NPC recalls first: recency x importance x relevance."""
+        limits = _limits(request)
+        _text(limits, "query", body.query)
+        _rows(limits, "about", body.about)
+        found = await _write(
+            mem.recall, npc_id, body.query, about=body.about, k=body.k, at=body.at, mark=body.mark
+        )
+        return s.RecollectionList(recollections=found)
+
+    @router.post("/beliefs/forget", tags=["npc minds"], response_model=s.BeliefList)
+    async def forget_beliefs(mem: Mem, body: s.ForgetBeliefsRequest) -> s.BeliefList:
+        """Retire beliefs meeting every policy given; they stay readable as past versions."""
+        older = body.older_than_seconds
+        retired = await _write(
+            mem.forget,
+            body.npc,
+            below=body.below,
+            older_than=timedelta(seconds=older) if older is not None else None,
+            about=body.about,
+            at=body.at,
+        )
+        return s.BeliefList(beliefs=retired)
+
+    @router.get("/recaps", tags=["npc minds"], response_model=s.RecapList)
+    async def recaps(
+        mem: Mem,
+        campaign: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+        limit: Limit = None,
+    ) -> s.RecapList:
+        """Saved recaps, newest first: all of them, or one campaign's."""
+        return s.RecapList(recaps=await _scan(mem.recaps, campaign, limit=limit))
+
+    @router.get("/recaps/{session_id}", tags=["npc minds"], response_model=Recap)
+    async def recap(mem: Mem, request: Request, session_id: SessionId) -> Recap:
+        """A session's saved recap."""
+        return await _read(request, mem.recap, session_id)
+
+    @router.put("/recaps/{session_id}", tags=["npc minds"], response_model=Recap)
+    async def save_recap(
+        mem: Mem, request: Request, session_id: SessionId, body: s.RecapIn
+    ) -> Recap:
+        """Save a session's recap, replacing an earlier one; without text it is written."""
+        _text(_limits(request), "text", body.text)
+        return await _write(
+            mem.save_recap,
+            session_id,
+            body.text,
+            campaign=body.campaign,
+            audio=body.audio,
+            audio_type=body.audio_type,
+        )
+
+    @router.get("/recaps/{session_id}/draft", tags=["npc minds"], response_model=Recap)
+    async def draft_recap(
+        mem: Mem,
+        session_id: SessionId,
+        campaign: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+    ) -> Recap:
+        """The recap that saving without text would write, not saved."""
+        return await _scan(mem.draft_recap, session_id, campaign=campaign)
 
     # -------------------------------------------------------------- LLM context
     context_path = "/memory/{user}/{session}"

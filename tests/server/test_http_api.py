@@ -425,6 +425,12 @@ def test_openapi_is_served_and_committed(api: Api) -> None:
         f"the served OpenAPI differs from docs/openapi.json: {fix}"
     )
     assert committed == openapi_text(), f"docs/openapi.json is not in its canonical form: {fix}"
+    # Schemas are named by their class (MindFact beside the governed Fact), never by a
+    # module path: generated clients turn these names into their types.
+    schemas = served["components"]["schemas"]
+    assert not [name for name in schemas if "__" in name]
+    assert "proposition" in schemas["MindFact-Input"]["description"]
+    assert "governed fact" in schemas["Fact"]["description"]
 
 
 def test_keys_never_reach_the_log_or_error_bodies(api: Api, alpha: httpx.Client) -> None:
@@ -439,3 +445,151 @@ def test_keys_never_reach_the_log_or_error_bodies(api: Api, alpha: httpx.Client)
     for key in [*api.keys.values(), "gmk_leaked-guess-123"]:
         assert key not in log
     assert api.keys_file.read_text().count("gmk_") == 0
+
+
+def test_npc_minds(alpha: httpx.Client) -> None:
+    """Events, witnessing, telling, beliefs at two clocks, perspective, recall, forgetting."""
+    t0 = "1312-03-14T20:00:00Z"
+
+    def at(minute: int) -> str:
+        return f"1312-03-14T20:{minute:02d}:00Z"
+
+    scene = [
+        {"id": "hall", "type": "location", "name": "the hall"},
+        {"id": "chest", "type": "item", "name": "the chest"},
+        {"id": "sword", "type": "item", "name": "the sword"},
+        {"id": "mira", "type": "npc", "name": "Mira"},
+        {"id": "tomas", "type": "npc", "name": "Tomas"},
+    ]
+    assert alpha.post("/v1/entities", json={"entities": scene}).status_code == 200
+    for minute, who in enumerate(("mira", "tomas")):
+        entered = alpha.post(
+            "/v1/events",
+            json={
+                "type": "entered",
+                "actor": who,
+                "changes": [{"subject": who, "predicate": "located_in", "object": "hall"}],
+                "at": at(minute),
+                "session_id": "tavern",
+            },
+        )
+        assert entered.status_code == 200, entered.text
+    in_chest = {"subject": "sword", "predicate": "located_in", "object": "chest"}
+    hid = alpha.post(
+        "/v1/events",
+        json={
+            "type": "hid",
+            "actor": "mira",
+            "changes": [in_chest],
+            "present": ["mira"],  # Tomas looked away
+            "at": at(2),
+            "session_id": "tavern",
+            "event_id": "hid-1",
+        },
+    ).json()
+    assert (hid["id"], hid["place"], hid["witnesses"]) == ("hid-1", "hall", ["mira"])
+    problem_of(alpha.post("/v1/events", json={"type": "hid", "event_id": "hid-1"}), 422)
+    knows = alpha.post("/v1/beliefs/who-knows", json={"fact": in_chest}).json()["beliefs"]
+    assert [b["holder"] for b in knows] == ["mira"]
+    where = {"subject": "sword", "predicate": "located_in"}
+    assert alpha.get("/v1/npcs/tomas/belief", params=where).json() == {"belief": None}
+
+    # Mira tells Tomas; the two clocks see before and after.
+    before_tell = alpha.get("/v1/npcs/tomas/beliefs").json()["beliefs"][-1]["recorded_at"]
+    told = alpha.post(
+        "/v1/tell",
+        json={"speaker": "mira", "listener": "tomas", "fact": in_chest, "at": at(5)},
+    ).json()["beliefs"]
+    assert [(b["how"], b["told_by"], b["confidence"]) for b in told] == [("told", "mira", 0.8)]
+    problem_of(
+        alpha.post("/v1/tell", json={"speaker": "tomas", "listener": "mira", "about": "nobody"}),
+        422,
+    )
+
+    def held(**params: object) -> list[str]:
+        answer = alpha.get("/v1/npcs/tomas/beliefs", params=params)
+        assert answer.status_code == 200, answer.text
+        return [b["fact"].get("object") or "" for b in answer.json()["beliefs"]]
+
+    assert held() == ["hall", "chest"]
+    assert held(as_of=at(3)) == ["hall"]  # world time: before he was told
+    assert held(recorded_as_of=before_tell) == ["hall"]  # memory time: before it was stored
+    nested = alpha.get("/v1/npcs/mira/belief", params={**where, "of": "tomas"}).json()["belief"]
+    assert nested["chain"] == ["tomas"] and nested["fact"]["object"] == "chest"
+    problem_of(alpha.get("/v1/npcs/nobody/beliefs"), 404, "NotFound")
+
+    rumour = alpha.post(
+        "/v1/npcs/tomas/beliefs",
+        json={
+            "fact": {"subject": "mira", "predicate": "mood", "value": "nervous"},
+            "how": "rumour",
+            "confidence": 0.5,
+            "at": at(6),
+        },
+    ).json()
+    assert (rumour["how"], rumour["fact"]["value"]) == ("rumour", "nervous")
+
+    # Who Tomas is as he sees things; the world's snapshot at two world times.
+    seen = alpha.get("/v1/npcs/tomas/perspective").json()
+    assert {b["fact"].get("object") for b in seen["beliefs"]} >= {"hall", "chest"}
+    prompt = alpha.get("/v1/npcs/tomas/prompt", params={"perspective": True}).json()["prompt"]
+    assert "the sword located in the chest (heard from Mira" in prompt
+    world_prompt = alpha.get("/v1/npcs/tomas/prompt", params={"max_tokens": 100}).json()
+    assert "heard from" not in world_prompt["prompt"]
+    assert alpha.get("/v1/npcs/sword/snapshot", params={"as_of": t0}).json()["relationships"] == []
+    now = alpha.get("/v1/npcs/sword/snapshot", params={"as_of": at(3)}).json()
+    assert [r["target_id"] for r in now["relationships"]] == ["chest"]
+
+    observed = alpha.post(
+        "/v1/places/hall/observe", json={"present": ["tomas"], "at": at(7)}
+    ).json()
+    assert (observed["type"], observed["witnesses"]) == ("observed", ["tomas"])
+    events = alpha.get("/v1/events", params={"witness": "tomas"}).json()["events"]
+    assert [e["type"] for e in events] == ["entered", "told", "observed"]
+    assert [e["id"] for e in alpha.get("/v1/events", params={"type": "hid"}).json()["events"]] == [
+        "hid-1"
+    ]
+
+    recalled = alpha.post(
+        "/v1/npcs/tomas/recall", json={"query": "the sword", "at": at(8), "k": 2}
+    ).json()["recollections"]
+    assert recalled[0]["belief"]["fact"]["subject"] == "sword" and len(recalled) == 2
+    problem_of(alpha.post("/v1/beliefs/forget", json={"npc": "tomas"}), 422)
+    retired = alpha.post(
+        "/v1/beliefs/forget", json={"npc": "tomas", "about": "sword", "below": 1.0, "at": at(9)}
+    ).json()["beliefs"]
+    assert {b["fact"]["subject"] for b in retired} == {"sword"}
+    assert all(b["retired_at"] for b in retired)
+    assert "chest" not in held() and "chest" in held(history=True)
+
+
+def test_recaps_with_audio(alpha: httpx.Client) -> None:
+    import base64
+
+    alpha.post(
+        "/v1/conversations/recap-night/turns",
+        json={"role": "player", "content": "We found the bell."},
+    )
+    draft = alpha.get("/v1/recaps/recap-night/draft").json()
+    assert draft["source"] == "default" and "bell" in draft["text"]
+    problem_of(alpha.get("/v1/recaps/recap-night"), 404, "NotFound")  # a draft is not saved
+    audio = bytes(range(256)) * 4
+    saved = alpha.put(
+        "/v1/recaps/recap-night",
+        json={
+            "text": "Previously: the bell.",
+            "campaign": "bells",
+            "audio": base64.b64encode(audio).decode(),
+            "audio_type": "audio/ogg",
+        },
+    )
+    assert saved.status_code == 200, saved.text
+    read = alpha.get("/v1/recaps/recap-night").json()
+    assert read == saved.json() and base64.b64decode(read["audio"]) == audio
+    assert [
+        r["session_id"]
+        for r in alpha.get("/v1/recaps", params={"campaign": "bells"}).json()["recaps"]
+    ] == ["recap-night"]
+    problem_of(alpha.put("/v1/recaps/recap-night", json={"audio": "not base64!"}), 422)
+    written = alpha.put("/v1/recaps/recap-night", json={"campaign": "bells"}).json()
+    assert written["source"] == "default" and "bell" in written["text"]

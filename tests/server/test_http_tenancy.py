@@ -66,6 +66,26 @@ def alpha_ids(alpha: httpx.Client) -> dict[str, str]:
         },
     ).json()
     alpha.post("/v1/memory/spy/plot/turns", json={"role": "player", "content": f"{MARK} words"})
+    # NPC minds: an event, beliefs (one told), a recap; SECRET in their texts and values.
+    hides = {"subject": "spy", "predicate": "located_in", "object": "safehouse"}
+    event = alpha.post(
+        "/v1/events",
+        json={
+            "type": "hid",
+            "actor": "spy",
+            "place": "safehouse",
+            "present": ["spy"],
+            "changes": [hides],
+            "summary": f"The {MARK} hiding",
+            "session_id": "plot",
+            "attributes": {"note": MARK},
+        },
+    )
+    assert event.status_code == 200, event.text
+    code = {"subject": "spy", "predicate": "code", "value": MARK}
+    assert alpha.post("/v1/npcs/spy/beliefs", json={"fact": code}).status_code == 200
+    recap = alpha.put("/v1/recaps/plot", json={"text": f"Previously: the {MARK}."})
+    assert recap.status_code == 200
     audit = alpha.get("/v1/facts/audit").json()["entries"]
     return {
         "entity": "spy",
@@ -213,6 +233,50 @@ ROUTES: dict[tuple[str, str], Call] = {
     ("PUT", "/v1/memory/{user}/{session}/snapshot"): lambda c, i: c.put(
         "/v1/memory/spy/plot/snapshot", json={"format": "graphmem.conversation_memory"}
     ),
+    ("POST", "/v1/events"): lambda c, i: c.post(
+        "/v1/events",
+        json={
+            "type": "moved",
+            "present": [i["entity"]],
+            "changes": [{"subject": i["entity"], "predicate": "located_in", "object": i["other"]}],
+        },
+    ),
+    ("GET", "/v1/events"): lambda c, i: c.get("/v1/events", params={"about": i["entity"]}),
+    ("POST", "/v1/places/{place_id}/observe"): lambda c, i: c.post(
+        f"/v1/places/{i['other']}/observe", json={"present": [i["entity"]]}
+    ),
+    ("POST", "/v1/tell"): lambda c, i: c.post(
+        "/v1/tell", json={"speaker": i["entity"], "listener": i["other"], "about": i["entity"]}
+    ),
+    ("POST", "/v1/npcs/{npc_id}/beliefs"): lambda c, i: c.post(
+        f"/v1/npcs/{i['entity']}/beliefs",
+        json={"fact": {"subject": i["entity"], "predicate": "code", "value": "guess"}},
+    ),
+    ("GET", "/v1/npcs/{npc_id}/beliefs"): lambda c, i: c.get(
+        f"/v1/npcs/{i['entity']}/beliefs", params={"history": True}
+    ),
+    ("GET", "/v1/npcs/{npc_id}/belief"): lambda c, i: c.get(
+        f"/v1/npcs/{i['entity']}/belief", params={"subject": i["entity"], "predicate": "code"}
+    ),
+    ("POST", "/v1/beliefs/who-knows"): lambda c, i: c.post(
+        "/v1/beliefs/who-knows",
+        json={"fact": {"subject": i["entity"], "predicate": "code", "value": MARK}},
+    ),
+    ("POST", "/v1/npcs/{npc_id}/recall"): lambda c, i: c.post(
+        f"/v1/npcs/{i['entity']}/recall", json={"query": "code"}
+    ),
+    ("POST", "/v1/beliefs/forget"): lambda c, i: c.post("/v1/beliefs/forget", json={"below": 1.0}),
+    ("GET", "/v1/npcs/{npc_id}/perspective"): lambda c, i: c.get(
+        f"/v1/npcs/{i['entity']}/perspective"
+    ),
+    ("GET", "/v1/recaps"): lambda c, i: c.get("/v1/recaps"),
+    ("GET", "/v1/recaps/{session_id}"): lambda c, i: c.get(f"/v1/recaps/{i['session']}"),
+    ("PUT", "/v1/recaps/{session_id}"): lambda c, i: c.put(
+        f"/v1/recaps/{i['session']}", json={"text": "beta's own"}
+    ),
+    ("GET", "/v1/recaps/{session_id}/draft"): lambda c, i: c.get(
+        f"/v1/recaps/{i['session']}/draft"
+    ),
     ("GET", "/v1/export"): lambda c, i: c.get("/v1/export"),
     ("POST", "/v1/import"): lambda c, i: c.post(
         "/v1/import",
@@ -259,6 +323,9 @@ def test_beta_reads_and_changes_nothing_of_alpha(
         ("POST", "/v1/conversations/{session_id}/fork"),
         ("POST", "/v1/facts/{fact_id}/forget"),
         ("POST", "/v1/facts/rollback"),
+        ("GET", "/v1/npcs/{npc_id}/beliefs"),
+        ("GET", "/v1/npcs/{npc_id}/perspective"),
+        ("GET", "/v1/recaps/{session_id}"),
     ]:
         assert statuses[route] == 404, route
 

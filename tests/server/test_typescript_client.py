@@ -46,8 +46,11 @@ def test_node_client_creates_forks_and_reads_a_snapshot(api: Api, built: Path) -
         "prompt": seen["prompt"],
         "history": ["Can you take me across?", "Not tonight. The river is high."],
         "branches": [2, 2],
+        "odileThinksTheBoatIsAt": ["north-bank"],  # she did not see it moved
+        "odileSees": seen["odileSees"],
         "missing": "404 NotFound",
     }
+    assert "the boat located in the north bank" in seen["odileSees"]
     assert seen["prompt"].startswith("Odile Marrow (npc)\nOccupation: ferrywoman")
     # What the Node client wrote is in beta's memory, and only there.
     with api.client("beta") as beta, api.client("alpha") as alpha:

@@ -25,6 +25,9 @@ export type Turn = Schemas["Turn"];
 export type TurnIn = Schemas["TurnIn"];
 export type Branch = Schemas["Branch"];
 export type NPCIdentity = Schemas["NPCIdentity"];
+export type PerspectiveIdentity = Schemas["PerspectiveIdentity"];
+export type Event = Schemas["Event"];
+export type Belief = Schemas["Belief"];
 export type ContextResult = Schemas["ContextResult"];
 export type Problem = Schemas["Problem"];
 
@@ -39,6 +42,26 @@ export class GraphmemError extends Error {
     this.status = status;
     this.problem = problem;
   }
+}
+
+/** Read at world time `asOf` and / or as the memory stood at `recordedAsOf` (ISO 8601). */
+export interface Clocks {
+  asOf?: string;
+  recordedAsOf?: string;
+}
+
+/** Which beliefs: about an entity, of a relation, nested (`of`), every version. */
+export interface BeliefQuery extends Clocks {
+  about?: string;
+  of?: string[];
+  predicate?: string;
+  history?: boolean;
+}
+
+type Query = Record<string, string | number | boolean | string[] | undefined>;
+
+function clocks(options: Clocks): Query {
+  return { as_of: options.asOf, recorded_as_of: options.recordedAsOf };
 }
 
 export interface ClientOptions {
@@ -65,11 +88,12 @@ export class GraphmemClient {
     method: string,
     path: string,
     body?: unknown,
-    query?: Record<string, string | number | boolean | undefined>,
+    query?: Query,
   ): Promise<T> {
     const url = new URL(this.baseUrl + path);
     for (const [key, value] of Object.entries(query ?? {})) {
-      if (value !== undefined) url.searchParams.set(key, String(value));
+      if (Array.isArray(value)) for (const item of value) url.searchParams.append(key, item);
+      else if (value !== undefined) url.searchParams.set(key, String(value));
     }
     const init: RequestInit = { method, headers: { ...this.headers } };
     if (body !== undefined) {
@@ -103,16 +127,57 @@ export class GraphmemClient {
     return answer.relationships;
   }
 
-  /** Who an NPC is now: the entity, its current facts both ways, their other ends. */
-  snapshot(npcId: string): Promise<NPCIdentity> {
-    return this.call("GET", `/v1/npcs/${encodeURIComponent(npcId)}/snapshot`);
+  /** Who an NPC is: the entity, its facts both ways, their other ends; now or then. */
+  snapshot(npcId: string, options: Clocks = {}): Promise<NPCIdentity> {
+    const path = `/v1/npcs/${encodeURIComponent(npcId)}/snapshot`;
+    return this.call("GET", path, undefined, clocks(options));
   }
 
-  /** The NPC's snapshot as prompt text within `maxTokens`. */
-  prompt(npcId: string, maxTokens?: number): Promise<Answer<"snapshot_prompt">> {
+  /** The NPC's snapshot (or, with `perspective`, its beliefs) as prompt text within `maxTokens`. */
+  prompt(
+    npcId: string,
+    maxTokens?: number,
+    options: Clocks & { perspective?: boolean } = {},
+  ): Promise<Answer<"snapshot_prompt">> {
     return this.call("GET", `/v1/npcs/${encodeURIComponent(npcId)}/prompt`, undefined, {
       max_tokens: maxTokens,
+      perspective: options.perspective,
+      ...clocks(options),
     });
+  }
+
+  /** Who an NPC is as it sees things: its own beliefs, true or not. */
+  perspective(npcId: string, options: Clocks = {}): Promise<PerspectiveIdentity> {
+    const path = `/v1/npcs/${encodeURIComponent(npcId)}/perspective`;
+    return this.call("GET", path, undefined, clocks(options));
+  }
+
+  /** Record that something happened: the world changes, and those present believe it. */
+  recordEvent(event: Body<"record_event">): Promise<Event> {
+    return this.call("POST", "/v1/events", event);
+  }
+
+  /** One NPC tells another what it believes; the listener's new beliefs. */
+  async tell(request: Body<"tell">): Promise<Belief[]> {
+    const answer = await this.call<Answer<"tell">>("POST", "/v1/tell", request);
+    return answer.beliefs;
+  }
+
+  /** What an NPC believes (oldest first), now or at the clocks given. */
+  async beliefs(npcId: string, query: BeliefQuery = {}): Promise<Belief[]> {
+    const answer = await this.call<Answer<"beliefs">>(
+      "GET",
+      `/v1/npcs/${encodeURIComponent(npcId)}/beliefs`,
+      undefined,
+      {
+        about: query.about,
+        of: query.of,
+        predicate: query.predicate,
+        history: query.history,
+        ...clocks(query),
+      },
+    );
+    return answer.beliefs;
   }
 
   /** Append a turn after the conversation's head; it becomes the head. */

@@ -1,6 +1,7 @@
 /**
  * The three calls a game makes, against a live `graphmem serve`:
- * create an NPC and a fact, append and fork a conversation, read the snapshot.
+ * create an NPC and a fact, append and fork a conversation, read the snapshot;
+ * then what an NPC believes, apart from what is true.
  *
  *   GRAPHMEM_URL=http://127.0.0.1:8750 GRAPHMEM_KEY=gmk_... node dist/example.js
  *
@@ -46,6 +47,27 @@ const prompt = await memory.prompt("odile", 100);
 const history = await memory.history("ferry-1");
 const branches = await memory.branches("ferry-1");
 
+// 4. Odile saw the boat moored at the north bank; Kestrel moved it while she slept.
+await memory.upsertEntities([
+  { id: "boat", type: "item", name: "the boat" },
+  { id: "north-bank", type: "location", name: "the north bank" },
+  { id: "south-bank", type: "location", name: "the south bank" },
+]);
+await memory.recordEvent({
+  type: "moored",
+  actor: "odile",
+  changes: [{ subject: "boat", predicate: "located_in", object: "north-bank" }],
+  present: ["odile", "kestrel"],
+});
+await memory.recordEvent({
+  type: "moved",
+  actor: "kestrel",
+  changes: [{ subject: "boat", predicate: "located_in", object: "south-bank" }],
+  present: ["kestrel"],
+});
+const believed = await memory.beliefs("odile", { about: "boat" });
+const seen = await memory.prompt("odile", 100, { perspective: true });
+
 let missing = "";
 try {
   await memory.snapshot("nobody");
@@ -60,6 +82,8 @@ console.log(
     prompt: prompt.prompt,
     history: history.map((t) => t.content),
     branches: branches.map((b) => b.length),
+    odileThinksTheBoatIsAt: believed.map((b) => b.fact.object),
+    odileSees: seen.prompt,
     missing,
   }),
 );
