@@ -35,6 +35,11 @@ def _world(url: str) -> None:
                     "attributes": {"occupation": "ferrywoman"},
                 },
                 {"id": "halden", "type": "npc", "name": "Halden Crook"},
+                {"id": "hall", "type": "location", "name": "the hall"},
+                {"id": "chest", "type": "item", "name": "the chest"},
+                {"id": "sword", "type": "item", "name": "the sword"},
+                {"id": "mira", "type": "npc", "name": "Mira"},
+                {"id": "tomas", "type": "npc", "name": "Tomas"},
             ]
         )
         mem.upsert_relationships(
@@ -111,7 +116,84 @@ async def _exercise(client: Client) -> dict[str, Any]:
     )
     assert bad.is_error and "InvalidInput" in bad.content[0].text
     seen["answer"] = answer
+    await _exercise_minds(client)
     return seen
+
+
+def _at(minute: int) -> str:
+    return f"1312-03-14T20:{minute:02d}:00Z"
+
+
+async def _exercise_minds(client: Client) -> None:
+    """NPC minds through the tools: who saw the sword hidden, who was told, the recap."""
+
+    async def call(tool: str, **arguments: Any) -> Any:
+        return _structured(await client.call_tool(tool, arguments))
+
+    for minute, who in enumerate(("mira", "tomas")):
+        await call(
+            "record_event",
+            type="entered",
+            actor=who,
+            changes=[{"subject": who, "predicate": "located_in", "object": "hall"}],
+            at=_at(minute),
+            session_id="tavern",
+        )
+    in_chest = {"subject": "sword", "predicate": "located_in", "object": "chest"}
+    hid = await call(
+        "record_event",
+        type="hid",
+        actor="mira",
+        changes=[in_chest],
+        present=["mira"],
+        at=_at(2),
+        session_id="tavern",
+    )
+    assert hid["witnesses"] == ["mira"] and hid["place"] == "hall"
+    assert [b["holder"] for b in (await call("who_knows", fact=in_chest))["beliefs"]] == ["mira"]
+    assert await call("npc_belief", npc_id="tomas", subject="sword", predicate="located_in") == {
+        "belief": None
+    }
+    told = await call(
+        "tell", speaker="mira", listener="tomas", fact=in_chest, at=_at(5), session_id="tavern"
+    )
+    assert [(b["how"], b["told_by"]) for b in told["beliefs"]] == [("told", "mira")]
+    earlier = await call("npc_beliefs", npc_id="tomas", as_of=_at(3))
+    assert [b["fact"]["object"] for b in earlier["beliefs"]] == ["hall"]
+    nested = await call(
+        "npc_belief", npc_id="mira", subject="sword", predicate="located_in", of=["tomas"]
+    )
+    assert nested["belief"]["chain"] == ["tomas"]
+    rumour = await call(
+        "believe",
+        npc_id="tomas",
+        fact={"subject": "mira", "predicate": "mood", "value": "nervous"},
+        how="rumour",
+        at=_at(6),
+    )
+    assert rumour["fact"]["value"] == "nervous"
+    seen = await call("npc_snapshot", npc_id="tomas", perspective=True)
+    assert "the sword located in the chest (heard from Mira" in seen["prompt"]
+    assert len(seen["identity"]["beliefs"]) == 3
+    past = await call("npc_snapshot", npc_id="sword", as_of=_at(1))
+    assert past["identity"]["relationships"] == [] and "beliefs" not in past["identity"]
+    looked = await call("observe_place", place_id="hall", present=["tomas"], at=_at(7))
+    assert looked["type"] == "observed"
+    events = await call("list_events", witness="tomas")
+    assert [e["type"] for e in events["events"]] == ["entered", "told", "observed"]
+    recalled = await call("npc_recall", npc_id="tomas", query="the sword", at=_at(8), k=1)
+    assert recalled["recollections"][0]["belief"]["fact"]["subject"] == "sword"
+    faded = await call("forget_beliefs", npc_id="tomas", about="mira", below=1.0, at=_at(9))
+    assert {b["fact"]["subject"] for b in faded["beliefs"]} == {"mira"}
+    draft = await call("draft_recap", session_id="tavern")
+    assert "Mira hid" in draft["text"] and draft["audio_bytes"] == 0
+    saved = await call("save_recap", session_id="tavern", text="Previously: a sword hidden.")
+    assert (await call("read_recap", session_id="tavern")) == saved
+    assert [r["session_id"] for r in (await call("list_recaps"))["recaps"]] == ["tavern"]
+    missing = await client.call_tool("read_recap", {"session_id": "nope"})
+    assert missing.is_error and "NotFound" in missing.content[0].text
+    refused = await client.call_tool("forget_beliefs", {"npc_id": "tomas"})
+    assert refused.is_error and "InvalidInput: forget needs a policy" in refused.content[0].text
 
 
 def _mcp_args(url: str) -> list[str]:
@@ -135,6 +217,8 @@ def test_mcp_over_stdio_in_a_subprocess(tmp_path: Path) -> None:
         assert [f.status for f in mem.fact_memory(actor="mcp-agent").facts(include_all=True)] == [
             "invalidated"
         ]
+        assert mem.recap("tavern").text == "Previously: a sword hidden."
+        assert mem.belief("tomas", "sword", "located_in") is not None
 
 
 def test_mcp_over_streamable_http(tmp_path: Path) -> None:
