@@ -104,6 +104,18 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
+_At = Annotated[datetime | None, Field(description="World (game) time; default now.")]
+_AsOf = Annotated[datetime | None, Field(description="World (game) time: as things stood then.")]
+_RecordedAsOf = Annotated[
+    datetime | None, Field(description="Memory time: as the store held it then.")
+]
+_Chain = Annotated[
+    list[str] | None,
+    Field(description="Nested: what the NPC thinks these NPCs believe, in order."),
+]
+_GameSession = Annotated[str | None, Field(description="The game session.")]
+
+
 def _tool_errors(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     """Turn graphmem errors into MCP tool errors the agent can read and act on."""
     from mcp.server.mcpserver.exceptions import ToolError
@@ -341,10 +353,8 @@ def build_server(
         perspective: Annotated[
             bool, Field(description="Who it is as it sees things: its beliefs, true or not.")
         ] = False,
-        as_of: Annotated[datetime | None, Field(description="World (game) time.")] = None,
-        recorded_as_of: Annotated[
-            datetime | None, Field(description="Memory time: as the store held it then.")
-        ] = None,
+        as_of: _AsOf = None,
+        recorded_as_of: _RecordedAsOf = None,
     ) -> Snapshot:
         """Who an NPC is: attributes and facts (or its beliefs), as prompt text and data.
 
@@ -458,9 +468,9 @@ def build_server(
             list[str] | None,
             Field(description="Who was there; default the NPCs and players placed at `place`."),
         ] = None,
-        at: Annotated[datetime | None, Field(description="World (game) time; default now.")] = None,
+        at: _At = None,
         importance: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5,
-        session_id: Annotated[str | None, Field(description="The game session.")] = None,
+        session_id: _GameSession = None,
         summary: Annotated[str | None, Field(description="A line for people.")] = None,
     ) -> Event:
         """Record that something happened in the game world.
@@ -490,8 +500,8 @@ def build_server(
             list[str] | None, Field(description="Who looks; default who is placed there.")
         ] = None,
         depth: Annotated[int, Field(ge=1, le=8, description="How deep to look in.")] = 2,
-        at: Annotated[datetime | None, Field(description="World time; default now.")] = None,
-        session_id: Annotated[str | None, Field(description="The game session.")] = None,
+        at: _At = None,
+        session_id: _GameSession = None,
     ) -> Event:
         """Those at a place see what is there now (the chest in the room, the sword in it).
 
@@ -510,8 +520,8 @@ def build_server(
         about: Annotated[
             str | None, Field(description="Or: everything the speaker believes about this entity.")
         ] = None,
-        at: Annotated[datetime | None, Field(description="World time; default now.")] = None,
-        session_id: Annotated[str | None, Field(description="The game session.")] = None,
+        at: _At = None,
+        session_id: _GameSession = None,
     ) -> Beliefs:
         """One NPC tells another what it believes; returns the listener's new beliefs.
 
@@ -531,12 +541,9 @@ def build_server(
         ] = "inferred",
         confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0,
         importance: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5,
-        at: Annotated[datetime | None, Field(description="World time; default now.")] = None,
+        at: _At = None,
         told_by: Annotated[str | None, Field(description="Who told it, for how=told.")] = None,
-        of: Annotated[
-            list[str] | None,
-            Field(description="Nested: what the NPC thinks these NPCs believe, in order."),
-        ] = None,
+        of: _Chain = None,
     ) -> Belief:
         """Give an NPC a belief directly: an inference, a rumour, a rule of the game."""
         return mem.believe(
@@ -555,15 +562,10 @@ def build_server(
     def npc_beliefs(
         npc_id: Annotated[str, Field(description="Whose beliefs (an NPC id).")],
         about: Annotated[str | None, Field(description="Only beliefs naming this entity.")] = None,
-        of: Annotated[
-            list[str] | None,
-            Field(description="Nested: what the NPC thinks these NPCs believe, in order."),
-        ] = None,
+        of: _Chain = None,
         predicate: Annotated[str | None, Field(description="Only this relation.")] = None,
-        as_of: Annotated[datetime | None, Field(description="World time.")] = None,
-        recorded_as_of: Annotated[
-            datetime | None, Field(description="Memory time: as the store held it then.")
-        ] = None,
+        as_of: _AsOf = None,
+        recorded_as_of: _RecordedAsOf = None,
         history: Annotated[bool, Field(description="Every version ever held.")] = False,
     ) -> Beliefs:
         """What an NPC believes (which may be false), now or at a world or memory time."""
@@ -585,12 +587,9 @@ def build_server(
         subject: Annotated[str, Field(description="What it is about, e.g. 'sword'.")],
         predicate: Annotated[str, Field(description="The relation, e.g. 'located_in'.")],
         object: Annotated[str | None, Field(description="Only this object.")] = None,
-        of: Annotated[
-            list[str] | None,
-            Field(description="Nested: what the NPC thinks these NPCs believe, in order."),
-        ] = None,
-        as_of: Annotated[datetime | None, Field(description="World time.")] = None,
-        recorded_as_of: Annotated[datetime | None, Field(description="Memory time.")] = None,
+        of: _Chain = None,
+        as_of: _AsOf = None,
+        recorded_as_of: _RecordedAsOf = None,
     ) -> OneBelief:
         """What an NPC believes of one subject and relation ("where is the sword, Mira?")."""
         found = mem.belief(
@@ -608,8 +607,8 @@ def build_server(
     @_tool_errors
     def who_knows(
         fact: Annotated[MindFact, Field(description="The fact, e.g. the sword located_in chest.")],
-        as_of: Annotated[datetime | None, Field(description="World time.")] = None,
-        recorded_as_of: Annotated[datetime | None, Field(description="Memory time.")] = None,
+        as_of: _AsOf = None,
+        recorded_as_of: _RecordedAsOf = None,
     ) -> Beliefs:
         """Which NPCs believe a fact holds (their beliefs, by holder)."""
         return Beliefs(beliefs=mem.who_knows(fact, as_of=as_of, recorded_as_of=recorded_as_of))
@@ -648,7 +647,7 @@ def build_server(
             list[str] | None, Field(description="Entities that make a belief relevant.")
         ] = None,
         k: Annotated[int, Field(ge=1, le=100, description="How many memories.")] = 10,
-        at: Annotated[datetime | None, Field(description="World time; default now.")] = None,
+        at: _At = None,
     ) -> Recollections:
         """The memories an NPC recalls first: recency x importance x relevance.
 
@@ -669,7 +668,7 @@ def build_server(
             Field(ge=0.0, description="Retire beliefs not touched for this much game time."),
         ] = None,
         about: Annotated[str | None, Field(description="Only beliefs naming this.")] = None,
-        at: Annotated[datetime | None, Field(description="World time; default now.")] = None,
+        at: _At = None,
     ) -> Beliefs:
         """Let NPCs forget faded beliefs; they stay readable as past versions."""
         older = timedelta(seconds=older_than_seconds) if older_than_seconds is not None else None

@@ -264,6 +264,7 @@ FactId = Annotated[str, _path_id("fact id"), AfterValidator(_unquote)]
 PlaceId = Annotated[str, _path_id("place's entity id"), AfterValidator(_unquote)]
 
 Limit = Annotated[int | None, Query(ge=1, le=100_000, description="At most this many.")]
+IdQ = Annotated[str | None, Query(min_length=1, max_length=512)]
 DepthQ = Annotated[int, Query(ge=1, le=s.MAX_DEPTH)]
 NamesQ = Annotated[list[str] | None, Query(max_length=256)]
 DirectionQ = Annotated[Literal["out", "in", "both"], Query()]
@@ -1273,7 +1274,7 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
         mem: Mem,
         request: Request,
         text: Annotated[str | None, Query()] = None,
-        session_id: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+        session_id: IdQ = None,
         speaker: Annotated[str | None, Query(max_length=512)] = None,
         role: Annotated[str | None, Query(max_length=64)] = None,
         since: datetime | None = None,
@@ -1298,7 +1299,7 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
     async def recent_turns(
         mem: Mem,
         within_seconds: Annotated[float, Query(gt=0, le=1e10)],
-        session_id: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+        session_id: IdQ = None,
         limit: Limit = None,
     ) -> s.TurnList:
         """Turns created within the last ``within_seconds``, newest first."""
@@ -1475,10 +1476,10 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
     @router.get("/events", tags=["npc minds"], response_model=s.EventList)
     async def events(
         mem: Mem,
-        about: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
-        witness: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
-        session_id: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
-        place: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+        about: IdQ = None,
+        witness: IdQ = None,
+        session_id: IdQ = None,
+        place: IdQ = None,
         type: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
         since: datetime | None = None,
         until: datetime | None = None,
@@ -1551,7 +1552,7 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
         mem: Mem,
         request: Request,
         npc_id: NpcId,
-        about: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+        about: IdQ = None,
         of: ChainQ = None,
         predicate: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
         as_of: AsOfQ = None,
@@ -1579,7 +1580,7 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
         npc_id: NpcId,
         subject: Annotated[str, Query(min_length=1, max_length=512)],
         predicate: Annotated[str, Query(min_length=1, max_length=64)],
-        object: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+        object: IdQ = None,
         of: ChainQ = None,
         as_of: AsOfQ = None,
         recorded_as_of: RecordedAsOfQ = None,
@@ -1636,7 +1637,7 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
     @router.get("/recaps", tags=["npc minds"], response_model=s.RecapList)
     async def recaps(
         mem: Mem,
-        campaign: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+        campaign: IdQ = None,
         limit: Limit = None,
     ) -> s.RecapList:
         """Saved recaps, newest first: all of them, or one campaign's."""
@@ -1666,7 +1667,7 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
     async def draft_recap(
         mem: Mem,
         session_id: SessionId,
-        campaign: Annotated[str | None, Query(min_length=1, max_length=512)] = None,
+        campaign: IdQ = None,
     ) -> Recap:
         """The recap that saving without text would write, not saved."""
         return await _scan(mem.draft_recap, session_id, campaign=campaign)
