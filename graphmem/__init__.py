@@ -31,6 +31,9 @@ from graphmem.memory import Memory, open
 from graphmem.models import (
     SPEAKER_ROLES,
     WELL_KNOWN_ATTRIBUTES,
+    Artifact,
+    ArtifactRef,
+    Branch,
     Chunk,
     ContextResult,
     Document,
@@ -46,6 +49,8 @@ from graphmem.models import (
     Role,
     SessionInfo,
     Subgraph,
+    ToolCall,
+    Trajectory,
     Turn,
     TurnFilter,
     estimate_tokens,
@@ -62,6 +67,7 @@ from graphmem.store import (
 )
 
 if TYPE_CHECKING:
+    from graphmem.aio import AsyncConversation, AsyncMemory, open_async
     from graphmem.events import EventBus
     from graphmem.policy import (
         ConversationMemory,
@@ -80,6 +86,8 @@ __version__ = "0.1.0"
 # Imported on first use (PEP 562), so that `import graphmem` stays fast for the many
 # callers that never touch the policy layer.
 _LAZY = {
+    "AsyncConversation": "graphmem.aio",
+    "AsyncMemory": "graphmem.aio",
     "ConversationMemory": "graphmem.policy",
     "EventBus": "graphmem.events",
     "FactMemory": "graphmem.policy",
@@ -89,6 +97,7 @@ _LAZY = {
     "LineSummarizer": "graphmem.policy",
     "MemoryIdentity": "graphmem.policy",
     "Summarizer": "graphmem.policy",
+    "open_async": "graphmem.aio",
     "summarize_turn": "graphmem.summarize",
 }
 
@@ -109,7 +118,12 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "Artifact",
+    "ArtifactRef",
+    "AsyncConversation",
+    "AsyncMemory",
     "BackendUnavailable",
+    "Branch",
     "Chunk",
     "ContextResult",
     "Conversation",
@@ -154,7 +168,9 @@ __all__ = [
     "Subgraph",
     "Summarizer",
     "TenantDump",
+    "ToolCall",
     "TraceEvent",
+    "Trajectory",
     "Turn",
     "TurnFilter",
     "UnsupportedOperation",
@@ -162,6 +178,7 @@ __all__ = [
     "__version__",
     "estimate_tokens",
     "open",
+    "open_async",
     "open_store",
     "register_backend",
     "registered_schemes",

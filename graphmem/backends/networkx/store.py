@@ -87,6 +87,7 @@ _CAPABILITIES = frozenset(
         "mentions",
         "vector_search",
         "fulltext_search",
+        "inline_reads",
     }
 )
 _MENTION_KINDS = ("turn", "chunk")
@@ -1747,6 +1748,21 @@ class NetworkXStore:
         """Delete everything the tenant holds."""
         if tenant in self._tenants:
             self._commit({"op": "clear", "tenant": tenant})
+
+    def list_tenants(self) -> list[str]:
+        """Every tenant that holds something (an entity, turn, chunk or record), sorted."""
+        with self._lock:
+            if self._closed:
+                raise StoreClosed(f"the store {self._url} is closed; open it again", url=self._url)
+            with traced(self._tracer, "list_tenants", {}):
+                return sorted(
+                    name
+                    for name, data in self._tenants.items()
+                    if data.graph.number_of_nodes()
+                    or data.turns
+                    or data.chunks
+                    or any(data.records.values())
+                )
 
 
 def _check_dump_mentions(
