@@ -56,6 +56,7 @@ from graphmem.models import (
     estimate_tokens,
 )
 from graphmem.store import (
+    ChangeSet,
     GraphStore,
     SearchHit,
     SearchPair,
@@ -124,6 +125,7 @@ __all__ = [
     "AsyncMemory",
     "BackendUnavailable",
     "Branch",
+    "ChangeSet",
     "Chunk",
     "ContextResult",
     "Conversation",

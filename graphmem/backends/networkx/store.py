@@ -49,12 +49,14 @@ from graphmem.models import (
     utcnow,
 )
 from graphmem.store import (
+    ChangeSet,
     JSONScalar,
     SearchHit,
     SearchPair,
     TenantDump,
     Tracer,
     as_utc,
+    check_changes,
     check_owner,
     check_record_deletes,
     check_search_kinds,
@@ -376,6 +378,11 @@ class NetworkXStore:
                 return
             data = self._tenants[tenant] = _Tenant()
         if op == "put":
+            for source, target, type_ in record.get("delete_relationships", ()):  # write_changes
+                data.graph.remove_edge(source, target, key=type_)
+            if record.get("delete_entities"):  # write_changes
+                data.graph.remove_nodes_from(record["delete_entities"])
+                data.forget_nodes("entity", record["delete_entities"])
             self._apply_put(data, record)
             for kind, ids in record.get("delete_records", {}).items():  # write_records
                 self._apply_delete_records(data, kind, ids)
@@ -573,11 +580,10 @@ class NetworkXStore:
 
     # ------------------------------------------------------------------ entities
 
-    @_operation
-    def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
-        """Insert or replace entities by id, in one batch; return them as stored."""
-        batch = _check_models(entities, Entity, "entities")
-        nodes = self._tenant(tenant).graph._node
+    @staticmethod
+    def _stored_entities(data: _Tenant, batch: Sequence[Entity]) -> dict[str, Entity]:
+        """The entities of a batch as they will be stored (last of an id wins)."""
+        nodes = data.graph._node
         now = utcnow()
         stored: dict[str, Entity] = {}
         for entity in batch:
@@ -588,6 +594,13 @@ class NetworkXStore:
                     update={"created_at": created, "updated_at": max(now, created)}
                 )
             stored[entity.id] = entity
+        return stored
+
+    @_operation
+    def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
+        """Insert or replace entities by id, in one batch; return them as stored."""
+        batch = _check_models(entities, Entity, "entities")
+        stored = self._stored_entities(self._tenant(tenant), batch)
         if stored:
             self._commit({"op": "put", "tenant": tenant, "entities": list(stored.values())})
         return [stored[e.id] for e in batch]
@@ -678,15 +691,31 @@ class NetworkXStore:
 
     # ------------------------------------------------------------------ relationships
 
-    @_operation
-    def upsert_relationships(
-        self, tenant: str, relationships: Sequence[Relationship]
-    ) -> list[Relationship]:
-        """Insert or replace relationships keyed by (source, target, type), in one batch."""
-        batch = _check_models(relationships, Relationship, "relationships")
-        graph = self._tenant(tenant).graph
+    @staticmethod
+    def _stored_relationships(
+        data: _Tenant,
+        tenant: str,
+        batch: Sequence[Relationship],
+        added: Mapping[str, Entity] | None = None,
+        gone: frozenset[str] = frozenset(),
+    ) -> dict[tuple[str, str, str], Relationship]:
+        """The relationships of a batch as they will be stored (last of a key wins).
+
+        ``added``: entities the same write puts; ``gone``: entities it deletes (with their
+        relationships, so a replaced one is new again).
+
+        Raises:
+            InvalidInput: An end is not an entity (nothing is written).
+        """
+        graph = data.graph
+        added = added or {}
         missing = sorted(
-            {end for r in batch for end in (r.source_id, r.target_id) if end not in graph._node}
+            {
+                end
+                for r in batch
+                for end in (r.source_id, r.target_id)
+                if end not in added and (end not in graph._node or end in gone)
+            }
         )
         if missing:
             raise InvalidInput(
@@ -699,13 +728,22 @@ class NetworkXStore:
         stored: dict[tuple[str, str, str], Relationship] = {}
         succ = graph._succ
         for rel in batch:
-            old = succ[rel.source_id].get(rel.target_id, {}).get(rel.type)
+            old = succ.get(rel.source_id, {}).get(rel.target_id, {}).get(rel.type)
             if old is not None and old["r"].created_at != rel.created_at:
                 created = old["r"].created_at
                 if rel.expired_at is not None and rel.expired_at < created:
                     created = rel.expired_at
                 rel = rel.model_copy(update={"created_at": created})
             stored[rel.key] = rel
+        return stored
+
+    @_operation
+    def upsert_relationships(
+        self, tenant: str, relationships: Sequence[Relationship]
+    ) -> list[Relationship]:
+        """Insert or replace relationships keyed by (source, target, type), in one batch."""
+        batch = _check_models(relationships, Relationship, "relationships")
+        stored = self._stored_relationships(self._tenant(tenant), tenant, batch)
         if stored:
             self._commit({"op": "put", "tenant": tenant, "relationships": list(stored.values())})
         return [stored[r.key] for r in batch]
@@ -1241,20 +1279,59 @@ class NetworkXStore:
         """Put records of any kinds and delete records by kind and id, in one atomic write."""
         batch = _check_models(put, Record, "put")
         deletes = check_record_deletes(delete, batch)
+        written = self._write_checked(tenant, ChangeSet(records=batch, delete_records=deletes))
+        return list(written.records)
+
+    @_operation
+    def write_changes(self, tenant: str, changes: ChangeSet) -> ChangeSet:
+        """Put and delete records, entities and relationships, in one atomic write."""
+        return self._write_checked(tenant, check_changes(changes))
+
+    def _write_checked(self, tenant: str, changes: ChangeSet) -> ChangeSet:
+        """One change record for a checked change set: all of it is durable, or none."""
+        records = _check_models(changes.records, Record, "records")
+        entities = _check_models(changes.entities, Entity, "entities")
+        rels = _check_models(changes.relationships, Relationship, "relationships")
         data = self._tenant(tenant)
-        stored = self._stored_records(data, batch, None, "put")
+        graph = data.graph
+        gone = frozenset(i for i in changes.delete_entities if i in graph._node)
+        dropped = [
+            key
+            for key in changes.delete_relationships
+            if key[0] not in gone
+            and key[1] not in gone
+            and key[2] in graph._succ.get(key[0], {}).get(key[1], {})
+        ]
+        added = self._stored_entities(data, entities)
+        stored_rels = self._stored_relationships(data, tenant, rels, added, gone)
+        stored = self._stored_records(data, records, None, "records")
         present = {
             kind: [i for i in ids if i in data.records.get(kind, {})]
-            for kind, ids in deletes.items()
+            for kind, ids in changes.delete_records.items()
         }
         present = {kind: ids for kind, ids in present.items() if ids}
-        if stored or present:
-            # One change record, so one journal line: all of it is durable, or none.
-            self._commit(
-                {"op": "put", "tenant": tenant, "records": stored, "delete_records": present}
-            )
+        change: dict[str, Any] = {"op": "put", "tenant": tenant}
+        for name, value in (
+            ("entities", list(added.values())),
+            ("relationships", list(stored_rels.values())),
+            ("records", stored),
+            ("delete_records", present),
+            ("delete_entities", sorted(gone)),
+            ("delete_relationships", [list(key) for key in dropped]),
+        ):
+            if value:
+                change[name] = value
+        if len(change) > 2:
+            self._commit(change)
         by_key = {(r.kind, r.id): r for r in stored}
-        return [by_key[(r.kind, r.id)] for r in batch]
+        return ChangeSet(
+            records=[by_key[(r.kind, r.id)] for r in records],
+            delete_records=changes.delete_records,
+            entities=[added[e.id] for e in entities],
+            delete_entities=changes.delete_entities,
+            relationships=[stored_rels[r.key] for r in rels],
+            delete_relationships=changes.delete_relationships,
+        )
 
     @_operation
     def get_record(self, tenant: str, kind: str, record_id: str) -> Record:
