@@ -70,6 +70,11 @@ class Fact:
             write is in the audit log's hash chain (:mod:`graphmem.policy.audit`).
         poisoning: Kinds of model-directed instructions found in it when it was held
             for review (:mod:`graphmem.policy.poisoning`); empty for most facts.
+        session: The session it was written in, if any.
+        reviewed_by: Who approved it, when it waited for review and was approved.
+        edge: Where the graph shows it, as the relationship key ``(source_id, target_id,
+            type)``: a workspace fact about an entity (:mod:`graphmem.policy.fact_graph`),
+            shown while it is believed; None for a fact the graph does not show.
     """
 
     id: str
@@ -94,6 +99,9 @@ class Fact:
     conflicts_with: tuple[str, ...] = ()
     version: int = 1
     poisoning: tuple[str, ...] = ()
+    session: str | None = None
+    reviewed_by: str | None = None
+    edge: tuple[str, str, str] | None = None
 
     @property
     def text(self) -> str:
@@ -133,7 +141,17 @@ class Fact:
             conflicts_with=tuple(d.get("conflicts_with") or ()),
             version=int(d.get("version") or 0),
             poisoning=tuple(d.get("poisoning") or ()),
+            session=d.get("session"),
+            reviewed_by=d.get("reviewed_by"),
+            edge=_edge_key(d.get("edge")),
         )
+
+
+def _edge_key(raw: Any) -> tuple[str, str, str] | None:
+    """The relationship key of a fact record's ``edge`` (None when it has none)."""
+    if not isinstance(raw, Mapping):
+        return None
+    return (str(raw["source_id"]), str(raw["target_id"]), str(raw["type"]))
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ from graphmem.errors import (
 )
 from graphmem.events import EventBus, hash_key
 from graphmem.events import bus as default_bus
-from graphmem.models import Record, check_safe_name, new_id, utcnow
+from graphmem.models import Record, Relationship, check_safe_name, new_id, utcnow
 from graphmem.policy.audit import (
     AUDIT_HEAD_KIND,
     AUDIT_KIND,
@@ -90,6 +90,7 @@ from graphmem.policy.audit import (
     canonical_json,
 )
 from graphmem.policy.consolidation import consolidate, norm, similarity
+from graphmem.policy.fact_graph import FactEdge, FactGraph, edge_fields
 from graphmem.policy.facts import (
     AuditEntry,
     Fact,
@@ -101,6 +102,7 @@ from graphmem.policy.facts import (
 )
 from graphmem.policy.identity import check_identity
 from graphmem.policy.lifecycle import (
+    edges_before,
     entries_to_undo,
     oldest_befores,
     plan_purge,
@@ -212,6 +214,7 @@ class FactMemory:
             raise InvalidInput("policy must be a GovernancePolicy")
         self._lock = _tenant_lock(store, self._tenant)
         self._chain = AuditChain(store, self._tenant, self.policy.signing_key)
+        self._graph = FactGraph(store, self._tenant, self._check)
 
     def __repr__(self) -> str:
         return f"FactMemory(tenant={self._tenant!r}, actor={self.actor!r})"
@@ -244,7 +247,7 @@ class FactMemory:
             raise InvalidInput("verify needs a policy with a signing_key")
         if anchor is not None and not isinstance(anchor, AuditHead):
             raise InvalidInput("anchor must be an AuditHead from audit_head()")
-        return self._chain.verify(anchor)
+        return self._chain.verify(anchor, self._graph.drift)
 
     def audit_head(self) -> AuditHead | None:
         """The audit log's signed head (checked): its last seq, entry id and digest.
@@ -327,14 +330,21 @@ class FactMemory:
         *,
         key: str | None,
         writes: Sequence[FactWrite] = (),
-        deletes: Sequence[str] = (),
+        deletes: Sequence[Record] = (),
         undo: list[dict[str, Any]] | None = None,
         detail: Mapping[str, Any] | None = None,
         extra: Mapping[str, Any] | None = None,
         purge_entries: Sequence[Record] = (),
+        restore: Mapping[tuple[str, str, str], Relationship] | None = None,
+        known: Sequence[Fact] | None = None,
     ) -> tuple[str, list[Record]]:
-        """Write facts and their audit entry in one atomic write; publish the audit event."""
-        fact_ids = list(dict.fromkeys([*(w.id for w in writes), *deletes]))
+        """Write facts, their edges and their audit entry in one atomic write; publish it.
+
+        ``deletes``: the fact records to delete, as stored; ``restore``: edges to put
+        back at keys no fact shows any more (rollback); ``known``: stored facts read
+        already that may share their edges (:meth:`FactGraph.changes`).
+        """
+        fact_ids = list(dict.fromkeys([*(w.id for w in writes), *(r.id for r in deletes)]))
         entry = {
             "action": action,
             "actor": self.actor,
@@ -346,7 +356,11 @@ class FactMemory:
             **(extra or {}),
         }
         entry_id, stored = self._chain.commit(
-            entry, writes=writes, deletes=deletes, purge_entries=purge_entries
+            entry,
+            writes=writes,
+            deletes=[r.id for r in deletes],
+            purge_entries=purge_entries,
+            graph=self._graph.changes(writes, deletes, restore, known),
         )
         self._bus.publish(
             f"memory.audit.{action}",
@@ -388,6 +402,9 @@ class FactMemory:
     ) -> LearnResult:
         """Write one fact through every governance rule (see the module docstring).
 
+        A ``workspace`` fact whose subject names an entity is also shown in the graph
+        once believed (:mod:`graphmem.policy.fact_graph`): ``Fact.edge`` says where.
+
         Raises:
             IdentityRequired: ``scope="session"`` without a session.
             InvalidInput: Empty subject, relation or value (after sanitising), an unknown
@@ -399,6 +416,77 @@ class FactMemory:
         for name, text in (("subject", subject), ("relation", relation), ("value", value)):
             if not isinstance(text, str) or not text.strip():
                 raise InvalidInput(f"a fact needs a non-empty {name}")
+        return self._learn(
+            {"subject": subject, "relation": relation, "value": value},
+            source_type=source_type,
+            memory_type=memory_type,
+            scope=scope,
+            category=category,
+        )
+
+    def relate(
+        self,
+        source_id: str,
+        type: str,
+        target_id: str,
+        *,
+        source_type: str = SourceType.MANUAL,
+        memory_type: str = MemoryType.SEMANTIC,
+        category: str | None = None,
+    ) -> LearnResult:
+        """Write one relationship between two entities through every governance rule.
+
+        The governed form of :meth:`graphmem.Memory.upsert_relationships`: a workspace
+        fact ``"<source name> <type> <target name>"`` that shows in the graph as
+        ``(source_id)-[type]->(target_id)`` once believed, with its trust, identity and
+        lifecycle on the edge. It passes the steps :meth:`learn` does (category, privacy
+        tags, personal data and poisoning in the names, trust, consolidation against the
+        facts about the same entity and type, audit); a single-valued type, like any
+        governed relation: a second target refines or contradicts the first.
+
+        Raises:
+            InvalidInput: ``type`` is not a safe name; an end is not an entity (the
+                error names the missing ids); what :meth:`learn` raises for.
+            ForbiddenCategory, MalformedPrivacyTag, PIIDetected, PoisoningDetected: As
+                :meth:`learn`.
+        """
+        check_safe_name(type, "relationship type")
+        ids = [source_id, target_id]
+        for what, value in zip(("source_id", "target_id"), ids, strict=True):
+            if not isinstance(value, str) or not value:
+                raise InvalidInput(f"{what} must be an entity id (a non-empty string)")
+        found = {e.id: e for e in self._store.get_entities(self._tenant, ids)}
+        missing = [i for i in dict.fromkeys(ids) if i not in found]
+        if missing:
+            raise InvalidInput(
+                f"relate needs two entities; not in tenant {self._tenant!r}: {missing}; "
+                "upsert them first. Nothing was written.",
+                missing_ids=missing,
+            )
+        source, target = found[source_id], found[target_id]
+        return self._learn(
+            {"subject": source.name, "relation": type, "value": target.name},
+            source_type=source_type,
+            memory_type=memory_type,
+            scope=Scope.WORKSPACE,
+            category=category,
+            pinned=(source.id, type, target.id),
+        )
+
+    def _learn(
+        self,
+        parts: Mapping[str, str],
+        *,
+        source_type: str,
+        memory_type: str,
+        scope: str,
+        category: str | None,
+        pinned: tuple[str, str, str] | None = None,
+    ) -> LearnResult:
+        """:meth:`learn` and :meth:`relate` after their input checks.
+
+        ``pinned``: the edge's ``(source_id, type, target_id)``, given by :meth:`relate`.
+        """
         try:
             memory_type = MemoryType(memory_type).value
             scope = Scope(scope).value
@@ -419,7 +507,7 @@ class FactMemory:
         owner = {Scope.AGENT: self.actor, Scope.SESSION: self.session or "", Scope.WORKSPACE: ""}[
             Scope(scope)
         ]
-        key = hash_key(norm(subject), norm(relation))
+        key = hash_key(norm(parts["subject"]), norm(parts["relation"]))
         if category is not None:
             category = check_safe_name(category, "category").casefold()
             if (
@@ -432,16 +520,14 @@ class FactMemory:
                     rule="forbidden_category",
                     category=category,
                 )
-        input_hash = hashlib.sha256(
-            canonical_json([subject, relation, value, source_type, scope, owner]).encode("utf-8")
-        ).hexdigest()
+        raw: list[Any] = [parts["subject"], parts["relation"], parts["value"]]
+        raw += [source_type, scope, owner]
+        if pinned is not None:  # two entities may share a name: the ids tell them apart
+            raw.append(list(pinned))
+        input_hash = hashlib.sha256(canonical_json(raw).encode("utf-8")).hexdigest()
 
         # Sanitise before the lock: all of it is pure and may raise.
-        done = sanitise(
-            {"subject": subject, "relation": relation, "value": value},
-            self.policy,
-            lambda rule, kinds: self._reject(rule, key, kinds),
-        )
+        done = sanitise(parts, self.policy, lambda rule, kinds: self._reject(rule, key, kinds))
         clean = done.clean
         trust = SOURCE_TRUST.get(source_type, UNKNOWN_SOURCE_TRUST)
         poison = list(done.poisoning)
@@ -460,16 +546,15 @@ class FactMemory:
             if recent:
                 self._check(recent)
                 return LearnResult(Decision.NOOP, "duplicate_input", Fact.from_record(recent[0]))
-            same = [
-                f
-                for f in self._read_facts(
-                    {
-                        "subject_key": norm(clean["subject"]),
-                        "relation_key": norm(clean["relation"]),
-                    }
+            fact_id = new_id()
+            edge: FactEdge | None = None
+            if pinned is not None:
+                edge = FactEdge(*pinned)
+            elif scope == Scope.WORKSPACE:
+                edge = self._graph.plan(
+                    clean["subject"], clean["relation"], clean["value"], fact_id
                 )
-                if f.scope == scope and f.owner == owner
-            ]
+            same, slot = self._same(clean, scope, owner, edge)
             plan = consolidate(
                 same, clean["value"], trust, poisoned=bool(poison), policy=self.policy
             )
@@ -477,7 +562,6 @@ class FactMemory:
                 return LearnResult(Decision.NOOP, plan.reason, plan.duplicate)
             decision, reason, new_status = plan.decision, plan.reason, plan.status
             changed, conflicts, old_status = plan.changed, list(plan.conflicts), plan.old_status
-            fact_id = new_id()
             data: dict[str, Any] = {
                 "subject": clean["subject"],
                 "relation": clean["relation"],
@@ -502,9 +586,13 @@ class FactMemory:
                 "conflicts_with": conflicts,
                 "input_hash": input_hash,
                 "poisoning": poison,
+                **edge_fields(edge),
             }
             writes = [FactWrite(fact_id, data, now)]
             undo: list[dict[str, Any]] = [{"id": fact_id, "before": None}]
+            claimed = self._graph.claimed(edge) if edge is not None else None
+            if claimed is not None:
+                undo.append(claimed)
             for old in changed:
                 record = self._store.get_record(self._tenant, FACT_KIND, old.id)
                 undo.append(undo_step(record))
@@ -518,6 +606,7 @@ class FactMemory:
                 writes=writes,
                 undo=undo,
                 detail={"reason": reason, "status": new_status.value},
+                known=slot,
             )
             facts = [Fact.from_record(r) for r in stored]
             if poison:
@@ -525,6 +614,27 @@ class FactMemory:
                     "memory.fact_held", rule="poisoning", key=key, kinds=poison, fact_id=fact_id
                 )
             return LearnResult(decision, reason, facts[0], tuple(facts[1:]), audit_id)
+
+    def _same(
+        self, clean: Mapping[str, str], scope: str, owner: str, edge: FactEdge | None
+    ) -> tuple[list[Fact], list[Fact] | None]:
+        """The facts a new one consolidates with, and those of its edge's slot (if any).
+
+        Same subject and relation, scope and owner. A fact the graph shows is about an
+        entity: it meets the facts about the same entity and relationship type (whatever
+        name the subject was given), and those of the same subject text that the graph
+        does not show.
+        """
+        found = self._read_facts(
+            {"subject_key": norm(clean["subject"]), "relation_key": norm(clean["relation"])}
+        )
+        slot: list[Fact] | None = None
+        if edge is not None:
+            slot = self._graph.same_slot(edge)
+            found = [f for f in found if f.edge is None]
+            seen = {f.id for f in found}
+            found += [f for f in slot if f.id not in seen and self._visible(f)]
+        return [f for f in found if f.scope == scope and f.owner == owner], slot
 
     def approve(self, fact_id: str) -> Fact:
         """Approve a fact waiting for review: it becomes active (valid from now).
@@ -548,7 +658,11 @@ class FactMemory:
             undo = [undo_step(record)]
             update: dict[str, Any] = {"status": FactStatus.REJECTED.value}
             if approve:
-                update = {"status": FactStatus.ACTIVE.value, "valid_at": iso(now)}
+                update = {
+                    "status": FactStatus.ACTIVE.value,
+                    "valid_at": iso(now),
+                    "reviewed_by": self.actor,
+                }
             writes = [FactWrite(fact_id, {**record.data, **update}, record.created_at)]
             if approve:
                 for other_id in fact.conflicts_with:
@@ -597,16 +711,22 @@ class FactMemory:
             target = AuditEntry.from_record(target_record)
             later = entries_to_undo(since, target.seq)
             restore = oldest_befores(later)
-            current = (
-                self._store.get_records(self._tenant, FACT_KIND, list(restore)) if restore else []
-            )
-            writes, deletes = rollback_changes(restore, {r.id: r for r in current})
+            current = {
+                r.id: r
+                for r in (
+                    self._store.get_records(self._tenant, FACT_KIND, list(restore))
+                    if restore
+                    else []
+                )
+            }
+            writes, deletes = rollback_changes(restore, current)
             if later:
                 self._commit(
                     "rollback",
                     key=None,
                     writes=writes,
-                    deletes=deletes,
+                    deletes=[current[fact_id] for fact_id in deletes],
+                    restore=edges_before(later),
                     detail={"to": entry_id, "entries": len(later)},
                     extra={"undone": [r.id for r in later]},
                 )
@@ -652,10 +772,12 @@ class FactMemory:
                 facts, audit, max_age=max_age, max_entries=max_entries, now=now
             )
             if fact_ids or entry_ids:
+                doomed = set(fact_ids)
                 self._commit(
                     "purge",
                     key=None,
-                    deletes=fact_ids,
+                    deletes=[r for r in facts if r.id in doomed],
+                    known=[Fact.from_record(r) for r in facts if r.id not in doomed],
                     detail={"facts": len(fact_ids), "audit_entries": len(entry_ids)},
                     purge_entries=[r for r in audit if r.id in entry_ids],
                 )

@@ -11,7 +11,8 @@ to write and delete; :class:`~graphmem.policy.FactMemory` reads, commits and aud
   the target that is not rolled back already and carries undo data, newest first; for
   each fact the oldest ``before`` wins. A fact that existed is written back as a new
   version with its old content (writing the old version back as it was would be the
-  replay ``verify()`` refuses); a fact added since is deleted.
+  replay ``verify()`` refuses); a fact added since is deleted. An edge a governed fact
+  replaced comes back when no fact shows at its key any more (:func:`edges_before`).
 - **Retention** (:func:`plan_purge`): facts and audit entries older than ``max_age``,
   then the oldest until at most ``max_entries`` of each remain. Never purged: superseded
   or invalidated facts (they keep ``as_of`` history), rolled-back entries, entries that
@@ -29,12 +30,13 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from graphmem.models import Record, utcnow
+from graphmem.models import Record, Relationship, utcnow
 from graphmem.policy.audit import FactWrite
 from graphmem.policy.facts import iso, parse_time
 from graphmem.policy.rules import Decision, FactStatus
 
 __all__ = [
+    "edges_before",
     "entries_to_undo",
     "plan_purge",
     "rollback_changes",
@@ -84,6 +86,22 @@ def oldest_befores(later: Sequence[Record]) -> dict[str, dict[str, Any]]:
         for step in record.data["undo"]:
             if "id" in step:
                 restore[step["id"]] = step  # the oldest 'before' wins
+    return restore
+
+
+def edges_before(later: Sequence[Record]) -> dict[tuple[str, str, str], Relationship]:
+    """Edges a governed fact replaced, from the oldest of ``later`` (newest first) per key.
+
+    A learn whose fact took over a relationship key that held an edge governance had not
+    written keeps that edge in its undo data (``{"edge": key, "before": ...}``); a
+    rollback puts it back when no fact shows at the key any more.
+    """
+    restore: dict[tuple[str, str, str], Relationship] = {}
+    for record in later:
+        for step in record.data["undo"]:
+            if "edge" in step:
+                source, target, type_ = step["edge"]
+                restore[(source, target, type_)] = Relationship.model_validate(step["before"])
     return restore
 
 
