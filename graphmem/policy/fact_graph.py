@@ -226,7 +226,7 @@ class FactGraph:
         key = norm(text)
         named = [
             e
-            for e in self._store.find_entities(self._tenant, EntityFilter(name_contains=text))
+            for e in self._store.find_entities(self._tenant, EntityFilter(name=text))
             if e.type != VALUE_TYPE and norm(e.name) == key
         ]
         return named[0] if len(named) == 1 else None

@@ -444,3 +444,14 @@ def test_records_and_counts_stay_apart_from_other_facts(world: Memory, gm: FactM
     gm.learn("Mira", "works at", "the forge", scope="workspace")
     assert world.store.count_records(world.tenant, FACT_KIND) == 1
     assert gm.stats().facts == 1
+
+
+def test_value_nodes_are_not_names_to_link(world: Memory, gm: FactMemory) -> None:
+    learned = gm.learn("Mira", "mood", "wary", scope="workspace")
+    assert learned.fact is not None and learned.fact.edge is not None
+    turn = world.conversation("s1").append("npc", "Mira is wary of The Forge today.")
+
+    world.flush_index(embed=False)
+
+    mentioned = world.store.get_mentions(world.tenant, "turn", [turn.id])
+    assert sorted(mentioned[turn.id]) == ["forge", "mira"]  # not the value node "wary"

@@ -122,6 +122,7 @@ KEY_QUERIES: tuple[str, ...] = (
     "schema/create_record_owner_index",
     "schema/create_turn_session_index",
     "schema/create_entity_type_index",
+    "schema/create_entity_name_index",
     "schema/create_entity_embedding_index",
     "schema/create_turn_embedding_index",
     "schema/create_chunk_embedding_index",
@@ -1021,6 +1022,7 @@ class Neo4jStore:
             "tenant": tenant,
             "type": filter.type,
             "name_lower": None if not filter.name_contains else filter.name_contains.casefold(),
+            "name_exact": None if filter.name is None else filter.name.casefold(),
             "attrs": attribute_columns(filter.attributes),
             "limit": _limit(filter.limit),
         }

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import base64
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import wraps
@@ -127,6 +127,23 @@ class _Tenant:
     vectors: dict[str, VectorIndex] = field(default_factory=dict)
     # Built on the first full-text search of a kind, then kept up to date.
     texts: dict[str, TextIndex] = field(default_factory=dict)
+    # Casefolded entity name -> ids of the entities of that name (EntityFilter.name).
+    names: dict[str, set[str]] = field(default_factory=dict)
+
+    def name_entity(self, entity: Entity, old: Entity | None) -> None:
+        """Keep the name index in step with an entity written (``old``: as it was)."""
+        if old is not None:
+            self.unname(old)
+        self.names.setdefault(entity.name.casefold(), set()).add(entity.id)
+
+    def unname(self, entity: Entity) -> None:
+        """Take an entity out of the name index."""
+        key = entity.name.casefold()
+        ids = self.names.get(key)
+        if ids is not None:
+            ids.discard(entity.id)
+            if not ids:
+                del self.names[key]
 
     def put_record(self, record: Record) -> None:
         """Store a record, keeping the owner index in step."""
@@ -381,14 +398,12 @@ class NetworkXStore:
             for source, target, type_ in record.get("delete_relationships", ()):  # write_changes
                 data.graph.remove_edge(source, target, key=type_)
             if record.get("delete_entities"):  # write_changes
-                data.graph.remove_nodes_from(record["delete_entities"])
-                data.forget_nodes("entity", record["delete_entities"])
+                self._remove_entities(data, record["delete_entities"])
             self._apply_put(data, record)
             for kind, ids in record.get("delete_records", {}).items():  # write_records
                 self._apply_delete_records(data, kind, ids)
         elif op == "delete_entities":
-            data.graph.remove_nodes_from(record["ids"])
-            data.forget_nodes("entity", record["ids"])
+            self._remove_entities(data, record["ids"])
         elif op == "delete_chunks":
             for chunk_id in record["ids"]:
                 del data.chunks[chunk_id]
@@ -431,6 +446,16 @@ class NetworkXStore:
             raise AssertionError(f"unknown change record {op!r}")
 
     @staticmethod
+    def _remove_entities(data: _Tenant, ids: Sequence[str]) -> None:
+        nodes = data.graph._node
+        for entity_id in ids:
+            node = nodes.get(entity_id)
+            if node is not None:
+                data.unname(node["e"])
+        data.graph.remove_nodes_from(ids)
+        data.forget_nodes("entity", ids)
+
+    @staticmethod
     def _apply_put(data: _Tenant, record: dict[str, Any]) -> None:
         graph = data.graph
         nodes = graph._node  # direct dict access: this is the hot path of bulk ingest
@@ -438,8 +463,10 @@ class NetworkXStore:
         entity_index = texts.get("entity")
         for entity in record.get("entities", ()):
             if entity.id in nodes:
+                data.name_entity(entity, nodes[entity.id]["e"])
                 nodes[entity.id]["e"] = entity
             else:
+                data.name_entity(entity, None)
                 graph.add_node(entity.id, e=entity)
             if entity_index is not None:
                 entity_index.set(entity.id, entity_text(entity))
@@ -671,7 +698,12 @@ class NetworkXStore:
         needle = filter.name_contains.casefold() if filter.name_contains else None
         wanted = filter.attributes.items()
         found = []
-        for node in self._tenant(tenant).graph._node.values():
+        data = self._tenant(tenant)
+        nodes: Iterable[Any] = data.graph._node.values()
+        if filter.name is not None:
+            named = data.names.get(filter.name.casefold(), ())
+            nodes = [data.graph._node[entity_id] for entity_id in named]
+        for node in nodes:
             entity: Entity = node["e"]
             if filter.type is not None and entity.type != filter.type:
                 continue
