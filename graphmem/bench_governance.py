@@ -73,6 +73,15 @@ class _Timer:
         return value
 
 
+def _median_ms(
+    figure: Any, name: str, ours: list[float], theirs: list[float], timed: _Timer
+) -> Any:
+    """A figure of median milliseconds (from microseconds) beside its baseline's."""
+    return figure(
+        name, statistics.median(ours) / 1000, "ms", round_trips=timed.per_call()
+    ).with_baseline(statistics.median(theirs) / 1000)
+
+
 def governance_figures(
     args: argparse.Namespace, say: Callable[[str], None], *, figure: Any
 ) -> Iterator[Any]:
@@ -101,12 +110,7 @@ def governance_figures(
             ledger.append(timed(partial(facts.learn, name, f"mood {n}", f"calm {n}")))
             workspace = partial(facts.learn, name, f"trait {n}", f"brave {n}", scope="workspace")
             graph.append(timed(workspace, count=True))
-        yield figure(
-            "governed learn with its edge (workspace)",
-            statistics.median(graph) / 1000,
-            "ms",
-            round_trips=timed.per_call(),
-        ).with_baseline(statistics.median(ledger) / 1000)
+        yield _median_ms(figure, "governed learn with its edge (workspace)", graph, ledger, timed)
 
         say(f"  {learns} governed relates beside plain upserts ...")
         governed: list[float] = []
@@ -116,12 +120,7 @@ def governance_figures(
             governed.append(timed(partial(facts.relate, a, f"owes_{n}", b), count=True))
             one = Relationship(source_id=b, target_id=a, type=f"owed_{n}")
             plain.append(timed(partial(mem.upsert_relationships, [one])))
-        yield figure(
-            "governed relate (one relationship)",
-            statistics.median(governed) / 1000,
-            "ms",
-            round_trips=timed.per_call(),
-        ).with_baseline(statistics.median(plain) / 1000)
+        yield _median_ms(figure, "governed relate (one relationship)", governed, plain, timed)
 
         say(f"  {samples:,} snapshots of NPCs with {_FACTS_PER_NPC} governed facts ...")
         # Two sets of NPCs with the same kind of neighbourhood: one holds its governed

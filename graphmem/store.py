@@ -21,7 +21,7 @@ import re
 import threading
 import time
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -72,6 +72,7 @@ __all__ = [
     "check_tenant",
     "check_where",
     "check_window_depth",
+    "stored_changes",
     "install_schema",
     "open_store",
     "redact_url",
@@ -427,6 +428,31 @@ def check_changes(changes: object) -> ChangeSet:
             + ": do one or the other. Nothing was written.",
         )
     return ChangeSet(records, delete_records, entities, delete_entities, relationships, list(keys))
+
+
+def stored_changes(
+    changes: ChangeSet,
+    records: Iterable[Record],
+    entities: Iterable[Entity],
+    relationships: Iterable[Relationship],
+) -> ChangeSet:
+    """A :meth:`GraphStore.write_changes` result for any backend.
+
+    ``records``, ``entities`` and ``relationships``: what the backend stored, one per key;
+    the result has one item per input position of ``changes`` (as stored for its key) and
+    its deletes as given.
+    """
+    by_record = {(r.kind, r.id): r for r in records}
+    by_entity = {e.id: e for e in entities}
+    by_rel = {r.key: r for r in relationships}
+    return ChangeSet(
+        records=[by_record[(r.kind, r.id)] for r in changes.records],
+        delete_records=changes.delete_records,
+        entities=[by_entity[e.id] for e in changes.entities],
+        delete_entities=changes.delete_entities,
+        relationships=[by_rel[r.key] for r in changes.relationships],
+        delete_relationships=changes.delete_relationships,
+    )
 
 
 class SearchHit(NamedTuple):

@@ -88,6 +88,7 @@ from graphmem.store import (
     check_where,
     check_window_depth,
     search_each,
+    stored_changes,
     traced,
 )
 
@@ -1555,17 +1556,7 @@ class Neo4jStore:
             return stored, stored_entities, stored_rels
 
         stored, stored_entities, stored_rels = self._execute(work, write=True)
-        by_record = {(record.kind, record.id): record for record in stored}
-        by_entity = {entity.id: entity for entity in stored_entities}
-        by_rel = {rel.key: rel for rel in stored_rels}
-        return ChangeSet(
-            records=[by_record[(record.kind, record.id)] for record in given],
-            delete_records=changes.delete_records,
-            entities=[by_entity[entity.id] for entity in entities],
-            delete_entities=changes.delete_entities,
-            relationships=[by_rel[rel.key] for rel in rels],
-            delete_relationships=changes.delete_relationships,
-        )
+        return stored_changes(changes, stored, stored_entities, stored_rels)
 
     def get_record(self, tenant: str, kind: str, record_id: str) -> Record:
         """Return one record; ``NotFound`` if there is no record of ``kind`` with that id."""

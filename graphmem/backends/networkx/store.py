@@ -63,6 +63,7 @@ from graphmem.store import (
     check_tenant,
     check_where,
     check_window_depth,
+    stored_changes,
     traced,
 )
 
@@ -1355,15 +1356,7 @@ class NetworkXStore:
                 change[name] = value
         if len(change) > 2:
             self._commit(change)
-        by_key = {(r.kind, r.id): r for r in stored}
-        return ChangeSet(
-            records=[by_key[(r.kind, r.id)] for r in records],
-            delete_records=changes.delete_records,
-            entities=[added[e.id] for e in entities],
-            delete_entities=changes.delete_entities,
-            relationships=[stored_rels[r.key] for r in rels],
-            delete_relationships=changes.delete_relationships,
-        )
+        return stored_changes(changes, stored, added.values(), stored_rels.values())
 
     @_operation
     def get_record(self, tenant: str, kind: str, record_id: str) -> Record:
