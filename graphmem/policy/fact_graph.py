@@ -34,7 +34,10 @@ The rules:
   one whose belief ended last.
 - **One write.** The edges (and value nodes) a governed change touches are written in
   the same :meth:`~graphmem.GraphStore.write_changes` call as its facts and audit entry.
-  A rollback that frees a key puts back an edge governance had replaced.
+  A fact that takes over a key holding an edge governance did not write keeps that edge
+  in its audit entry's undo data, and a rollback that frees the key puts it back. An
+  edge governance did not write is never deleted: when no fact shows at a key any more,
+  only governance's own edge goes.
 
 >>> edge_type("works at")
 'works_at'
@@ -257,16 +260,6 @@ class FactGraph:
         self._check(records)
         return [Fact.from_record(r) for r in records]
 
-    def claimed(self, edge: FactEdge) -> dict[str, Any] | None:
-        """The undo step of an edge not written by governance that ``edge`` will replace."""
-        if edge.value_node:
-            return None
-        flt = RelationshipFilter(direction="out", types=(edge.type,), include_invalid=True)
-        for rel in self._store.get_relationships(self._tenant, edge.source_id, flt):
-            if rel.target_id == edge.target_id and "fact_id" not in rel.attributes:
-                return {"edge": list(edge.key), "before": rel.model_dump(mode="json")}
-        return None
-
     # ------------------------------------------------------------------ writing
 
     def _others(self, keys: Iterable[Key], known: Sequence[Fact] | None) -> list[Fact]:
@@ -283,13 +276,27 @@ class FactGraph:
             found.extend(Fact.from_record(r) for r in records)
         return found
 
+    def _current(self, keys: Iterable[Key]) -> dict[Key, Relationship]:
+        """The edges stored at ``keys`` (one read per source entity)."""
+        by_source: dict[str, set[str]] = {}
+        for source, _target, type_ in keys:
+            by_source.setdefault(source, set()).add(type_)
+        found: dict[Key, Relationship] = {}
+        for source, types in sorted(by_source.items()):
+            flt = RelationshipFilter(
+                direction="out", types=tuple(sorted(types)), include_invalid=True
+            )
+            for rel in self._store.get_relationships(self._tenant, source, flt):
+                found[rel.key] = rel
+        return found
+
     def changes(
         self,
         written: Sequence[FactWrite],
         deleted: Sequence[Record],
         restore: Mapping[Key, Relationship] | None = None,
         known: Sequence[Fact] | None = None,
-    ) -> ChangeSet:
+    ) -> tuple[ChangeSet, list[dict[str, Any]]]:
         """The graph changes that keep the graph in step with a governed change.
 
         Args:
@@ -299,6 +306,13 @@ class FactGraph:
             known: The stored facts that may share an edge key with those (every fact of
                 the same subject entity and type, or more), when the caller read them
                 already; else they are looked up by key.
+
+        Returns:
+            The changes, and an undo step (``{"edge": key, "before": ...}``) for each
+            edge not written by governance that a shown fact replaces. An edge
+            governance did not write (no ``fact_id`` of a fact at its key) is never
+            deleted or overwritten when a key frees: only governance's own edge goes,
+            or gives way to the edge in ``restore``.
         """
         final: dict[str, Fact | None] = {}
         edges: dict[str, FactEdge] = {}
@@ -311,11 +325,13 @@ class FactGraph:
             if edge is not None:
                 edges[record.id], final[record.id] = edge, None
         if not edges:
-            return ChangeSet()
+            return ChangeSet(), []
         by_key: dict[Key, list[Fact]] = {}
+        ids_of: dict[Key, set[str]] = {}
         of_key: dict[Key, FactEdge] = {}
         for fact_id, edge in edges.items():
             of_key[edge.key] = edge
+            ids_of.setdefault(edge.key, set()).add(fact_id)
             fact = final[fact_id]
             by_key.setdefault(edge.key, [])
             if fact is not None:
@@ -324,32 +340,45 @@ class FactGraph:
         for other in self._others(shared, known):
             if other.id not in final and other.edge is not None:
                 by_key[other.edge].append(other)
+                ids_of[other.edge].add(other.id)
         ends = sorted({end for key in of_key for end in key[:2]})
         existing = {e.id for e in self._store.get_entities(self._tenant, ends)}
+        current = self._current(k for k in shared if k[0] in existing)
         out: dict[str, list[Any]] = {"entities": [], "del_entities": [], "rels": [], "del_rels": []}
+        replaced: list[dict[str, Any]] = []
         for key, edge in of_key.items():
             winner = _winner(by_key[key])
             shown = relationship_of(winner, edge) if winner is not None else None
+            there = current.get(key)
+            ours = there is None or there.attributes.get("fact_id") in ids_of[key]
             if shown is not None:
                 if edge.source_id in existing and (edge.value_node or edge.target_id in existing):
                     if edge.value_node and edge.target_id not in existing:
                         assert winner is not None
                         out["entities"].append(_value_node(winner, edge))
+                    if not ours:
+                        assert there is not None
+                        before = there.model_dump(mode="json")
+                        replaced.append({"edge": list(key), "before": before})
                     out["rels"].append(shown)
                 continue  # an end is gone (deleted by hand): the fact stays in the ledger
-            before = (restore or {}).get(key)
-            if before is not None and key[0] in existing and key[1] in existing:
-                out["rels"].append(before)
-            else:
-                out["del_rels"].append(key)
             if edge.value_node:
-                out["del_entities"].append(edge.target_id)
-        return ChangeSet(
+                out["del_entities"].append(edge.target_id)  # with its edge
+                continue
+            if not ours:
+                continue  # written (or rewritten) outside governance: left as it is
+            kept = (restore or {}).get(key)
+            if kept is not None and key[0] in existing and key[1] in existing:
+                out["rels"].append(kept)
+            elif there is not None:
+                out["del_rels"].append(key)
+        changes = ChangeSet(
             entities=out["entities"],
             delete_entities=out["del_entities"],
             relationships=out["rels"],
             delete_relationships=out["del_rels"],
         )
+        return changes, replaced
 
     # ------------------------------------------------------------------ verifying
 

@@ -345,6 +345,9 @@ class FactMemory:
         already that may share their edges (:meth:`FactGraph.changes`).
         """
         fact_ids = list(dict.fromkeys([*(w.id for w in writes), *(r.id for r in deletes)]))
+        graph, replaced = self._graph.changes(writes, deletes, restore, known)
+        if undo is not None:
+            undo = [*undo, *replaced]  # a rollback puts back what the edges replaced
         entry = {
             "action": action,
             "actor": self.actor,
@@ -360,7 +363,7 @@ class FactMemory:
             writes=writes,
             deletes=[r.id for r in deletes],
             purge_entries=purge_entries,
-            graph=self._graph.changes(writes, deletes, restore, known),
+            graph=graph,
         )
         self._bus.publish(
             f"memory.audit.{action}",
@@ -590,9 +593,6 @@ class FactMemory:
             }
             writes = [FactWrite(fact_id, data, now)]
             undo: list[dict[str, Any]] = [{"id": fact_id, "before": None}]
-            claimed = self._graph.claimed(edge) if edge is not None else None
-            if claimed is not None:
-                undo.append(claimed)
             for old in changed:
                 record = self._store.get_record(self._tenant, FACT_KIND, old.id)
                 undo.append(undo_step(record))

@@ -302,6 +302,45 @@ def test_rollback_restores_graph_and_records_together(world: Memory, gm: FactMem
     assert gm.verify() > 0
 
 
+def test_a_hand_written_edge_an_approved_fact_replaced_comes_back(
+    world: Memory, gm: FactMemory
+) -> None:
+    world.upsert_relationships([rel("mira", "forge", "hides", confidence=0.4, note="a rumour")])
+    base = gm.learn("Tomas", "mood", "grumpy", scope="workspace")
+    assert base.audit_id is not None
+    before = graph(world)
+
+    held = gm.learn("Mira", "hides", "the forge", scope="workspace", source_type="webhook")
+    assert held.pending_review and held.fact is not None
+    assert graph(world) == before  # a held fact leaves the edge at its key alone
+    gm.approve(held.fact.id)
+    assert edges(world)[("mira", "forge", "hides")].attributes["fact_id"] == held.fact.id
+
+    assert gm.rollback_to(base.audit_id) == 2
+
+    assert graph(world) == before
+    assert gm.verify() > 0
+
+
+def test_an_edge_governance_did_not_write_is_never_deleted(world: Memory, gm: FactMemory) -> None:
+    base = gm.learn("Tomas", "mood", "grumpy", scope="workspace")
+    learned = gm.learn("Mira", "works at", "the forge", scope="workspace")
+    rejected = gm.learn("Mira", "hides", "the mill", scope="workspace", source_type="webhook")
+    assert base.audit_id is not None and learned.fact is not None and rejected.fact is not None
+    by_hand = [
+        rel("mira", "forge", "works_at", confidence=0.5, note="rewritten by hand"),
+        rel("mira", "mill", "hides", confidence=0.5, note="written by hand"),
+    ]
+    world.upsert_relationships(by_hand)
+    written = {key: edges(world)[key] for key in (r.key for r in by_hand)}
+
+    gm.reject(rejected.fact.id)  # its key frees: not its edge, so it stays
+    assert gm.rollback_to(base.audit_id) == 3  # the forge fact is deleted: so is the key
+
+    assert {key: edges(world).get(key) for key in written} == written
+    assert [f.text for f in gm.facts()] == ["Tomas mood grumpy"]
+
+
 def test_rolling_back_a_forget_makes_the_edge_current_again(world: Memory, gm: FactMemory) -> None:
     learned = gm.learn("Mira", "works at", "the forge", scope="workspace")
     assert learned.fact is not None and learned.audit_id is not None
