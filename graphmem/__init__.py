@@ -51,6 +51,7 @@ from graphmem.models import (
 )
 from graphmem.store import (
     GraphStore,
+    RelationshipPattern,
     SearchHit,
     SearchPair,
     TenantDump,
@@ -142,6 +143,7 @@ __all__ = [
     "Record",
     "Relationship",
     "RelationshipFilter",
+    "RelationshipPattern",
     "Role",
     "SPEAKER_ROLES",
     "SearchHit",

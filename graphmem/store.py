@@ -52,6 +52,7 @@ __all__ = [
     "BackendFactory",
     "GraphStore",
     "JSONScalar",
+    "RelationshipPattern",
     "SearchHit",
     "SearchPair",
     "TenantDump",
@@ -199,6 +200,19 @@ class SearchHit(NamedTuple):
     """The id of the entity, turn or chunk."""
     score: float
     """Cosine similarity (vector search) or the full-text relevance (higher is better)."""
+
+
+class RelationshipPattern(NamedTuple):
+    """One shape of fact a tenant holds, from :meth:`GraphStore.relationship_patterns`."""
+
+    source_type: str
+    """The entity type at the start of the facts."""
+    type: str
+    """The relationship type."""
+    target_type: str
+    """The entity type at the end of the facts."""
+    count: int
+    """How many current facts have this shape."""
 
 
 class SearchPair(NamedTuple):
@@ -384,6 +398,15 @@ class GraphStore(Protocol):
 
     def count_relationships(self, tenant: str) -> int:
         """Return the number of relationships, invalidated ones included."""
+        ...
+
+    def relationship_patterns(self, tenant: str) -> list[RelationshipPattern]:
+        """The tenant's vocabulary of facts: each (source type, type, target type) with a count.
+
+        Current facts only (as traversals walk them), in one call; sorted by type, then
+        source type, then target type. Graph question answering reads the relationship
+        types a question may walk from here, so no code needs to know them in advance.
+        """
         ...
 
     # -- traversal (current facts only)

@@ -72,6 +72,7 @@ from graphmem.models import (
 )
 from graphmem.store import (
     JSONScalar,
+    RelationshipPattern,
     SearchHit,
     SearchPair,
     TenantDump,
@@ -949,6 +950,17 @@ class Neo4jStore:
         """Return the number of relationships, invalidated ones included."""
         tenant = self._check(tenant)
         return int(self._read("relationships/count_relationships", {"tenant": tenant})[0]["count"])
+
+    def relationship_patterns(self, tenant: str) -> list[RelationshipPattern]:
+        """Each (source type, type, target type) of the current facts, with its count; one query."""
+        tenant = self._check(tenant)
+        rows = self._read(
+            "relationships/count_relationship_patterns", {"tenant": tenant, "now": utcnow()}
+        )
+        return [
+            RelationshipPattern(row["source_type"], row["type"], row["target_type"], row["count"])
+            for row in rows
+        ]
 
     # ------------------------------------------------------------------ traversal
 

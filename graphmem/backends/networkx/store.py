@@ -50,6 +50,7 @@ from graphmem.models import (
 )
 from graphmem.store import (
     JSONScalar,
+    RelationshipPattern,
     SearchHit,
     SearchPair,
     TenantDump,
@@ -767,6 +768,26 @@ class NetworkXStore:
     def count_relationships(self, tenant: str) -> int:
         """The number of relationships, invalidated ones included."""
         return int(self._tenant(tenant).graph.number_of_edges())
+
+    @_operation
+    def relationship_patterns(self, tenant: str) -> list[RelationshipPattern]:
+        """Each (source type, type, target type) of the current facts, with its count."""
+        graph = self._tenant(tenant).graph
+        nodes = graph._node
+        now = utcnow()
+        counts: dict[tuple[str, str, str], int] = {}
+        for source, targets in graph._succ.items():
+            source_type = nodes[source]["e"].type
+            for target, keydict in targets.items():
+                target_type = nodes[target]["e"].type
+                for type_, edge in keydict.items():
+                    if _is_current(edge["r"], now):
+                        key = (type_, source_type, target_type)
+                        counts[key] = counts.get(key, 0) + 1
+        return [
+            RelationshipPattern(source_type, type_, target_type, count)
+            for (type_, source_type, target_type), count in sorted(counts.items())
+        ]
 
     # ------------------------------------------------------------------ traversal
 

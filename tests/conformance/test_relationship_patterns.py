@@ -1,0 +1,89 @@
+"""relationship_patterns: the (source type, type, target type) shapes of current facts."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from graphmem import GraphStore, RelationshipPattern
+from graphmem.models import utcnow
+
+from .helpers import ent, rel
+
+
+def _village(store: GraphStore, tenant: str) -> None:
+    store.upsert_entities(
+        tenant,
+        [ent("mira"), ent("tomas"), ent("forge", "location"), ent("mill", "location")]
+        + [ent("hammer", "item")],
+    )
+    store.upsert_relationships(
+        tenant,
+        [
+            rel("mira", "forge", "works_at"),
+            rel("tomas", "mill", "works_at"),
+            rel("mira", "tomas", "knows"),
+            rel("tomas", "mira", "knows"),
+            rel("mira", "hammer", "owns"),
+            rel("forge", "mill", "borders"),
+        ],
+    )
+
+
+def test_patterns_count_each_shape_sorted_by_type(store: GraphStore, tenant: str) -> None:
+    _village(store, tenant)
+
+    assert store.relationship_patterns(tenant) == [
+        RelationshipPattern("location", "borders", "location", 1),
+        RelationshipPattern("npc", "knows", "npc", 2),
+        RelationshipPattern("npc", "owns", "item", 1),
+        RelationshipPattern("npc", "works_at", "location", 2),
+    ]
+
+
+def test_one_type_between_several_entity_types_is_one_pattern_each(
+    store: GraphStore, tenant: str
+) -> None:
+    store.upsert_entities(tenant, [ent("a"), ent("b", "item"), ent("c", "location")])
+    store.upsert_relationships(tenant, [rel("a", "b", "near"), rel("a", "c", "near")])
+
+    patterns = store.relationship_patterns(tenant)
+
+    assert [(p.source_type, p.type, p.target_type, p.count) for p in patterns] == [
+        ("npc", "near", "item", 1),
+        ("npc", "near", "location", 1),
+    ]
+
+
+def test_only_current_facts_count(store: GraphStore, tenant: str) -> None:
+    _village(store, tenant)
+    store.invalidate_relationship(tenant, "mira", "hammer", "owns")
+    later = rel("tomas", "forge", "owns", valid_at=utcnow() + timedelta(days=1))
+    store.upsert_entities(tenant, [ent("anvil", "item")])
+    store.upsert_relationships(tenant, [later, rel("tomas", "anvil", "owns")])
+
+    owns = [p for p in store.relationship_patterns(tenant) if p.type == "owns"]
+
+    assert owns == [RelationshipPattern("npc", "owns", "item", 1)]
+
+
+def test_patterns_follow_entity_types_and_deletes(store: GraphStore, tenant: str) -> None:
+    _village(store, tenant)
+    store.update_entity(tenant, "hammer", type="tool")
+    store.delete_entities(tenant, ["tomas"])
+
+    assert store.relationship_patterns(tenant) == [
+        RelationshipPattern("location", "borders", "location", 1),
+        RelationshipPattern("npc", "owns", "tool", 1),
+        RelationshipPattern("npc", "works_at", "location", 1),
+    ]
+
+
+def test_empty_and_other_tenants_have_none(
+    store: GraphStore, tenant: str, new_tenant: object
+) -> None:
+    assert store.relationship_patterns(tenant) == []
+    _village(store, tenant)
+    other = new_tenant()  # type: ignore[operator]
+
+    assert store.relationship_patterns(other) == []
+    assert len(store.relationship_patterns(tenant)) == 4
