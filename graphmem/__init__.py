@@ -73,6 +73,8 @@ if TYPE_CHECKING:
         MemoryIdentity,
         Summarizer,
     )
+    from graphmem.retrieval.graphqa import GraphAnswer, GraphQASettings
+    from graphmem.retrieval.schema import GraphSchema
     from graphmem.summarize import summarize_turn
 
 __version__ = "0.1.0"
@@ -83,6 +85,9 @@ _LAZY = {
     "ConversationMemory": "graphmem.policy",
     "EventBus": "graphmem.events",
     "FactMemory": "graphmem.policy",
+    "GraphAnswer": "graphmem.retrieval.graphqa",
+    "GraphQASettings": "graphmem.retrieval.graphqa",
+    "GraphSchema": "graphmem.retrieval.schema",
     "GovernancePolicy": "graphmem.policy",
     "HealthState": "graphmem.policy",
     "LLMContext": "graphmem.policy",
@@ -122,6 +127,9 @@ __all__ = [
     "FactMemory",
     "ForbiddenCategory",
     "GovernancePolicy",
+    "GraphAnswer",
+    "GraphQASettings",
+    "GraphSchema",
     "GraphStore",
     "GraphmemError",
     "HealthState",

@@ -211,7 +211,7 @@ class RelationshipPattern(NamedTuple):
     """The relationship type."""
     target_type: str
     """The entity type at the end of the facts."""
-    count: int
+    facts: int
     """How many current facts have this shape."""
 
 

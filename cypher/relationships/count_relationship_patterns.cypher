@@ -5,5 +5,5 @@ MATCH (a:Entity {tenant: $tenant})-[r]->(b:Entity {tenant: $tenant})
 WHERE (r.valid_at IS NULL OR r.valid_at <= $now)
   AND (r.invalid_at IS NULL OR $now < r.invalid_at)
   AND (r.expired_at IS NULL OR $now < r.expired_at)
-RETURN a.type AS source_type, type(r) AS type, b.type AS target_type, count(r) AS count
+RETURN a.type AS source_type, type(r) AS type, b.type AS target_type, count(r) AS facts
 ORDER BY type, source_type, target_type

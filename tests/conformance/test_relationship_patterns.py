@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 from graphmem import GraphStore, RelationshipPattern
@@ -48,7 +49,7 @@ def test_one_type_between_several_entity_types_is_one_pattern_each(
 
     patterns = store.relationship_patterns(tenant)
 
-    assert [(p.source_type, p.type, p.target_type, p.count) for p in patterns] == [
+    assert [(p.source_type, p.type, p.target_type, p.facts) for p in patterns] == [
         ("npc", "near", "item", 1),
         ("npc", "near", "location", 1),
     ]
@@ -68,6 +69,7 @@ def test_only_current_facts_count(store: GraphStore, tenant: str) -> None:
 
 def test_patterns_follow_entity_types_and_deletes(store: GraphStore, tenant: str) -> None:
     _village(store, tenant)
+    assert len(store.relationship_patterns(tenant)) == 4  # read once, then change
     store.update_entity(tenant, "hammer", type="tool")
     store.delete_entities(tenant, ["tomas"])
 
@@ -76,6 +78,24 @@ def test_patterns_follow_entity_types_and_deletes(store: GraphStore, tenant: str
         RelationshipPattern("npc", "owns", "tool", 1),
         RelationshipPattern("npc", "works_at", "location", 1),
     ]
+
+
+def test_a_fact_counts_from_the_moment_it_holds(store: GraphStore, tenant: str) -> None:
+    store.upsert_entities(tenant, [ent("a"), ent("b")])
+    soon = utcnow() + timedelta(seconds=0.3)
+    store.upsert_relationships(tenant, [rel("a", "b", valid_at=soon)])
+
+    assert store.relationship_patterns(tenant) == []
+    time.sleep(max(0.0, (soon - utcnow()).total_seconds()) + 0.05)
+    assert store.relationship_patterns(tenant) == [RelationshipPattern("npc", "knows", "npc", 1)]
+
+
+def test_a_deleted_fact_stops_counting(store: GraphStore, tenant: str) -> None:
+    _village(store, tenant)
+    assert len(store.relationship_patterns(tenant)) == 4
+    store.delete_relationship(tenant, "forge", "mill", "borders")
+
+    assert [p.type for p in store.relationship_patterns(tenant)] == ["knows", "owns", "works_at"]
 
 
 def test_empty_and_other_tenants_have_none(

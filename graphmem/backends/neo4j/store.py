@@ -958,7 +958,7 @@ class Neo4jStore:
             "relationships/count_relationship_patterns", {"tenant": tenant, "now": utcnow()}
         )
         return [
-            RelationshipPattern(row["source_type"], row["type"], row["target_type"], row["count"])
+            RelationshipPattern(row["source_type"], row["type"], row["target_type"], row["facts"])
             for row in rows
         ]
 

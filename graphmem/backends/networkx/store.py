@@ -121,6 +121,9 @@ class _Tenant:
     vectors: dict[str, VectorIndex] = field(default_factory=dict)
     # Built on the first full-text search of a kind, then kept up to date.
     texts: dict[str, TextIndex] = field(default_factory=dict)
+    # relationship_patterns as last computed, and until when it holds (None: until a write
+    # of entities or facts; else the next instant a fact becomes or stops being current).
+    patterns: tuple[datetime | None, list[RelationshipPattern]] | None = None
 
     def unlink(self, kind: str, node_id: str) -> None:
         """Forget what a node mentions."""
@@ -348,6 +351,10 @@ class NetworkXStore:
             if op != "put":
                 return
             data = self._tenants[tenant] = _Tenant()
+        if op in ("delete_entities", "delete_relationship") or (
+            op == "put" and (record.get("entities") or record.get("relationships"))
+        ):
+            data.patterns = None
         if op == "put":
             self._apply_put(data, record)
         elif op == "delete_entities":
@@ -771,23 +778,38 @@ class NetworkXStore:
 
     @_operation
     def relationship_patterns(self, tenant: str) -> list[RelationshipPattern]:
-        """Each (source type, type, target type) of the current facts, with its count."""
-        graph = self._tenant(tenant).graph
-        nodes = graph._node
+        """Each (source type, type, target type) of the current facts, with its count.
+
+        Kept until the next write of entities or facts (or until the next instant a fact
+        with validity bounds becomes or stops being current), so asking again is free.
+        """
+        data = self._tenant(tenant)
         now = utcnow()
+        if data.patterns is not None and (data.patterns[0] is None or now < data.patterns[0]):
+            return list(data.patterns[1])
+        graph = data.graph
+        nodes = graph._node
         counts: dict[tuple[str, str, str], int] = {}
+        until: datetime | None = None
         for source, targets in graph._succ.items():
             source_type = nodes[source]["e"].type
             for target, keydict in targets.items():
                 target_type = nodes[target]["e"].type
                 for type_, edge in keydict.items():
-                    if _is_current(edge["r"], now):
+                    rel = edge["r"]
+                    for bound in (rel.valid_at, rel.invalid_at, rel.expired_at):
+                        if bound is not None and bound > now and (until is None or bound < until):
+                            until = bound
+                    if _is_current(rel, now):
                         key = (type_, source_type, target_type)
                         counts[key] = counts.get(key, 0) + 1
-        return [
+        patterns = [
             RelationshipPattern(source_type, type_, target_type, count)
             for (type_, source_type, target_type), count in sorted(counts.items())
         ]
+        if data is not _EMPTY:
+            data.patterns = (until, patterns)
+        return list(patterns)
 
     # ------------------------------------------------------------------ traversal
 
