@@ -52,6 +52,7 @@ from graphmem.models import (
 from graphmem.store import (
     GraphStore,
     RelationshipPattern,
+    RoleCooccurrence,
     SearchHit,
     SearchPair,
     TenantDump,
@@ -153,6 +154,7 @@ __all__ = [
     "RelationshipFilter",
     "RelationshipPattern",
     "Role",
+    "RoleCooccurrence",
     "SPEAKER_ROLES",
     "SearchHit",
     "SearchPair",

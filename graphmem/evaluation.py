@@ -251,12 +251,16 @@ METAQA_TUNED = (1, 2)
 """MetaQA's hop counts the graph question settings were chosen on; 3-hop is held out."""
 
 
+def _describe(mem: Memory, relationships: dict[str, str], entities: dict[str, str]) -> None:
+    for name, text in relationships.items():
+        mem.describe_relationship_type(name, text)
+    for name, text in entities.items():
+        mem.describe_entity_type(name, text)
+
+
 def describe_metaqa(mem: Memory) -> None:
     """Attach :data:`METAQA_DESCRIPTIONS` to the memory's relationship and entity types."""
-    for name, text in METAQA_DESCRIPTIONS.items():
-        mem.describe_relationship_type(name, text)
-    for name, text in METAQA_ENTITY_DESCRIPTIONS.items():
-        mem.describe_entity_type(name, text)
+    _describe(mem, METAQA_DESCRIPTIONS, METAQA_ENTITY_DESCRIPTIONS)
 
 
 def _load_kb(data: Path) -> tuple[list[Entity], list[Relationship]]:
@@ -390,10 +394,7 @@ _LIGHT_TEMPLATES: dict[str, str] = {
 
 def describe_light(mem: Memory) -> None:
     """Attach :data:`LIGHT_DESCRIPTIONS` to the memory's relationship and entity types."""
-    for name, text in LIGHT_DESCRIPTIONS.items():
-        mem.describe_relationship_type(name, text)
-    for name, text in LIGHT_ENTITY_DESCRIPTIONS.items():
-        mem.describe_entity_type(name, text)
+    _describe(mem, LIGHT_DESCRIPTIONS, LIGHT_ENTITY_DESCRIPTIONS)
 
 
 def light_handwritten() -> dict[str, list[tuple[str, set[str]]]]:

@@ -961,12 +961,13 @@ class Memory:
         describe_type(self._store, self._tenant, "entity", type, description)
 
     def schema(self) -> GraphSchema:
-        """The shapes of the tenant's current facts (with counts) and its type descriptions."""
+        """What :meth:`ask` plans with: fact shapes, roles that go together, descriptions."""
         self._check_open()
         from graphmem.retrieval.schema import GraphSchema, read_descriptions
 
         return GraphSchema(
             patterns=tuple(self._store.relationship_patterns(self._tenant)),
+            cooccurrence=tuple(self._store.relationship_cooccurrence(self._tenant)),
             relationship_types=read_descriptions(self._store, self._tenant, "relationship"),
             entity_types=read_descriptions(self._store, self._tenant, "entity"),
         )

@@ -51,7 +51,7 @@ from graphmem.errors import InvalidInput, NotFound
 from graphmem.models import Entity, Relationship
 from graphmem.retrieval.ingest import EntityLinker
 from graphmem.retrieval.schema import GraphSchema, read_descriptions
-from graphmem.store import GraphStore, RelationshipPattern
+from graphmem.store import GraphStore, RelationshipPattern, RoleCooccurrence
 
 __all__ = [
     "GraphAnswer",
@@ -256,10 +256,14 @@ class GraphQASettings:
             of their words in the question.
         focus: Weight of the fit between the question's focus and the entity types the
             path ends at (or its last relationship type).
+        mismatch: Cost of ending at entity types the user described (so what they are is
+            known) that do not fit what the question asks for ("who ..." and films).
         facts: Weight of the log share of facts that can take each step (a step few
             facts of the current entity types take is unlikely).
         mention: Weight of the log length of the topic's mention (a longer name is a
             likelier topic than a short common word).
+        twice: How much naming a type in two places ("the films written by the writer
+            of X") counts as asking for a walk there and back, as "same" does (0..1).
         stray: Cost of each other entity the question names that the path leaves aside
             (unless its name is a word of the vocabulary, such as a tag "director").
         function_weight: How much a function word ("in", "of", "about") counts as a match.
@@ -294,9 +298,11 @@ class GraphQASettings:
     unshared: float = 0.6
     order: float = 0.3
     focus: float = 0.5
+    mismatch: float = 0.5
     facts: float = 0.3
     mention: float = 0.1
     stray: float = 1.0
+    twice: float = 1.0
     function_weight: float = 0.25
     semantic_weight: float = 0.8
     semantic_floor: float = 0.6
@@ -325,9 +331,11 @@ class GraphQASettings:
             "unshared",
             "order",
             "focus",
+            "mismatch",
             "facts",
             "mention",
             "stray",
+            "twice",
             "function_weight",
             "semantic_weight",
             "semantic_floor",
@@ -419,6 +427,27 @@ class _Vocabulary:
     # (entity type, relationship type) -> {next entity type: facts} walking out / in.
     out: dict[tuple[str, str], dict[str, int]]
     into: dict[tuple[str, str], dict[str, int]]
+    # role -> {other role: share of the entities with the first that have the other too}
+    follows: dict[tuple[str, str], dict[tuple[str, str], float]]
+    # the entity types the user described (what they are is known)
+    described: frozenset[str]
+
+    def after(self, steps: Sequence[tuple[str, StepDirection]], relation: str, way: str) -> float:
+        """The share of the entities the last step reaches that can take the next one.
+
+        A step ``(type, out)`` reaches entities that are targets of ``type`` facts (role
+        ``(type, in)``); the next step ``(relation, way)`` needs role ``(relation, way)``
+        (either way for ``both``). Read from the store's role co-occurrence; 1 when none
+        is known (then the entity types alone decide).
+        """
+        if not self.follows or not steps:
+            return 1.0
+        last, last_way = steps[-1]
+        arrived = {"out": ["in"], "in": ["out"], "both": ["in", "out"]}[last_way]
+        needed = ["in", "out"] if way == "both" else [way]
+        return max(
+            self.follows.get((last, a), {}).get((relation, n), 0.0) for a in arrived for n in needed
+        )
 
     @classmethod
     def build(cls, schema: GraphSchema, function_weight: float) -> _Vocabulary:
@@ -451,7 +480,17 @@ class _Vocabulary:
         types = _Lexicon(
             {t: words(t, schema.entity_types.get(t)) for t in entity_types}, function_weight
         )
-        return cls(relations, types, out, into)
+        alone: dict[tuple[str, str], int] = {}
+        for pair in schema.cooccurrence:
+            if (pair.type_a, pair.direction_a) == (pair.type_b, pair.direction_b):
+                alone[(pair.type_a, pair.direction_a)] = pair.entities
+        follows: dict[tuple[str, str], dict[tuple[str, str], float]] = {}
+        for pair in schema.cooccurrence:
+            a, b = (pair.type_a, pair.direction_a), (pair.type_b, pair.direction_b)
+            for one, other in ((a, b), (b, a)):
+                if alone.get(one):
+                    follows.setdefault(one, {})[other] = pair.entities / alone[one]
+        return cls(relations, types, out, into, follows, frozenset(schema.entity_types))
 
     def steps(
         self, state: Mapping[str, float], relation: str
@@ -502,7 +541,9 @@ class _Reading:
     key: np.ndarray  # (relation types,) where the best word sits: topic side < 0 < question side
     focus_relations: np.ndarray  # (relation types,) fit of the focus words
     focus_types: np.ndarray  # (entity types,) fit of the focus words
+    asks: bool  # the question says what it asks for (a focus)
     shared: float
+    twice: np.ndarray  # (relation types,) 1 where the type is named in two places
     stray: float  # other entities named, that the path leaves aside
 
 
@@ -525,8 +566,9 @@ class GraphQA:
             compare words by meaning as well as by stem; None: by stem only.
         settings: Weights and limits.
         schema_max_age: Seconds the store's fact shapes
-            (:meth:`~graphmem.GraphStore.relationship_patterns`) are reused before they are
-            read again. 0 (the default) reads them for every question: the embedded backend
+            (:meth:`~graphmem.GraphStore.relationship_patterns` and
+            :meth:`~graphmem.GraphStore.relationship_cooccurrence`) are reused before they
+            are read again. 0 (the default) reads them for every question: the embedded backend
             keeps them until the next write, a server backend counts them in one query over
             the tenant's facts, which a large graph may want to do less often.
     """
@@ -549,7 +591,9 @@ class GraphQA:
         self._linker = linker
         self._vectors = _WordVectors(embed) if embed is not None else None
         self.settings = settings or GraphQASettings()
-        self._patterns: tuple[float, tuple[RelationshipPattern, ...]] | None = None
+        self._facts: (
+            tuple[float, tuple[RelationshipPattern, ...], tuple[RoleCooccurrence, ...]] | None
+        ) = None
         self._vocabulary: tuple[GraphSchema, _Vocabulary] | None = None
 
     # ------------------------------------------------------------------ public
@@ -557,10 +601,13 @@ class GraphQA:
     def schema(self) -> GraphSchema:
         """The tenant's fact shapes and type descriptions, as the planner reads them."""
         now = time.monotonic()
-        if self._patterns is None or now - self._patterns[0] >= self._schema_max_age:
-            self._patterns = (now, tuple(self._store.relationship_patterns(self._tenant)))
+        if self._facts is None or now - self._facts[0] >= self._schema_max_age:
+            patterns = tuple(self._store.relationship_patterns(self._tenant))
+            cooccurrence = tuple(self._store.relationship_cooccurrence(self._tenant))
+            self._facts = (now, patterns, cooccurrence)
         return GraphSchema(
-            patterns=self._patterns[1],
+            patterns=self._facts[1],
+            cooccurrence=self._facts[2],
             relationship_types=read_descriptions(self._store, self._tenant, "relationship"),
             entity_types=read_descriptions(self._store, self._tenant, "entity"),
         )
@@ -678,7 +725,8 @@ class GraphQA:
                 for a, b in mentions
                 if (a, b) != (start, end)
             ]
-            reading = self._read(tokens, inside, others, topic, end - start, matches, vocab)
+            types = {kinds[e] for e in topic}
+            reading = self._read(tokens, inside, others, topic, types, end - start, matches, vocab)
             state: dict[str, float] = {}
             for entity_id in topic:
                 state[kinds[entity_id]] = state.get(kinds[entity_id], 0.0) + 1 / len(topic)
@@ -791,6 +839,7 @@ class GraphQA:
         inside: list[int],
         others: list[list[int]],
         topic: tuple[str, ...],
+        topic_types: set[str],
         mention_length: int,
         matches: Mapping[str, np.ndarray],
         vocab: _Vocabulary,
@@ -816,8 +865,8 @@ class GraphQA:
         if asking is not None:
             word = tokens[asking].text
             following = tokens[asking + 1].text if asking + 1 < len(tokens) else ""
-            if word in _ASKS_FOR:
-                focus = [(asking, w, True) for w in _ASKS_FOR[word]]
+            if word in _ASKS_FOR:  # the word itself too: "the director who directed ..."
+                focus = [(asking, word, False)] + [(asking, w, True) for w in _ASKS_FOR[word]]
             elif word == "how" and following in ("many", "much"):
                 focus = [(asking, w, True) for w in _HOW_MANY]
             elif word in ("which", "what"):
@@ -844,10 +893,40 @@ class GraphQA:
             # talked about, not which relationship: it is no evidence for one
             relation = np.where(match[:n_rel] > match[n_rel:].max(initial=0.0), match[:n_rel], 0)
             rows.append((i, weight * relation))
+        said = len(rows)  # rows of the question's own words (what question words ask for follow)
         rows.extend((i, matches[word][:n_rel]) for i, word, asked in focus if asked)
         per_word = np.stack([row for _i, row in rows]) if rows else np.zeros((0, n_rel))
         positions = np.array([i for i, _row in rows], dtype=np.float64)
         evidence = per_word.max(axis=0) if rows else np.zeros(n_rel)
+        # A type named in two places ("the films written by the writer of X") is walked
+        # twice: there and back, as "same" / "share" would ask.
+        twice = np.zeros(n_rel)
+        # So it is read when the question also names the kind of entity the walk comes
+        # back to (the topic's type: "films"), other than as the topic's own label ("the
+        # film X"), and never from the focus ("released in which years").
+        label = next(
+            (
+                i
+                for i in range(first - 1, max(-1, first - 3), -1)
+                if tokens[i].text not in _FUNCTION_WORDS
+            ),
+            None,
+        )
+        columns = [vocab.types.index[t] for t in topic_types if t in vocab.types.index]
+        kind_named = max(
+            (
+                float(matches[tokens[i].text][n_rel:][columns].max())
+                for i in outside
+                if i != label and columns
+            ),
+            default=0.0,
+        )
+        asked_at = {i for i, _word, _asked in focus}
+        own = np.array([i not in asked_at for i in positions[:said]], dtype=bool)
+        for r in range(n_rel):
+            spots = positions[:said][(per_word[:said, r] >= 0.5) & own]
+            if len(spots) > 1 and np.diff(np.sort(spots)).max() > 1:
+                twice[r] = min(1.0, kind_named)
         key = np.zeros(n_rel)
         if rows:
             to_topic = np.where(positions < first, first - positions, positions - last)
@@ -868,7 +947,9 @@ class GraphQA:
             key=key,
             focus_relations=focus_relations,
             focus_types=focus_types,
+            asks=bool(focus),
             shared=shared,
+            twice=twice,
             stray=stray,
         )
 
@@ -905,6 +986,9 @@ class GraphQA:
             for _score, (steps, state, facts) in frontier:
                 for relation in chosen:
                     for way, share, following in vocab.steps(state, names[relation]):
+                        if steps:  # what the entities reached so far can do, by their roles
+                            named = [(names[r], w) for r, w in steps]
+                            share = min(share, vocab.after(named, names[relation], way))
                         if share < settings.min_step_share:
                             continue
                         if not steps and first is not None:
@@ -919,7 +1003,14 @@ class GraphQA:
                         longer = (*steps, (relation, way))
                         logged = facts + math.log(share)
                         path = self._score(
-                            reading, longer, following, logged, mention, type_column, names
+                            reading,
+                            longer,
+                            following,
+                            logged,
+                            mention,
+                            type_column,
+                            names,
+                            vocab.described,
                         )
                         out.append(path)
                         grown.append((path.score, (longer, following, logged)))
@@ -938,6 +1029,7 @@ class GraphQA:
         mention: float,
         type_column: Mapping[str, int],
         names: Sequence[str],
+        described: frozenset[str] = frozenset(),
     ) -> PlannedPath:
         settings = self.settings
         used = list(dict.fromkeys(r for r, _way in steps))
@@ -956,11 +1048,15 @@ class GraphQA:
                 inside = mine.max(axis=1)
                 outside = reading.per_word[:, mask].max(axis=1)
                 unexplained = float(np.clip(outside - inside, 0.0, None).sum())
-        returns = sum(
-            1
+        back = [
+            r1
             for (r1, w1), (r2, w2) in zip(steps, steps[1:], strict=False)
             if r1 == r2 and (w1 == w2 == "both" or {w1, w2} == {"out", "in"})
-        )
+        ]
+        returns = len(back)
+        asked = 0.0
+        if back:
+            asked = max([reading.shared, *(settings.twice * float(reading.twice[r]) for r in back)])
         order = 0.0
         for a, b in zip(used, used[1:], strict=False):
             if reading.evidence[a] >= settings.min_evidence <= reading.evidence[b]:
@@ -970,15 +1066,29 @@ class GraphQA:
             for t, share in end.items()
             if t in type_column
         )
-        focus = max(float(type_fit), float(reading.focus_relations[steps[-1][0]]))
+        # A type's name and description say what its facts lead to (their targets), so
+        # they fit the focus only when the last step walks forwards (or either way).
+        last, last_way = steps[-1]
+        fit_last = float(reading.focus_relations[last]) if last_way != "in" else 0.0
+        focus = max(float(type_fit), fit_last)
+        # the question asks for something; an end of a described type that is not it
+        mismatch = 0.0
+        if reading.asks:
+            mismatch = sum(
+                share * (1.0 - min(1.0, reading.focus_types[type_column[t]]))
+                for t, share in end.items()
+                if t in described
+            )
         parts = {
             "explained": explained,
             "unexplained": unexplained,
             "hops": float(len(steps)),
             "repeats": float(len(steps) - len(used)),
             "return": float(returns),
+            "asked back": asked,
             "order": order,
             "focus": focus,
+            "mismatch": mismatch,
             "facts": facts,
             "mention": mention,
             "stray": reading.stray,
@@ -989,10 +1099,11 @@ class GraphQA:
             - settings.hop * len(steps)
             - settings.repeat * (len(steps) - len(used))
             # one walk there and back is what "same" / "share" ask for; more are not
-            + min(returns, 1) * settings.shared * reading.shared
-            - (returns - min(returns, 1) * reading.shared) * settings.unshared
+            + min(returns, 1) * settings.shared * asked
+            - (returns - min(returns, 1) * asked) * settings.unshared
             + settings.order * order
             + settings.focus * focus
+            - settings.mismatch * mismatch
             + settings.facts * facts
             + settings.mention * mention
             - settings.stray * reading.stray

@@ -21,7 +21,7 @@ from typing import Literal
 
 from graphmem.errors import InvalidInput
 from graphmem.models import Record, check_safe_name
-from graphmem.store import GraphStore, RelationshipPattern
+from graphmem.store import GraphStore, RelationshipPattern, RoleCooccurrence
 
 __all__ = [
     "ENTITY_TYPE_RECORD",
@@ -54,11 +54,15 @@ class GraphSchema:
     Attributes:
         patterns: Each (source type, relationship type, target type) of the current facts,
             with its count (:meth:`graphmem.GraphStore.relationship_patterns`).
+        cooccurrence: For every two roles (a relationship type and a direction) some
+            entity has both of, how many entities do
+            (:meth:`graphmem.GraphStore.relationship_cooccurrence`).
         relationship_types: Description of each described relationship type.
         entity_types: Description of each described entity type.
     """
 
     patterns: tuple[RelationshipPattern, ...] = ()
+    cooccurrence: tuple[RoleCooccurrence, ...] = ()
     relationship_types: Mapping[str, str] = field(default_factory=dict)
     entity_types: Mapping[str, str] = field(default_factory=dict)
 

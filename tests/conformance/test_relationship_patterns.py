@@ -107,3 +107,74 @@ def test_empty_and_other_tenants_have_none(
 
     assert store.relationship_patterns(other) == []
     assert len(store.relationship_patterns(tenant)) == 4
+
+
+# --------------------------------------------------------------------------- co-occurrence
+
+
+def roles(store: GraphStore, tenant: str) -> dict[tuple[str, str, str, str], int]:
+    return {tuple(p[:4]): p.entities for p in store.relationship_cooccurrence(tenant)}  # type: ignore[misc]
+
+
+def test_cooccurrence_counts_entities_with_both_roles(store: GraphStore, tenant: str) -> None:
+    _village(store, tenant)
+
+    assert roles(store, tenant) == {
+        # the forge borders the mill and is worked at
+        ("borders", "in", "borders", "in"): 1,
+        ("borders", "in", "works_at", "in"): 1,
+        ("borders", "out", "borders", "out"): 1,
+        ("borders", "out", "works_at", "in"): 1,
+        # mira and tomas know each other both ways and work somewhere
+        ("knows", "in", "knows", "in"): 2,
+        ("knows", "in", "knows", "out"): 2,
+        ("knows", "in", "owns", "out"): 1,
+        ("knows", "in", "works_at", "out"): 2,
+        ("knows", "out", "knows", "out"): 2,
+        ("knows", "out", "owns", "out"): 1,
+        ("knows", "out", "works_at", "out"): 2,
+        ("owns", "in", "owns", "in"): 1,
+        ("owns", "out", "owns", "out"): 1,
+        ("owns", "out", "works_at", "out"): 1,
+        ("works_at", "in", "works_at", "in"): 2,
+        ("works_at", "out", "works_at", "out"): 2,
+    }
+
+
+def test_cooccurrence_is_sorted_and_ordered_within_pairs(store: GraphStore, tenant: str) -> None:
+    _village(store, tenant)
+    pairs = store.relationship_cooccurrence(tenant)
+
+    assert [p[:4] for p in pairs] == sorted(p[:4] for p in pairs)
+    assert all((p.type_a, p.direction_a) <= (p.type_b, p.direction_b) for p in pairs)
+
+
+def test_cooccurrence_reads_current_facts_and_follows_writes(
+    store: GraphStore, tenant: str
+) -> None:
+    _village(store, tenant)
+    assert roles(store, tenant)[("owns", "out", "works_at", "out")] == 1
+    store.invalidate_relationship(tenant, "mira", "hammer", "owns")
+
+    assert ("owns", "out", "works_at", "out") not in roles(store, tenant)
+    store.delete_entities(tenant, ["tomas"])
+    assert roles(store, tenant)[("works_at", "out", "works_at", "out")] == 1
+
+
+def test_a_fact_from_an_entity_to_itself_gives_it_both_roles(
+    store: GraphStore, tenant: str
+) -> None:
+    store.upsert_entities(tenant, [ent("narcissus")])
+    store.upsert_relationships(tenant, [rel("narcissus", "narcissus", "admires")])
+
+    assert roles(store, tenant) == {
+        ("admires", "in", "admires", "in"): 1,
+        ("admires", "in", "admires", "out"): 1,
+        ("admires", "out", "admires", "out"): 1,
+    }
+
+
+def test_cooccurrence_of_an_empty_tenant_is_empty(store: GraphStore, tenant: str) -> None:
+    store.upsert_entities(tenant, [ent("a")])
+
+    assert store.relationship_cooccurrence(tenant) == []

@@ -73,6 +73,7 @@ from graphmem.models import (
 from graphmem.store import (
     JSONScalar,
     RelationshipPattern,
+    RoleCooccurrence,
     SearchHit,
     SearchPair,
     TenantDump,
@@ -959,6 +960,23 @@ class Neo4jStore:
         )
         return [
             RelationshipPattern(row["source_type"], row["type"], row["target_type"], row["facts"])
+            for row in rows
+        ]
+
+    def relationship_cooccurrence(self, tenant: str) -> list[RoleCooccurrence]:
+        """For every two roles some entity has both of, how many entities do; one query."""
+        tenant = self._check(tenant)
+        rows = self._read(
+            "relationships/count_role_cooccurrence", {"tenant": tenant, "now": utcnow()}
+        )
+        return [
+            RoleCooccurrence(
+                row["type_a"],
+                row["direction_a"],
+                row["type_b"],
+                row["direction_b"],
+                row["entities"],
+            )
             for row in rows
         ]
 

@@ -51,6 +51,7 @@ from graphmem.models import (
 from graphmem.store import (
     JSONScalar,
     RelationshipPattern,
+    RoleCooccurrence,
     SearchHit,
     SearchPair,
     TenantDump,
@@ -121,9 +122,10 @@ class _Tenant:
     vectors: dict[str, VectorIndex] = field(default_factory=dict)
     # Built on the first full-text search of a kind, then kept up to date.
     texts: dict[str, TextIndex] = field(default_factory=dict)
-    # relationship_patterns as last computed, and until when it holds (None: until a write
-    # of entities or facts; else the next instant a fact becomes or stops being current).
-    patterns: tuple[datetime | None, list[RelationshipPattern]] | None = None
+    # Summaries of the current facts (relationship_patterns, relationship_cooccurrence) as
+    # last computed, each with until when it holds (None: until a write of entities or
+    # facts; else the next instant a fact becomes or stops being current).
+    summaries: dict[str, tuple[datetime | None, list[Any]]] = field(default_factory=dict)
 
     def unlink(self, kind: str, node_id: str) -> None:
         """Forget what a node mentions."""
@@ -354,7 +356,7 @@ class NetworkXStore:
         if op in ("delete_entities", "delete_relationship") or (
             op == "put" and (record.get("entities") or record.get("relationships"))
         ):
-            data.patterns = None
+            data.summaries.clear()
         if op == "put":
             self._apply_put(data, record)
         elif op == "delete_entities":
@@ -776,6 +778,40 @@ class NetworkXStore:
         """The number of relationships, invalidated ones included."""
         return int(self._tenant(tenant).graph.number_of_edges())
 
+    def _current_facts(
+        self, data: _Tenant, name: str, now: datetime
+    ) -> tuple[list[Any] | None, Iterator[tuple[str, str, str]], list[datetime | None]]:
+        """A cached summary, or the current facts ``(source, type, target)`` to make it from.
+
+        ``until`` (a one-item list) is set, as the facts are read, to the next instant a
+        fact becomes or stops being current, for the summary's cache.
+        """
+        cached = data.summaries.get(name)
+        if cached is not None and (cached[0] is None or now < cached[0]):
+            return cached[1], iter(()), [None]
+        until: list[datetime | None] = [None]
+
+        def facts() -> Iterator[tuple[str, str, str]]:
+            for source, targets in data.graph._succ.items():
+                for target, keydict in targets.items():
+                    for type_, edge in keydict.items():
+                        rel = edge["r"]
+                        for bound in (rel.valid_at, rel.invalid_at, rel.expired_at):
+                            later = bound is not None and bound > now
+                            if later and (until[0] is None or bound < until[0]):
+                                until[0] = bound
+                        if _is_current(rel, now):
+                            yield source, type_, target
+
+        return None, facts(), until
+
+    def _keep(
+        self, data: _Tenant, name: str, until: list[datetime | None], value: list[Any]
+    ) -> list[Any]:
+        if data is not _EMPTY:
+            data.summaries[name] = (until[0], value)
+        return list(value)
+
     @_operation
     def relationship_patterns(self, tenant: str) -> list[RelationshipPattern]:
         """Each (source type, type, target type) of the current facts, with its count.
@@ -784,32 +820,43 @@ class NetworkXStore:
         with validity bounds becomes or stops being current), so asking again is free.
         """
         data = self._tenant(tenant)
-        now = utcnow()
-        if data.patterns is not None and (data.patterns[0] is None or now < data.patterns[0]):
-            return list(data.patterns[1])
-        graph = data.graph
-        nodes = graph._node
+        cached, facts, until = self._current_facts(data, "patterns", utcnow())
+        if cached is not None:
+            return list(cached)
+        nodes = data.graph._node
         counts: dict[tuple[str, str, str], int] = {}
-        until: datetime | None = None
-        for source, targets in graph._succ.items():
-            source_type = nodes[source]["e"].type
-            for target, keydict in targets.items():
-                target_type = nodes[target]["e"].type
-                for type_, edge in keydict.items():
-                    rel = edge["r"]
-                    for bound in (rel.valid_at, rel.invalid_at, rel.expired_at):
-                        if bound is not None and bound > now and (until is None or bound < until):
-                            until = bound
-                    if _is_current(rel, now):
-                        key = (type_, source_type, target_type)
-                        counts[key] = counts.get(key, 0) + 1
+        for source, type_, target in facts:
+            key = (type_, nodes[source]["e"].type, nodes[target]["e"].type)
+            counts[key] = counts.get(key, 0) + 1
         patterns = [
             RelationshipPattern(source_type, type_, target_type, count)
             for (type_, source_type, target_type), count in sorted(counts.items())
         ]
-        if data is not _EMPTY:
-            data.patterns = (until, patterns)
-        return list(patterns)
+        return self._keep(data, "patterns", until, patterns)
+
+    @_operation
+    def relationship_cooccurrence(self, tenant: str) -> list[RoleCooccurrence]:
+        """For every two roles some entity has both of, how many entities have both.
+
+        Kept as :meth:`relationship_patterns` is.
+        """
+        data = self._tenant(tenant)
+        cached, facts, until = self._current_facts(data, "cooccurrence", utcnow())
+        if cached is not None:
+            return list(cached)
+        roles: dict[str, set[tuple[str, str]]] = {}
+        for source, type_, target in facts:
+            roles.setdefault(source, set()).add((type_, "out"))
+            roles.setdefault(target, set()).add((type_, "in"))
+        counts: dict[tuple[str, str, str, str], int] = {}
+        for held in roles.values():
+            ordered = sorted(held)
+            for i, first in enumerate(ordered):
+                for second in ordered[i:]:
+                    key = (*first, *second)
+                    counts[key] = counts.get(key, 0) + 1
+        pairs = [RoleCooccurrence(*key, count) for key, count in sorted(counts.items())]
+        return self._keep(data, "cooccurrence", until, pairs)
 
     # ------------------------------------------------------------------ traversal
 
