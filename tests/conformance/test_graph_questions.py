@@ -228,3 +228,35 @@ def test_many_topics_with_one_name_are_walked_together(village: Memory) -> None:
 
     assert sorted(names(answers)) == ["Old Well", "The Forge"]
     assert {a.topic for a in answers} == {"mira", "mira2"}
+
+
+def test_roles_tell_apart_what_coarse_types_do_not(mem: Memory, store: GraphStore) -> None:
+    # people and years are both "concept": only their roles say a director has no films
+    # released in him
+    mem.upsert_entities(
+        [ent("m1", "movie", name="Red Dawn"), ent("m2", "movie", name="Blue Dusk")]
+        + [ent("p", "concept", name="Ann Vale"), ent("y1", "concept", name="1984")]
+        + [ent("y2", "concept", name="1990")]
+    )
+    mem.upsert_relationships(
+        [
+            rel("m1", "p", "directed_by"),
+            rel("m2", "p", "directed_by"),
+            rel("m1", "y1", "release_year"),
+            rel("m2", "y2", "release_year"),
+        ]
+    )
+    mem.describe_entity_type("movie", "a film")
+    question = "when were the films directed by the director of Red Dawn released?"
+
+    answers = mem.ask(question, semantic=False)
+
+    assert best(answers) == ["1990"]
+    assert [str(s) for s in answers[0].path] == ["->directed_by", "<-directed_by", "->release_year"]
+    steps = [str(p) for p in GraphQA(store, mem.tenant, mem.entity_linker).plan(question, limit=50)]
+    assert "->directed_by <-release_year" not in steps  # no director was released in a year
+
+
+def test_plan_limit_must_be_positive(village: Memory, store: GraphStore) -> None:
+    with pytest.raises(InvalidInput):
+        GraphQA(store, village.tenant, village.entity_linker).plan("where is Mira?", limit=0)
