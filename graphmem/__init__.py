@@ -57,6 +57,8 @@ from graphmem.models import (
 )
 from graphmem.store import (
     GraphStore,
+    RelationshipPattern,
+    RoleCooccurrence,
     SearchHit,
     SearchPair,
     TenantDump,
@@ -79,6 +81,8 @@ if TYPE_CHECKING:
         MemoryIdentity,
         Summarizer,
     )
+    from graphmem.retrieval.graphqa import GraphAnswer, GraphQASettings
+    from graphmem.retrieval.schema import GraphSchema
     from graphmem.summarize import summarize_turn
 
 __version__ = "0.1.0"
@@ -91,6 +95,9 @@ _LAZY = {
     "ConversationMemory": "graphmem.policy",
     "EventBus": "graphmem.events",
     "FactMemory": "graphmem.policy",
+    "GraphAnswer": "graphmem.retrieval.graphqa",
+    "GraphQASettings": "graphmem.retrieval.graphqa",
+    "GraphSchema": "graphmem.retrieval.schema",
     "GovernancePolicy": "graphmem.policy",
     "HealthState": "graphmem.policy",
     "LLMContext": "graphmem.policy",
@@ -136,6 +143,9 @@ __all__ = [
     "FactMemory",
     "ForbiddenCategory",
     "GovernancePolicy",
+    "GraphAnswer",
+    "GraphQASettings",
+    "GraphSchema",
     "GraphStore",
     "GraphmemError",
     "HealthState",
@@ -158,7 +168,9 @@ __all__ = [
     "Record",
     "Relationship",
     "RelationshipFilter",
+    "RelationshipPattern",
     "Role",
+    "RoleCooccurrence",
     "SPEAKER_ROLES",
     "SearchHit",
     "SearchPair",
