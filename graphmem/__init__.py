@@ -56,6 +56,7 @@ from graphmem.models import (
     estimate_tokens,
 )
 from graphmem.store import (
+    ChangeSet,
     GraphStore,
     RelationshipPattern,
     RoleCooccurrence,
@@ -131,6 +132,7 @@ __all__ = [
     "AsyncMemory",
     "BackendUnavailable",
     "Branch",
+    "ChangeSet",
     "Chunk",
     "ContextResult",
     "Conversation",

@@ -26,6 +26,10 @@ and each figure also reports the store round trips per operation (from the trace
 - full-text search p50 right after a one-chunk write over the same chunks (the write is
   committed before the search can see it), against the same search with no write between;
 - embedding throughput of the default embedder (when the extra is installed).
+
+``--governance`` measures governed facts in the graph instead
+(:mod:`graphmem.bench_governance`), ``--recall`` conversation recall
+(:mod:`graphmem.bench_recall`), ``--server`` the HTTP API (:mod:`graphmem.server.bench`).
 """
 
 from __future__ import annotations
@@ -145,6 +149,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("default", "hashing"),
         default="default",
         help="with --recall: all-MiniLM-L6-v2 (default, the embeddings extra) or hashing",
+    )
+    parser.add_argument(
+        "--governance",
+        action="store_true",
+        help="measure governed facts in the graph instead: a workspace learn beside an "
+        "agent-scope one, relate beside upsert_relationships, the snapshot of an NPC with "
+        "governed facts beside a snapshot plus a read of its fact records",
     )
     parser.add_argument(
         "--quiet", action="store_true", help="no progress bar and no progress lines"
@@ -508,6 +519,10 @@ def run(args: argparse.Namespace) -> int:
         from graphmem.bench_recall import recall_figures
 
         produce = partial(recall_figures, figure=Figure)
+    if getattr(args, "governance", False):
+        from graphmem.bench_governance import governance_figures
+
+        produce = partial(governance_figures, figure=Figure)
     with progress_bar(None, "bench", args.progress, "figure") as bar:
         for figure in produce(args, say):
             figures.append(figure)

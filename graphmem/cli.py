@@ -11,6 +11,7 @@ Examples::
 
     graphmem demo
     graphmem demo --file brindleford.graphmem
+    graphmem demo --policy
     graphmem snapshot --store file:///tmp/brindleford.graphmem --tenant brindleford odile
     graphmem export --store file:///tmp/brindleford.graphmem --tenant brindleford -o world.jsonl
     graphmem import --store file:///tmp/copy.graphmem --tenant brindleford world.jsonl
@@ -93,6 +94,12 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
         "--reset",
         action="store_true",
         help=f"with --store: first delete what the demo tenant {DEMO_TENANT!r} holds there",
+    )
+    demo.add_argument(
+        "--policy",
+        action="store_true",
+        help="instead, play a rolling-summary conversation whose summarizer goes down and "
+        "recovers (embedded store, nothing written)",
     )
 
     schema = commands.add_parser(
@@ -245,6 +252,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "demo":
             if args.reset and not args.store:
                 raise InvalidInput("--reset goes with --store")
+            if args.policy:
+                return _policy_demo(args, sys.stdout)
             return _demo(args.file, sys.stdout, store=args.store, reset=args.reset)
         if args.command == "schema":
             return _schema_install(args)
@@ -438,6 +447,16 @@ def _schema_install(args: argparse.Namespace) -> int:
     print(f"schema installed on {redact_url(args.store)}{detail}:")
     for index in getattr(report, "indexes", ()):
         print(f"   {index.name:<40} {index.type:<10} {index.state}")
+    return EXIT_OK
+
+
+def _policy_demo(args: argparse.Namespace, out: TextIO) -> int:
+    """``graphmem demo --policy``: the conversation-policy transcript."""
+    if args.file is not None or args.store is not None:
+        raise InvalidInput("--policy runs on an embedded store of its own: drop --file / --store")
+    from graphmem.demos.policy import run
+
+    run(lambda line: print(line, file=out))
     return EXIT_OK
 
 

@@ -502,7 +502,11 @@ class Memory:
         policy: GovernancePolicy | None = None,
         bus: EventBus | None = None,
     ) -> LearnResult:
-        """Write one fact through the governance rules; see :meth:`FactMemory.learn`."""
+        """Write one fact through the governance rules; see :meth:`FactMemory.learn`.
+
+        A ``scope="workspace"`` fact about an entity shows in the graph (identity
+        snapshots, traversal, :meth:`retrieve`) once believed.
+        """
         facts = self.fact_memory(actor=actor, session=session, policy=policy, bus=bus)
         return facts.learn(
             subject,
@@ -511,6 +515,36 @@ class Memory:
             source_type=source_type,
             memory_type=memory_type,
             scope=scope,
+            category=category,
+        )
+
+    def relate(
+        self,
+        source_id: str,
+        type: str,
+        target_id: str,
+        *,
+        actor: str,
+        session: str | None = None,
+        source_type: str = "manual",
+        memory_type: str = "semantic",
+        category: str | None = None,
+        policy: GovernancePolicy | None = None,
+        bus: EventBus | None = None,
+    ) -> LearnResult:
+        """Write one relationship through the governance rules; see :meth:`FactMemory.relate`.
+
+        The governed twin of :meth:`upsert_relationships`: trust, personal data,
+        poisoning, consolidation and the audit trail apply, and the edge carries the
+        fact's provenance and identity once it is believed.
+        """
+        facts = self.fact_memory(actor=actor, session=session, policy=policy, bus=bus)
+        return facts.relate(
+            source_id,
+            type,
+            target_id,
+            source_type=source_type,
+            memory_type=memory_type,
             category=category,
         )
 
@@ -624,8 +658,11 @@ class Memory:
         # Cheap staleness key: the entity count, plus this memory's own entity writes.
         key = self._store.count_entities(self._tenant)
         if self._linker is None or self._linker_key != key:
+            from graphmem.policy.fact_graph import VALUE_TYPE
+
+            # A governed fact's value node is a value, not a name to find in text.
             entities = self._store.find_entities(self._tenant, EntityFilter())
-            self._linker = EntityLinker(entities)
+            self._linker = EntityLinker([e for e in entities if e.type != VALUE_TYPE])
             self._linker_key = key
         return self._linker
 

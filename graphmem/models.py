@@ -803,12 +803,15 @@ class EntityFilter(_Model):
 
     Attributes:
         type: Entity type (exact).
+        name: The whole name, case-insensitive (casefolded equality): found through a
+            name index, so the cost follows the matches, not the tenant's size.
         name_contains: Case-insensitive substring of the name.
         attributes: Attribute equality, every pair must match.
         limit: At most this many, ordered by id.
     """
 
     type: SafeName | None = None
+    name: str | None = None
     name_contains: str | None = None
     attributes: Attributes = Field(default_factory=FrozenDict)
     limit: int | None = Field(default=None, gt=0)

@@ -21,7 +21,7 @@ import re
 import threading
 import time
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -55,6 +55,7 @@ __all__ = [
     "INVISIBLE_CHARACTERS",
     "MAX_TURN_WINDOW",
     "BackendFactory",
+    "ChangeSet",
     "GraphStore",
     "JSONScalar",
     "RelationshipPattern",
@@ -65,6 +66,7 @@ __all__ = [
     "TraceEvent",
     "Tracer",
     "as_utc",
+    "check_changes",
     "check_owner",
     "check_printable_name",
     "check_record_deletes",
@@ -72,6 +74,7 @@ __all__ = [
     "check_tenant",
     "check_where",
     "check_window_depth",
+    "stored_changes",
     "install_schema",
     "open_store",
     "redact_url",
@@ -318,6 +321,140 @@ class TenantDump:
     records: list[Record] = field(default_factory=list)
     chunks: list[Chunk] = field(default_factory=list)
     mentions: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeSet:
+    """Records, entities and relationships to put and delete in one atomic write.
+
+    The argument (and the result) of :meth:`GraphStore.write_changes`. Every field is
+    optional; puts follow the rules of the batch call of their kind (``put_records``,
+    ``upsert_entities``, ``upsert_relationships``), deletes those of ``delete_records``,
+    ``delete_entities`` (an entity goes with its relationships) and
+    ``delete_relationship``; a missing id or key to delete is fine.
+
+    Attributes:
+        records: Records of any kinds to insert or replace.
+        delete_records: Record ids to delete, by kind.
+        entities: Entities to insert or replace.
+        delete_entities: Entity ids to delete, with their relationships.
+        relationships: Relationships to insert or replace; both ends must exist once the
+            entities of the same call are written.
+        delete_relationships: ``(source_id, target_id, type)`` keys to delete.
+    """
+
+    records: Sequence[Record] = ()
+    delete_records: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    entities: Sequence[Entity] = ()
+    delete_entities: Sequence[str] = ()
+    relationships: Sequence[Relationship] = ()
+    delete_relationships: Sequence[tuple[str, str, str]] = ()
+
+    @property
+    def empty(self) -> bool:
+        """Whether it changes nothing."""
+        return not (
+            self.records
+            or any(self.delete_records.values())
+            or self.entities
+            or self.delete_entities
+            or self.relationships
+            or self.delete_relationships
+        )
+
+
+def _check_batch(items: object, model: type[Any], what: str) -> list[Any]:
+    if isinstance(items, model | str | Mapping) or not isinstance(items, Sequence):
+        raise InvalidInput(f"{what} takes a list; wrap a single item in [...]")
+    for index, item in enumerate(items):
+        if not isinstance(item, model):
+            raise InvalidInput(
+                f"{what}[{index}] is a {type(item).__name__}, not a {model.__name__}", index=index
+            )
+    return list(items)
+
+
+def _check_id_list(ids: object, what: str) -> list[str]:
+    if isinstance(ids, str) or not isinstance(ids, Sequence):
+        raise InvalidInput(f"{what} takes a list of ids; wrap a single id in [...]")
+    for value in ids:
+        if not isinstance(value, str) or not value:
+            raise InvalidInput(f"{what}: {value!r} is not an id (a non-empty string)")
+    return list(dict.fromkeys(ids))
+
+
+def check_changes(changes: object) -> ChangeSet:
+    """Check a :meth:`GraphStore.write_changes` argument for any backend.
+
+    Returns the change set with plain lists, each id and key to delete once.
+
+    Raises:
+        InvalidInput: Not a :class:`ChangeSet`; an item of the wrong model; an id that is
+            not a non-empty string; a relationship key that is not ``(source, target,
+            type)`` with a safe type; anything both put and deleted in the call; a
+            relationship put whose end the call deletes.
+    """
+    if not isinstance(changes, ChangeSet):
+        raise InvalidInput("write_changes takes a ChangeSet")
+    records = _check_batch(changes.records, Record, "records")
+    delete_records = check_record_deletes(changes.delete_records, records)
+    entities = _check_batch(changes.entities, Entity, "entities")
+    delete_entities = _check_id_list(changes.delete_entities, "delete_entities")
+    relationships = _check_batch(changes.relationships, Relationship, "relationships")
+    raw_keys = changes.delete_relationships
+    if isinstance(raw_keys, str) or not isinstance(raw_keys, Sequence):
+        raise InvalidInput("delete_relationships takes a list of (source_id, target_id, type)")
+    keys: dict[tuple[str, str, str], None] = {}
+    for key in raw_keys:
+        if isinstance(key, str) or not isinstance(key, Sequence) or len(key) != 3:
+            raise InvalidInput(f"delete_relationships: {key!r} is not (source_id, target_id, type)")
+        source, target, type_ = key
+        _check_id_list([source, target], "delete_relationships")
+        keys[(source, target, check_safe_name(type_, "relationship type"))] = None
+    gone = set(delete_entities)
+    both = sorted(e.id for e in entities if e.id in gone)
+    both_keys = sorted(r.key for r in relationships if r.key in keys)
+    ends = sorted({end for r in relationships for end in (r.source_id, r.target_id) if end in gone})
+    if both or both_keys or ends:
+        raise InvalidInput(
+            "a write_changes call both puts and deletes "
+            + "; ".join(
+                part
+                for part in (
+                    f"entities {both}" if both else "",
+                    f"relationships {both_keys}" if both_keys else "",
+                    f"relationships ending at deleted entities {ends}" if ends else "",
+                )
+                if part
+            )
+            + ": do one or the other. Nothing was written.",
+        )
+    return ChangeSet(records, delete_records, entities, delete_entities, relationships, list(keys))
+
+
+def stored_changes(
+    changes: ChangeSet,
+    records: Iterable[Record],
+    entities: Iterable[Entity],
+    relationships: Iterable[Relationship],
+) -> ChangeSet:
+    """A :meth:`GraphStore.write_changes` result for any backend.
+
+    ``records``, ``entities`` and ``relationships``: what the backend stored, one per key;
+    the result has one item per input position of ``changes`` (as stored for its key) and
+    its deletes as given.
+    """
+    by_record = {(r.kind, r.id): r for r in records}
+    by_entity = {e.id: e for e in entities}
+    by_rel = {r.key: r for r in relationships}
+    return ChangeSet(
+        records=[by_record[(r.kind, r.id)] for r in changes.records],
+        delete_records=changes.delete_records,
+        entities=[by_entity[e.id] for e in changes.entities],
+        delete_entities=changes.delete_entities,
+        relationships=[by_rel[r.key] for r in changes.relationships],
+        delete_relationships=changes.delete_relationships,
+    )
 
 
 class SearchHit(NamedTuple):
@@ -732,6 +869,26 @@ class GraphStore(Protocol):
         input position); ``delete`` maps a kind to the ids to delete (missing ids are
         fine). Bad input anywhere (an unsafe kind, a record put and deleted in the same
         call) is ``InvalidInput`` and writes nothing.
+        """
+        ...
+
+    def write_changes(self, tenant: str, changes: ChangeSet) -> ChangeSet:
+        """Put and delete records, entities and relationships, in one atomic write.
+
+        Either every change is made or none is (one journal entry on ``file://``, one
+        transaction on Neo4j): a governed fact, its audit entry and the graph edge that
+        shows it are never apart. Changes are made in this order: relationships deleted,
+        entities deleted (with their relationships), entities put, relationships put,
+        records put, records deleted. Each follows the rules of its own batch call
+        (times kept, last of a key wins); a relationship put needs both ends to exist
+        once the call's entities are written, else ``InvalidInput`` naming the missing
+        ids. Bad input anywhere (see :func:`check_changes`) is ``InvalidInput`` and
+        writes nothing.
+
+        Returns:
+            What was stored: ``records``, ``entities`` and ``relationships`` with one item
+            per input position, as :meth:`put_records`, :meth:`upsert_entities` and
+            :meth:`upsert_relationships` return them; the deletes as checked.
         """
         ...
 

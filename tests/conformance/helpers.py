@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from graphmem import (
+    ChangeSet,
     Chunk,
     Entity,
     EntityFilter,
@@ -135,6 +136,9 @@ STORE_CALLS: dict[str, StoreCall] = {
     "count_records": lambda s, t: s.count_records(t, "note"),
     "write_records": lambda s, t: s.write_records(
         t, [Record(id="r", kind="note")], delete={"other": ["x"]}
+    ),
+    "write_changes": lambda s, t: s.write_changes(
+        t, ChangeSet(records=[Record(id="r", kind="note")], delete_entities=["x"])
     ),
     "dump": lambda s, t: s.dump(t),
     "load": lambda s, t: s.load(t, TenantDump(entities=[ent("a")])),

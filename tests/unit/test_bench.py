@@ -69,6 +69,21 @@ def test_quick_recall_bench_reports_indexing_append_embedding_and_retrieve(capsy
     assert retrieve["value"] > 0 and retrieve["baseline"] > 0
 
 
+def test_quick_governance_bench_reports_learn_relate_and_snapshot(capsys):
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    args = parser.parse_args(["--governance", "--quick", "--json", "--samples", "100"])
+    assert bench.run(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    rows = {r["name"]: r for r in report["results"]}
+    assert sorted(rows) == [
+        "governed learn with its edge (workspace)",
+        "governed relate (one relationship)",
+        "snapshot p50, NPC with 10 governed facts (edges)",
+    ]
+    assert all(r["value"] > 0 and r["baseline"] > 0 for r in rows.values())
+
+
 def test_table_has_headers_and_says_which_way_is_better(capsys):
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)

@@ -57,7 +57,7 @@ from graphmem.backends.neo4j.store import (  # noqa: E402
     Neo4jStore,
     _translate,
 )
-from graphmem.store import SearchHit, SearchPair  # noqa: E402
+from graphmem.store import ChangeSet, SearchHit, SearchPair  # noqa: E402
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
 ENTITY = {
@@ -128,6 +128,7 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         "relationships/find_missing_entities": lambda: [{"missing": []}],
         "relationships/get_relationships": lambda: [{"rels": [REL]}],
         "relationships/delete_relationship": lambda: [{"deleted": 1}],
+        "relationships/delete_relationships": lambda: [{"deleted": len(params["keys"])}],
         "relationships/invalidate_relationship": lambda: [
             {"rel": dict(REL, invalid_at=params["at"] or params["now"], expired_at=params["now"])}
         ],
@@ -949,6 +950,31 @@ def test_write_records_is_one_transaction(store: Neo4jStore, server: FakeServer)
     assert sent == [] and server.transactions == 1
 
 
+def test_write_changes_is_one_transaction(store: Neo4jStore, server: FakeServer) -> None:
+    changes = ChangeSet(
+        records=[Record(id="f", kind="fact")],
+        delete_records={"audit": ["a"]},
+        delete_entities=["value:f0"],
+        delete_relationships=[("mira", "forge", "works_at")],
+    )
+    with queries(server) as sent:
+        stored = store.write_changes("t", changes)
+    assert server.transactions == 1
+    assert sent == [
+        "relationships/delete_relationships",
+        "entities/delete_entities",
+        "records/put_records",
+        "records/delete_records",
+    ]
+    assert server.calls[0][1]["keys"] == [
+        {"source_id": "mira", "target_id": "forge", "type": "works_at"}
+    ]
+    assert [(r.kind, r.id) for r in stored.records] == [("fact", "f")]
+    with queries(server) as sent, pytest.raises(InvalidInput):
+        store.write_changes("t", ChangeSet(delete_relationships=[("a", "b", "not safe")]))
+    assert sent == [] and server.transactions == 1
+
+
 def test_record_reads_map_rows_back(store: Neo4jStore, server: FakeServer) -> None:
     record = store.get_record("t", "fact", "r1")
     assert record.data == {"subject": "mira", "n": 1, "tags": ["a"]}
@@ -1738,6 +1764,12 @@ ACCESS: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
     "write_records": (
         WRITE,
         lambda s: s.write_records("t", [Record(kind="fact", data={})], {"audit": ["a1"]}),
+    ),
+    "write_changes": (
+        WRITE,
+        lambda s: s.write_changes(
+            "t", ChangeSet(records=[Record(kind="fact", data={})], delete_entities=["gone"])
+        ),
     ),
     "get_record": (READ, lambda s: s.get_record("t", "fact", "r1")),
     "find_records": (READ, lambda s: s.find_records("t", "fact")),

@@ -73,6 +73,7 @@ from graphmem.models import (
     utcnow,
 )
 from graphmem.store import (
+    ChangeSet,
     JSONScalar,
     RelationshipPattern,
     RoleCooccurrence,
@@ -81,6 +82,7 @@ from graphmem.store import (
     TenantDump,
     Tracer,
     as_utc,
+    check_changes,
     check_owner,
     check_record_deletes,
     check_search_kinds,
@@ -88,6 +90,7 @@ from graphmem.store import (
     check_where,
     check_window_depth,
     search_each,
+    stored_changes,
     traced,
 )
 
@@ -122,6 +125,7 @@ KEY_QUERIES: tuple[str, ...] = (
     "schema/create_record_owner_index",
     "schema/create_turn_session_index",
     "schema/create_entity_type_index",
+    "schema/create_entity_name_index",
     "schema/create_entity_embedding_index",
     "schema/create_turn_embedding_index",
     "schema/create_chunk_embedding_index",
@@ -464,6 +468,10 @@ def _clock_mode(
     if recorded_as_of is not None:
         return "current", recorded_as_of, recorded_as_of
     return "current", utcnow(), None
+
+
+_Written = tuple[list[Record], list[Entity], list[Relationship]]
+"""What a ``write_changes`` transaction stored: records, entities, relationships."""
 
 
 def _dedupe(items: Sequence[T], key: Callable[[T], object]) -> list[T]:
@@ -1017,6 +1025,7 @@ class Neo4jStore:
             "tenant": tenant,
             "type": filter.type,
             "name_lower": None if not filter.name_contains else filter.name_contains.casefold(),
+            "name_exact": None if filter.name is None else filter.name.casefold(),
             "attrs": attribute_columns(filter.attributes),
             "limit": _limit(filter.limit),
         }
@@ -1532,25 +1541,52 @@ class Neo4jStore:
         tenant = self._check(tenant)
         given = _check_records(put, None, "put")
         deletes = check_record_deletes(delete, given)
-        batch = _dedupe(given, lambda r: (r.kind, r.id))
-        if not batch and not deletes:
-            return []
-        now = utcnow()
+        written = self._write_checked(tenant, ChangeSet(records=given, delete_records=deletes))
+        return list(written.records)
 
-        def work(tx: neo4j.ManagedTransaction) -> list[Record]:
+    def write_changes(self, tenant: str, changes: ChangeSet) -> ChangeSet:
+        """Put and delete records, entities and relationships, in one transaction."""
+        tenant = self._check(tenant)
+        return self._write_checked(tenant, check_changes(changes))
+
+    def _write_checked(self, tenant: str, changes: ChangeSet) -> ChangeSet:
+        """One transaction for a checked change set, in the order the protocol gives."""
+        given = _check_records(changes.records, None, "records")
+        entities = _check_entities(changes.entities, "entities")
+        rels = _check_relationships(changes.relationships, "relationships")
+        records = _dedupe(given, lambda r: (r.kind, r.id))
+        entity_batch = _dedupe(entities, lambda e: e.id)
+        rel_batch = _dedupe(rels, _relationship_key)
+        if changes.empty:
+            return ChangeSet()
+        now = utcnow()
+        keys = [
+            {"source_id": source, "target_id": target, "type": type_}
+            for source, target, type_ in changes.delete_relationships
+        ]
+
+        def work(tx: neo4j.ManagedTransaction) -> _Written:
+            for part in _slices(keys):
+                params = {"tenant": tenant, "keys": list(part)}
+                self._run(tx, "relationships/delete_relationships", params)
+            for ids in _slices(list(changes.delete_entities)):
+                self._run(tx, "entities/delete_entities", {"tenant": tenant, "ids": list(ids)})
+            stored_entities = (
+                self._upsert_entities_tx(tx, tenant, entity_batch, now) if entity_batch else []
+            )
+            stored_rels = self._upsert_relationships_tx(tx, tenant, rel_batch) if rel_batch else []
             stored: list[Record] = []
-            for kind in dict.fromkeys(r.kind for r in batch):
-                of_kind = [r for r in batch if r.kind == kind]
+            for kind in dict.fromkeys(r.kind for r in records):
+                of_kind = [r for r in records if r.kind == kind]
                 stored.extend(self._put_records_tx(tx, tenant, kind, of_kind, now))
-            for kind, ids in deletes.items():
+            for kind, ids in changes.delete_records.items():
                 self._run(
                     tx, "records/delete_records", {"tenant": tenant, "kind": kind, "ids": ids}
                 )
-            return stored
+            return stored, stored_entities, stored_rels
 
-        stored = self._execute(work, write=True)
-        by_key = {(record.kind, record.id): record for record in stored}
-        return [by_key[(record.kind, record.id)] for record in given]
+        stored, stored_entities, stored_rels = self._execute(work, write=True)
+        return stored_changes(changes, stored, stored_entities, stored_rels)
 
     def get_record(self, tenant: str, kind: str, record_id: str) -> Record:
         """Return one record; ``NotFound`` if there is no record of ``kind`` with that id."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import base64
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import wraps
@@ -49,6 +49,7 @@ from graphmem.models import (
     utcnow,
 )
 from graphmem.store import (
+    ChangeSet,
     JSONScalar,
     RelationshipPattern,
     RoleCooccurrence,
@@ -57,12 +58,14 @@ from graphmem.store import (
     TenantDump,
     Tracer,
     as_utc,
+    check_changes,
     check_owner,
     check_record_deletes,
     check_search_kinds,
     check_tenant,
     check_where,
     check_window_depth,
+    stored_changes,
     traced,
 )
 
@@ -127,10 +130,27 @@ class _Tenant:
     vectors: dict[str, VectorIndex] = field(default_factory=dict)
     # Built on the first full-text search of a kind, then kept up to date.
     texts: dict[str, TextIndex] = field(default_factory=dict)
+    # Casefolded entity name -> ids of the entities of that name (EntityFilter.name).
+    names: dict[str, set[str]] = field(default_factory=dict)
     # Summaries of the current facts (relationship_patterns, relationship_cooccurrence) as
     # last computed, each with until when it holds (None: until a write of entities or
     # facts; else the next instant a fact becomes or stops being current).
     summaries: dict[str, tuple[datetime | None, list[Any]]] = field(default_factory=dict)
+
+    def name_entity(self, entity: Entity, old: Entity | None) -> None:
+        """Keep the name index in step with an entity written (``old``: as it was)."""
+        if old is not None:
+            self.unname(old)
+        self.names.setdefault(entity.name.casefold(), set()).add(entity.id)
+
+    def unname(self, entity: Entity) -> None:
+        """Take an entity out of the name index."""
+        key = entity.name.casefold()
+        ids = self.names.get(key)
+        if ids is not None:
+            ids.discard(entity.id)
+            if not ids:
+                del self.names[key]
 
     def put_record(self, record: Record) -> None:
         """Store a record, keeping the owner index in step."""
@@ -381,17 +401,21 @@ class NetworkXStore:
             if op != "put":
                 return
             data = self._tenants[tenant] = _Tenant()
+        written = ("entities", "relationships", "delete_entities", "delete_relationships")
         if op in ("delete_entities", "delete_relationship") or (
-            op == "put" and (record.get("entities") or record.get("relationships"))
+            op == "put" and any(record.get(part) for part in written)
         ):
             data.summaries.clear()
         if op == "put":
+            for source, target, type_ in record.get("delete_relationships", ()):  # write_changes
+                data.graph.remove_edge(source, target, key=type_)
+            if record.get("delete_entities"):  # write_changes
+                self._remove_entities(data, record["delete_entities"])
             self._apply_put(data, record)
             for kind, ids in record.get("delete_records", {}).items():  # write_records
                 self._apply_delete_records(data, kind, ids)
         elif op == "delete_entities":
-            data.graph.remove_nodes_from(record["ids"])
-            data.forget_nodes("entity", record["ids"])
+            self._remove_entities(data, record["ids"])
         elif op == "delete_chunks":
             for chunk_id in record["ids"]:
                 del data.chunks[chunk_id]
@@ -434,6 +458,16 @@ class NetworkXStore:
             raise AssertionError(f"unknown change record {op!r}")
 
     @staticmethod
+    def _remove_entities(data: _Tenant, ids: Sequence[str]) -> None:
+        nodes = data.graph._node
+        for entity_id in ids:
+            node = nodes.get(entity_id)
+            if node is not None:
+                data.unname(node["e"])
+        data.graph.remove_nodes_from(ids)
+        data.forget_nodes("entity", ids)
+
+    @staticmethod
     def _apply_put(data: _Tenant, record: dict[str, Any]) -> None:
         graph = data.graph
         nodes = graph._node  # direct dict access: this is the hot path of bulk ingest
@@ -441,8 +475,10 @@ class NetworkXStore:
         entity_index = texts.get("entity")
         for entity in record.get("entities", ()):
             if entity.id in nodes:
+                data.name_entity(entity, nodes[entity.id]["e"])
                 nodes[entity.id]["e"] = entity
             else:
+                data.name_entity(entity, None)
                 graph.add_node(entity.id, e=entity)
             if entity_index is not None:
                 entity_index.set(entity.id, entity_text(entity))
@@ -583,11 +619,10 @@ class NetworkXStore:
 
     # ------------------------------------------------------------------ entities
 
-    @_operation
-    def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
-        """Insert or replace entities by id, in one batch; return them as stored."""
-        batch = _check_models(entities, Entity, "entities")
-        nodes = self._tenant(tenant).graph._node
+    @staticmethod
+    def _stored_entities(data: _Tenant, batch: Sequence[Entity]) -> dict[str, Entity]:
+        """The entities of a batch as they will be stored (last of an id wins)."""
+        nodes = data.graph._node
         now = utcnow()
         stored: dict[str, Entity] = {}
         for entity in batch:
@@ -598,6 +633,13 @@ class NetworkXStore:
                     update={"created_at": created, "updated_at": max(now, created)}
                 )
             stored[entity.id] = entity
+        return stored
+
+    @_operation
+    def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
+        """Insert or replace entities by id, in one batch; return them as stored."""
+        batch = _check_models(entities, Entity, "entities")
+        stored = self._stored_entities(self._tenant(tenant), batch)
         if stored:
             self._commit({"op": "put", "tenant": tenant, "entities": list(stored.values())})
         return [stored[e.id] for e in batch]
@@ -668,7 +710,12 @@ class NetworkXStore:
         needle = filter.name_contains.casefold() if filter.name_contains else None
         wanted = filter.attributes.items()
         found = []
-        for node in self._tenant(tenant).graph._node.values():
+        data = self._tenant(tenant)
+        nodes: Iterable[Any] = data.graph._node.values()
+        if filter.name is not None:
+            named = data.names.get(filter.name.casefold(), ())
+            nodes = [data.graph._node[entity_id] for entity_id in named]
+        for node in nodes:
             entity: Entity = node["e"]
             if filter.type is not None and entity.type != filter.type:
                 continue
@@ -688,15 +735,31 @@ class NetworkXStore:
 
     # ------------------------------------------------------------------ relationships
 
-    @_operation
-    def upsert_relationships(
-        self, tenant: str, relationships: Sequence[Relationship]
-    ) -> list[Relationship]:
-        """Insert or replace relationships keyed by (source, target, type), in one batch."""
-        batch = _check_models(relationships, Relationship, "relationships")
-        graph = self._tenant(tenant).graph
+    @staticmethod
+    def _stored_relationships(
+        data: _Tenant,
+        tenant: str,
+        batch: Sequence[Relationship],
+        added: Mapping[str, Entity] | None = None,
+        gone: frozenset[str] = frozenset(),
+    ) -> dict[tuple[str, str, str], Relationship]:
+        """The relationships of a batch as they will be stored (last of a key wins).
+
+        ``added``: entities the same write puts; ``gone``: entities it deletes (with their
+        relationships, so a replaced one is new again).
+
+        Raises:
+            InvalidInput: An end is not an entity (nothing is written).
+        """
+        graph = data.graph
+        added = added or {}
         missing = sorted(
-            {end for r in batch for end in (r.source_id, r.target_id) if end not in graph._node}
+            {
+                end
+                for r in batch
+                for end in (r.source_id, r.target_id)
+                if end not in added and (end not in graph._node or end in gone)
+            }
         )
         if missing:
             raise InvalidInput(
@@ -709,13 +772,22 @@ class NetworkXStore:
         stored: dict[tuple[str, str, str], Relationship] = {}
         succ = graph._succ
         for rel in batch:
-            old = succ[rel.source_id].get(rel.target_id, {}).get(rel.type)
+            old = succ.get(rel.source_id, {}).get(rel.target_id, {}).get(rel.type)
             if old is not None and old["r"].created_at != rel.created_at:
                 created = old["r"].created_at
                 if rel.expired_at is not None and rel.expired_at < created:
                     created = rel.expired_at
                 rel = rel.model_copy(update={"created_at": created})
             stored[rel.key] = rel
+        return stored
+
+    @_operation
+    def upsert_relationships(
+        self, tenant: str, relationships: Sequence[Relationship]
+    ) -> list[Relationship]:
+        """Insert or replace relationships keyed by (source, target, type), in one batch."""
+        batch = _check_models(relationships, Relationship, "relationships")
+        stored = self._stored_relationships(self._tenant(tenant), tenant, batch)
         if stored:
             self._commit({"op": "put", "tenant": tenant, "relationships": list(stored.values())})
         return [stored[r.key] for r in batch]
@@ -1331,20 +1403,51 @@ class NetworkXStore:
         """Put records of any kinds and delete records by kind and id, in one atomic write."""
         batch = _check_models(put, Record, "put")
         deletes = check_record_deletes(delete, batch)
+        written = self._write_checked(tenant, ChangeSet(records=batch, delete_records=deletes))
+        return list(written.records)
+
+    @_operation
+    def write_changes(self, tenant: str, changes: ChangeSet) -> ChangeSet:
+        """Put and delete records, entities and relationships, in one atomic write."""
+        return self._write_checked(tenant, check_changes(changes))
+
+    def _write_checked(self, tenant: str, changes: ChangeSet) -> ChangeSet:
+        """One change record for a checked change set: all of it is durable, or none."""
+        records = _check_models(changes.records, Record, "records")
+        entities = _check_models(changes.entities, Entity, "entities")
+        rels = _check_models(changes.relationships, Relationship, "relationships")
         data = self._tenant(tenant)
-        stored = self._stored_records(data, batch, None, "put")
+        graph = data.graph
+        gone = frozenset(i for i in changes.delete_entities if i in graph._node)
+        dropped = [
+            key
+            for key in changes.delete_relationships
+            if key[0] not in gone
+            and key[1] not in gone
+            and key[2] in graph._succ.get(key[0], {}).get(key[1], {})
+        ]
+        added = self._stored_entities(data, entities)
+        stored_rels = self._stored_relationships(data, tenant, rels, added, gone)
+        stored = self._stored_records(data, records, None, "records")
         present = {
             kind: [i for i in ids if i in data.records.get(kind, {})]
-            for kind, ids in deletes.items()
+            for kind, ids in changes.delete_records.items()
         }
         present = {kind: ids for kind, ids in present.items() if ids}
-        if stored or present:
-            # One change record, so one journal line: all of it is durable, or none.
-            self._commit(
-                {"op": "put", "tenant": tenant, "records": stored, "delete_records": present}
-            )
-        by_key = {(r.kind, r.id): r for r in stored}
-        return [by_key[(r.kind, r.id)] for r in batch]
+        change: dict[str, Any] = {"op": "put", "tenant": tenant}
+        for name, value in (
+            ("entities", list(added.values())),
+            ("relationships", list(stored_rels.values())),
+            ("records", stored),
+            ("delete_records", present),
+            ("delete_entities", sorted(gone)),
+            ("delete_relationships", [list(key) for key in dropped]),
+        ):
+            if value:
+                change[name] = value
+        if len(change) > 2:
+            self._commit(change)
+        return stored_changes(changes, stored, added.values(), stored_rels.values())
 
     @_operation
     def get_record(self, tenant: str, kind: str, record_id: str) -> Record:
