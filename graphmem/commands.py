@@ -47,6 +47,7 @@ COMMANDS = (
     "history",
     "branches",
     "retrieve",
+    "ask",
     "tenants",
     "openapi",
 )
@@ -178,6 +179,23 @@ def add_commands(commands: Any) -> None:
     )
     _embedder_argument(retrieve)
     _json_argument(retrieve)
+
+    ask = commands.add_parser(
+        "ask",
+        help="answer a question about the entity graph",
+        description="Answer QUESTION by walking the graph's typed relationships from the "
+        "entity it names (Memory.ask); each answer with the chain of facts behind it.",
+    )
+    _store_arguments(ask)
+    ask.add_argument("question", metavar="QUESTION")
+    ask.add_argument("-k", type=int, default=5, help="how many answers (default 5)")
+    ask.add_argument("--max-hops", type=int, metavar="N", help="longest path (default 3)")
+    ask.add_argument(
+        "--no-semantic",
+        action="store_true",
+        help="compare words by stem only (no embedder needed)",
+    )
+    _json_argument(ask)
 
     tenants = commands.add_parser("tenants", help="list the tenants a store holds")
     _store_arguments(tenants, tenant=False)
@@ -433,6 +451,7 @@ def run(args: argparse.Namespace) -> int:
         "history": _history,
         "branches": _branches,
         "retrieve": _retrieve,
+        "ask": _ask,
         "tenants": _tenants,
         "openapi": _openapi,
     }
@@ -648,6 +667,34 @@ def _retrieve(args: argparse.Namespace) -> int:
                 )
                 if evidence:
                     print(f"{'':22}evidence: {evidence}")
+    return 0
+
+
+def _ask(args: argparse.Namespace) -> int:
+    with open_memory(args.store, tenant=args.tenant) as mem:
+        semantic = False if args.no_semantic else None
+        answers = mem.ask(args.question, k=args.k, max_hops=args.max_hops, semantic=semantic)
+    if args.json:
+        _dump(
+            {
+                "question": args.question,
+                "answers": [
+                    {
+                        "entity": a.entity.model_dump(mode="json"),
+                        "score": a.score,
+                        "path": [str(step) for step in a.path],
+                        "facts": [f.model_dump(mode="json") for f in a.facts],
+                        "explanation": a.explain(),
+                    }
+                    for a in answers
+                ],
+            }
+        )
+    elif not answers:
+        print("no answer: the question names no known entity, or no path reaches one")
+    else:
+        for a in answers:
+            print(f"{a.score:6.3f}  {a.entity.name} ({a.entity.id})  {a.explain()}")
     return 0
 
 

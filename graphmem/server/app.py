@@ -1361,6 +1361,19 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
         context = mem.render_context(results, body.max_tokens) if body.max_tokens else None
         return s.RetrieveOut(results=results, context=context)
 
+    @router.post("/ask", tags=["retrieval"], response_model=s.AskOut)
+    async def ask(mem: Mem, request: Request, body: s.AskRequest) -> s.AskOut:
+        """Answer a question about the entity graph: entities at the end of a typed walk.
+
+        Each answer carries the relation path and one chain of facts from the entity the
+        question names to it, each fact with its own provenance.
+        """
+        _text(_limits(request), "question", body.question)
+        answers = await _scan(
+            mem.ask, body.question, k=body.k, max_hops=body.max_hops, semantic=body.semantic
+        )
+        return s.AskOut(answers=[s.GraphAnswerOut.of(a) for a in answers])
+
     # -------------------------------------------------------------- governed facts
     @router.post("/facts", tags=["facts"], response_model=s.LearnOut)
     async def learn(mem: Mem, request: Request, body: s.LearnRequest) -> s.LearnOut:

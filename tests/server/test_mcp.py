@@ -99,6 +99,11 @@ async def _exercise(client: Client) -> dict[str, Any]:
     )
     assert retrieved["results"][0]["provenance"]["evidence"]
     assert "mill" in retrieved["context"]
+    asked = _structured(
+        await client.call_tool("ask", {"question": "who does Odile Marrow distrust?"})
+    )
+    assert asked["answers"][0]["entity"]["id"] == "halden"
+    assert asked["answers"][0]["facts"][0]["type"] == "distrusts"
     gone = _structured(await client.call_tool("forget_fact", {"fact_id": remembered["fact"]["id"]}))
     assert gone["status"] == "invalidated"
     retired = _structured(
