@@ -5,7 +5,8 @@ actor (``--actor``). stdio by default (what Claude Desktop and IDE agents launch
 streamable HTTP with ``--http``. The tools:
 
 - ``remember_fact`` / ``recall_facts`` / ``forget_fact``: governed facts (trust, PII,
-  conflicts, audit; see :mod:`graphmem.policy.governance`);
+  conflicts, audit; see :mod:`graphmem.policy.governance`); ``relate_entities``: a
+  governed relationship between two entities (an edge of the graph once believed);
 - ``retrieve``: GraphRAG context with provenance;
 - ``ask``: a question about the entity graph answered by a typed walk (``who directed
   X?``), each answer with the chain of facts behind it;
@@ -65,6 +66,7 @@ TOOLS = (
     "remember_fact",
     "recall_facts",
     "forget_fact",
+    "relate_entities",
     "retrieve",
     "ask",
     "npc_snapshot",
@@ -306,6 +308,29 @@ def build_server(
             memory_type=memory_type,
             scope=scope,
             category=category,
+        )
+        return LearnOut.of(result)
+
+    @server.tool(annotations=writes)
+    @_tool_errors
+    def relate_entities(
+        source_id: Annotated[str, Field(description="The entity the relationship is from.")],
+        type: Annotated[str, Field(description="The relationship type, e.g. 'works_at'.")],
+        target_id: Annotated[str, Field(description="The entity it points to.")],
+        source_type: Annotated[
+            str, Field(description="Where it came from (as remember_fact).")
+        ] = "agent_run",
+        session: Annotated[str | None, Field(description="The session, if any.")] = None,
+    ) -> LearnOut:
+        """Relate two known entities through the governance rules (a governed graph edge).
+
+        The same steps as remember_fact (trust, personal data, conflicts, audit); once
+        believed, the relationship is an edge of the graph that snapshots and retrieve
+        see, carrying the fact's provenance. A second target of the same type refines or
+        contradicts the first.
+        """
+        result: LearnResult = facts(session).relate(
+            source_id, type, target_id, source_type=source_type
         )
         return LearnOut.of(result)
 

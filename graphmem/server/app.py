@@ -1394,6 +1394,25 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
         )
         return s.LearnOut.of(result)
 
+    @router.post("/facts/relate", tags=["facts"], response_model=s.LearnOut)
+    async def relate(mem: Mem, request: Request, body: s.RelateRequest) -> s.LearnOut:
+        """Write one relationship through the governance rules: an edge once believed.
+
+        The governed twin of ``POST /relationships``: trust, personal data, poisoning,
+        consolidation and the audit trail apply; the edge carries the fact's provenance.
+        """
+        facts = _state(request).facts(mem, body.actor, body.session)
+        result = await _write(
+            facts.relate,
+            body.source_id,
+            body.type,
+            body.target_id,
+            source_type=body.source_type,
+            memory_type=body.memory_type,
+            category=body.category,
+        )
+        return s.LearnOut.of(result)
+
     @router.get("/facts", tags=["facts"], response_model=s.FactList)
     async def facts(
         mem: Mem,

@@ -80,6 +80,7 @@ __all__ = [
     "RecallOut",
     "RecallRequest",
     "RecapIn",
+    "RelateRequest",
     "RecapList",
     "RecollectionList",
     "RelationshipBatch",
@@ -422,6 +423,17 @@ class LearnRequest(FactActor):
     source_type: ShortText = "manual"
     memory_type: Literal["semantic", "episodic", "procedural"] = "semantic"
     scope: Literal["agent", "session", "workspace"] = "agent"
+    category: ShortText | None = None
+
+
+class RelateRequest(FactActor):
+    """One relationship to write through the governance rules (see ``Memory.relate``)."""
+
+    source_id: IdText
+    type: ShortText
+    target_id: IdText
+    source_type: ShortText = "manual"
+    memory_type: Literal["semantic", "episodic", "procedural"] = "semantic"
     category: ShortText | None = None
 
 

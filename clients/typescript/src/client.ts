@@ -216,6 +216,11 @@ export class GraphmemClient {
     return this.call("POST", "/v1/retrieve", request);
   }
 
+  /** Relate two entities through the governance rules: an edge of the graph once believed. */
+  relate(request: Body<"relate">): Promise<Answer<"relate">> {
+    return this.call("POST", "/v1/facts/relate", request);
+  }
+
   /** A question about the entity graph, answered by a typed walk with its chain of facts. */
   async ask(request: Body<"ask">): Promise<GraphAnswer[]> {
     const answer = await this.call<Answer<"ask">>("POST", "/v1/ask", request);
