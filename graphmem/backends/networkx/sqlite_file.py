@@ -1,0 +1,1840 @@
+"""The persistence of ``file://`` stores: one SQLite database (WAL mode), shared by processes.
+
+The networkx graph stays the store's index in memory; this module keeps the database and
+the graph in step. The tables are documented in docs/data-model.md. In short: every row
+holds one model as its JSON body (so fields added to models later need no schema change)
+with CRC-32 checksums, since SQLite itself has none; entities and relationships carry a
+row id assigned by graphmem, so that opening a store loads ids and adjacency only (the
+models are decoded when first used) and a change addresses its rows without an index.
+
+Who may open a file:
+
+- one writer: it holds an exclusive ``flock`` on the database file for as long as it is
+  open; a second writer (in any process) gets :class:`StoreLocked` at once;
+- any number of readers (``read_only=True``), beside the writer or not: they take no lock,
+  never create a file or a directory, and see every committed write. Each committed change
+  appends a row to the ``change`` table naming what it touched; before each operation a
+  reader reads the rows after the last one it saw and syncs what they name from the
+  tables, inside one read transaction, so an operation sees one committed state.
+
+Every change is one SQLite transaction: its rows, the ``change`` row and the row counts in
+``meta``, committed before it is applied in memory and acknowledged (``synchronous=FULL``
+unless ``?fsync=false``). Opening verifies the key checksums and row counts of every table
+and graphmem's own invariants (no dangling reference, sound PARENT chains); a body's
+checksum is verified when the body is read. Whatever is wrong is a :class:`StoreCorrupted`.
+
+Before anything else, opening looks at the file's first bytes: a file that is neither
+graphmem's database nor its older JSON Lines journal is refused with :class:`NotAStore`
+and left as it was. A journal opened for writing is converted once: the new database is
+built in a temporary file beside it and renamed over it (the commit point), so a crash
+leaves either the journal or the complete database, never half of one.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from zlib import crc32
+
+from graphmem.backends.networkx import journal
+from graphmem.backends.networkx.codec import (
+    decode,
+    decode_entity,
+    decode_relationship,
+    encode,
+    key_crc,
+)
+from graphmem.backends.networkx.store import paused_gc
+from graphmem.errors import (
+    BackendUnavailable,
+    GraphmemError,
+    InvalidInput,
+    NotAStore,
+    NotFound,
+    StoreCorrupted,
+    StoreLocked,
+)
+from graphmem.models import Chunk, Entity, Record, Relationship, Turn
+from graphmem.store import StoreCheck
+
+if TYPE_CHECKING:
+    from graphmem.backends.networkx.store import NetworkXStore, _Tenant
+
+__all__ = [
+    "APPLICATION_ID",
+    "SCHEMA_VERSION",
+    "SQLiteFile",
+    "check_file",
+    "check_url",
+    "state_problems",
+]
+
+APPLICATION_ID = 0x676D656D  # "gmem": PRAGMA application_id of every graphmem store
+SCHEMA_VERSION = 1  # PRAGMA user_version: the layout of the tables below
+_MAGIC = b"SQLite format 3\x00"
+_KEEP_CHANGES = 10_000  # change rows kept for readers; one further behind reloads in full
+_TRIM_EVERY = 1_000
+_IN_BATCH = 500  # ids per "IN (...)" query
+_TABLES = (
+    "entity",
+    "relationship",
+    "turn",
+    "head",
+    "record",
+    "chunk",
+    "mention",
+    "embedding",
+)
+_SCHEMA = (
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
+    "CREATE TABLE entity (rid INTEGER PRIMARY KEY, tenant TEXT NOT NULL, id TEXT NOT NULL, "
+    "body TEXT NOT NULL, crc INTEGER NOT NULL, key_crc INTEGER NOT NULL)",
+    "CREATE TABLE relationship (rid INTEGER PRIMARY KEY, tenant TEXT NOT NULL, "
+    "source TEXT NOT NULL, target TEXT NOT NULL, type TEXT NOT NULL, body TEXT NOT NULL, "
+    "crc INTEGER NOT NULL, key_crc INTEGER NOT NULL)",
+    "CREATE TABLE turn (tenant TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL, "
+    "crc INTEGER NOT NULL, PRIMARY KEY (tenant, id)) WITHOUT ROWID",
+    "CREATE TABLE head (tenant TEXT NOT NULL, session TEXT NOT NULL, turn TEXT NOT NULL, "
+    "crc INTEGER NOT NULL, PRIMARY KEY (tenant, session)) WITHOUT ROWID",
+    "CREATE TABLE record (tenant TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL, "
+    "body TEXT NOT NULL, crc INTEGER NOT NULL, PRIMARY KEY (tenant, kind, id)) WITHOUT ROWID",
+    "CREATE TABLE chunk (tenant TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL, "
+    "crc INTEGER NOT NULL, PRIMARY KEY (tenant, id)) WITHOUT ROWID",
+    "CREATE TABLE mention (tenant TEXT NOT NULL, kind TEXT NOT NULL, node TEXT NOT NULL, "
+    "entity TEXT NOT NULL, crc INTEGER NOT NULL, PRIMARY KEY (tenant, kind, node, entity)) "
+    "WITHOUT ROWID",
+    "CREATE TABLE embedding (tenant TEXT NOT NULL, kind TEXT NOT NULL, id TEXT NOT NULL, "
+    "vector BLOB NOT NULL, crc INTEGER NOT NULL, PRIMARY KEY (tenant, kind, id)) WITHOUT ROWID",
+    "CREATE TABLE change (seq INTEGER PRIMARY KEY, tenant TEXT NOT NULL, "
+    "record TEXT NOT NULL, crc INTEGER NOT NULL)",
+)
+# Forward migrations: _MIGRATIONS[v] upgrades a database of schema version v to v + 1,
+# inside the transaction that also sets the new user_version.
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
+_CORRUPT_CODES = {"SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_CORRUPT_INDEX"}
+
+
+def _corrupt(path: Path, what: str) -> StoreCorrupted:
+    return StoreCorrupted(
+        f"{path} is damaged: {what}; run `graphmem check` on it and restore a backup",
+        path=str(path),
+    )
+
+
+def _translate(path: Path, exc: sqlite3.Error, doing: str) -> GraphmemError:
+    """An SQLite error as a graphmem error: damage is StoreCorrupted, the rest unavailable."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name.split("_")[0:2] == ["SQLITE", "CORRUPT"] or name in _CORRUPT_CODES:
+        return _corrupt(path, f"SQLite reports {exc} while {doing}")
+    if isinstance(exc, sqlite3.DatabaseError) and "malformed" in str(exc):
+        return _corrupt(path, f"SQLite reports {exc} while {doing}")
+    return BackendUnavailable(f"cannot use {path} while {doing}: {exc}", path=str(path))
+
+
+# --------------------------------------------------------------------------- locks
+#
+# POSIX record locks (SQLite's) belong to the process and are all dropped when *any*
+# descriptor of the file is closed. So this process opens one descriptor per store file
+# (per inode), shared by every graphmem connection to it, and closes it only after the
+# last of those connections is closed. The writer's flock is taken on that descriptor.
+
+
+@dataclass(slots=True)
+class _Hold:
+    fd: int
+    users: int = 0
+    writer: bool = False
+
+
+_holds: dict[tuple[int, int], _Hold] = {}
+_holds_lock = threading.Lock()
+
+
+def _inode(st: os.stat_result) -> tuple[int, int]:
+    return (st.st_dev, st.st_ino)
+
+
+def _take(path: Path, *, create: bool, writer: bool) -> tuple[tuple[int, int], _Hold]:
+    """Register one more user of the file at ``path`` (its shared descriptor)."""
+    with _holds_lock:
+        for _ in range(10):
+            try:
+                key = _inode(os.stat(path))
+            except FileNotFoundError:
+                if not create:
+                    raise
+                key = None
+            hold = _holds.get(key) if key is not None else None
+            if key is not None and hold is not None:
+                if writer and hold.writer:
+                    raise StoreLocked(
+                        f"{path} is already open for writing in this process (another open "
+                        "store); close it there first, or open with read_only=True",
+                        path=str(path),
+                    )
+                hold.users += 1
+                return key, hold
+            flags = os.O_CLOEXEC | (os.O_RDWR if writer else os.O_RDONLY)
+            fd = os.open(path, flags | (os.O_CREAT if create else 0), 0o666)
+            opened = _inode(os.fstat(fd))
+            if key is None or opened == key:
+                hold = _holds[opened] = _Hold(fd, 1)
+                return opened, hold
+            os.close(fd)  # replaced between stat and open: nothing of ours used that inode
+        raise BackendUnavailable(f"{path} keeps being replaced; try again", path=str(path))
+
+
+def _give_back(key: tuple[int, int], *, writer: bool) -> None:
+    """One user fewer: release the writer's flock, close the descriptor after the last."""
+    with _holds_lock:
+        hold = _holds.get(key)
+        if hold is None:
+            return
+        try:
+            if writer and hold.writer:
+                hold.writer = False
+                fcntl.flock(hold.fd, fcntl.LOCK_UN)
+        finally:
+            hold.users -= 1
+            if hold.users <= 0:
+                del _holds[key]
+                os.close(hold.fd)
+
+
+def _lock(path: Path, hold: _Hold) -> None:
+    with _holds_lock:
+        if hold.writer:
+            raise StoreLocked(
+                f"{path} is already open for writing in this process; close it there first",
+                path=str(path),
+            )
+        try:
+            fcntl.flock(hold.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreLocked(
+                f"{path} is already open for writing in another process; close it there "
+                "first, or open it with read_only=True to read it meanwhile",
+                path=str(path),
+            ) from None
+        hold.writer = True
+
+
+# --------------------------------------------------------------------------- file kinds
+
+
+def _kind(path: Path, fd: int) -> str:
+    """``empty``, ``sqlite`` or ``journal``; anything else raises NotAStore."""
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return "empty"
+    head = os.pread(fd, 4096, 0)
+    if head.startswith(_MAGIC):
+        if len(head) < 100:
+            raise _corrupt(path, "its SQLite header is cut short")
+        application = int.from_bytes(head[68:72], "big")
+        if application != APPLICATION_ID:
+            raise NotAStore(
+                f"{path} is an SQLite database of another application (application_id "
+                f"{application:#x}), not a graphmem store; it was left unchanged",
+                path=str(path),
+                kind="sqlite",
+            )
+        return "sqlite"
+    if journal.is_journal(head):
+        return "journal"
+    raise NotAStore(
+        f"{path} is not a graphmem store (neither graphmem's SQLite database nor its "
+        "older journal); it was left unchanged. Name a new file, or the right one.",
+        path=str(path),
+        kind="other",
+    )
+
+
+def _ranges(rids: Iterable[int]) -> list[list[int]]:
+    """Sorted row ids as [first, last] runs (a bulk insert is one run)."""
+    out: list[list[int]] = []
+    for rid in sorted(set(rids)):
+        if out and out[-1][1] == rid - 1:
+            out[-1][1] = rid
+        else:
+            out.append([rid, rid])
+    return out
+
+
+def _batches(items: Sequence[Any], size: int = _IN_BATCH) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _lazy_classes(file: SQLiteFile, tenant: str) -> tuple[type[_LazyNode], type[_LazyEdge]]:
+    """Node and edge attribute dicts of one tenant that read their model when first used."""
+
+    class Node(_LazyNode):
+        __slots__ = ()
+        _file = file
+        _tenant = tenant
+
+    class Edge(_LazyEdge):
+        __slots__ = ()
+        _file = file
+        _tenant = tenant
+
+    return Node, Edge
+
+
+class _LazyNode(dict[str, Any]):
+    """A node's attribute dict: ``["e"]`` is read from the database on first use."""
+
+    __slots__ = ("rid",)
+    _file: SQLiteFile
+    _tenant: str
+    rid: int
+
+    def __missing__(self, key: str) -> Any:
+        if key != "e":
+            raise KeyError(key)
+        entity = self._file.read_entity(self._tenant, self.rid)
+        self["e"] = entity
+        return entity
+
+
+class _LazyEdge(dict[str, Any]):
+    """An edge's attribute dict: ``["r"]`` is read from the database on first use."""
+
+    __slots__ = ("rid",)
+    _file: SQLiteFile
+    _tenant: str
+    rid: int
+
+    def __missing__(self, key: str) -> Any:
+        if key != "r":
+            raise KeyError(key)
+        rel = self._file.read_relationship(self._tenant, self.rid)
+        self["r"] = rel
+        return rel
+
+
+# --------------------------------------------------------------------------- the file
+
+
+class SQLiteFile:
+    """The database behind one open ``file://`` store (the writer, or a reader).
+
+    Made by the store when it is opened; it loads the database into the store's tenants
+    (:meth:`load`), persists each change record before the store applies it
+    (:meth:`commit`), and for a reader brings the store up to date before each
+    operation (:meth:`following`).
+    """
+
+    def __init__(self, store: NetworkXStore, path: Path, *, read_only: bool, fsync: bool) -> None:
+        self.path = path
+        self.read_only = read_only
+        self.fsync = fsync
+        self._store = store
+        self._conn: sqlite3.Connection | None = None
+        self._key: tuple[int, int] | None = None
+        self._legacy = False  # a journal read in place (read-only open of an old file)
+        self._ready = False  # the schema exists (a reader may open a file still empty)
+        self._seq = 0
+        self._next = {"entity": 1, "relationship": 1}
+        self._counts: Counter[str] = Counter()
+        self._attach()
+
+    # ------------------------------------------------------------------ open
+
+    def _attach(self) -> None:
+        path = self.path
+        writer = not self.read_only
+        try:
+            if writer:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            key, hold = _take(path, create=writer, writer=writer)
+        except GraphmemError:  # StoreLocked (a ConnectionError, so an OSError too)
+            raise
+        except FileNotFoundError:
+            raise NotFound(
+                f"no store at {path}: read-only opens never create one; check the path",
+                path=str(path),
+            ) from None
+        except PermissionError as exc:
+            raise BackendUnavailable(
+                f"cannot open {path}: {exc.strerror}"
+                + ("; open it with read_only=True to read it" if writer else ""),
+                path=str(path),
+            ) from exc
+        except IsADirectoryError:
+            raise InvalidInput(f"{path} is a directory; a file:// store is one file") from None
+        except OSError as exc:
+            raise BackendUnavailable(f"cannot open {path}: {exc}", path=str(path)) from exc
+        self._key = key
+        try:
+            kind = _kind(path, hold.fd)
+            if writer:
+                _lock(path, hold)
+                if _inode(os.stat(path)) != key:  # a conversion renamed a database over it
+                    self._release()
+                    self._attach()
+                    return
+                self._sweep()
+                if kind == "journal":
+                    self._convert(hold)
+            elif kind == "journal":
+                self._legacy = True
+                return
+            self._connect()
+        except BaseException:
+            self._release()
+            raise
+
+    def _release(self) -> None:
+        key, self._key = self._key, None
+        if key is not None:
+            _give_back(key, writer=not self.read_only)
+
+    def _sweep(self) -> None:
+        """Remove what a killed conversion (or an old journal compaction) left beside us."""
+        pattern = re.compile(rf"^\.{re.escape(self.path.name)}\.[\w.-]+\.tmp(-wal|-shm|-journal)?$")
+        with suppress(OSError):
+            for entry in os.scandir(self.path.parent):
+                if pattern.match(entry.name):
+                    with suppress(OSError):
+                        os.unlink(entry.path)
+
+    def _connect(self) -> None:
+        path = self.path
+        try:
+            conn = self._conn = _connection(path, read_only=self.read_only)
+            if not self.read_only:
+                conn.execute(f"PRAGMA synchronous = {'FULL' if self.fsync else 'NORMAL'}")
+            self._prepare()
+            if not self.read_only:
+                # After _prepare: a new store's first transaction (application_id, schema) is
+                # written in place, so the file's header names graphmem from the start.
+                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    raise BackendUnavailable(
+                        f"{path}: SQLite cannot use WAL mode here (got {mode!r})", path=str(path)
+                    )
+        except sqlite3.Error as exc:
+            raise _translate(path, exc, "opening it") from exc
+
+    def _prepare(self) -> None:
+        """Check the application id and schema version; create or migrate (writer)."""
+        conn = self._connection()
+        application = conn.execute("PRAGMA application_id").fetchone()[0]
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if application == 0 and version == 0 and tables == 0:
+            if self.read_only:
+                return  # an empty file: an empty store until a writer creates the schema
+            self._create()
+            self._ready = True
+            return
+        if application != APPLICATION_ID:
+            raise NotAStore(
+                f"{self.path} is an SQLite database of another application (application_id "
+                f"{application:#x}), not a graphmem store; it was left unchanged",
+                path=str(self.path),
+                kind="sqlite",
+            )
+        if version > SCHEMA_VERSION:
+            raise BackendUnavailable(
+                f"{self.path} has schema version {version}, written by a newer graphmem; "
+                f"this one reads up to {SCHEMA_VERSION}. Upgrade graphmem.",
+                path=str(self.path),
+            )
+        if version < SCHEMA_VERSION:
+            if self.read_only:
+                raise BackendUnavailable(
+                    f"{self.path} has schema version {version}; open it once for writing to "
+                    f"upgrade it to {SCHEMA_VERSION} (a read-only open changes nothing)",
+                    path=str(self.path),
+                )
+            self._migrate(version)
+        self._ready = True
+
+    def _create(self) -> None:
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            conn.executemany(
+                "INSERT INTO meta (key, value) VALUES (?, ?)",
+                [(f"rows.{t}", 0) for t in _TABLES]
+                + [("next.entity", 1), ("next.relationship", 1)],
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _migrate(self, version: int) -> None:
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            while version < SCHEMA_VERSION:
+                step = _MIGRATIONS.get(version)
+                if step is None:
+                    raise BackendUnavailable(
+                        f"{self.path} has schema version {version}, which this graphmem "
+                        "cannot upgrade",
+                        path=str(self.path),
+                    )
+                step(conn)
+                version += 1
+                conn.execute(f"PRAGMA user_version = {version}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _convert(self, hold: _Hold) -> None:
+        """Convert the journal at ``self.path`` (locked by us) into a database, atomically."""
+        from graphmem.backends.networkx.store import NetworkXStore
+
+        path = self.path
+        old = NetworkXStore("memory://")
+        journal.replay(path, old._apply)
+        _raise_problems(path, state_problems(old._tenants))
+        tmp = path.with_name(f".{path.name}.convert-{os.getpid()}.tmp")
+        tmp.unlink(missing_ok=True)
+        try:
+            new = NetworkXStore(tmp.as_uri(), path=tmp, fsync=True)
+            try:
+                for tenant in sorted(old._tenants):
+                    for record in _state_records(old, tenant):
+                        new._commit(record)
+            finally:
+                new.close()
+            fd = os.open(tmp, os.O_RDWR | os.O_CLOEXEC)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.fsync(fd)
+            os.replace(tmp, path)  # the commit point: the journal is replaced whole
+            _fsync_dir(path.parent)
+        except BaseException:
+            os.close(fd)
+            tmp.unlink(missing_ok=True)
+            raise
+        # Hold the new file as ours (locked) and let go of the journal's descriptor.
+        with _holds_lock:
+            _holds[_inode(os.fstat(fd))] = _Hold(fd, 1, writer=True)
+        old_key, self._key = self._key, _inode(os.fstat(fd))
+        assert old_key is not None
+        _give_back(old_key, writer=True)
+
+    # ------------------------------------------------------------------ load
+
+    def load(self) -> None:
+        """Fill the store's tenants from the file (ids and adjacency; models on first use)."""
+        store = self._store
+        if self._legacy:
+            journal.replay(self.path, store._apply)
+            _raise_problems(self.path, state_problems(store._tenants))
+            return
+        if not self._ready:
+            return
+        conn = self._connection()
+        try:
+            conn.execute("BEGIN")
+            try:
+                with paused_gc():
+                    self._load_tables()
+            finally:
+                conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            store._tenants.clear()
+            raise _translate(self.path, exc, "reading it") from exc
+        except BaseException:
+            store._tenants.clear()
+            raise
+
+    def _load_tables(self) -> None:
+        store = self._store
+        conn = self._connection()
+        path = self.path
+        store._tenants.clear()
+        meta = dict(conn.execute("SELECT key, value FROM meta"))
+        self._next = {table: meta.get(f"next.{table}", 1) for table in ("entity", "relationship")}
+        counts: Counter[str] = Counter()
+        tenants = store._tenants
+        current: tuple[str, Any, Any, Any] | None = None
+        # Entities: ids only; the bodies are read on first use.
+        for rid, tenant, entity_id, check in conn.execute(
+            "SELECT rid, tenant, id, key_crc FROM entity"
+        ):
+            if key_crc(rid, tenant, entity_id) != check:
+                raise _corrupt(path, f"entity row {rid} fails its key checksum")
+            if current is None or current[0] != tenant:
+                data = tenants.get(tenant) or self._tenant(tenant)
+                graph = data.graph
+                current = (tenant, graph._node, graph._succ, graph._pred)
+            _tenant_id, nodes, succ, pred = current
+            if entity_id in nodes:
+                raise _corrupt(path, f"entity {entity_id!r} of tenant {tenant!r} is stored twice")
+            node = graph.node_attr_dict_factory()
+            node.rid = rid
+            nodes[entity_id] = node
+            succ[entity_id] = {}
+            pred[entity_id] = {}
+            counts["entity"] += 1
+        current = None
+        for rid, tenant, source, target, type_, check in conn.execute(
+            "SELECT rid, tenant, source, target, type, key_crc FROM relationship"
+        ):
+            if key_crc(rid, tenant, source, target, type_) != check:
+                raise _corrupt(path, f"relationship row {rid} fails its key checksum")
+            if current is None or current[0] != tenant:
+                data = tenants.get(tenant) or self._tenant(tenant)
+                graph = data.graph
+                current = (tenant, graph.edge_attr_dict_factory, graph._succ, graph._pred)
+            _tenant_id, factory, succ, pred = current
+            out = succ.get(source)
+            if out is None or target not in pred:
+                raise _corrupt(
+                    path,
+                    f"relationship ({source!r})-[{type_}]->({target!r}) of tenant {tenant!r} "
+                    "names an entity that is not stored",
+                )
+            keydict = out.get(target)
+            if keydict is None:
+                keydict = out[target] = pred[target][source] = {}
+            elif type_ in keydict:
+                raise _corrupt(
+                    path, f"relationship ({source!r})-[{type_}]->({target!r}) is stored twice"
+                )
+            edge = keydict[type_] = factory()
+            edge.rid = rid
+            counts["relationship"] += 1
+        puts: dict[str, dict[str, Any]] = {}
+
+        def put(tenant: str, key: str) -> Any:
+            record = puts.get(tenant)
+            if record is None:
+                record = puts[tenant] = {"op": "put", "tenant": tenant}
+            return record.setdefault(key, {} if key == "heads" else [])
+
+        for tenant, turn_id, raw, check in conn.execute(
+            "SELECT tenant, id, CAST(body AS BLOB), crc FROM turn"
+        ):
+            if crc32(raw, key_crc(tenant, turn_id)) != check:
+                raise _corrupt(path, f"turn {turn_id!r} of tenant {tenant!r} fails its checksum")
+            turn = self._model(Turn, raw, f"turn {turn_id!r}")
+            if turn.id != turn_id:
+                raise _corrupt(path, f"turn row {turn_id!r} holds turn {turn.id!r}")
+            put(tenant, "turns").append(turn)
+            counts["turn"] += 1
+        for tenant, session, turn_id, check in conn.execute(
+            "SELECT tenant, session, turn, crc FROM head"
+        ):
+            if key_crc(tenant, session, turn_id) != check:
+                raise _corrupt(path, f"the head of conversation {session!r} fails its checksum")
+            put(tenant, "heads")[session] = turn_id
+            counts["head"] += 1
+        for tenant, kind, record_id, raw, check in conn.execute(
+            "SELECT tenant, kind, id, CAST(body AS BLOB), crc FROM record"
+        ):
+            if crc32(raw, key_crc(tenant, kind, record_id)) != check:
+                raise _corrupt(path, f"record {kind}/{record_id!r} fails its checksum")
+            stored = self._model(Record, raw, f"record {kind}/{record_id!r}")
+            if (stored.kind, stored.id) != (kind, record_id):
+                raise _corrupt(path, f"record row {kind}/{record_id!r} holds another record")
+            put(tenant, "records").append(stored)
+            counts["record"] += 1
+        for tenant, chunk_id, raw, check in conn.execute(
+            "SELECT tenant, id, CAST(body AS BLOB), crc FROM chunk"
+        ):
+            if crc32(raw, key_crc(tenant, chunk_id)) != check:
+                raise _corrupt(path, f"chunk {chunk_id!r} fails its checksum")
+            chunk = self._model(Chunk, raw, f"chunk {chunk_id!r}")
+            if chunk.id != chunk_id:
+                raise _corrupt(path, f"chunk row {chunk_id!r} holds chunk {chunk.id!r}")
+            put(tenant, "chunks").append(chunk)
+            counts["chunk"] += 1
+        for tenant, kind, node, entity_id, check in conn.execute(
+            "SELECT tenant, kind, node, entity, crc FROM mention"
+        ):
+            if key_crc(tenant, kind, node, entity_id) != check or kind not in ("turn", "chunk"):
+                raise _corrupt(path, f"a mention of {entity_id!r} by {kind} {node!r} is damaged")
+            put(tenant, "mentions").append((kind, node, entity_id))
+            counts["mention"] += 1
+        for tenant, record in puts.items():
+            if "turns" in record:
+                record["turns"].sort(key=lambda t: (t.created_at, t.id))
+            if tenant not in tenants:
+                self._tenant(tenant)
+            store._apply(record)
+        counts["embedding"] = self._load_embeddings()
+        for table in _TABLES:
+            expected = meta.get(f"rows.{table}")
+            if expected != counts[table]:
+                raise _corrupt(
+                    path, f"table {table} has {counts[table]} rows where {expected} were written"
+                )
+        _raise_problems(path, state_problems(tenants))
+        self._counts = counts
+        row = conn.execute("SELECT max(seq) FROM change").fetchone()
+        self._seq = row[0] or 0
+        for tenant, data in tenants.items():
+            if data.graph._node or data.graph._succ:
+                data.fill = self._filler(tenant)
+
+    def _load_embeddings(self) -> int:
+        import numpy as np
+
+        conn = self._connection()
+        groups: dict[tuple[str, str], tuple[list[str], list[bytes]]] = {}
+        count = 0
+        for tenant, kind, node_id, vector, check in conn.execute(
+            "SELECT tenant, kind, id, vector, crc FROM embedding"
+        ):
+            if crc32(vector, key_crc(tenant, kind, node_id)) != check:
+                raise _corrupt(self.path, f"the embedding of {kind} {node_id!r} fails its checksum")
+            ids, rows = groups.setdefault((tenant, kind), ([], []))
+            if rows and len(rows[0]) != len(vector) or not vector or len(vector) % 4:
+                raise _corrupt(self.path, f"the embedding of {kind} {node_id!r} has a bad size")
+            ids.append(node_id)
+            rows.append(vector)
+            count += 1
+        for (tenant, kind), (ids, rows) in groups.items():
+            matrix = np.frombuffer(b"".join(rows), dtype="<f4").astype(np.float32)
+            self._store._apply(
+                {
+                    "op": "embed",
+                    "tenant": tenant,
+                    "kind": kind,
+                    "ids": ids,
+                    "vectors": matrix.reshape(len(ids), -1),
+                }
+            )
+        return count
+
+    def _tenant(self, tenant: str) -> _Tenant:
+        from graphmem.backends.networkx.store import _Tenant
+
+        data = self._store._tenants[tenant] = _Tenant(graph=self.new_graph(tenant))
+        return data
+
+    def new_graph(self, tenant: str) -> Any:
+        """An empty graph for a tenant of this file (its attribute dicts carry row ids)."""
+        import networkx as nx
+
+        graph = nx.MultiDiGraph()
+        graph.node_attr_dict_factory, graph.edge_attr_dict_factory = _lazy_classes(self, tenant)
+        return graph
+
+    def _model(self, model: type[Any], raw: bytes, what: str) -> Any:
+        try:
+            return decode(model, raw)
+        except (InvalidInput, ValueError) as exc:
+            raise _corrupt(self.path, f"{what} is not a valid {model.__name__} ({exc})") from exc
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise BackendUnavailable(f"{self.path} is closed", path=str(self.path))
+        return self._conn
+
+    # ------------------------------------------------------------------ lazy models
+
+    def read_entity(self, tenant: str, rid: int) -> Entity:
+        """The entity stored in row ``rid`` (checksums verified)."""
+        try:
+            row = (
+                self._connection()
+                .execute(
+                    "SELECT tenant, id, CAST(body AS BLOB), crc FROM entity WHERE rid = ?", (rid,)
+                )
+                .fetchone()
+            )
+        except sqlite3.Error as exc:
+            raise _translate(self.path, exc, "reading an entity") from exc
+        if row is None:
+            raise _corrupt(self.path, f"entity row {rid} has disappeared")
+        return self._entity(row, tenant)
+
+    def _entity(self, row: tuple[Any, ...], tenant: str) -> Entity:
+        row_tenant, entity_id, raw, check = row
+        if crc32(raw) != check:
+            raise _corrupt(self.path, f"the body of entity {entity_id!r} fails its checksum")
+        try:
+            entity = decode_entity(raw)
+        except (InvalidInput, ValueError, KeyError, TypeError) as exc:
+            raise _corrupt(self.path, f"entity {entity_id!r} cannot be read ({exc})") from exc
+        if entity.id != entity_id or row_tenant != tenant:
+            raise _corrupt(self.path, f"the row of entity {entity_id!r} holds another entity")
+        return entity
+
+    def read_relationship(self, tenant: str, rid: int) -> Relationship:
+        """The relationship stored in row ``rid`` (checksums verified)."""
+        try:
+            row = (
+                self._connection()
+                .execute(
+                    "SELECT tenant, source, target, type, CAST(body AS BLOB), crc "
+                    "FROM relationship WHERE rid = ?",
+                    (rid,),
+                )
+                .fetchone()
+            )
+        except sqlite3.Error as exc:
+            raise _translate(self.path, exc, "reading a relationship") from exc
+        if row is None:
+            raise _corrupt(self.path, f"relationship row {rid} has disappeared")
+        return self._relationship(row, tenant)
+
+    def _relationship(self, row: tuple[Any, ...], tenant: str) -> Relationship:
+        row_tenant, source, target, type_, raw, check = row
+        if crc32(raw) != check:
+            raise _corrupt(
+                self.path,
+                f"the body of relationship ({source!r})-[{type_}]->({target!r}) fails its checksum",
+            )
+        try:
+            rel = decode_relationship(raw)
+        except (InvalidInput, ValueError, KeyError, TypeError) as exc:
+            raise _corrupt(self.path, f"a relationship cannot be read ({exc})") from exc
+        if rel.key != (source, target, type_) or row_tenant != tenant:
+            raise _corrupt(
+                self.path, f"the row of ({source!r})-[{type_}]->({target!r}) holds another fact"
+            )
+        return rel
+
+    def _filler(self, tenant: str) -> Callable[[], None]:
+        def fill() -> None:
+            self._fill(tenant)
+
+        return fill
+
+    def _fill(self, tenant: str) -> None:
+        """Read every model of a tenant not read yet, in two scans (for whole-tenant reads)."""
+        data = self._store._tenants.get(tenant)
+        if data is None:
+            return
+        graph = data.graph
+        conn = self._connection()
+        try:
+            nodes = {n.rid: n for n in graph._node.values() if "e" not in n}
+            if nodes:
+                for rid, *row in conn.execute(
+                    "SELECT rid, tenant, id, CAST(body AS BLOB), crc FROM entity WHERE tenant = ?",
+                    (tenant,),
+                ):
+                    node = nodes.pop(rid, None)
+                    if node is not None:
+                        node["e"] = self._entity(tuple(row), tenant)
+            edges = {
+                e.rid: e
+                for keydicts in graph._succ.values()
+                for keydict in keydicts.values()
+                for e in keydict.values()
+                if "r" not in e
+            }
+            if edges:
+                for rid, *row in conn.execute(
+                    "SELECT rid, tenant, source, target, type, CAST(body AS BLOB), crc "
+                    "FROM relationship WHERE tenant = ?",
+                    (tenant,),
+                ):
+                    edge = edges.pop(rid, None)
+                    if edge is not None:
+                        edge["r"] = self._relationship(tuple(row), tenant)
+        except sqlite3.Error as exc:
+            raise _translate(self.path, exc, "reading a tenant") from exc
+        if nodes or edges:
+            raise _corrupt(self.path, f"{len(nodes) + len(edges)} rows have disappeared")
+        data.fill = None
+
+    # ------------------------------------------------------------------ writing
+
+    def commit(self, record: dict[str, Any]) -> None:
+        """Persist one change record in one transaction, then apply it to the store."""
+        store = self._store
+        conn = self._connection()
+        write = _Write(self, record["tenant"], store._tenants.get(record["tenant"]))
+        saved = dict(self._next)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                getattr(write, record["op"])(record)
+                seq = self._seq + 1
+                body = json.dumps(write.log, separators=(",", ":"), ensure_ascii=False)
+                conn.execute(
+                    "INSERT INTO change (seq, tenant, record, crc) VALUES (?, ?, ?, ?)",
+                    (seq, record["tenant"], body, crc32(body.encode(), seq)),
+                )
+                conn.executemany(
+                    "UPDATE meta SET value = value + ? WHERE key = ?",
+                    [(delta, f"rows.{table}") for table, delta in write.deltas.items() if delta],
+                )
+                if self._next != saved:
+                    conn.executemany(
+                        "UPDATE meta SET value = ? WHERE key = ?",
+                        [(value, f"next.{table}") for table, value in self._next.items()],
+                    )
+                if seq % _TRIM_EVERY == 0:
+                    conn.execute("DELETE FROM change WHERE seq <= ?", (seq - _KEEP_CHANGES,))
+                conn.execute("COMMIT")
+            except BaseException:
+                with suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            self._next = saved
+            raise _translate(self.path, exc, "writing; the change was not applied") from exc
+        except BaseException:
+            self._next = saved
+            raise
+        self._seq = seq
+        self._counts.update(write.deltas)
+        store._apply(record)
+        write.settle()
+
+    def allocate(self, table: str, count: int) -> int:
+        """The first of ``count`` fresh row ids of ``table`` (never reused)."""
+        first = self._next[table]
+        self._next[table] = first + count
+        return first
+
+    # ------------------------------------------------------------------ following (readers)
+
+    @contextmanager
+    def following(self) -> Iterator[None]:
+        """One read transaction around an operation, after syncing what others committed."""
+        conn = self._conn
+        if conn is None or conn.in_transaction:  # a journal read in place; or nested
+            yield
+            return
+        try:
+            conn.execute("BEGIN")
+            try:
+                self._catch_up()
+            except BaseException:
+                conn.execute("COMMIT")
+                raise
+        except sqlite3.Error as exc:
+            raise _translate(self.path, exc, "reading what was committed") from exc
+        try:
+            yield
+        finally:
+            with suppress(sqlite3.Error):
+                conn.execute("COMMIT")
+
+    def _catch_up(self) -> None:
+        conn = self._connection()
+        if not self._ready:
+            if not conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                return
+            self._prepare()
+            self._load_tables()
+            return
+        last = conn.execute("SELECT max(seq) FROM change").fetchone()[0] or 0
+        if last == self._seq:
+            return
+        first = conn.execute("SELECT min(seq) FROM change").fetchone()[0] or 0
+        if last < self._seq or first > self._seq + 1:
+            self._load_tables()  # fell behind the kept changes (or the file was replaced)
+            return
+        touched: dict[str, _Touched] = {}
+        for seq, tenant, body, check in conn.execute(
+            "SELECT seq, tenant, record, crc FROM change WHERE seq > ? ORDER BY seq", (self._seq,)
+        ):
+            if crc32(body.encode(), seq) != check:
+                raise _corrupt(self.path, f"change {seq} fails its checksum")
+            log = json.loads(body)
+            if log.get("clear"):
+                touched[tenant] = _Touched(cleared=True)
+            touched.setdefault(tenant, _Touched()).add(log)
+            self._seq = seq
+        for tenant, changes in touched.items():
+            _Sync(self, tenant, changes).run()
+
+    # ------------------------------------------------------------------ close
+
+    def close(self) -> None:
+        """Close the database and release the file (even if closing fails)."""
+        conn, self._conn = self._conn, None
+        try:
+            if conn is not None:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise _translate(self.path, exc, "closing it") from exc
+        finally:
+            self._release()
+
+
+_CONNECT: dict[str, Any] = {"isolation_level": None, "check_same_thread": False, "timeout": 10.0}
+
+
+def _connection(path: Path, *, read_only: bool) -> sqlite3.Connection:
+    """An SQLite connection to ``path`` (autocommit: transactions are explicit).
+
+    A reader connects read-write with ``query_only`` where it may, so that the last
+    connection to close folds the write-ahead log back into the file and removes it
+    (a ``mode=ro`` connection would leave the ``-wal`` and ``-shm`` files behind); it
+    connects ``mode=ro`` where it may not write.
+    """
+    conn: sqlite3.Connection
+    if read_only and not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, **_CONNECT)
+    else:
+        conn = sqlite3.connect(path, **_CONNECT)
+    try:
+        conn.execute("PRAGMA cell_size_check = ON")
+        if read_only:
+            conn.execute("PRAGMA query_only = ON")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _raise_problems(path: Path, problems: list[str]) -> None:
+    if problems:
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise _corrupt(path, "; ".join(problems[:3]) + more)
+
+
+def _state_records(store: NetworkXStore, tenant: str) -> Iterator[dict[str, Any]]:
+    """Change records that rebuild a tenant of ``store`` (to convert a journal)."""
+    data = store._tenants[tenant]
+    dump = store._dump(data)
+    yield {
+        "op": "put",
+        "tenant": tenant,
+        "entities": dump.entities,
+        "relationships": dump.relationships,
+        "turns": dump.turns,
+        "heads": {s: h for s, h in dump.heads.items() if h is not None},
+        "records": dump.records,
+        "chunks": dump.chunks,
+        "mentions": [list(m) for m in dump.mentions],
+    }
+    for kind, index in sorted(data.vectors.items()):
+        if len(index):
+            yield {
+                "op": "embed",
+                "tenant": tenant,
+                "kind": kind,
+                "ids": list(index.ids),
+                "vectors": index.matrix[: len(index)],
+            }
+
+
+# --------------------------------------------------------------------------- writes
+
+
+class _Write:
+    """The SQL of one change record, worked out from the store before it is applied."""
+
+    def __init__(self, file: SQLiteFile, tenant: str, data: _Tenant | None) -> None:
+        self.file = file
+        self.conn = file._connection()
+        self.tenant = tenant
+        self.data = data
+        self.log: dict[str, Any] = {}
+        self.deltas: Counter[str] = Counter()
+        self._settle: list[Callable[[], None]] = []
+
+    def settle(self) -> None:
+        """After the store applied the record: give new nodes and edges their row ids."""
+        for step in self._settle:
+            step()
+
+    # -- helpers
+
+    def _run(self, sql: str, rows: list[tuple[Any, ...]], table: str, expect: int | None) -> int:
+        if not rows:
+            return 0
+        count = self.conn.executemany(sql, rows).rowcount
+        if expect is not None and count != expect:
+            raise _corrupt(
+                self.file.path,
+                f"table {table} holds {count} of the {expect} rows graphmem expected to change",
+            )
+        return count
+
+    def _insert(self, sql: str, rows: list[tuple[Any, ...]], table: str) -> None:
+        self._run(sql, rows, table, len(rows))
+        self.deltas[table] += len(rows)
+
+    def _delete(self, sql: str, rows: list[tuple[Any, ...]], table: str, expect: int) -> None:
+        self.deltas[table] -= self._run(sql, rows, table, expect)
+
+    def _touch(self, key: str, items: Iterable[Any]) -> None:
+        self.log.setdefault(key, []).extend(items)
+
+    # -- operations (named after the change records of the store)
+
+    def put(self, record: dict[str, Any]) -> None:
+        data, tenant = self.data, self.tenant
+        if record.get("entities"):
+            self._put_entities(record["entities"])
+        if record.get("relationships"):
+            self._put_relationships(record["relationships"])
+        if record.get("turns"):
+            turns = data.turns if data is not None else {}
+            ids = [(t.id,) for t in record["turns"]]
+            self._put_bodies("turn", record["turns"], ids, lambda key: key[0] in turns)
+            self._touch("turns", [t.id for t in record["turns"]])
+        if record.get("records"):
+            stored = data.records if data is not None else {}
+            keys = [(r.kind, r.id) for r in record["records"]]
+            self._put_bodies(
+                "record", record["records"], keys, lambda k: k[1] in stored.get(k[0], {})
+            )
+            self._touch("records", [list(k) for k in keys])
+        if record.get("chunks"):
+            chunks = data.chunks if data is not None else {}
+            ids = [(c.id,) for c in record["chunks"]]
+            self._put_bodies("chunk", record["chunks"], ids, lambda key: key[0] in chunks)
+            self._touch("chunks", [c.id for c in record["chunks"]])
+        if record.get("heads"):
+            self._heads(record["heads"])
+        if record.get("mentions"):
+            mentions = data.mentions if data is not None else {"turn": {}, "chunk": {}}
+            rows = {
+                (tenant, kind, node, entity, key_crc(tenant, kind, node, entity))
+                for kind, node, entity in record["mentions"]
+                if entity not in mentions[kind].get(node, ())
+            }
+            self._insert(_SQL["mention.insert"], sorted(rows), "mention")
+            self._touch("mentions", sorted({(k, n) for k, n, _e in record["mentions"]}))
+
+    def _put_bodies(
+        self,
+        table: str,
+        items: Sequence[Any],
+        keys: Sequence[tuple[str, ...]],
+        stored: Callable[[tuple[str, ...]], bool],
+    ) -> None:
+        """Insert or update models of a table keyed by (tenant, *key)."""
+        tenant = self.tenant
+        inserts: list[tuple[Any, ...]] = []
+        updates: list[tuple[Any, ...]] = []
+        for item, key in zip(items, keys, strict=True):
+            raw, _crc = encode(item)
+            check = crc32(raw, key_crc(tenant, *key))
+            if stored(key):
+                updates.append((raw, check, tenant, *key))
+            else:
+                inserts.append((tenant, *key, raw, check))
+        self._insert(_SQL[f"{table}.insert"], inserts, table)
+        self._run(_SQL[f"{table}.update"], updates, table, len(updates))
+
+    def _put_entities(self, entities: Sequence[Entity]) -> None:
+        tenant = self.tenant
+        nodes = self.data.graph._node if self.data is not None else {}
+        first = rid = self.file._next["entity"]
+        inserts: list[tuple[Any, ...]] = []
+        updates: list[tuple[Any, ...]] = []
+        fresh: list[tuple[str, int]] = []
+        rids: list[int] = []
+        for entity in entities:
+            raw, check = encode(entity)
+            entity_id = entity.id
+            node = nodes.get(entity_id)
+            if node is None:
+                row_crc = crc32(f"{rid}\x1f{tenant}\x1f{entity_id}".encode())
+                inserts.append((rid, tenant, entity_id, raw, check, row_crc))
+                fresh.append((entity_id, rid))
+                rids.append(rid)
+                rid += 1
+            else:
+                updates.append((raw, check, node.rid))
+                rids.append(node.rid)
+        self.file.allocate("entity", rid - first)
+        self._insert(_SQL["entity.insert"], inserts, "entity")
+        self._run(_SQL["entity.update"], updates, "entity", len(updates))
+        self._touch("entities", rids)
+
+        def settle() -> None:
+            nodes = self.file._store._tenants[tenant].graph._node
+            for entity_id, rid in fresh:
+                nodes[entity_id].rid = rid
+
+        self._settle.append(settle)
+
+    def _put_relationships(self, rels: Sequence[Relationship]) -> None:
+        tenant = self.tenant
+        succ = self.data.graph._succ if self.data is not None else {}
+        empty: dict[str, Any] = {}
+        first = rid = self.file._next["relationship"]
+        inserts: list[tuple[Any, ...]] = []
+        updates: list[tuple[Any, ...]] = []
+        fresh: list[tuple[str, str, str, int]] = []
+        rids: list[int] = []
+        for rel in rels:
+            raw, check = encode(rel)
+            source, target, type_ = rel.source_id, rel.target_id, rel.type
+            edge = succ.get(source, empty).get(target, empty).get(type_)
+            if edge is None:
+                row_crc = crc32(f"{rid}\x1f{tenant}\x1f{source}\x1f{target}\x1f{type_}".encode())
+                inserts.append((rid, tenant, source, target, type_, raw, check, row_crc))
+                fresh.append((source, target, type_, rid))
+                rids.append(rid)
+                rid += 1
+            else:
+                updates.append((raw, check, edge.rid))
+                rids.append(edge.rid)
+        self.file.allocate("relationship", rid - first)
+        self._insert(_SQL["relationship.insert"], inserts, "relationship")
+        self._run(_SQL["relationship.update"], updates, "relationship", len(updates))
+        self._touch("relationships", rids)
+
+        def settle() -> None:
+            succ = self.file._store._tenants[tenant].graph._succ
+            for source, target, type_, rid in fresh:
+                succ[source][target][type_].rid = rid
+
+        self._settle.append(settle)
+
+    def _heads(self, heads: dict[str, str | None]) -> None:
+        tenant = self.tenant
+        sessions = self.data.sessions if self.data is not None else {}
+        inserts, updates, deletes = [], [], []
+        for session_id, head in heads.items():
+            session = sessions.get(session_id)
+            had = session is not None and session.head is not None
+            if head is None:
+                if had:
+                    deletes.append((tenant, session_id))
+            elif had:
+                updates.append((head, key_crc(tenant, session_id, head), tenant, session_id))
+            else:
+                inserts.append((tenant, session_id, head, key_crc(tenant, session_id, head)))
+        self._insert(_SQL["head.insert"], inserts, "head")
+        self._run(_SQL["head.update"], updates, "head", len(updates))
+        self._delete(_SQL["head.delete"], deletes, "head", len(deletes))
+        self._touch("sessions", list(heads))
+
+    def _forget(self, kind: str, node_ids: Sequence[str]) -> None:
+        """Delete the mentions and embeddings of deleted nodes (as the store forgets them)."""
+        data, tenant = self.data, self.tenant
+        assert data is not None
+        index = data.vectors.get(kind)
+        vectors = [(tenant, kind, n) for n in node_ids if index is not None and n in index.rows]
+        self._delete(_SQL["embedding.delete"], vectors, "embedding", len(vectors))
+        if kind == "entity":
+            rows = [
+                (tenant, mention_kind, node, entity)
+                for entity in node_ids
+                for mention_kind in ("turn", "chunk")
+                for node in data.mentioned_by[mention_kind].get(entity, ())
+            ]
+            self._delete(_SQL["mention.delete"], rows, "mention", len(rows))
+            return
+        known = data.mentions[kind]
+        expect = sum(len(known.get(n, ())) for n in node_ids)
+        self._delete(
+            _SQL["mention.delete_node"], [(tenant, kind, n) for n in node_ids], "mention", expect
+        )
+
+    def delete_entities(self, record: dict[str, Any]) -> None:
+        data = self.data
+        assert data is not None
+        graph = data.graph
+        ids = record["ids"]
+        edges = {
+            edge.rid
+            for entity_id in ids
+            for adjacency in (graph._succ[entity_id], graph._pred[entity_id])
+            for keydict in adjacency.values()
+            for edge in keydict.values()
+        }
+        self._delete(_SQL["relationship.delete"], [(r,) for r in edges], "relationship", len(edges))
+        nodes = graph._node
+        self._delete(_SQL["entity.delete"], [(nodes[i].rid,) for i in ids], "entity", len(ids))
+        self._forget("entity", ids)
+        self._touch("entities_deleted", ids)
+
+    def delete_chunks(self, record: dict[str, Any]) -> None:
+        ids = record["ids"]
+        rows = [(self.tenant, i) for i in ids]
+        self._delete(_SQL["chunk.delete"], rows, "chunk", len(ids))
+        self._forget("chunk", ids)
+        self._touch("chunks_deleted", ids)
+
+    def mentions(self, record: dict[str, Any]) -> None:
+        data, tenant, kind = self.data, self.tenant, record["kind"]
+        assert data is not None
+        links: dict[str, list[str]] = record["links"]
+        known = data.mentions[kind]
+        expect = sum(len(known.get(n, ())) for n in links)
+        self._delete(
+            _SQL["mention.delete_node"], [(tenant, kind, n) for n in links], "mention", expect
+        )
+        rows = [
+            (tenant, kind, node, entity, key_crc(tenant, kind, node, entity))
+            for node, entities in links.items()
+            for entity in entities
+        ]
+        self._insert(_SQL["mention.insert"], rows, "mention")
+        self._touch("mentions", [[kind, n] for n in links])
+
+    def embed(self, record: dict[str, Any]) -> None:
+        tenant, kind = self.tenant, record["kind"]
+        index = self.data.vectors.get(kind) if self.data is not None else None
+        matrix = record["vectors"].astype("<f4")
+        inserts: list[tuple[Any, ...]] = []
+        updates: list[tuple[Any, ...]] = []
+        for row, node_id in enumerate(record["ids"]):
+            vector = matrix[row].tobytes()
+            check = crc32(vector, key_crc(tenant, kind, node_id))
+            if index is not None and node_id in index.rows:
+                updates.append((vector, check, tenant, kind, node_id))
+            else:
+                inserts.append((tenant, kind, node_id, vector, check))
+        self._insert(_SQL["embedding.insert"], inserts, "embedding")
+        self._run(_SQL["embedding.update"], updates, "embedding", len(updates))
+        self._touch("embeddings", [[kind, n] for n in record["ids"]])
+
+    def delete_relationship(self, record: dict[str, Any]) -> None:
+        assert self.data is not None
+        source, target, type_ = record["key"]
+        edge = self.data.graph._succ[source][target][type_]
+        self._delete(_SQL["relationship.delete"], [(edge.rid,)], "relationship", 1)
+        self._touch("relationships_deleted", [[source, target, type_]])
+
+    def delete_turn(self, record: dict[str, Any]) -> None:
+        data, tenant = self.data, self.tenant
+        assert data is not None
+        turn_id = record["id"]
+        turn = data.turns[turn_id]
+        parent = turn.parent_id
+        children = data.children.get(turn_id, [])
+        updates = []
+        for child_id in children:
+            moved = data.turns[child_id].model_copy(update={"parent_id": parent})
+            raw, _crc = encode(moved)
+            updates.append((raw, crc32(raw, key_crc(tenant, child_id)), tenant, child_id))
+        self._run(_SQL["turn.update"], updates, "turn", len(updates))
+        self._delete(_SQL["turn.delete"], [(tenant, turn_id)], "turn", 1)
+        session = data.sessions[turn.session_id]
+        if session.head == turn_id:
+            self._heads({turn.session_id: parent})
+        self._forget("turn", [turn_id])
+        self._touch("turns", children)
+        self._touch("turns_deleted", [turn_id])
+        self._touch("sessions", [turn.session_id])
+
+    def delete_conversation(self, record: dict[str, Any]) -> None:
+        data, tenant = self.data, self.tenant
+        assert data is not None
+        session_id = record["session_id"]
+        session = data.sessions[session_id]
+        ids = list(session.order)
+        self._delete(_SQL["turn.delete"], [(tenant, i) for i in ids], "turn", len(ids))
+        if session.head is not None:
+            self._delete(_SQL["head.delete"], [(tenant, session_id)], "head", 1)
+        self._forget("turn", ids)
+        self._touch("turns_deleted", ids)
+        self._touch("sessions", [session_id])
+
+    def delete_records(self, record: dict[str, Any]) -> None:
+        kind, ids = record["kind"], record["ids"]
+        rows = [(self.tenant, kind, i) for i in ids]
+        self._delete(_SQL["record.delete"], rows, "record", len(ids))
+        self._touch("records_deleted", [[kind, i] for i in ids])
+
+    def clear(self, record: dict[str, Any]) -> None:
+        for table in _TABLES:
+            count = self.conn.execute(f"DELETE FROM {table} WHERE tenant = ?", (self.tenant,))
+            self.deltas[table] -= count.rowcount
+        self.log["clear"] = True
+
+
+_SQL = {
+    "entity.insert": "INSERT INTO entity (rid, tenant, id, body, crc, key_crc) "
+    "VALUES (?, ?, ?, CAST(? AS TEXT), ?, ?)",
+    "entity.update": "UPDATE entity SET body = CAST(? AS TEXT), crc = ? WHERE rid = ?",
+    "entity.delete": "DELETE FROM entity WHERE rid = ?",
+    "relationship.insert": "INSERT INTO relationship "
+    "(rid, tenant, source, target, type, body, crc, key_crc) "
+    "VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)",
+    "relationship.update": "UPDATE relationship SET body = CAST(? AS TEXT), crc = ? WHERE rid = ?",
+    "relationship.delete": "DELETE FROM relationship WHERE rid = ?",
+    "turn.insert": "INSERT INTO turn (tenant, id, body, crc) VALUES (?, ?, CAST(? AS TEXT), ?)",
+    "turn.update": "UPDATE turn SET body = CAST(? AS TEXT), crc = ? WHERE tenant = ? AND id = ?",
+    "turn.delete": "DELETE FROM turn WHERE tenant = ? AND id = ?",
+    "head.insert": "INSERT INTO head (tenant, session, turn, crc) VALUES (?, ?, ?, ?)",
+    "head.update": "UPDATE head SET turn = ?, crc = ? WHERE tenant = ? AND session = ?",
+    "head.delete": "DELETE FROM head WHERE tenant = ? AND session = ?",
+    "record.insert": "INSERT INTO record (tenant, kind, id, body, crc) "
+    "VALUES (?, ?, ?, CAST(? AS TEXT), ?)",
+    "record.update": "UPDATE record SET body = CAST(? AS TEXT), crc = ? "
+    "WHERE tenant = ? AND kind = ? AND id = ?",
+    "record.delete": "DELETE FROM record WHERE tenant = ? AND kind = ? AND id = ?",
+    "chunk.insert": "INSERT INTO chunk (tenant, id, body, crc) VALUES (?, ?, CAST(? AS TEXT), ?)",
+    "chunk.update": "UPDATE chunk SET body = CAST(? AS TEXT), crc = ? WHERE tenant = ? AND id = ?",
+    "chunk.delete": "DELETE FROM chunk WHERE tenant = ? AND id = ?",
+    "mention.insert": "INSERT INTO mention (tenant, kind, node, entity, crc) "
+    "VALUES (?, ?, ?, ?, ?)",
+    "mention.delete": "DELETE FROM mention "
+    "WHERE tenant = ? AND kind = ? AND node = ? AND entity = ?",
+    "mention.delete_node": "DELETE FROM mention WHERE tenant = ? AND kind = ? AND node = ?",
+    "embedding.insert": "INSERT INTO embedding (tenant, kind, id, vector, crc) "
+    "VALUES (?, ?, ?, ?, ?)",
+    "embedding.update": "UPDATE embedding SET vector = ?, crc = ? "
+    "WHERE tenant = ? AND kind = ? AND id = ?",
+    "embedding.delete": "DELETE FROM embedding WHERE tenant = ? AND kind = ? AND id = ?",
+}
+
+
+# --------------------------------------------------------------------------- following
+
+
+@dataclass
+class _Touched:
+    """What the changes a reader has not seen yet did to one tenant."""
+
+    cleared: bool = False
+    keys: dict[str, list[Any]] = field(default_factory=dict)
+
+    def add(self, log: dict[str, Any]) -> None:
+        for key, items in log.items():
+            if key != "clear":
+                self.keys.setdefault(key, []).extend(items)
+
+    def get(self, key: str) -> list[Any]:
+        return self.keys.get(key, [])
+
+
+class _Sync:
+    """Make a reader's tenant match the tables for every key the new changes touched.
+
+    Deleted keys are deleted in memory first (with what the store deletes with them), then
+    every touched key that is in the tables is read and put, so the order of the changes
+    does not matter: the tenant ends as the tables are in this read transaction.
+    """
+
+    def __init__(self, file: SQLiteFile, tenant: str, touched: _Touched) -> None:
+        self.file = file
+        self.store = file._store
+        self.conn = file._connection()
+        self.tenant = tenant
+        self.touched = touched
+
+    def run(self) -> None:
+        store, tenant, touched = self.store, self.tenant, self.touched
+        if touched.cleared and tenant in store._tenants:
+            store._apply({"op": "clear", "tenant": tenant})
+        self._deletes()
+        put: dict[str, Any] = {"op": "put", "tenant": tenant}
+        data = store._tenants.get(tenant)
+        entities = self._rows(
+            "SELECT tenant, id, CAST(body AS BLOB), crc FROM entity WHERE rid BETWEEN ? AND ?",
+            _ranges(touched.get("entities")),
+        )
+        if entities:
+            put["entities"] = [self.file._entity(row, tenant) for row in entities]
+        known = {e.id for e in put.get("entities", ())} | set(data.graph._node if data else ())
+        rels = self._rows(
+            "SELECT tenant, source, target, type, CAST(body AS BLOB), crc "
+            "FROM relationship WHERE rid BETWEEN ? AND ?",
+            _ranges(touched.get("relationships")),
+        )
+        if rels:
+            put["relationships"] = [
+                self.file._relationship(row, tenant)
+                for row in rels
+                if row[1] in known and row[2] in known
+            ]
+        turns = self._bodies(Turn, "turn", [(i,) for i in dict.fromkeys(touched.get("turns"))])
+        if turns:
+            put["turns"] = sorted(turns, key=lambda t: (t.created_at, t.id))
+        records = self._bodies(
+            Record, "record", [tuple(k) for k in {tuple(k): None for k in touched.get("records")}]
+        )
+        if records:
+            put["records"] = records
+        chunks = self._bodies(Chunk, "chunk", [(i,) for i in dict.fromkeys(touched.get("chunks"))])
+        if chunks:
+            put["chunks"] = chunks
+        if len(put) > 2:
+            store._apply(put)
+        self._heads(dict.fromkeys(touched.get("sessions")))
+        self._mentions({tuple(k): None for k in touched.get("mentions")})
+        self._embeddings({tuple(k): None for k in touched.get("embeddings")})
+
+    def _rows(self, sql: str, ranges: list[list[int]]) -> list[tuple[Any, ...]]:
+        rows: list[tuple[Any, ...]] = []
+        for first, last in ranges:
+            rows.extend(self.conn.execute(sql, (first, last)))
+        return [row for row in rows if row[0] == self.tenant]
+
+    def _bodies(self, model: type[Any], table: str, keys: list[tuple[Any, ...]]) -> list[Any]:
+        out = []
+        where = " AND ".join(f"{column} = ?" for column in _KEY_COLUMNS[table])
+        sql = f"SELECT CAST(body AS BLOB), crc FROM {table} WHERE tenant = ? AND {where}"
+        for key in keys:
+            row = self.conn.execute(sql, (self.tenant, *key)).fetchone()
+            if row is None:
+                continue
+            raw, check = row
+            if crc32(raw, key_crc(self.tenant, *key)) != check:
+                raise _corrupt(self.file.path, f"{table} {key} fails its checksum")
+            out.append(self.file._model(model, raw, f"{table} {key}"))
+        return out
+
+    def _deletes(self) -> None:
+        store, tenant, touched = self.store, self.tenant, self.touched
+        data = store._tenants.get(tenant)
+        if data is None:
+            return
+        gone = [i for i in dict.fromkeys(touched.get("entities_deleted")) if i in data.graph._node]
+        if gone:
+            store._apply({"op": "delete_entities", "tenant": tenant, "ids": gone})
+        for source, target, type_ in touched.get("relationships_deleted"):
+            if data.graph.has_edge(source, target, key=type_):
+                store._apply(
+                    {"op": "delete_relationship", "tenant": tenant, "key": [source, target, type_]}
+                )
+        gone = [i for i in dict.fromkeys(touched.get("chunks_deleted")) if i in data.chunks]
+        if gone:
+            store._apply({"op": "delete_chunks", "tenant": tenant, "ids": gone})
+        for turn_id in dict.fromkeys(touched.get("turns_deleted")):
+            if turn_id in data.turns:
+                store._apply({"op": "delete_turn", "tenant": tenant, "id": turn_id})
+        by_kind: dict[str, list[str]] = {}
+        for kind, record_id in touched.get("records_deleted"):
+            if record_id in data.records.get(kind, {}):
+                by_kind.setdefault(kind, []).append(record_id)
+        for kind, ids in by_kind.items():
+            store._apply({"op": "delete_records", "tenant": tenant, "kind": kind, "ids": ids})
+
+    def _heads(self, sessions: dict[str, None]) -> None:
+        data = self.store._tenants.get(self.tenant)
+        if data is None:
+            return
+        for session_id in sessions:
+            session = data.sessions.get(session_id)
+            if session is None:
+                continue
+            row = self.conn.execute(
+                "SELECT turn, crc FROM head WHERE tenant = ? AND session = ?",
+                (self.tenant, session_id),
+            ).fetchone()
+            if row is not None and key_crc(self.tenant, session_id, row[0]) != row[1]:
+                raise _corrupt(self.file.path, f"the head of {session_id!r} fails its checksum")
+            session.head = row[0] if row is not None else None
+
+    def _mentions(self, nodes: dict[tuple[Any, ...], None]) -> None:
+        data = self.store._tenants.get(self.tenant)
+        if data is None or not nodes:
+            return
+        links: dict[str, dict[str, list[str]]] = {}
+        for kind, node in nodes:
+            present = data.chunks if kind == "chunk" else data.turns
+            if node not in present:
+                continue
+            entities = []
+            for entity, check in self.conn.execute(
+                "SELECT entity, crc FROM mention WHERE tenant = ? AND kind = ? AND node = ?",
+                (self.tenant, kind, node),
+            ):
+                if key_crc(self.tenant, kind, node, entity) != check:
+                    raise _corrupt(self.file.path, f"a mention by {kind} {node!r} is damaged")
+                entities.append(entity)
+            links.setdefault(kind, {})[node] = entities
+        for kind, by_node in links.items():
+            self.store._apply(
+                {"op": "mentions", "tenant": self.tenant, "kind": kind, "links": by_node}
+            )
+
+    def _embeddings(self, keys: dict[tuple[Any, ...], None]) -> None:
+        import numpy as np
+
+        if not keys or self.tenant not in self.store._tenants:
+            return
+        by_kind: dict[str, tuple[list[str], list[bytes]]] = {}
+        for kind, node_id in keys:
+            row = self.conn.execute(
+                "SELECT vector, crc FROM embedding WHERE tenant = ? AND kind = ? AND id = ?",
+                (self.tenant, kind, node_id),
+            ).fetchone()
+            if row is None:
+                continue
+            if crc32(row[0], key_crc(self.tenant, kind, node_id)) != row[1]:
+                raise _corrupt(self.file.path, f"the embedding of {node_id!r} fails its checksum")
+            ids, vectors = by_kind.setdefault(kind, ([], []))
+            ids.append(node_id)
+            vectors.append(row[0])
+        for kind, (ids, vectors) in by_kind.items():
+            matrix = np.frombuffer(b"".join(vectors), dtype="<f4").astype(np.float32)
+            self.store._apply(
+                {
+                    "op": "embed",
+                    "tenant": self.tenant,
+                    "kind": kind,
+                    "ids": ids,
+                    "vectors": matrix.reshape(len(ids), -1),
+                }
+            )
+
+
+_KEY_COLUMNS = {"turn": ("id",), "record": ("kind", "id"), "chunk": ("id",)}
+
+
+# --------------------------------------------------------------------------- integrity
+
+
+def state_problems(tenants: dict[str, _Tenant], limit: int = 100) -> list[str]:
+    """The invariants graphmem keeps over loaded tenants: references and PARENT chains.
+
+    Relationship ends are checked as the graph is built (a relationship is only ever
+    added between stored entities); this checks the rest: turns
+    whose parent is missing or in another conversation, cycles of PARENT links, heads that
+    name no turn of their conversation, mentions and embeddings of nodes that do not exist.
+    """
+    problems: list[str] = []
+
+    def say(text: str) -> bool:
+        problems.append(text)
+        return len(problems) >= limit
+
+    for tenant, data in sorted(tenants.items()):
+        where = f"tenant {tenant!r}"
+        graph = data.graph
+        turns = data.turns
+        for turn in turns.values():
+            parent = turn.parent_id
+            if parent is None:
+                continue
+            found = turns.get(parent)
+            if found is None:
+                problem = f"turn {turn.id!r} names parent {parent!r}, which is missing"
+            elif found.session_id != turn.session_id:
+                problem = f"turn {turn.id!r} has a parent in another conversation"
+            else:
+                continue
+            if say(f"{where}: {problem}"):
+                return problems
+        done: set[str] = set()
+        for start in turns:
+            path: dict[str, None] = {}
+            current: str | None = start
+            while current is not None and current not in done and current in turns:
+                if current in path:
+                    if say(f"{where}: the PARENT links through turn {current!r} form a cycle"):
+                        return problems
+                    break
+                path[current] = None
+                current = turns[current].parent_id
+            done.update(path)
+        for session_id, session in data.sessions.items():
+            head = session.head
+            wrong = head is not None and (head not in turns or turns[head].session_id != session_id)
+            if wrong and say(f"{where}: the head of conversation {session_id!r} is not its turn"):
+                return problems
+        for kind, nodes in (("turn", turns), ("chunk", data.chunks)):
+            for node, entities in data.mentions[kind].items():
+                if node not in nodes and say(f"{where}: {kind} {node!r} mentions but is missing"):
+                    return problems
+                for entity in entities:
+                    missing = entity not in graph._node
+                    if missing and say(f"{where}: {kind} {node!r} mentions missing {entity!r}"):
+                        return problems
+        for kind, index in data.vectors.items():
+            nodes = graph._node if kind == "entity" else turns if kind == "turn" else data.chunks
+            absent = [n for n in index.ids if n not in nodes]
+            if absent and say(f"{where}: embeddings of missing {kind}s {absent[:5]}"):
+                return problems
+    return problems
+
+
+def check_url(url: str) -> StoreCheck:
+    """:func:`check_file` for a ``file://`` URL (``graphmem check --store URL``)."""
+    from graphmem.backends.networkx.store import file_path
+
+    report = check_file(file_path(url))
+    report.url = url
+    return report
+
+
+def check_file(path: Path) -> StoreCheck:
+    """Check a store file without changing it (a writer may have it open meanwhile).
+
+    Runs SQLite's ``PRAGMA integrity_check``, verifies every checksum and row count,
+    validates every body as its model, then graphmem's invariants (dangling references,
+    PARENT chains). A journal is replayed in memory and checked the same way.
+
+    Raises:
+        NotFound: There is no file at ``path``.
+        NotAStore: The file is not a graphmem store.
+    """
+    if path.is_dir():
+        raise InvalidInput(f"{path} is a directory; a file:// store is one file")
+    try:
+        key, hold = _take(path, create=False, writer=False)
+    except GraphmemError:
+        raise
+    except FileNotFoundError:
+        raise NotFound(f"no store at {path}", path=str(path)) from None
+    except OSError as exc:
+        raise BackendUnavailable(f"cannot open {path}: {exc}", path=str(path)) from exc
+    try:
+        return _check(path, _kind(path, hold.fd))
+    finally:
+        _give_back(key, writer=False)
+
+
+def _check(path: Path, kind: str) -> StoreCheck:
+    from graphmem.backends.networkx.store import NetworkXStore
+
+    if kind == "journal":
+        report = StoreCheck(
+            str(path), "journal (the format before SQLite; opening it for writing converts it)"
+        )
+        store = NetworkXStore("memory://")
+        try:
+            journal.replay(path, store._apply)
+        except GraphmemError as exc:
+            report.problems.append(str(exc))
+            return report
+        report.problems.extend(state_problems(store._tenants, limit=1000))
+        report.counts = _memory_counts(store)
+        return report
+    report = StoreCheck(str(path), f"sqlite (schema version {SCHEMA_VERSION})")
+    if kind == "empty":
+        return report
+    try:
+        conn = _connection(path, read_only=True)
+    except sqlite3.Error as exc:
+        report.problems.append(f"SQLite cannot open it: {exc}")
+        return report
+    try:
+        conn.execute("BEGIN")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        report.format = f"sqlite (schema version {version})"
+        for (line,) in conn.execute("PRAGMA integrity_check"):
+            if line != "ok":
+                report.problems.append(f"SQLite: {line}")
+        if not report.problems:
+            _check_rows(conn, report)
+    except sqlite3.Error as exc:
+        report.problems.append(f"SQLite: {exc}")
+    finally:
+        conn.close()
+    if report.problems:
+        return report
+    store = NetworkXStore("memory://")
+    try:
+        file = SQLiteFile(store, path, read_only=True, fsync=False)
+        try:
+            file.load()
+        finally:
+            file.close()
+    except GraphmemError as exc:
+        report.problems.append(str(exc))
+    return report
+
+
+def _check_rows(conn: sqlite3.Connection, report: StoreCheck) -> None:
+    """Every checksum, body and row count of the tables (a load reads bodies lazily)."""
+    problems = report.problems
+    meta = dict(conn.execute("SELECT key, value FROM meta"))
+    bodies: tuple[tuple[str, str, Callable[[tuple[Any, ...]], tuple[int, int, Any]]], ...] = (
+        (
+            "entity",
+            "SELECT rid, tenant, id, CAST(body AS BLOB), crc, key_crc FROM entity",
+            lambda r: (key_crc(*r[:3]) ^ r[5], crc32(r[3]) ^ r[4], decode(Entity, r[3])),
+        ),
+        (
+            "relationship",
+            "SELECT rid, tenant, source, target, type, CAST(body AS BLOB), crc, key_crc "
+            "FROM relationship",
+            lambda r: (key_crc(*r[:5]) ^ r[7], crc32(r[5]) ^ r[6], decode(Relationship, r[5])),
+        ),
+        (
+            "turn",
+            "SELECT tenant, id, CAST(body AS BLOB), crc FROM turn",
+            lambda r: (0, crc32(r[2], key_crc(*r[:2])) ^ r[3], decode(Turn, r[2])),
+        ),
+        (
+            "head",
+            "SELECT tenant, session, turn, crc FROM head",
+            lambda r: (key_crc(*r[:3]) ^ r[3], 0, None),
+        ),
+        (
+            "record",
+            "SELECT tenant, kind, id, CAST(body AS BLOB), crc FROM record",
+            lambda r: (0, crc32(r[3], key_crc(*r[:3])) ^ r[4], decode(Record, r[3])),
+        ),
+        (
+            "chunk",
+            "SELECT tenant, id, CAST(body AS BLOB), crc FROM chunk",
+            lambda r: (0, crc32(r[2], key_crc(*r[:2])) ^ r[3], decode(Chunk, r[2])),
+        ),
+        (
+            "mention",
+            "SELECT tenant, kind, node, entity, crc FROM mention",
+            lambda r: (key_crc(*r[:4]) ^ r[4], 0, None),
+        ),
+        (
+            "embedding",
+            "SELECT tenant, kind, id, vector, crc FROM embedding",
+            lambda r: (0, crc32(r[3], key_crc(*r[:3])) ^ r[4], None),
+        ),
+    )
+    for table, sql, verify in bodies:
+        count = 0
+        for row in conn.execute(sql):
+            count += 1
+            try:
+                keys, body, _model = verify(row)
+            except (InvalidInput, ValueError) as exc:
+                problems.append(f"{table} {row[:3]}: not a valid body ({exc})")
+                continue
+            if keys or body:
+                problems.append(f"{table} {row[:3]}: fails its checksum")
+        report.counts[table] = count
+        if meta.get(f"rows.{table}") != count:
+            problems.append(
+                f"table {table} has {count} rows where {meta.get(f'rows.{table}')} were written"
+            )
+    for duplicate in conn.execute(
+        "SELECT tenant, id FROM entity GROUP BY tenant, id HAVING count(*) > 1 LIMIT 20"
+    ):
+        problems.append(f"entity {duplicate} is stored twice")
+    for duplicate in conn.execute(
+        "SELECT tenant, source, target, type FROM relationship "
+        "GROUP BY tenant, source, target, type HAVING count(*) > 1 LIMIT 20"
+    ):
+        problems.append(f"relationship {duplicate} is stored twice")
+
+
+def _memory_counts(store: NetworkXStore) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    for data in store._tenants.values():
+        counts["entity"] += data.graph.number_of_nodes()
+        counts["relationship"] += data.graph.number_of_edges()
+        counts["turn"] += len(data.turns)
+        counts["record"] += sum(len(v) for v in data.records.values())
+        counts["chunk"] += len(data.chunks)
+        counts["mention"] += sum(len(v) for k in data.mentions.values() for v in k.values())
+        counts["embedding"] += sum(len(v) for v in data.vectors.values())
+    return dict(counts)
