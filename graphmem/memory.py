@@ -952,7 +952,8 @@ def open(  # noqa: A001
             Default: all-MiniLM-L6-v2 when the ``embeddings`` extra is installed, made on
             first use; without the extra, retrieval that needs embeddings raises
             ``BackendUnavailable`` saying so.
-        **options: Backend options, e.g. ``tracer=print``.
+        **options: Backend options, e.g. ``tracer=print``; ``read_only=True`` to read a
+            store (beside its writer) and never write or create anything.
 
     Raises:
         IdentityRequired: ``tenant`` is empty.
