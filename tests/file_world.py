@@ -12,8 +12,6 @@ import sys
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import numpy as np
-
 import graphmem
 from graphmem import (
     Chunk,
@@ -24,7 +22,6 @@ from graphmem import (
     Relationship,
     Turn,
 )
-from graphmem.retrieval import HashingEmbedder
 
 TENANTS = ("village", "keep")
 EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
@@ -33,6 +30,8 @@ EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
 def build(store: GraphStore, tenant: str, size: int = 12) -> None:
     """Entities, relationships (one invalidated), a forked conversation, records, chunks,
     mentions and embeddings of all three kinds."""
+    from graphmem.retrieval import HashingEmbedder
+
     entities = [
         Entity(
             id=f"n{i}",
@@ -82,6 +81,8 @@ def build(store: GraphStore, tenant: str, size: int = 12) -> None:
 
 def fingerprint(store: GraphStore, tenants: tuple[str, ...] = TENANTS) -> dict[str, Any]:
     """Everything a user can read from the store, as plain JSON data."""
+    import numpy as np
+
     out: dict[str, Any] = {}
     probe = np.linspace(-1, 1, 16, dtype=np.float32)
     for tenant in tenants:

@@ -152,7 +152,7 @@ def replay(path: Path, apply: Callable[[dict[str, Any]], None]) -> None:
             path=str(path),
             line=number,
         ) from exc
-    except (KeyError, IndexError, ValueError, TypeError, AttributeError, AssertionError) as exc:
+    except Exception as exc:  # anything else: a record that graphmem did not write
         raise StoreCorrupted(
             f"{path} line {number} cannot be replayed ({type(exc).__name__}: {exc}); "
             "restore it from a backup",

@@ -121,7 +121,23 @@ _SCHEMA = (
 # Forward migrations: _MIGRATIONS[v] upgrades a database of schema version v to v + 1,
 # inside the transaction that also sets the new user_version.
 _MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
-_CORRUPT_CODES = {"SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_CORRUPT_INDEX"}
+# SQLite errors about the machine rather than the file (any other error reading a store
+# that graphmem validated means the file is not what it wrote: "malformed", "not a
+# database", a schema that no longer parses, text that is not UTF-8, ...).
+_UNAVAILABLE_CODES = (
+    "SQLITE_BUSY",
+    "SQLITE_LOCKED",
+    "SQLITE_IOERR",
+    "SQLITE_FULL",
+    "SQLITE_CANTOPEN",
+    "SQLITE_PERM",
+    "SQLITE_READONLY",
+    "SQLITE_NOMEM",
+    "SQLITE_INTERRUPT",
+    "SQLITE_AUTH",
+    "SQLITE_PROTOCOL",
+    "SQLITE_NOLFS",
+)
 
 
 def _corrupt(path: Path, what: str) -> StoreCorrupted:
@@ -131,14 +147,39 @@ def _corrupt(path: Path, what: str) -> StoreCorrupted:
     )
 
 
+# What reading rows that are not what graphmem wrote can raise in Python.
+_DAMAGE = (
+    InvalidInput,
+    NotFound,
+    TypeError,
+    ValueError,
+    KeyError,
+    IndexError,
+    AttributeError,
+    OverflowError,
+)
+
+
+@contextmanager
+def _reading(path: Path, doing: str) -> Iterator[None]:
+    """Raise what goes wrong while reading the file as graphmem errors (never a KeyError)."""
+    try:
+        yield
+    except BackendUnavailable:
+        raise
+    except sqlite3.Error as exc:
+        raise _translate(path, exc, doing) from exc
+    except _DAMAGE as exc:
+        raise _corrupt(path, f"{type(exc).__name__} ({exc}) while {doing}") from exc
+
+
 def _translate(path: Path, exc: sqlite3.Error, doing: str) -> GraphmemError:
     """An SQLite error as a graphmem error: damage is StoreCorrupted, the rest unavailable."""
-    name = getattr(exc, "sqlite_errorname", "") or ""
-    if name.split("_")[0:2] == ["SQLITE", "CORRUPT"] or name in _CORRUPT_CODES:
-        return _corrupt(path, f"SQLite reports {exc} while {doing}")
-    if isinstance(exc, sqlite3.DatabaseError) and "malformed" in str(exc):
-        return _corrupt(path, f"SQLite reports {exc} while {doing}")
-    return BackendUnavailable(f"cannot use {path} while {doing}: {exc}", path=str(path))
+    name = getattr(exc, "sqlite_errorname", None) or ""
+    machine = any(name == code or name.startswith(f"{code}_") for code in _UNAVAILABLE_CODES)
+    if machine or isinstance(exc, sqlite3.ProgrammingError | sqlite3.InterfaceError):
+        return BackendUnavailable(f"cannot use {path} while {doing}: {exc}", path=str(path))
+    return _corrupt(path, f"SQLite reports {exc} while {doing}")
 
 
 # --------------------------------------------------------------------------- locks
@@ -412,7 +453,7 @@ class SQLiteFile:
 
     def _connect(self) -> None:
         path = self.path
-        try:
+        with _reading(path, "opening it"):
             conn = self._conn = _connection(path, read_only=self.read_only)
             if not self.read_only:
                 conn.execute(f"PRAGMA synchronous = {'FULL' if self.fsync else 'NORMAL'}")
@@ -425,8 +466,6 @@ class SQLiteFile:
                     raise BackendUnavailable(
                         f"{path}: SQLite cannot use WAL mode here (got {mode!r})", path=str(path)
                     )
-        except sqlite3.Error as exc:
-            raise _translate(path, exc, "opening it") from exc
 
     def _prepare(self) -> None:
         """Check the application id and schema version; create or migrate (writer)."""
@@ -552,15 +591,13 @@ class SQLiteFile:
             return
         conn = self._connection()
         try:
-            conn.execute("BEGIN")
-            try:
-                with paused_gc():
-                    self._load_tables()
-            finally:
-                conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            store._tenants.clear()
-            raise _translate(self.path, exc, "reading it") from exc
+            with _reading(self.path, "reading it"):
+                conn.execute("BEGIN")
+                try:
+                    with paused_gc():
+                        self._load_tables()
+                finally:
+                    conn.execute("COMMIT")
         except BaseException:
             store._tenants.clear()
             raise
@@ -754,7 +791,7 @@ class SQLiteFile:
 
     def read_entity(self, tenant: str, rid: int) -> Entity:
         """The entity stored in row ``rid`` (checksums verified)."""
-        try:
+        with _reading(self.path, "reading an entity"):
             row = (
                 self._connection()
                 .execute(
@@ -762,11 +799,9 @@ class SQLiteFile:
                 )
                 .fetchone()
             )
-        except sqlite3.Error as exc:
-            raise _translate(self.path, exc, "reading an entity") from exc
-        if row is None:
-            raise _corrupt(self.path, f"entity row {rid} has disappeared")
-        return self._entity(row, tenant)
+            if row is None:
+                raise _corrupt(self.path, f"entity row {rid} has disappeared")
+            return self._entity(row, tenant)
 
     def _entity(self, row: tuple[Any, ...], tenant: str) -> Entity:
         row_tenant, entity_id, raw, check = row
@@ -782,7 +817,7 @@ class SQLiteFile:
 
     def read_relationship(self, tenant: str, rid: int) -> Relationship:
         """The relationship stored in row ``rid`` (checksums verified)."""
-        try:
+        with _reading(self.path, "reading a relationship"):
             row = (
                 self._connection()
                 .execute(
@@ -792,11 +827,9 @@ class SQLiteFile:
                 )
                 .fetchone()
             )
-        except sqlite3.Error as exc:
-            raise _translate(self.path, exc, "reading a relationship") from exc
-        if row is None:
-            raise _corrupt(self.path, f"relationship row {rid} has disappeared")
-        return self._relationship(row, tenant)
+            if row is None:
+                raise _corrupt(self.path, f"relationship row {rid} has disappeared")
+            return self._relationship(row, tenant)
 
     def _relationship(self, row: tuple[Any, ...], tenant: str) -> Relationship:
         row_tenant, source, target, type_, raw, check = row
@@ -828,7 +861,7 @@ class SQLiteFile:
             return
         graph = data.graph
         conn = self._connection()
-        try:
+        with _reading(self.path, "reading a tenant"):
             nodes = {n.rid: n for n in graph._node.values() if "e" not in n}
             if nodes:
                 for rid, *row in conn.execute(
@@ -854,8 +887,6 @@ class SQLiteFile:
                     edge = edges.pop(rid, None)
                     if edge is not None:
                         edge["r"] = self._relationship(tuple(row), tenant)
-        except sqlite3.Error as exc:
-            raise _translate(self.path, exc, "reading a tenant") from exc
         if nodes or edges:
             raise _corrupt(self.path, f"{len(nodes) + len(edges)} rows have disappeared")
         data.fill = None
@@ -920,15 +951,13 @@ class SQLiteFile:
         if conn is None or conn.in_transaction:  # a journal read in place; or nested
             yield
             return
-        try:
+        with _reading(self.path, "reading what was committed"):
             conn.execute("BEGIN")
             try:
                 self._catch_up()
             except BaseException:
                 conn.execute("COMMIT")
                 raise
-        except sqlite3.Error as exc:
-            raise _translate(self.path, exc, "reading what was committed") from exc
         try:
             yield
         finally:
