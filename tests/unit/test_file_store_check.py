@@ -38,11 +38,11 @@ def _turn_row(path: Path, turn_id: str) -> dict[str, object]:
 
 
 def _put_turn(path: Path, turn: dict[str, object]) -> None:
-    body = json.dumps(turn).encode()
-    check = crc32(body, key_crc("t", turn["id"]))
+    body = json.dumps(turn)
+    check = crc32(body.encode()) ^ key_crc("t", turn["id"])
     _sql(
         path,
-        "UPDATE turn SET body = CAST(? AS TEXT), crc = ? WHERE tenant = 't' AND id = ?",
+        "UPDATE turn SET body = ?, crc = ? WHERE tenant = 't' AND id = ?",
         body,
         check,
         turn["id"],
@@ -92,11 +92,16 @@ def test_a_dangling_relationship_is_reported(
         rid, body = raw.execute("SELECT rid, body FROM relationship LIMIT 1").fetchone()
         data = json.loads(body)
         data["target_id"] = "ghost"
-        new = json.dumps(data).encode()
+        new = json.dumps(data)
         raw.execute(
-            "UPDATE relationship SET target = 'ghost', body = CAST(? AS TEXT), crc = ?, "
-            "key_crc = ? WHERE rid = ?",
-            (new, crc32(new), key_crc(rid, "t", data["source_id"], "ghost", data["type"]), rid),
+            "UPDATE relationship SET target = 'ghost', body = ?, crc = ?, key_crc = ? "
+            "WHERE rid = ?",
+            (
+                new,
+                crc32(new.encode()),
+                key_crc(rid, "t", data["source_id"], "ghost", data["type"]),
+                rid,
+            ),
         )
     report = check_store(store_path.as_uri())
     assert any("names an entity that is not stored" in p for p in report.problems)

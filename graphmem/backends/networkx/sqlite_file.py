@@ -42,6 +42,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from zlib import crc32
@@ -52,6 +53,7 @@ from graphmem.backends.networkx.codec import (
     decode_entity,
     decode_relationship,
     encode,
+    encode_all,
     key_crc,
 )
 from graphmem.backends.networkx.store import paused_gc
@@ -312,6 +314,17 @@ def _ranges(rids: Iterable[int]) -> list[list[int]]:
     return out
 
 
+def _merged(runs: Iterable[list[int]]) -> list[list[int]]:
+    """[first, last] runs of several changes, merged where they overlap or touch."""
+    out: list[list[int]] = []
+    for first, last in sorted(runs):
+        if out and first <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], last)
+        else:
+            out.append([first, last])
+    return out
+
+
 def _batches(items: Sequence[Any], size: int = _IN_BATCH) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
@@ -334,12 +347,17 @@ def _lazy_classes(file: SQLiteFile, tenant: str) -> tuple[type[_LazyNode], type[
 
 
 class _LazyNode(dict[str, Any]):
-    """A node's attribute dict: ``["e"]`` is read from the database on first use."""
+    """A node's attribute dict: ``["e"]`` is read from the database on first use.
 
-    __slots__ = ("rid",)
+    ``near`` is set once the models around the node (its relationships and their other
+    ends) have all been read, so an identity snapshot reads them in one go only once.
+    """
+
+    __slots__ = ("near", "rid")
     _file: SQLiteFile
     _tenant: str
     rid: int
+    near: bool
 
     def __missing__(self, key: str) -> Any:
         if key != "e":
@@ -388,6 +406,8 @@ class SQLiteFile:
         self._ready = False  # the schema exists (a reader may open a file still empty)
         self._seq = 0
         self._next = {"entity": 1, "relationship": 1}
+        # The next row id to give a node or edge dict made while a write is applied (0: none).
+        self._feed = {"entity": 0, "relationship": 0}
         self._counts: Counter[str] = Counter()
         self._attach()
 
@@ -670,7 +690,7 @@ class SQLiteFile:
         for tenant, turn_id, raw, check in conn.execute(
             "SELECT tenant, id, CAST(body AS BLOB), crc FROM turn"
         ):
-            if crc32(raw, key_crc(tenant, turn_id)) != check:
+            if crc32(raw) ^ key_crc(tenant, turn_id) != check:
                 raise _corrupt(path, f"turn {turn_id!r} of tenant {tenant!r} fails its checksum")
             turn = self._model(Turn, raw, f"turn {turn_id!r}")
             if turn.id != turn_id:
@@ -687,7 +707,7 @@ class SQLiteFile:
         for tenant, kind, record_id, raw, check in conn.execute(
             "SELECT tenant, kind, id, CAST(body AS BLOB), crc FROM record"
         ):
-            if crc32(raw, key_crc(tenant, kind, record_id)) != check:
+            if crc32(raw) ^ key_crc(tenant, kind, record_id) != check:
                 raise _corrupt(path, f"record {kind}/{record_id!r} fails its checksum")
             stored = self._model(Record, raw, f"record {kind}/{record_id!r}")
             if (stored.kind, stored.id) != (kind, record_id):
@@ -697,7 +717,7 @@ class SQLiteFile:
         for tenant, chunk_id, raw, check in conn.execute(
             "SELECT tenant, id, CAST(body AS BLOB), crc FROM chunk"
         ):
-            if crc32(raw, key_crc(tenant, chunk_id)) != check:
+            if crc32(raw) ^ key_crc(tenant, chunk_id) != check:
                 raise _corrupt(path, f"chunk {chunk_id!r} fails its checksum")
             chunk = self._model(Chunk, raw, f"chunk {chunk_id!r}")
             if chunk.id != chunk_id:
@@ -729,8 +749,9 @@ class SQLiteFile:
         row = conn.execute("SELECT max(seq) FROM change").fetchone()
         self._seq = row[0] or 0
         for tenant, data in tenants.items():
-            if data.graph._node or data.graph._succ:
+            if data.graph._node:
                 data.fill = self._filler(tenant)
+                data.near = partial(self._near, tenant)
 
     def _load_embeddings(self) -> int:
         import numpy as np
@@ -773,8 +794,28 @@ class SQLiteFile:
         import networkx as nx
 
         graph = nx.MultiDiGraph()
-        graph.node_attr_dict_factory, graph.edge_attr_dict_factory = _lazy_classes(self, tenant)
+        node, edge = _lazy_classes(self, tenant)
+        graph.node_attr_dict_factory = self._maker(node, "entity")
+        graph.edge_attr_dict_factory = self._maker(edge, "relationship")
         return graph
+
+    def _maker(self, cls: type[_LazyNode | _LazyEdge], table: str) -> Callable[[], Any]:
+        """A factory of a graph's node (or edge) attribute dicts.
+
+        While a write is applied, the dicts it makes for new nodes (or edges) take the row
+        ids the write gave them, in order.
+        """
+        feed = self._feed
+
+        def make() -> Any:
+            made = cls()
+            rid = feed[table]
+            if rid:
+                made.rid = rid
+                feed[table] = rid + 1
+            return made
+
+        return make
 
     def _model(self, model: type[Any], raw: bytes, what: str) -> Any:
         try:
@@ -847,6 +888,41 @@ class SQLiteFile:
                 self.path, f"the row of ({source!r})-[{type_}]->({target!r}) holds another fact"
             )
         return rel
+
+    def _near(self, tenant: str, entity_id: str) -> None:
+        """Read the models around a node that are not read yet, in two queries."""
+        data = self._store._tenants[tenant]
+        graph = data.graph
+        nodes = graph._node
+        node = nodes[entity_id]
+        if getattr(node, "near", False):
+            return
+        edges = {
+            edge.rid: edge
+            for adjacency in (graph._succ[entity_id], graph._pred[entity_id])
+            for keydict in adjacency.values()
+            for edge in keydict.values()
+            if "r" not in edge
+        }
+        ends = {
+            n.rid: n
+            for other in (entity_id, *graph._succ[entity_id], *graph._pred[entity_id])
+            if "e" not in (n := nodes[other])
+        }
+        conn = self._connection()
+        with _reading(self.path, "reading an identity"):
+            if ends:
+                for rid, *row in conn.execute(_SQL["entity.some"], (json.dumps(list(ends)),)):
+                    ends.pop(rid)["e"] = self._entity(tuple(row), tenant)
+            if edges:
+                for rid, *row in conn.execute(
+                    _SQL["relationship.some"], (json.dumps(list(edges)),)
+                ):
+                    edges.pop(rid)["r"] = self._relationship(tuple(row), tenant)
+        if ends or edges:
+            raise _corrupt(self.path, f"{len(ends) + len(edges)} rows have disappeared")
+        with suppress(AttributeError):  # a node made by a write here has every model already
+            node.near = True
 
     def _filler(self, tenant: str) -> Callable[[], None]:
         def fill() -> None:
@@ -933,8 +1009,13 @@ class SQLiteFile:
             raise
         self._seq = seq
         self._counts.update(write.deltas)
-        store._apply(record)
-        write.settle()
+        self._feed.update(write.feed)
+        try:
+            store._apply(record)
+        finally:
+            fed = dict(self._feed)
+            self._feed.update(entity=0, relationship=0)
+        write.settle(fed)
 
     def allocate(self, table: str, count: int) -> int:
         """The first of ``count`` fresh row ids of ``table`` (never reused)."""
@@ -1086,12 +1167,34 @@ class _Write:
         self.data = data
         self.log: dict[str, Any] = {}
         self.deltas: Counter[str] = Counter()
-        self._settle: list[Callable[[], None]] = []
+        # The first row id of the new nodes and edges, which the graph's factories give
+        # them as the store applies the record; and what they were given to, to verify.
+        self.feed = {"entity": 0, "relationship": 0}
+        self._made: list[tuple[str, int, list[Any]]] = []
 
-    def settle(self) -> None:
-        """After the store applied the record: give new nodes and edges their row ids."""
-        for step in self._settle:
-            step()
+    def settle(self, fed: dict[str, int]) -> None:
+        """After the store applied the record: check the new dicts got their row ids.
+
+        They always should (the store makes one per new item, in order); if a change to
+        the store ever broke that, the ids are set here one by one instead.
+        """
+        if not self._made:
+            return
+        graph = self.file._store._tenants[self.tenant].graph
+        for table, end, keys in self._made:
+            if fed[table] == end and self._rid(graph, table, keys[-1]) == end - 1:
+                continue
+            for rid, key in enumerate(keys, start=end - len(keys)):
+                if table == "entity":
+                    graph._node[key].rid = rid
+                else:
+                    source, target, type_ = key
+                    graph._succ[source][target][type_].rid = rid
+
+    @staticmethod
+    def _rid(graph: Any, table: str, key: Any) -> int | None:
+        made = graph._node[key] if table == "entity" else graph._succ[key[0]][key[1]][key[2]]
+        return getattr(made, "rid", None)
 
     # -- helpers
 
@@ -1164,13 +1267,12 @@ class _Write:
         tenant = self.tenant
         inserts: list[tuple[Any, ...]] = []
         updates: list[tuple[Any, ...]] = []
-        for item, key in zip(items, keys, strict=True):
-            raw, _crc = encode(item)
-            check = crc32(raw, key_crc(tenant, *key))
+        for key, (body, body_crc) in zip(keys, encode_all(items), strict=True):
+            check = body_crc ^ key_crc(tenant, *key)
             if stored(key):
-                updates.append((raw, check, tenant, *key))
+                updates.append((body, check, tenant, *key))
             else:
-                inserts.append((tenant, *key, raw, check))
+                inserts.append((tenant, *key, body, check))
         self._insert(_SQL[f"{table}.insert"], inserts, table)
         self._run(_SQL[f"{table}.update"], updates, table, len(updates))
 
@@ -1180,32 +1282,23 @@ class _Write:
         first = rid = self.file._next["entity"]
         inserts: list[tuple[Any, ...]] = []
         updates: list[tuple[Any, ...]] = []
-        fresh: list[tuple[str, int]] = []
-        rids: list[int] = []
-        for entity in entities:
-            raw, check = encode(entity)
+        for entity, (body, check) in zip(entities, encode_all(entities), strict=True):
             entity_id = entity.id
             node = nodes.get(entity_id)
             if node is None:
                 row_crc = crc32(f"{rid}\x1f{tenant}\x1f{entity_id}".encode())
-                inserts.append((rid, tenant, entity_id, raw, check, row_crc))
-                fresh.append((entity_id, rid))
-                rids.append(rid)
+                inserts.append((rid, tenant, entity_id, body, check, row_crc))
                 rid += 1
             else:
-                updates.append((raw, check, node.rid))
-                rids.append(node.rid)
+                updates.append((body, check, node.rid))
         self.file.allocate("entity", rid - first)
         self._insert(_SQL["entity.insert"], inserts, "entity")
         self._run(_SQL["entity.update"], updates, "entity", len(updates))
-        self._touch("entities", rids)
-
-        def settle() -> None:
-            nodes = self.file._store._tenants[tenant].graph._node
-            for entity_id, rid in fresh:
-                nodes[entity_id].rid = rid
-
-        self._settle.append(settle)
+        self._touch("entities", _ranges([u[2] for u in updates]))
+        if rid > first:
+            self._touch("entities", [[first, rid - 1]])
+            self.feed["entity"] = first
+            self._made.append(("entity", rid, [i[2] for i in inserts]))
 
     def _put_relationships(self, rels: Sequence[Relationship]) -> None:
         tenant = self.tenant
@@ -1214,32 +1307,23 @@ class _Write:
         first = rid = self.file._next["relationship"]
         inserts: list[tuple[Any, ...]] = []
         updates: list[tuple[Any, ...]] = []
-        fresh: list[tuple[str, str, str, int]] = []
-        rids: list[int] = []
-        for rel in rels:
-            raw, check = encode(rel)
+        for rel, (body, check) in zip(rels, encode_all(rels), strict=True):
             source, target, type_ = rel.source_id, rel.target_id, rel.type
             edge = succ.get(source, empty).get(target, empty).get(type_)
             if edge is None:
                 row_crc = crc32(f"{rid}\x1f{tenant}\x1f{source}\x1f{target}\x1f{type_}".encode())
-                inserts.append((rid, tenant, source, target, type_, raw, check, row_crc))
-                fresh.append((source, target, type_, rid))
-                rids.append(rid)
+                inserts.append((rid, tenant, source, target, type_, body, check, row_crc))
                 rid += 1
             else:
-                updates.append((raw, check, edge.rid))
-                rids.append(edge.rid)
+                updates.append((body, check, edge.rid))
         self.file.allocate("relationship", rid - first)
         self._insert(_SQL["relationship.insert"], inserts, "relationship")
         self._run(_SQL["relationship.update"], updates, "relationship", len(updates))
-        self._touch("relationships", rids)
-
-        def settle() -> None:
-            succ = self.file._store._tenants[tenant].graph._succ
-            for source, target, type_, rid in fresh:
-                succ[source][target][type_].rid = rid
-
-        self._settle.append(settle)
+        self._touch("relationships", _ranges([u[2] for u in updates]))
+        if rid > first:
+            self._touch("relationships", [[first, rid - 1]])
+            self.feed["relationship"] = first
+            self._made.append(("relationship", rid, [i[2:5] for i in inserts]))
 
     def _heads(self, heads: dict[str, str | None]) -> None:
         tenant = self.tenant
@@ -1358,8 +1442,8 @@ class _Write:
         updates = []
         for child_id in children:
             moved = data.turns[child_id].model_copy(update={"parent_id": parent})
-            raw, _crc = encode(moved)
-            updates.append((raw, crc32(raw, key_crc(tenant, child_id)), tenant, child_id))
+            body, body_crc = encode(moved)
+            updates.append((body, body_crc ^ key_crc(tenant, child_id), tenant, child_id))
         self._run(_SQL["turn.update"], updates, "turn", len(updates))
         self._delete(_SQL["turn.delete"], [(tenant, turn_id)], "turn", 1)
         session = data.sessions[turn.session_id]
@@ -1398,27 +1482,29 @@ class _Write:
 
 _SQL = {
     "entity.insert": "INSERT INTO entity (rid, tenant, id, body, crc, key_crc) "
-    "VALUES (?, ?, ?, CAST(? AS TEXT), ?, ?)",
-    "entity.update": "UPDATE entity SET body = CAST(? AS TEXT), crc = ? WHERE rid = ?",
+    "VALUES (?, ?, ?, ?, ?, ?)",
+    "entity.update": "UPDATE entity SET body = ?, crc = ? WHERE rid = ?",
     "entity.delete": "DELETE FROM entity WHERE rid = ?",
+    "entity.some": "SELECT rid, tenant, id, CAST(body AS BLOB), crc FROM entity "
+    "WHERE rid IN (SELECT value FROM json_each(?))",
     "relationship.insert": "INSERT INTO relationship "
     "(rid, tenant, source, target, type, body, crc, key_crc) "
-    "VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?)",
-    "relationship.update": "UPDATE relationship SET body = CAST(? AS TEXT), crc = ? WHERE rid = ?",
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    "relationship.update": "UPDATE relationship SET body = ?, crc = ? WHERE rid = ?",
     "relationship.delete": "DELETE FROM relationship WHERE rid = ?",
-    "turn.insert": "INSERT INTO turn (tenant, id, body, crc) VALUES (?, ?, CAST(? AS TEXT), ?)",
-    "turn.update": "UPDATE turn SET body = CAST(? AS TEXT), crc = ? WHERE tenant = ? AND id = ?",
+    "relationship.some": "SELECT rid, tenant, source, target, type, CAST(body AS BLOB), crc "
+    "FROM relationship WHERE rid IN (SELECT value FROM json_each(?))",
+    "turn.insert": "INSERT INTO turn (tenant, id, body, crc) VALUES (?, ?, ?, ?)",
+    "turn.update": "UPDATE turn SET body = ?, crc = ? WHERE tenant = ? AND id = ?",
     "turn.delete": "DELETE FROM turn WHERE tenant = ? AND id = ?",
     "head.insert": "INSERT INTO head (tenant, session, turn, crc) VALUES (?, ?, ?, ?)",
     "head.update": "UPDATE head SET turn = ?, crc = ? WHERE tenant = ? AND session = ?",
     "head.delete": "DELETE FROM head WHERE tenant = ? AND session = ?",
-    "record.insert": "INSERT INTO record (tenant, kind, id, body, crc) "
-    "VALUES (?, ?, ?, CAST(? AS TEXT), ?)",
-    "record.update": "UPDATE record SET body = CAST(? AS TEXT), crc = ? "
-    "WHERE tenant = ? AND kind = ? AND id = ?",
+    "record.insert": "INSERT INTO record (tenant, kind, id, body, crc) VALUES (?, ?, ?, ?, ?)",
+    "record.update": "UPDATE record SET body = ?, crc = ? WHERE tenant = ? AND kind = ? AND id = ?",
     "record.delete": "DELETE FROM record WHERE tenant = ? AND kind = ? AND id = ?",
-    "chunk.insert": "INSERT INTO chunk (tenant, id, body, crc) VALUES (?, ?, CAST(? AS TEXT), ?)",
-    "chunk.update": "UPDATE chunk SET body = CAST(? AS TEXT), crc = ? WHERE tenant = ? AND id = ?",
+    "chunk.insert": "INSERT INTO chunk (tenant, id, body, crc) VALUES (?, ?, ?, ?)",
+    "chunk.update": "UPDATE chunk SET body = ?, crc = ? WHERE tenant = ? AND id = ?",
     "chunk.delete": "DELETE FROM chunk WHERE tenant = ? AND id = ?",
     "mention.insert": "INSERT INTO mention (tenant, kind, node, entity, crc) "
     "VALUES (?, ?, ?, ?, ?)",
@@ -1476,7 +1562,7 @@ class _Sync:
         data = store._tenants.get(tenant)
         entities = self._rows(
             "SELECT tenant, id, CAST(body AS BLOB), crc FROM entity WHERE rid BETWEEN ? AND ?",
-            _ranges(touched.get("entities")),
+            _merged(touched.get("entities")),
         )
         if entities:
             put["entities"] = [self.file._entity(row, tenant) for row in entities]
@@ -1484,7 +1570,7 @@ class _Sync:
         rels = self._rows(
             "SELECT tenant, source, target, type, CAST(body AS BLOB), crc "
             "FROM relationship WHERE rid BETWEEN ? AND ?",
-            _ranges(touched.get("relationships")),
+            _merged(touched.get("relationships")),
         )
         if rels:
             put["relationships"] = [
@@ -1524,7 +1610,7 @@ class _Sync:
             if row is None:
                 continue
             raw, check = row
-            if crc32(raw, key_crc(self.tenant, *key)) != check:
+            if crc32(raw) ^ key_crc(self.tenant, *key) != check:
                 raise _corrupt(self.file.path, f"{table} {key} fails its checksum")
             out.append(self.file._model(model, raw, f"{table} {key}"))
         return out
@@ -1801,7 +1887,7 @@ def _check_rows(conn: sqlite3.Connection, report: StoreCheck) -> None:
         (
             "turn",
             "SELECT tenant, id, CAST(body AS BLOB), crc FROM turn",
-            lambda r: (0, crc32(r[2], key_crc(*r[:2])) ^ r[3], decode(Turn, r[2])),
+            lambda r: (0, crc32(r[2]) ^ key_crc(*r[:2]) ^ r[3], decode(Turn, r[2])),
         ),
         (
             "head",
@@ -1811,12 +1897,12 @@ def _check_rows(conn: sqlite3.Connection, report: StoreCheck) -> None:
         (
             "record",
             "SELECT tenant, kind, id, CAST(body AS BLOB), crc FROM record",
-            lambda r: (0, crc32(r[3], key_crc(*r[:3])) ^ r[4], decode(Record, r[3])),
+            lambda r: (0, crc32(r[3]) ^ key_crc(*r[:3]) ^ r[4], decode(Record, r[3])),
         ),
         (
             "chunk",
             "SELECT tenant, id, CAST(body AS BLOB), crc FROM chunk",
-            lambda r: (0, crc32(r[2], key_crc(*r[:2])) ^ r[3], decode(Chunk, r[2])),
+            lambda r: (0, crc32(r[2]) ^ key_crc(*r[:2]) ^ r[3], decode(Chunk, r[2])),
         ),
         (
             "mention",

@@ -142,8 +142,10 @@ class _Tenant:
     vectors: dict[str, VectorIndex] = field(default_factory=dict)
     # Built on the first full-text search of a kind, then kept up to date.
     texts: dict[str, TextIndex] = field(default_factory=dict)
-    # A reopened file store reads models on first use; this reads all the rest at once.
+    # A reopened file store reads models on first use; this reads all the rest at once,
+    # and near(entity_id) those of a node, its relationships and their other ends.
     fill: Callable[[], None] | None = None
+    near: Callable[[str], None] | None = None
 
     def unlink(self, kind: str, node_id: str) -> None:
         """Forget what a node mentions."""
@@ -927,13 +929,16 @@ class NetworkXStore:
     @_operation
     def identity_snapshot(self, tenant: str, entity_id: str) -> NPCIdentity:
         """The entity, its current relationships (both directions) and their other ends."""
-        graph = self._tenant(tenant).graph
+        data = self._tenant(tenant)
+        graph = data.graph
         nodes = graph._node
         node = nodes.get(entity_id)
         if node is None:
             raise NotFound(
                 f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
             )
+        if data.near is not None:
+            data.near(entity_id)
         now = utcnow()
         rels: list[Relationship] = []
         related: set[str] = set()
