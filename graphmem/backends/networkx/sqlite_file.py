@@ -408,6 +408,7 @@ class SQLiteFile:
         self._next = {"entity": 1, "relationship": 1}
         # The next row id to give a node or edge dict made while a write is applied (0: none).
         self._feed = {"entity": 0, "relationship": 0}
+        self._classes: dict[str, tuple[type[_LazyNode], type[_LazyEdge]]] = {}
         self._counts: Counter[str] = Counter()
         self._attach()
 
@@ -631,54 +632,8 @@ class SQLiteFile:
         self._next = {table: meta.get(f"next.{table}", 1) for table in ("entity", "relationship")}
         counts: Counter[str] = Counter()
         tenants = store._tenants
-        current: tuple[str, Any, Any, Any] | None = None
-        # Entities: ids only; the bodies are read on first use.
-        for rid, tenant, entity_id, check in conn.execute(
-            "SELECT rid, tenant, id, key_crc FROM entity"
-        ):
-            if key_crc(rid, tenant, entity_id) != check:
-                raise _corrupt(path, f"entity row {rid} fails its key checksum")
-            if current is None or current[0] != tenant:
-                data = tenants.get(tenant) or self._tenant(tenant)
-                graph = data.graph
-                current = (tenant, graph._node, graph._succ, graph._pred)
-            _tenant_id, nodes, succ, pred = current
-            if entity_id in nodes:
-                raise _corrupt(path, f"entity {entity_id!r} of tenant {tenant!r} is stored twice")
-            node = graph.node_attr_dict_factory()
-            node.rid = rid
-            nodes[entity_id] = node
-            succ[entity_id] = {}
-            pred[entity_id] = {}
-            counts["entity"] += 1
-        current = None
-        for rid, tenant, source, target, type_, check in conn.execute(
-            "SELECT rid, tenant, source, target, type, key_crc FROM relationship"
-        ):
-            if key_crc(rid, tenant, source, target, type_) != check:
-                raise _corrupt(path, f"relationship row {rid} fails its key checksum")
-            if current is None or current[0] != tenant:
-                data = tenants.get(tenant) or self._tenant(tenant)
-                graph = data.graph
-                current = (tenant, graph.edge_attr_dict_factory, graph._succ, graph._pred)
-            _tenant_id, factory, succ, pred = current
-            out = succ.get(source)
-            if out is None or target not in pred:
-                raise _corrupt(
-                    path,
-                    f"relationship ({source!r})-[{type_}]->({target!r}) of tenant {tenant!r} "
-                    "names an entity that is not stored",
-                )
-            keydict = out.get(target)
-            if keydict is None:
-                keydict = out[target] = pred[target][source] = {}
-            elif type_ in keydict:
-                raise _corrupt(
-                    path, f"relationship ({source!r})-[{type_}]->({target!r}) is stored twice"
-                )
-            edge = keydict[type_] = factory()
-            edge.rid = rid
-            counts["relationship"] += 1
+        counts["entity"] = self._load_entities(conn)
+        counts["relationship"] = self._load_relationships(conn)
         puts: dict[str, dict[str, Any]] = {}
 
         def put(tenant: str, key: str) -> Any:
@@ -753,6 +708,64 @@ class SQLiteFile:
                 data.fill = self._filler(tenant)
                 data.near = partial(self._near, tenant)
 
+    def _load_entities(self, conn: sqlite3.Connection) -> int:
+        """Every entity id, as a node whose model is read on first use (the hot loop of open)."""
+        tenants, path = self._store._tenants, self.path
+        count = 0
+        current = None
+        for rid, tenant, entity_id, check in conn.execute(
+            "SELECT rid, tenant, id, key_crc FROM entity"
+        ):
+            if crc32(f"{rid}\x1f{tenant}\x1f{entity_id}".encode()) != check:
+                raise _corrupt(path, f"entity row {rid} fails its key checksum")
+            if tenant != current:
+                current = tenant
+                data = tenants.get(tenant) or self._tenant(tenant)
+                node_class = self._classes[tenant][0]
+                nodes, succ, pred = data.graph._node, data.graph._succ, data.graph._pred
+            if entity_id in nodes:
+                raise _corrupt(path, f"entity {entity_id!r} of tenant {tenant!r} is stored twice")
+            node = nodes[entity_id] = node_class()
+            node.rid = rid
+            succ[entity_id] = {}
+            pred[entity_id] = {}
+            count += 1
+        return count
+
+    def _load_relationships(self, conn: sqlite3.Connection) -> int:
+        """Every relationship key, as an edge whose model is read on first use."""
+        tenants, path = self._store._tenants, self.path
+        count = 0
+        current = None
+        for rid, tenant, source, target, type_, check in conn.execute(
+            "SELECT rid, tenant, source, target, type, key_crc FROM relationship"
+        ):
+            if crc32(f"{rid}\x1f{tenant}\x1f{source}\x1f{target}\x1f{type_}".encode()) != check:
+                raise _corrupt(path, f"relationship row {rid} fails its key checksum")
+            if tenant != current:
+                current = tenant
+                data = tenants.get(tenant) or self._tenant(tenant)
+                edge_class = self._classes[tenant][1]
+                succ, pred = data.graph._succ, data.graph._pred
+            out = succ.get(source)
+            if out is None or target not in pred:
+                raise _corrupt(
+                    path,
+                    f"relationship ({source!r})-[{type_}]->({target!r}) of tenant {tenant!r} "
+                    "names an entity that is not stored",
+                )
+            keydict = out.get(target)
+            if keydict is None:
+                keydict = out[target] = pred[target][source] = {}
+            elif type_ in keydict:
+                raise _corrupt(
+                    path, f"relationship ({source!r})-[{type_}]->({target!r}) is stored twice"
+                )
+            edge = keydict[type_] = edge_class()
+            edge.rid = rid
+            count += 1
+        return count
+
     def _load_embeddings(self) -> int:
         import numpy as np
 
@@ -794,7 +807,7 @@ class SQLiteFile:
         import networkx as nx
 
         graph = nx.MultiDiGraph()
-        node, edge = _lazy_classes(self, tenant)
+        node, edge = self._classes[tenant] = _lazy_classes(self, tenant)
         graph.node_attr_dict_factory = self._maker(node, "entity")
         graph.edge_attr_dict_factory = self._maker(edge, "relationship")
         return graph
