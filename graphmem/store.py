@@ -1034,7 +1034,7 @@ class StoreCheck:
         return not self.problems
 
 
-_checkers: dict[str, str] = {"file": "graphmem.backends.networkx.sqlite_file:check_url"}
+_checkers: dict[str, str] = {"file": "graphmem.backends.networkx.sqlite_check:check_url"}
 
 
 def check_store(url: str) -> StoreCheck:

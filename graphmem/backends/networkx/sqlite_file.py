@@ -39,9 +39,9 @@ import re
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,9 +52,17 @@ from graphmem.backends.networkx.codec import (
     decode,
     decode_entity,
     decode_relationship,
-    encode,
-    encode_all,
     key_crc,
+)
+from graphmem.backends.networkx.sqlite_changes import Sync, Touched, Write
+from graphmem.backends.networkx.sqlite_rows import (
+    SQL,
+    TABLES,
+    corrupt,
+    raise_problems,
+    reading,
+    state_problems,
+    translate,
 )
 from graphmem.backends.networkx.store import paused_gc
 from graphmem.errors import (
@@ -63,40 +71,20 @@ from graphmem.errors import (
     InvalidInput,
     NotAStore,
     NotFound,
-    StoreCorrupted,
     StoreLocked,
 )
 from graphmem.models import Chunk, Entity, Record, Relationship, Turn
-from graphmem.store import StoreCheck
 
 if TYPE_CHECKING:
     from graphmem.backends.networkx.store import NetworkXStore, _Tenant
 
-__all__ = [
-    "APPLICATION_ID",
-    "SCHEMA_VERSION",
-    "SQLiteFile",
-    "check_file",
-    "check_url",
-    "state_problems",
-]
+__all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "SQLiteFile"]
 
 APPLICATION_ID = 0x676D656D  # "gmem": PRAGMA application_id of every graphmem store
 SCHEMA_VERSION = 1  # PRAGMA user_version: the layout of the tables below
 _MAGIC = b"SQLite format 3\x00"
 _KEEP_CHANGES = 10_000  # change rows kept for readers; one further behind reloads in full
 _TRIM_EVERY = 1_000
-_IN_BATCH = 500  # ids per "IN (...)" query
-_TABLES = (
-    "entity",
-    "relationship",
-    "turn",
-    "head",
-    "record",
-    "chunk",
-    "mention",
-    "embedding",
-)
 _SCHEMA = (
     "CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID",
     "CREATE TABLE entity (rid INTEGER PRIMARY KEY, tenant TEXT NOT NULL, id TEXT NOT NULL, "
@@ -123,67 +111,6 @@ _SCHEMA = (
 # Forward migrations: _MIGRATIONS[v] upgrades a database of schema version v to v + 1,
 # inside the transaction that also sets the new user_version.
 _MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
-# SQLite errors about the machine rather than the file (any other error reading a store
-# that graphmem validated means the file is not what it wrote: "malformed", "not a
-# database", a schema that no longer parses, text that is not UTF-8, ...).
-_UNAVAILABLE_CODES = (
-    "SQLITE_BUSY",
-    "SQLITE_LOCKED",
-    "SQLITE_IOERR",
-    "SQLITE_FULL",
-    "SQLITE_CANTOPEN",
-    "SQLITE_PERM",
-    "SQLITE_READONLY",
-    "SQLITE_NOMEM",
-    "SQLITE_INTERRUPT",
-    "SQLITE_AUTH",
-    "SQLITE_PROTOCOL",
-    "SQLITE_NOLFS",
-)
-
-
-def _corrupt(path: Path, what: str) -> StoreCorrupted:
-    return StoreCorrupted(
-        f"{path} is damaged: {what}; run `graphmem check` on it and restore a backup",
-        path=str(path),
-    )
-
-
-# What reading rows that are not what graphmem wrote can raise in Python.
-_DAMAGE = (
-    InvalidInput,
-    NotFound,
-    TypeError,
-    ValueError,
-    KeyError,
-    IndexError,
-    AttributeError,
-    OverflowError,
-)
-
-
-@contextmanager
-def _reading(path: Path, doing: str) -> Iterator[None]:
-    """Raise what goes wrong while reading the file as graphmem errors (never a KeyError)."""
-    try:
-        yield
-    except BackendUnavailable:
-        raise
-    except sqlite3.Error as exc:
-        raise _translate(path, exc, doing) from exc
-    except _DAMAGE as exc:
-        raise _corrupt(path, f"{type(exc).__name__} ({exc}) while {doing}") from exc
-
-
-def _translate(path: Path, exc: sqlite3.Error, doing: str) -> GraphmemError:
-    """An SQLite error as a graphmem error: damage is StoreCorrupted, the rest unavailable."""
-    name = getattr(exc, "sqlite_errorname", None) or ""
-    machine = any(name == code or name.startswith(f"{code}_") for code in _UNAVAILABLE_CODES)
-    if machine or isinstance(exc, sqlite3.ProgrammingError | sqlite3.InterfaceError):
-        return BackendUnavailable(f"cannot use {path} while {doing}: {exc}", path=str(path))
-    return _corrupt(path, f"SQLite reports {exc} while {doing}")
-
-
 # --------------------------------------------------------------------------- locks
 #
 # POSIX record locks (SQLite's) belong to the process and are all dropped when *any*
@@ -283,7 +210,7 @@ def _kind(path: Path, fd: int) -> str:
     head = os.pread(fd, 4096, 0)
     if head.startswith(_MAGIC):
         if len(head) < 100:
-            raise _corrupt(path, "its SQLite header is cut short")
+            raise corrupt(path, "its SQLite header is cut short")
         application = int.from_bytes(head[68:72], "big")
         if application != APPLICATION_ID:
             raise NotAStore(
@@ -301,33 +228,6 @@ def _kind(path: Path, fd: int) -> str:
         path=str(path),
         kind="other",
     )
-
-
-def _ranges(rids: Iterable[int]) -> list[list[int]]:
-    """Sorted row ids as [first, last] runs (a bulk insert is one run)."""
-    out: list[list[int]] = []
-    for rid in sorted(set(rids)):
-        if out and out[-1][1] == rid - 1:
-            out[-1][1] = rid
-        else:
-            out.append([rid, rid])
-    return out
-
-
-def _merged(runs: Iterable[list[int]]) -> list[list[int]]:
-    """[first, last] runs of several changes, merged where they overlap or touch."""
-    out: list[list[int]] = []
-    for first, last in sorted(runs):
-        if out and first <= out[-1][1] + 1:
-            out[-1][1] = max(out[-1][1], last)
-        else:
-            out.append([first, last])
-    return out
-
-
-def _batches(items: Sequence[Any], size: int = _IN_BATCH) -> Iterator[Sequence[Any]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 def _lazy_classes(file: SQLiteFile, tenant: str) -> tuple[type[_LazyNode], type[_LazyEdge]]:
@@ -474,7 +374,7 @@ class SQLiteFile:
 
     def _connect(self) -> None:
         path = self.path
-        with _reading(path, "opening it"):
+        with reading(path, "opening it"):
             conn = self._conn = _connection(path, read_only=self.read_only)
             if not self.read_only:
                 conn.execute(f"PRAGMA synchronous = {'FULL' if self.fsync else 'NORMAL'}")
@@ -533,8 +433,7 @@ class SQLiteFile:
                 conn.execute(statement)
             conn.executemany(
                 "INSERT INTO meta (key, value) VALUES (?, ?)",
-                [(f"rows.{t}", 0) for t in _TABLES]
-                + [("next.entity", 1), ("next.relationship", 1)],
+                [(f"rows.{t}", 0) for t in TABLES] + [("next.entity", 1), ("next.relationship", 1)],
             )
             conn.execute("COMMIT")
         except BaseException:
@@ -568,7 +467,7 @@ class SQLiteFile:
         path = self.path
         old = NetworkXStore("memory://")
         journal.replay(path, old._apply)
-        _raise_problems(path, state_problems(old._tenants))
+        raise_problems(path, state_problems(old._tenants))
         tmp = path.with_name(f".{path.name}.convert-{os.getpid()}.tmp")
         tmp.unlink(missing_ok=True)
         try:
@@ -606,13 +505,13 @@ class SQLiteFile:
         store = self._store
         if self._legacy:
             journal.replay(self.path, store._apply)
-            _raise_problems(self.path, state_problems(store._tenants))
+            raise_problems(self.path, state_problems(store._tenants))
             return
         if not self._ready:
             return
         conn = self._connection()
         try:
-            with _reading(self.path, "reading it"):
+            with reading(self.path, "reading it"):
                 conn.execute("BEGIN")
                 try:
                     with paused_gc():
@@ -646,44 +545,44 @@ class SQLiteFile:
             "SELECT tenant, id, CAST(body AS BLOB), crc FROM turn"
         ):
             if crc32(raw) ^ key_crc(tenant, turn_id) != check:
-                raise _corrupt(path, f"turn {turn_id!r} of tenant {tenant!r} fails its checksum")
+                raise corrupt(path, f"turn {turn_id!r} of tenant {tenant!r} fails its checksum")
             turn = self._model(Turn, raw, f"turn {turn_id!r}")
             if turn.id != turn_id:
-                raise _corrupt(path, f"turn row {turn_id!r} holds turn {turn.id!r}")
+                raise corrupt(path, f"turn row {turn_id!r} holds turn {turn.id!r}")
             put(tenant, "turns").append(turn)
             counts["turn"] += 1
         for tenant, session, turn_id, check in conn.execute(
             "SELECT tenant, session, turn, crc FROM head"
         ):
             if key_crc(tenant, session, turn_id) != check:
-                raise _corrupt(path, f"the head of conversation {session!r} fails its checksum")
+                raise corrupt(path, f"the head of conversation {session!r} fails its checksum")
             put(tenant, "heads")[session] = turn_id
             counts["head"] += 1
         for tenant, kind, record_id, raw, check in conn.execute(
             "SELECT tenant, kind, id, CAST(body AS BLOB), crc FROM record"
         ):
             if crc32(raw) ^ key_crc(tenant, kind, record_id) != check:
-                raise _corrupt(path, f"record {kind}/{record_id!r} fails its checksum")
+                raise corrupt(path, f"record {kind}/{record_id!r} fails its checksum")
             stored = self._model(Record, raw, f"record {kind}/{record_id!r}")
             if (stored.kind, stored.id) != (kind, record_id):
-                raise _corrupt(path, f"record row {kind}/{record_id!r} holds another record")
+                raise corrupt(path, f"record row {kind}/{record_id!r} holds another record")
             put(tenant, "records").append(stored)
             counts["record"] += 1
         for tenant, chunk_id, raw, check in conn.execute(
             "SELECT tenant, id, CAST(body AS BLOB), crc FROM chunk"
         ):
             if crc32(raw) ^ key_crc(tenant, chunk_id) != check:
-                raise _corrupt(path, f"chunk {chunk_id!r} fails its checksum")
+                raise corrupt(path, f"chunk {chunk_id!r} fails its checksum")
             chunk = self._model(Chunk, raw, f"chunk {chunk_id!r}")
             if chunk.id != chunk_id:
-                raise _corrupt(path, f"chunk row {chunk_id!r} holds chunk {chunk.id!r}")
+                raise corrupt(path, f"chunk row {chunk_id!r} holds chunk {chunk.id!r}")
             put(tenant, "chunks").append(chunk)
             counts["chunk"] += 1
         for tenant, kind, node, entity_id, check in conn.execute(
             "SELECT tenant, kind, node, entity, crc FROM mention"
         ):
             if key_crc(tenant, kind, node, entity_id) != check or kind not in ("turn", "chunk"):
-                raise _corrupt(path, f"a mention of {entity_id!r} by {kind} {node!r} is damaged")
+                raise corrupt(path, f"a mention of {entity_id!r} by {kind} {node!r} is damaged")
             put(tenant, "mentions").append((kind, node, entity_id))
             counts["mention"] += 1
         for tenant, record in puts.items():
@@ -693,13 +592,13 @@ class SQLiteFile:
                 self._tenant(tenant)
             store._apply(record)
         counts["embedding"] = self._load_embeddings()
-        for table in _TABLES:
+        for table in TABLES:
             expected = meta.get(f"rows.{table}")
             if expected != counts[table]:
-                raise _corrupt(
+                raise corrupt(
                     path, f"table {table} has {counts[table]} rows where {expected} were written"
                 )
-        _raise_problems(path, state_problems(tenants))
+        raise_problems(path, state_problems(tenants))
         self._counts = counts
         row = conn.execute("SELECT max(seq) FROM change").fetchone()
         self._seq = row[0] or 0
@@ -717,14 +616,14 @@ class SQLiteFile:
             "SELECT rid, tenant, id, key_crc FROM entity"
         ):
             if crc32(f"{rid}\x1f{tenant}\x1f{entity_id}".encode()) != check:
-                raise _corrupt(path, f"entity row {rid} fails its key checksum")
+                raise corrupt(path, f"entity row {rid} fails its key checksum")
             if tenant != current:
                 current = tenant
                 data = tenants.get(tenant) or self._tenant(tenant)
                 node_class = self._classes[tenant][0]
                 nodes, succ, pred = data.graph._node, data.graph._succ, data.graph._pred
             if entity_id in nodes:
-                raise _corrupt(path, f"entity {entity_id!r} of tenant {tenant!r} is stored twice")
+                raise corrupt(path, f"entity {entity_id!r} of tenant {tenant!r} is stored twice")
             node = nodes[entity_id] = node_class()
             node.rid = rid
             succ[entity_id] = {}
@@ -741,7 +640,7 @@ class SQLiteFile:
             "SELECT rid, tenant, source, target, type, key_crc FROM relationship"
         ):
             if crc32(f"{rid}\x1f{tenant}\x1f{source}\x1f{target}\x1f{type_}".encode()) != check:
-                raise _corrupt(path, f"relationship row {rid} fails its key checksum")
+                raise corrupt(path, f"relationship row {rid} fails its key checksum")
             if tenant != current:
                 current = tenant
                 data = tenants.get(tenant) or self._tenant(tenant)
@@ -749,7 +648,7 @@ class SQLiteFile:
                 succ, pred = data.graph._succ, data.graph._pred
             out = succ.get(source)
             if out is None or target not in pred:
-                raise _corrupt(
+                raise corrupt(
                     path,
                     f"relationship ({source!r})-[{type_}]->({target!r}) of tenant {tenant!r} "
                     "names an entity that is not stored",
@@ -758,7 +657,7 @@ class SQLiteFile:
             if keydict is None:
                 keydict = out[target] = pred[target][source] = {}
             elif type_ in keydict:
-                raise _corrupt(
+                raise corrupt(
                     path, f"relationship ({source!r})-[{type_}]->({target!r}) is stored twice"
                 )
             edge = keydict[type_] = edge_class()
@@ -776,10 +675,10 @@ class SQLiteFile:
             "SELECT tenant, kind, id, vector, crc FROM embedding"
         ):
             if crc32(vector, key_crc(tenant, kind, node_id)) != check:
-                raise _corrupt(self.path, f"the embedding of {kind} {node_id!r} fails its checksum")
+                raise corrupt(self.path, f"the embedding of {kind} {node_id!r} fails its checksum")
             ids, rows = groups.setdefault((tenant, kind), ([], []))
             if rows and len(rows[0]) != len(vector) or not vector or len(vector) % 4:
-                raise _corrupt(self.path, f"the embedding of {kind} {node_id!r} has a bad size")
+                raise corrupt(self.path, f"the embedding of {kind} {node_id!r} has a bad size")
             ids.append(node_id)
             rows.append(vector)
             count += 1
@@ -834,7 +733,7 @@ class SQLiteFile:
         try:
             return decode(model, raw)
         except (InvalidInput, ValueError) as exc:
-            raise _corrupt(self.path, f"{what} is not a valid {model.__name__} ({exc})") from exc
+            raise corrupt(self.path, f"{what} is not a valid {model.__name__} ({exc})") from exc
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -845,7 +744,7 @@ class SQLiteFile:
 
     def read_entity(self, tenant: str, rid: int) -> Entity:
         """The entity stored in row ``rid`` (checksums verified)."""
-        with _reading(self.path, "reading an entity"):
+        with reading(self.path, "reading an entity"):
             row = (
                 self._connection()
                 .execute(
@@ -854,24 +753,24 @@ class SQLiteFile:
                 .fetchone()
             )
             if row is None:
-                raise _corrupt(self.path, f"entity row {rid} has disappeared")
+                raise corrupt(self.path, f"entity row {rid} has disappeared")
             return self._entity(row, tenant)
 
     def _entity(self, row: tuple[Any, ...], tenant: str) -> Entity:
         row_tenant, entity_id, raw, check = row
         if crc32(raw) != check:
-            raise _corrupt(self.path, f"the body of entity {entity_id!r} fails its checksum")
+            raise corrupt(self.path, f"the body of entity {entity_id!r} fails its checksum")
         try:
             entity = decode_entity(raw)
         except (InvalidInput, ValueError, KeyError, TypeError) as exc:
-            raise _corrupt(self.path, f"entity {entity_id!r} cannot be read ({exc})") from exc
+            raise corrupt(self.path, f"entity {entity_id!r} cannot be read ({exc})") from exc
         if entity.id != entity_id or row_tenant != tenant:
-            raise _corrupt(self.path, f"the row of entity {entity_id!r} holds another entity")
+            raise corrupt(self.path, f"the row of entity {entity_id!r} holds another entity")
         return entity
 
     def read_relationship(self, tenant: str, rid: int) -> Relationship:
         """The relationship stored in row ``rid`` (checksums verified)."""
-        with _reading(self.path, "reading a relationship"):
+        with reading(self.path, "reading a relationship"):
             row = (
                 self._connection()
                 .execute(
@@ -882,22 +781,22 @@ class SQLiteFile:
                 .fetchone()
             )
             if row is None:
-                raise _corrupt(self.path, f"relationship row {rid} has disappeared")
+                raise corrupt(self.path, f"relationship row {rid} has disappeared")
             return self._relationship(row, tenant)
 
     def _relationship(self, row: tuple[Any, ...], tenant: str) -> Relationship:
         row_tenant, source, target, type_, raw, check = row
         if crc32(raw) != check:
-            raise _corrupt(
+            raise corrupt(
                 self.path,
                 f"the body of relationship ({source!r})-[{type_}]->({target!r}) fails its checksum",
             )
         try:
             rel = decode_relationship(raw)
         except (InvalidInput, ValueError, KeyError, TypeError) as exc:
-            raise _corrupt(self.path, f"a relationship cannot be read ({exc})") from exc
+            raise corrupt(self.path, f"a relationship cannot be read ({exc})") from exc
         if rel.key != (source, target, type_) or row_tenant != tenant:
-            raise _corrupt(
+            raise corrupt(
                 self.path, f"the row of ({source!r})-[{type_}]->({target!r}) holds another fact"
             )
         return rel
@@ -923,17 +822,15 @@ class SQLiteFile:
             if "e" not in (n := nodes[other])
         }
         conn = self._connection()
-        with _reading(self.path, "reading an identity"):
+        with reading(self.path, "reading an identity"):
             if ends:
-                for rid, *row in conn.execute(_SQL["entity.some"], (json.dumps(list(ends)),)):
+                for rid, *row in conn.execute(SQL["entity.some"], (json.dumps(list(ends)),)):
                     ends.pop(rid)["e"] = self._entity(tuple(row), tenant)
             if edges:
-                for rid, *row in conn.execute(
-                    _SQL["relationship.some"], (json.dumps(list(edges)),)
-                ):
+                for rid, *row in conn.execute(SQL["relationship.some"], (json.dumps(list(edges)),)):
                     edges.pop(rid)["r"] = self._relationship(tuple(row), tenant)
         if ends or edges:
-            raise _corrupt(self.path, f"{len(ends) + len(edges)} rows have disappeared")
+            raise corrupt(self.path, f"{len(ends) + len(edges)} rows have disappeared")
         with suppress(AttributeError):  # a node made by a write here has every model already
             node.near = True
 
@@ -950,7 +847,7 @@ class SQLiteFile:
             return
         graph = data.graph
         conn = self._connection()
-        with _reading(self.path, "reading a tenant"):
+        with reading(self.path, "reading a tenant"):
             nodes = {n.rid: n for n in graph._node.values() if "e" not in n}
             if nodes:
                 for rid, *row in conn.execute(
@@ -977,7 +874,7 @@ class SQLiteFile:
                     if edge is not None:
                         edge["r"] = self._relationship(tuple(row), tenant)
         if nodes or edges:
-            raise _corrupt(self.path, f"{len(nodes) + len(edges)} rows have disappeared")
+            raise corrupt(self.path, f"{len(nodes) + len(edges)} rows have disappeared")
         data.fill = None
 
     # ------------------------------------------------------------------ writing
@@ -986,7 +883,7 @@ class SQLiteFile:
         """Persist one change record in one transaction, then apply it to the store."""
         store = self._store
         conn = self._connection()
-        write = _Write(self, record["tenant"], store._tenants.get(record["tenant"]))
+        write = Write(self, record["tenant"], store._tenants.get(record["tenant"]))
         saved = dict(self._next)
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -1016,7 +913,7 @@ class SQLiteFile:
                 raise
         except sqlite3.Error as exc:
             self._next = saved
-            raise _translate(self.path, exc, "writing; the change was not applied") from exc
+            raise translate(self.path, exc, "writing; the change was not applied") from exc
         except BaseException:
             self._next = saved
             raise
@@ -1045,7 +942,7 @@ class SQLiteFile:
         if conn is None or conn.in_transaction:  # a journal read in place; or nested
             yield
             return
-        with _reading(self.path, "reading what was committed"):
+        with reading(self.path, "reading what was committed"):
             conn.execute("BEGIN")
             try:
                 self._catch_up()
@@ -1073,19 +970,19 @@ class SQLiteFile:
         if last < self._seq or first > self._seq + 1:
             self._load_tables()  # fell behind the kept changes (or the file was replaced)
             return
-        touched: dict[str, _Touched] = {}
+        touched: dict[str, Touched] = {}
         for seq, tenant, body, check in conn.execute(
             "SELECT seq, tenant, record, crc FROM change WHERE seq > ? ORDER BY seq", (self._seq,)
         ):
             if crc32(body.encode(), seq) != check:
-                raise _corrupt(self.path, f"change {seq} fails its checksum")
+                raise corrupt(self.path, f"change {seq} fails its checksum")
             log = json.loads(body)
             if log.get("clear"):
-                touched[tenant] = _Touched(cleared=True)
-            touched.setdefault(tenant, _Touched()).add(log)
+                touched[tenant] = Touched(cleared=True)
+            touched.setdefault(tenant, Touched()).add(log)
             self._seq = seq
         for tenant, changes in touched.items():
-            _Sync(self, tenant, changes).run()
+            Sync(self, tenant, changes).run()
 
     # ------------------------------------------------------------------ close
 
@@ -1096,7 +993,7 @@ class SQLiteFile:
             if conn is not None:
                 conn.close()
         except sqlite3.Error as exc:
-            raise _translate(self.path, exc, "closing it") from exc
+            raise translate(self.path, exc, "closing it") from exc
         finally:
             self._release()
 
@@ -1135,12 +1032,6 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _raise_problems(path: Path, problems: list[str]) -> None:
-    if problems:
-        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
-        raise _corrupt(path, "; ".join(problems[:3]) + more)
-
-
 def _state_records(store: NetworkXStore, tenant: str) -> Iterator[dict[str, Any]]:
     """Change records that rebuild a tenant of ``store`` (to convert a journal)."""
     data = store._tenants[tenant]
@@ -1165,804 +1056,3 @@ def _state_records(store: NetworkXStore, tenant: str) -> Iterator[dict[str, Any]
                 "ids": list(index.ids),
                 "vectors": index.matrix[: len(index)],
             }
-
-
-# --------------------------------------------------------------------------- writes
-
-
-class _Write:
-    """The SQL of one change record, worked out from the store before it is applied."""
-
-    def __init__(self, file: SQLiteFile, tenant: str, data: _Tenant | None) -> None:
-        self.file = file
-        self.conn = file._connection()
-        self.tenant = tenant
-        self.data = data
-        self.log: dict[str, Any] = {}
-        self.deltas: Counter[str] = Counter()
-        # The first row id of the new nodes and edges, which the graph's factories give
-        # them as the store applies the record; and what they were given to, to verify.
-        self.feed = {"entity": 0, "relationship": 0}
-        self._made: list[tuple[str, int, list[Any]]] = []
-
-    def settle(self, fed: dict[str, int]) -> None:
-        """After the store applied the record: check the new dicts got their row ids.
-
-        They always should (the store makes one per new item, in order); if a change to
-        the store ever broke that, the ids are set here one by one instead.
-        """
-        if not self._made:
-            return
-        graph = self.file._store._tenants[self.tenant].graph
-        for table, end, keys in self._made:
-            if fed[table] == end and self._rid(graph, table, keys[-1]) == end - 1:
-                continue
-            for rid, key in enumerate(keys, start=end - len(keys)):
-                if table == "entity":
-                    graph._node[key].rid = rid
-                else:
-                    source, target, type_ = key
-                    graph._succ[source][target][type_].rid = rid
-
-    @staticmethod
-    def _rid(graph: Any, table: str, key: Any) -> int | None:
-        made = graph._node[key] if table == "entity" else graph._succ[key[0]][key[1]][key[2]]
-        return getattr(made, "rid", None)
-
-    # -- helpers
-
-    def _run(self, sql: str, rows: list[tuple[Any, ...]], table: str, expect: int | None) -> int:
-        if not rows:
-            return 0
-        count = self.conn.executemany(sql, rows).rowcount
-        if expect is not None and count != expect:
-            raise _corrupt(
-                self.file.path,
-                f"table {table} holds {count} of the {expect} rows graphmem expected to change",
-            )
-        return count
-
-    def _insert(self, sql: str, rows: list[tuple[Any, ...]], table: str) -> None:
-        self._run(sql, rows, table, len(rows))
-        self.deltas[table] += len(rows)
-
-    def _delete(self, sql: str, rows: list[tuple[Any, ...]], table: str, expect: int) -> None:
-        self.deltas[table] -= self._run(sql, rows, table, expect)
-
-    def _touch(self, key: str, items: Iterable[Any]) -> None:
-        self.log.setdefault(key, []).extend(items)
-
-    # -- operations (named after the change records of the store)
-
-    def put(self, record: dict[str, Any]) -> None:
-        data, tenant = self.data, self.tenant
-        if record.get("entities"):
-            self._put_entities(record["entities"])
-        if record.get("relationships"):
-            self._put_relationships(record["relationships"])
-        if record.get("turns"):
-            turns = data.turns if data is not None else {}
-            ids = [(t.id,) for t in record["turns"]]
-            self._put_bodies("turn", record["turns"], ids, lambda key: key[0] in turns)
-            self._touch("turns", [t.id for t in record["turns"]])
-        if record.get("records"):
-            stored = data.records if data is not None else {}
-            keys = [(r.kind, r.id) for r in record["records"]]
-            self._put_bodies(
-                "record", record["records"], keys, lambda k: k[1] in stored.get(k[0], {})
-            )
-            self._touch("records", [list(k) for k in keys])
-        if record.get("chunks"):
-            chunks = data.chunks if data is not None else {}
-            ids = [(c.id,) for c in record["chunks"]]
-            self._put_bodies("chunk", record["chunks"], ids, lambda key: key[0] in chunks)
-            self._touch("chunks", [c.id for c in record["chunks"]])
-        if record.get("heads"):
-            self._heads(record["heads"])
-        if record.get("mentions"):
-            mentions = data.mentions if data is not None else {"turn": {}, "chunk": {}}
-            rows = {
-                (tenant, kind, node, entity, key_crc(tenant, kind, node, entity))
-                for kind, node, entity in record["mentions"]
-                if entity not in mentions[kind].get(node, ())
-            }
-            self._insert(_SQL["mention.insert"], sorted(rows), "mention")
-            self._touch("mentions", sorted({(k, n) for k, n, _e in record["mentions"]}))
-
-    def _put_bodies(
-        self,
-        table: str,
-        items: Sequence[Any],
-        keys: Sequence[tuple[str, ...]],
-        stored: Callable[[tuple[str, ...]], bool],
-    ) -> None:
-        """Insert or update models of a table keyed by (tenant, *key)."""
-        tenant = self.tenant
-        inserts: list[tuple[Any, ...]] = []
-        updates: list[tuple[Any, ...]] = []
-        for key, (body, body_crc) in zip(keys, encode_all(items), strict=True):
-            check = body_crc ^ key_crc(tenant, *key)
-            if stored(key):
-                updates.append((body, check, tenant, *key))
-            else:
-                inserts.append((tenant, *key, body, check))
-        self._insert(_SQL[f"{table}.insert"], inserts, table)
-        self._run(_SQL[f"{table}.update"], updates, table, len(updates))
-
-    def _put_entities(self, entities: Sequence[Entity]) -> None:
-        tenant = self.tenant
-        nodes = self.data.graph._node if self.data is not None else {}
-        first = rid = self.file._next["entity"]
-        inserts: list[tuple[Any, ...]] = []
-        updates: list[tuple[Any, ...]] = []
-        for entity, (body, check) in zip(entities, encode_all(entities), strict=True):
-            entity_id = entity.id
-            node = nodes.get(entity_id)
-            if node is None:
-                row_crc = crc32(f"{rid}\x1f{tenant}\x1f{entity_id}".encode())
-                inserts.append((rid, tenant, entity_id, body, check, row_crc))
-                rid += 1
-            else:
-                updates.append((body, check, node.rid))
-        self.file.allocate("entity", rid - first)
-        self._insert(_SQL["entity.insert"], inserts, "entity")
-        self._run(_SQL["entity.update"], updates, "entity", len(updates))
-        self._touch("entities", _ranges([u[2] for u in updates]))
-        if rid > first:
-            self._touch("entities", [[first, rid - 1]])
-            self.feed["entity"] = first
-            self._made.append(("entity", rid, [i[2] for i in inserts]))
-
-    def _put_relationships(self, rels: Sequence[Relationship]) -> None:
-        tenant = self.tenant
-        succ = self.data.graph._succ if self.data is not None else {}
-        empty: dict[str, Any] = {}
-        first = rid = self.file._next["relationship"]
-        inserts: list[tuple[Any, ...]] = []
-        updates: list[tuple[Any, ...]] = []
-        for rel, (body, check) in zip(rels, encode_all(rels), strict=True):
-            source, target, type_ = rel.source_id, rel.target_id, rel.type
-            edge = succ.get(source, empty).get(target, empty).get(type_)
-            if edge is None:
-                row_crc = crc32(f"{rid}\x1f{tenant}\x1f{source}\x1f{target}\x1f{type_}".encode())
-                inserts.append((rid, tenant, source, target, type_, body, check, row_crc))
-                rid += 1
-            else:
-                updates.append((body, check, edge.rid))
-        self.file.allocate("relationship", rid - first)
-        self._insert(_SQL["relationship.insert"], inserts, "relationship")
-        self._run(_SQL["relationship.update"], updates, "relationship", len(updates))
-        self._touch("relationships", _ranges([u[2] for u in updates]))
-        if rid > first:
-            self._touch("relationships", [[first, rid - 1]])
-            self.feed["relationship"] = first
-            self._made.append(("relationship", rid, [i[2:5] for i in inserts]))
-
-    def _heads(self, heads: dict[str, str | None]) -> None:
-        tenant = self.tenant
-        sessions = self.data.sessions if self.data is not None else {}
-        inserts, updates, deletes = [], [], []
-        for session_id, head in heads.items():
-            session = sessions.get(session_id)
-            had = session is not None and session.head is not None
-            if head is None:
-                if had:
-                    deletes.append((tenant, session_id))
-            elif had:
-                updates.append((head, key_crc(tenant, session_id, head), tenant, session_id))
-            else:
-                inserts.append((tenant, session_id, head, key_crc(tenant, session_id, head)))
-        self._insert(_SQL["head.insert"], inserts, "head")
-        self._run(_SQL["head.update"], updates, "head", len(updates))
-        self._delete(_SQL["head.delete"], deletes, "head", len(deletes))
-        self._touch("sessions", list(heads))
-
-    def _forget(self, kind: str, node_ids: Sequence[str]) -> None:
-        """Delete the mentions and embeddings of deleted nodes (as the store forgets them)."""
-        data, tenant = self.data, self.tenant
-        assert data is not None
-        index = data.vectors.get(kind)
-        vectors = [(tenant, kind, n) for n in node_ids if index is not None and n in index.rows]
-        self._delete(_SQL["embedding.delete"], vectors, "embedding", len(vectors))
-        if kind == "entity":
-            rows = [
-                (tenant, mention_kind, node, entity)
-                for entity in node_ids
-                for mention_kind in ("turn", "chunk")
-                for node in data.mentioned_by[mention_kind].get(entity, ())
-            ]
-            self._delete(_SQL["mention.delete"], rows, "mention", len(rows))
-            return
-        known = data.mentions[kind]
-        expect = sum(len(known.get(n, ())) for n in node_ids)
-        self._delete(
-            _SQL["mention.delete_node"], [(tenant, kind, n) for n in node_ids], "mention", expect
-        )
-
-    def delete_entities(self, record: dict[str, Any]) -> None:
-        data = self.data
-        assert data is not None
-        graph = data.graph
-        ids = record["ids"]
-        edges = {
-            edge.rid
-            for entity_id in ids
-            for adjacency in (graph._succ[entity_id], graph._pred[entity_id])
-            for keydict in adjacency.values()
-            for edge in keydict.values()
-        }
-        self._delete(_SQL["relationship.delete"], [(r,) for r in edges], "relationship", len(edges))
-        nodes = graph._node
-        self._delete(_SQL["entity.delete"], [(nodes[i].rid,) for i in ids], "entity", len(ids))
-        self._forget("entity", ids)
-        self._touch("entities_deleted", ids)
-
-    def delete_chunks(self, record: dict[str, Any]) -> None:
-        ids = record["ids"]
-        rows = [(self.tenant, i) for i in ids]
-        self._delete(_SQL["chunk.delete"], rows, "chunk", len(ids))
-        self._forget("chunk", ids)
-        self._touch("chunks_deleted", ids)
-
-    def mentions(self, record: dict[str, Any]) -> None:
-        data, tenant, kind = self.data, self.tenant, record["kind"]
-        assert data is not None
-        links: dict[str, list[str]] = record["links"]
-        known = data.mentions[kind]
-        expect = sum(len(known.get(n, ())) for n in links)
-        self._delete(
-            _SQL["mention.delete_node"], [(tenant, kind, n) for n in links], "mention", expect
-        )
-        rows = [
-            (tenant, kind, node, entity, key_crc(tenant, kind, node, entity))
-            for node, entities in links.items()
-            for entity in entities
-        ]
-        self._insert(_SQL["mention.insert"], rows, "mention")
-        self._touch("mentions", [[kind, n] for n in links])
-
-    def embed(self, record: dict[str, Any]) -> None:
-        tenant, kind = self.tenant, record["kind"]
-        index = self.data.vectors.get(kind) if self.data is not None else None
-        matrix = record["vectors"].astype("<f4")
-        inserts: list[tuple[Any, ...]] = []
-        updates: list[tuple[Any, ...]] = []
-        for row, node_id in enumerate(record["ids"]):
-            vector = matrix[row].tobytes()
-            check = crc32(vector, key_crc(tenant, kind, node_id))
-            if index is not None and node_id in index.rows:
-                updates.append((vector, check, tenant, kind, node_id))
-            else:
-                inserts.append((tenant, kind, node_id, vector, check))
-        self._insert(_SQL["embedding.insert"], inserts, "embedding")
-        self._run(_SQL["embedding.update"], updates, "embedding", len(updates))
-        self._touch("embeddings", [[kind, n] for n in record["ids"]])
-
-    def delete_relationship(self, record: dict[str, Any]) -> None:
-        assert self.data is not None
-        source, target, type_ = record["key"]
-        edge = self.data.graph._succ[source][target][type_]
-        self._delete(_SQL["relationship.delete"], [(edge.rid,)], "relationship", 1)
-        self._touch("relationships_deleted", [[source, target, type_]])
-
-    def delete_turn(self, record: dict[str, Any]) -> None:
-        data, tenant = self.data, self.tenant
-        assert data is not None
-        turn_id = record["id"]
-        turn = data.turns[turn_id]
-        parent = turn.parent_id
-        children = data.children.get(turn_id, [])
-        updates = []
-        for child_id in children:
-            moved = data.turns[child_id].model_copy(update={"parent_id": parent})
-            body, body_crc = encode(moved)
-            updates.append((body, body_crc ^ key_crc(tenant, child_id), tenant, child_id))
-        self._run(_SQL["turn.update"], updates, "turn", len(updates))
-        self._delete(_SQL["turn.delete"], [(tenant, turn_id)], "turn", 1)
-        session = data.sessions[turn.session_id]
-        if session.head == turn_id:
-            self._heads({turn.session_id: parent})
-        self._forget("turn", [turn_id])
-        self._touch("turns", children)
-        self._touch("turns_deleted", [turn_id])
-        self._touch("sessions", [turn.session_id])
-
-    def delete_conversation(self, record: dict[str, Any]) -> None:
-        data, tenant = self.data, self.tenant
-        assert data is not None
-        session_id = record["session_id"]
-        session = data.sessions[session_id]
-        ids = list(session.order)
-        self._delete(_SQL["turn.delete"], [(tenant, i) for i in ids], "turn", len(ids))
-        if session.head is not None:
-            self._delete(_SQL["head.delete"], [(tenant, session_id)], "head", 1)
-        self._forget("turn", ids)
-        self._touch("turns_deleted", ids)
-        self._touch("sessions", [session_id])
-
-    def delete_records(self, record: dict[str, Any]) -> None:
-        kind, ids = record["kind"], record["ids"]
-        rows = [(self.tenant, kind, i) for i in ids]
-        self._delete(_SQL["record.delete"], rows, "record", len(ids))
-        self._touch("records_deleted", [[kind, i] for i in ids])
-
-    def clear(self, record: dict[str, Any]) -> None:
-        for table in _TABLES:
-            count = self.conn.execute(f"DELETE FROM {table} WHERE tenant = ?", (self.tenant,))
-            self.deltas[table] -= count.rowcount
-        self.log["clear"] = True
-
-
-_SQL = {
-    "entity.insert": "INSERT INTO entity (rid, tenant, id, body, crc, key_crc) "
-    "VALUES (?, ?, ?, ?, ?, ?)",
-    "entity.update": "UPDATE entity SET body = ?, crc = ? WHERE rid = ?",
-    "entity.delete": "DELETE FROM entity WHERE rid = ?",
-    "entity.some": "SELECT rid, tenant, id, CAST(body AS BLOB), crc FROM entity "
-    "WHERE rid IN (SELECT value FROM json_each(?))",
-    "relationship.insert": "INSERT INTO relationship "
-    "(rid, tenant, source, target, type, body, crc, key_crc) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    "relationship.update": "UPDATE relationship SET body = ?, crc = ? WHERE rid = ?",
-    "relationship.delete": "DELETE FROM relationship WHERE rid = ?",
-    "relationship.some": "SELECT rid, tenant, source, target, type, CAST(body AS BLOB), crc "
-    "FROM relationship WHERE rid IN (SELECT value FROM json_each(?))",
-    "turn.insert": "INSERT INTO turn (tenant, id, body, crc) VALUES (?, ?, ?, ?)",
-    "turn.update": "UPDATE turn SET body = ?, crc = ? WHERE tenant = ? AND id = ?",
-    "turn.delete": "DELETE FROM turn WHERE tenant = ? AND id = ?",
-    "head.insert": "INSERT INTO head (tenant, session, turn, crc) VALUES (?, ?, ?, ?)",
-    "head.update": "UPDATE head SET turn = ?, crc = ? WHERE tenant = ? AND session = ?",
-    "head.delete": "DELETE FROM head WHERE tenant = ? AND session = ?",
-    "record.insert": "INSERT INTO record (tenant, kind, id, body, crc) VALUES (?, ?, ?, ?, ?)",
-    "record.update": "UPDATE record SET body = ?, crc = ? WHERE tenant = ? AND kind = ? AND id = ?",
-    "record.delete": "DELETE FROM record WHERE tenant = ? AND kind = ? AND id = ?",
-    "chunk.insert": "INSERT INTO chunk (tenant, id, body, crc) VALUES (?, ?, ?, ?)",
-    "chunk.update": "UPDATE chunk SET body = ?, crc = ? WHERE tenant = ? AND id = ?",
-    "chunk.delete": "DELETE FROM chunk WHERE tenant = ? AND id = ?",
-    "mention.insert": "INSERT INTO mention (tenant, kind, node, entity, crc) "
-    "VALUES (?, ?, ?, ?, ?)",
-    "mention.delete": "DELETE FROM mention "
-    "WHERE tenant = ? AND kind = ? AND node = ? AND entity = ?",
-    "mention.delete_node": "DELETE FROM mention WHERE tenant = ? AND kind = ? AND node = ?",
-    "embedding.insert": "INSERT INTO embedding (tenant, kind, id, vector, crc) "
-    "VALUES (?, ?, ?, ?, ?)",
-    "embedding.update": "UPDATE embedding SET vector = ?, crc = ? "
-    "WHERE tenant = ? AND kind = ? AND id = ?",
-    "embedding.delete": "DELETE FROM embedding WHERE tenant = ? AND kind = ? AND id = ?",
-}
-
-
-# --------------------------------------------------------------------------- following
-
-
-@dataclass
-class _Touched:
-    """What the changes a reader has not seen yet did to one tenant."""
-
-    cleared: bool = False
-    keys: dict[str, list[Any]] = field(default_factory=dict)
-
-    def add(self, log: dict[str, Any]) -> None:
-        for key, items in log.items():
-            if key != "clear":
-                self.keys.setdefault(key, []).extend(items)
-
-    def get(self, key: str) -> list[Any]:
-        return self.keys.get(key, [])
-
-
-class _Sync:
-    """Make a reader's tenant match the tables for every key the new changes touched.
-
-    Deleted keys are deleted in memory first (with what the store deletes with them), then
-    every touched key that is in the tables is read and put, so the order of the changes
-    does not matter: the tenant ends as the tables are in this read transaction.
-    """
-
-    def __init__(self, file: SQLiteFile, tenant: str, touched: _Touched) -> None:
-        self.file = file
-        self.store = file._store
-        self.conn = file._connection()
-        self.tenant = tenant
-        self.touched = touched
-
-    def run(self) -> None:
-        store, tenant, touched = self.store, self.tenant, self.touched
-        if touched.cleared and tenant in store._tenants:
-            store._apply({"op": "clear", "tenant": tenant})
-        self._deletes()
-        put: dict[str, Any] = {"op": "put", "tenant": tenant}
-        data = store._tenants.get(tenant)
-        entities = self._rows(
-            "SELECT tenant, id, CAST(body AS BLOB), crc FROM entity WHERE rid BETWEEN ? AND ?",
-            _merged(touched.get("entities")),
-        )
-        if entities:
-            put["entities"] = [self.file._entity(row, tenant) for row in entities]
-        known = {e.id for e in put.get("entities", ())} | set(data.graph._node if data else ())
-        rels = self._rows(
-            "SELECT tenant, source, target, type, CAST(body AS BLOB), crc "
-            "FROM relationship WHERE rid BETWEEN ? AND ?",
-            _merged(touched.get("relationships")),
-        )
-        if rels:
-            put["relationships"] = [
-                self.file._relationship(row, tenant)
-                for row in rels
-                if row[1] in known and row[2] in known
-            ]
-        turns = self._bodies(Turn, "turn", [(i,) for i in dict.fromkeys(touched.get("turns"))])
-        if turns:
-            put["turns"] = sorted(turns, key=lambda t: (t.created_at, t.id))
-        records = self._bodies(
-            Record, "record", [tuple(k) for k in {tuple(k): None for k in touched.get("records")}]
-        )
-        if records:
-            put["records"] = records
-        chunks = self._bodies(Chunk, "chunk", [(i,) for i in dict.fromkeys(touched.get("chunks"))])
-        if chunks:
-            put["chunks"] = chunks
-        if len(put) > 2:
-            store._apply(put)
-        self._heads(dict.fromkeys(touched.get("sessions")))
-        self._mentions({tuple(k): None for k in touched.get("mentions")})
-        self._embeddings({tuple(k): None for k in touched.get("embeddings")})
-
-    def _rows(self, sql: str, ranges: list[list[int]]) -> list[tuple[Any, ...]]:
-        rows: list[tuple[Any, ...]] = []
-        for first, last in ranges:
-            rows.extend(self.conn.execute(sql, (first, last)))
-        return [row for row in rows if row[0] == self.tenant]
-
-    def _bodies(self, model: type[Any], table: str, keys: list[tuple[Any, ...]]) -> list[Any]:
-        out = []
-        where = " AND ".join(f"{column} = ?" for column in _KEY_COLUMNS[table])
-        sql = f"SELECT CAST(body AS BLOB), crc FROM {table} WHERE tenant = ? AND {where}"
-        for key in keys:
-            row = self.conn.execute(sql, (self.tenant, *key)).fetchone()
-            if row is None:
-                continue
-            raw, check = row
-            if crc32(raw) ^ key_crc(self.tenant, *key) != check:
-                raise _corrupt(self.file.path, f"{table} {key} fails its checksum")
-            out.append(self.file._model(model, raw, f"{table} {key}"))
-        return out
-
-    def _deletes(self) -> None:
-        store, tenant, touched = self.store, self.tenant, self.touched
-        data = store._tenants.get(tenant)
-        if data is None:
-            return
-        gone = [i for i in dict.fromkeys(touched.get("entities_deleted")) if i in data.graph._node]
-        if gone:
-            store._apply({"op": "delete_entities", "tenant": tenant, "ids": gone})
-        for source, target, type_ in touched.get("relationships_deleted"):
-            if data.graph.has_edge(source, target, key=type_):
-                store._apply(
-                    {"op": "delete_relationship", "tenant": tenant, "key": [source, target, type_]}
-                )
-        gone = [i for i in dict.fromkeys(touched.get("chunks_deleted")) if i in data.chunks]
-        if gone:
-            store._apply({"op": "delete_chunks", "tenant": tenant, "ids": gone})
-        for turn_id in dict.fromkeys(touched.get("turns_deleted")):
-            if turn_id in data.turns:
-                store._apply({"op": "delete_turn", "tenant": tenant, "id": turn_id})
-        by_kind: dict[str, list[str]] = {}
-        for kind, record_id in touched.get("records_deleted"):
-            if record_id in data.records.get(kind, {}):
-                by_kind.setdefault(kind, []).append(record_id)
-        for kind, ids in by_kind.items():
-            store._apply({"op": "delete_records", "tenant": tenant, "kind": kind, "ids": ids})
-
-    def _heads(self, sessions: dict[str, None]) -> None:
-        data = self.store._tenants.get(self.tenant)
-        if data is None:
-            return
-        for session_id in sessions:
-            session = data.sessions.get(session_id)
-            if session is None:
-                continue
-            row = self.conn.execute(
-                "SELECT turn, crc FROM head WHERE tenant = ? AND session = ?",
-                (self.tenant, session_id),
-            ).fetchone()
-            if row is not None and key_crc(self.tenant, session_id, row[0]) != row[1]:
-                raise _corrupt(self.file.path, f"the head of {session_id!r} fails its checksum")
-            session.head = row[0] if row is not None else None
-
-    def _mentions(self, nodes: dict[tuple[Any, ...], None]) -> None:
-        data = self.store._tenants.get(self.tenant)
-        if data is None or not nodes:
-            return
-        links: dict[str, dict[str, list[str]]] = {}
-        for kind, node in nodes:
-            present = data.chunks if kind == "chunk" else data.turns
-            if node not in present:
-                continue
-            entities = []
-            for entity, check in self.conn.execute(
-                "SELECT entity, crc FROM mention WHERE tenant = ? AND kind = ? AND node = ?",
-                (self.tenant, kind, node),
-            ):
-                if key_crc(self.tenant, kind, node, entity) != check:
-                    raise _corrupt(self.file.path, f"a mention by {kind} {node!r} is damaged")
-                entities.append(entity)
-            links.setdefault(kind, {})[node] = entities
-        for kind, by_node in links.items():
-            self.store._apply(
-                {"op": "mentions", "tenant": self.tenant, "kind": kind, "links": by_node}
-            )
-
-    def _embeddings(self, keys: dict[tuple[Any, ...], None]) -> None:
-        import numpy as np
-
-        if not keys or self.tenant not in self.store._tenants:
-            return
-        by_kind: dict[str, tuple[list[str], list[bytes]]] = {}
-        for kind, node_id in keys:
-            row = self.conn.execute(
-                "SELECT vector, crc FROM embedding WHERE tenant = ? AND kind = ? AND id = ?",
-                (self.tenant, kind, node_id),
-            ).fetchone()
-            if row is None:
-                continue
-            if crc32(row[0], key_crc(self.tenant, kind, node_id)) != row[1]:
-                raise _corrupt(self.file.path, f"the embedding of {node_id!r} fails its checksum")
-            ids, vectors = by_kind.setdefault(kind, ([], []))
-            ids.append(node_id)
-            vectors.append(row[0])
-        for kind, (ids, vectors) in by_kind.items():
-            matrix = np.frombuffer(b"".join(vectors), dtype="<f4").astype(np.float32)
-            self.store._apply(
-                {
-                    "op": "embed",
-                    "tenant": self.tenant,
-                    "kind": kind,
-                    "ids": ids,
-                    "vectors": matrix.reshape(len(ids), -1),
-                }
-            )
-
-
-_KEY_COLUMNS = {"turn": ("id",), "record": ("kind", "id"), "chunk": ("id",)}
-
-
-# --------------------------------------------------------------------------- integrity
-
-
-def state_problems(tenants: dict[str, _Tenant], limit: int = 100) -> list[str]:
-    """The invariants graphmem keeps over loaded tenants: references and PARENT chains.
-
-    Relationship ends are checked as the graph is built (a relationship is only ever
-    added between stored entities); this checks the rest: turns
-    whose parent is missing or in another conversation, cycles of PARENT links, heads that
-    name no turn of their conversation, mentions and embeddings of nodes that do not exist.
-    """
-    problems: list[str] = []
-
-    def say(text: str) -> bool:
-        problems.append(text)
-        return len(problems) >= limit
-
-    for tenant, data in sorted(tenants.items()):
-        where = f"tenant {tenant!r}"
-        graph = data.graph
-        turns = data.turns
-        for turn in turns.values():
-            parent = turn.parent_id
-            if parent is None:
-                continue
-            found = turns.get(parent)
-            if found is None:
-                problem = f"turn {turn.id!r} names parent {parent!r}, which is missing"
-            elif found.session_id != turn.session_id:
-                problem = f"turn {turn.id!r} has a parent in another conversation"
-            else:
-                continue
-            if say(f"{where}: {problem}"):
-                return problems
-        done: set[str] = set()
-        for start in turns:
-            path: dict[str, None] = {}
-            current: str | None = start
-            while current is not None and current not in done and current in turns:
-                if current in path:
-                    if say(f"{where}: the PARENT links through turn {current!r} form a cycle"):
-                        return problems
-                    break
-                path[current] = None
-                current = turns[current].parent_id
-            done.update(path)
-        for session_id, session in data.sessions.items():
-            head = session.head
-            wrong = head is not None and (head not in turns or turns[head].session_id != session_id)
-            if wrong and say(f"{where}: the head of conversation {session_id!r} is not its turn"):
-                return problems
-        for kind, nodes in (("turn", turns), ("chunk", data.chunks)):
-            for node, entities in data.mentions[kind].items():
-                if node not in nodes and say(f"{where}: {kind} {node!r} mentions but is missing"):
-                    return problems
-                for entity in entities:
-                    missing = entity not in graph._node
-                    if missing and say(f"{where}: {kind} {node!r} mentions missing {entity!r}"):
-                        return problems
-        for kind, index in data.vectors.items():
-            nodes = graph._node if kind == "entity" else turns if kind == "turn" else data.chunks
-            absent = [n for n in index.ids if n not in nodes]
-            if absent and say(f"{where}: embeddings of missing {kind}s {absent[:5]}"):
-                return problems
-    return problems
-
-
-def check_url(url: str) -> StoreCheck:
-    """:func:`check_file` for a ``file://`` URL (``graphmem check --store URL``)."""
-    from graphmem.backends.networkx.store import file_path
-
-    report = check_file(file_path(url))
-    report.url = url
-    return report
-
-
-def check_file(path: Path) -> StoreCheck:
-    """Check a store file without changing it (a writer may have it open meanwhile).
-
-    Runs SQLite's ``PRAGMA integrity_check``, verifies every checksum and row count,
-    validates every body as its model, then graphmem's invariants (dangling references,
-    PARENT chains). A journal is replayed in memory and checked the same way.
-
-    Raises:
-        NotFound: There is no file at ``path``.
-        NotAStore: The file is not a graphmem store.
-    """
-    if path.is_dir():
-        raise InvalidInput(f"{path} is a directory; a file:// store is one file")
-    try:
-        key, hold = _take(path, create=False, writer=False)
-    except GraphmemError:
-        raise
-    except FileNotFoundError:
-        raise NotFound(f"no store at {path}", path=str(path)) from None
-    except OSError as exc:
-        raise BackendUnavailable(f"cannot open {path}: {exc}", path=str(path)) from exc
-    try:
-        return _check(path, _kind(path, hold.fd))
-    finally:
-        _give_back(key, writer=False)
-
-
-def _check(path: Path, kind: str) -> StoreCheck:
-    from graphmem.backends.networkx.store import NetworkXStore
-
-    if kind == "journal":
-        report = StoreCheck(
-            str(path), "journal (the format before SQLite; opening it for writing converts it)"
-        )
-        store = NetworkXStore("memory://")
-        try:
-            journal.replay(path, store._apply)
-        except GraphmemError as exc:
-            report.problems.append(str(exc))
-            return report
-        report.problems.extend(state_problems(store._tenants, limit=1000))
-        report.counts = _memory_counts(store)
-        return report
-    report = StoreCheck(str(path), f"sqlite (schema version {SCHEMA_VERSION})")
-    if kind == "empty":
-        return report
-    try:
-        conn = _connection(path, read_only=True)
-    except sqlite3.Error as exc:
-        report.problems.append(f"SQLite cannot open it: {exc}")
-        return report
-    try:
-        conn.execute("BEGIN")
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        report.format = f"sqlite (schema version {version})"
-        for (line,) in conn.execute("PRAGMA integrity_check"):
-            if line != "ok":
-                report.problems.append(f"SQLite: {line}")
-        if not report.problems:
-            _check_rows(conn, report)
-    except sqlite3.Error as exc:
-        report.problems.append(f"SQLite: {exc}")
-    finally:
-        conn.close()
-    if report.problems:
-        return report
-    store = NetworkXStore("memory://")
-    try:
-        file = SQLiteFile(store, path, read_only=True, fsync=False)
-        try:
-            file.load()
-        finally:
-            file.close()
-    except GraphmemError as exc:
-        report.problems.append(str(exc))
-    return report
-
-
-def _check_rows(conn: sqlite3.Connection, report: StoreCheck) -> None:
-    """Every checksum, body and row count of the tables (a load reads bodies lazily)."""
-    problems = report.problems
-    meta = dict(conn.execute("SELECT key, value FROM meta"))
-    bodies: tuple[tuple[str, str, Callable[[tuple[Any, ...]], tuple[int, int, Any]]], ...] = (
-        (
-            "entity",
-            "SELECT rid, tenant, id, CAST(body AS BLOB), crc, key_crc FROM entity",
-            lambda r: (key_crc(*r[:3]) ^ r[5], crc32(r[3]) ^ r[4], decode(Entity, r[3])),
-        ),
-        (
-            "relationship",
-            "SELECT rid, tenant, source, target, type, CAST(body AS BLOB), crc, key_crc "
-            "FROM relationship",
-            lambda r: (key_crc(*r[:5]) ^ r[7], crc32(r[5]) ^ r[6], decode(Relationship, r[5])),
-        ),
-        (
-            "turn",
-            "SELECT tenant, id, CAST(body AS BLOB), crc FROM turn",
-            lambda r: (0, crc32(r[2]) ^ key_crc(*r[:2]) ^ r[3], decode(Turn, r[2])),
-        ),
-        (
-            "head",
-            "SELECT tenant, session, turn, crc FROM head",
-            lambda r: (key_crc(*r[:3]) ^ r[3], 0, None),
-        ),
-        (
-            "record",
-            "SELECT tenant, kind, id, CAST(body AS BLOB), crc FROM record",
-            lambda r: (0, crc32(r[3]) ^ key_crc(*r[:3]) ^ r[4], decode(Record, r[3])),
-        ),
-        (
-            "chunk",
-            "SELECT tenant, id, CAST(body AS BLOB), crc FROM chunk",
-            lambda r: (0, crc32(r[2]) ^ key_crc(*r[:2]) ^ r[3], decode(Chunk, r[2])),
-        ),
-        (
-            "mention",
-            "SELECT tenant, kind, node, entity, crc FROM mention",
-            lambda r: (key_crc(*r[:4]) ^ r[4], 0, None),
-        ),
-        (
-            "embedding",
-            "SELECT tenant, kind, id, vector, crc FROM embedding",
-            lambda r: (0, crc32(r[3], key_crc(*r[:3])) ^ r[4], None),
-        ),
-    )
-    for table, sql, verify in bodies:
-        count = 0
-        for row in conn.execute(sql):
-            count += 1
-            try:
-                keys, body, _model = verify(row)
-            except (InvalidInput, ValueError) as exc:
-                problems.append(f"{table} {row[:3]}: not a valid body ({exc})")
-                continue
-            if keys or body:
-                problems.append(f"{table} {row[:3]}: fails its checksum")
-        report.counts[table] = count
-        if meta.get(f"rows.{table}") != count:
-            problems.append(
-                f"table {table} has {count} rows where {meta.get(f'rows.{table}')} were written"
-            )
-    for duplicate in conn.execute(
-        "SELECT tenant, id FROM entity GROUP BY tenant, id HAVING count(*) > 1 LIMIT 20"
-    ):
-        problems.append(f"entity {duplicate} is stored twice")
-    for duplicate in conn.execute(
-        "SELECT tenant, source, target, type FROM relationship "
-        "GROUP BY tenant, source, target, type HAVING count(*) > 1 LIMIT 20"
-    ):
-        problems.append(f"relationship {duplicate} is stored twice")
-
-
-def _memory_counts(store: NetworkXStore) -> dict[str, int]:
-    counts: Counter[str] = Counter()
-    for data in store._tenants.values():
-        counts["entity"] += data.graph.number_of_nodes()
-        counts["relationship"] += data.graph.number_of_edges()
-        counts["turn"] += len(data.turns)
-        counts["record"] += sum(len(v) for v in data.records.values())
-        counts["chunk"] += len(data.chunks)
-        counts["mention"] += sum(len(v) for k in data.mentions.values() for v in k.values())
-        counts["embedding"] += sum(len(v) for v in data.vectors.values())
-    return dict(counts)
