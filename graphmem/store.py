@@ -65,6 +65,7 @@ __all__ = [
     "TenantDump",
     "TraceEvent",
     "Tracer",
+    "WRITE_METHODS",
     "as_utc",
     "check_search_kinds",
     "check_store",
@@ -911,6 +912,19 @@ def open_store(url: str = "memory://", **options: Any) -> GraphStore:
 
 # --------------------------------------------------------------------------- schema
 
+
+def _registered_scheme(url: str) -> str:
+    """The scheme of a store URL, which a backend must be registered for."""
+    if not isinstance(url, str) or "://" not in url:
+        raise InvalidInput(f"store URL {url!r} has no scheme", url=url)
+    scheme = url.split("://", 1)[0].lower()
+    if scheme not in registered_schemes():
+        raise InvalidInput(
+            f"no graphmem backend is registered for {scheme}://", url=redact_url(url)
+        )
+    return scheme
+
+
 _schema_installers: dict[str, str] = {
     scheme: "graphmem.backends.neo4j.schema:install_schema"
     for scheme in ("neo4j", "neo4j+s", "bolt", "bolt+s")
@@ -932,13 +946,7 @@ def install_schema(url: str, **options: Any) -> Any:
         InvalidInput: The URL has no scheme or names no registered backend.
         BackendUnavailable: The server cannot be reached, or indexes did not come online.
     """
-    if not isinstance(url, str) or "://" not in url:
-        raise InvalidInput(f"store URL {url!r} has no scheme", url=url)
-    scheme = url.split("://", 1)[0].lower()
-    if scheme not in registered_schemes():
-        raise InvalidInput(
-            f"no graphmem backend is registered for {scheme}://", url=redact_url(url)
-        )
+    scheme = _registered_scheme(url)
     installer = _schema_installers.get(scheme)
     if installer is None:
         return None
@@ -955,7 +963,7 @@ def install_schema(url: str, **options: Any) -> Any:
 # --------------------------------------------------------------------------- read-only
 
 
-_WRITE_METHODS = frozenset(
+WRITE_METHODS = frozenset(
     {
         "upsert_entities",
         "update_entity",
@@ -977,6 +985,7 @@ _WRITE_METHODS = frozenset(
         "clear",
     }
 )
+"""The :class:`GraphStore` methods that write: a read-only store refuses each of them."""
 
 
 class ReadOnlyStore:
@@ -990,7 +999,7 @@ class ReadOnlyStore:
         self._store = store
 
     def __getattr__(self, name: str) -> Any:
-        if name in _WRITE_METHODS:
+        if name in WRITE_METHODS:
 
             def refuse(*args: Any, **kwargs: Any) -> Any:
                 raise StoreReadOnly(
@@ -1048,13 +1057,7 @@ def check_store(url: str) -> StoreCheck:
         NotFound: There is no store at the URL.
         UnsupportedOperation: The backend has no integrity check.
     """
-    if not isinstance(url, str) or "://" not in url:
-        raise InvalidInput(f"store URL {url!r} has no scheme", url=url)
-    scheme = url.split("://", 1)[0].lower()
-    if scheme not in registered_schemes():
-        raise InvalidInput(
-            f"no graphmem backend is registered for {scheme}://", url=redact_url(url)
-        )
+    scheme = _registered_scheme(url)
     checker = _checkers.get(scheme)
     if checker is None:
         raise UnsupportedOperation(

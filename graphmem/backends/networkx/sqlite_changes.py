@@ -164,14 +164,7 @@ class Write:
                 rid += 1
             else:
                 updates.append((body, check, node.rid))
-        self.file.allocate("entity", rid - first)
-        self._insert(SQL["entity.insert"], inserts, "entity")
-        self._run(SQL["entity.update"], updates, "entity", len(updates))
-        self._touch("entities", ranges([u[2] for u in updates]))
-        if rid > first:
-            self._touch("entities", [[first, rid - 1]])
-            self.feed["entity"] = first
-            self._made.append(("entity", rid, [i[2] for i in inserts]))
+        self._put_rows("entity", first, rid, inserts, updates, [i[2] for i in inserts])
 
     def _put_relationships(self, rels: Sequence[Relationship]) -> None:
         tenant = self.tenant
@@ -189,14 +182,27 @@ class Write:
                 rid += 1
             else:
                 updates.append((body, check, edge.rid))
-        self.file.allocate("relationship", rid - first)
-        self._insert(SQL["relationship.insert"], inserts, "relationship")
-        self._run(SQL["relationship.update"], updates, "relationship", len(updates))
-        self._touch("relationships", ranges([u[2] for u in updates]))
-        if rid > first:
-            self._touch("relationships", [[first, rid - 1]])
-            self.feed["relationship"] = first
-            self._made.append(("relationship", rid, [i[2:5] for i in inserts]))
+        self._put_rows("relationship", first, rid, inserts, updates, [i[2:5] for i in inserts])
+
+    def _put_rows(
+        self,
+        table: str,
+        first: int,
+        end: int,
+        inserts: list[tuple[Any, ...]],
+        updates: list[tuple[Any, ...]],
+        keys: list[Any],
+    ) -> None:
+        """Write the rows of new and replaced entities (or relationships), ids first..end-1."""
+        self.file.allocate(table, end - first)
+        self._insert(SQL[f"{table}.insert"], inserts, table)
+        self._run(SQL[f"{table}.update"], updates, table, len(updates))
+        touched = "entities" if table == "entity" else "relationships"
+        self._touch(touched, ranges([u[2] for u in updates]))
+        if end > first:
+            self._touch(touched, [[first, end - 1]])
+            self.feed[table] = first
+            self._made.append((table, end, keys))
 
     def _heads(self, heads: dict[str, str | None]) -> None:
         tenant = self.tenant

@@ -56,6 +56,7 @@ from graphmem.backends.networkx.codec import (
 )
 from graphmem.backends.networkx.sqlite_changes import Sync, Touched, Write
 from graphmem.backends.networkx.sqlite_rows import (
+    KEY_COLUMNS,
     SQL,
     TABLES,
     corrupt,
@@ -235,52 +236,47 @@ def _lazy_classes(file: SQLiteFile, tenant: str) -> tuple[type[_LazyNode], type[
 
     class Node(_LazyNode):
         __slots__ = ()
-        _file = file
-        _tenant = tenant
+        _read = staticmethod(partial(file.read_entity, tenant))
 
     class Edge(_LazyEdge):
         __slots__ = ()
-        _file = file
-        _tenant = tenant
+        _read = staticmethod(partial(file.read_relationship, tenant))
 
     return Node, Edge
 
 
-class _LazyNode(dict[str, Any]):
-    """A node's attribute dict: ``["e"]`` is read from the database on first use.
+class _Lazy(dict[str, Any]):
+    """An attribute dict whose model (under ``_key``) is read from row ``rid`` on first use."""
+
+    __slots__ = ("rid",)
+    _key: str
+    _read: Callable[[int], Any]
+    rid: int
+
+    def __missing__(self, key: str) -> Any:
+        if key != self._key:
+            raise KeyError(key)
+        model = self[key] = self._read(self.rid)
+        return model
+
+
+class _LazyNode(_Lazy):
+    """A node's attribute dict: ``["e"]`` is its entity.
 
     ``near`` is set once the models around the node (its relationships and their other
     ends) have all been read, so an identity snapshot reads them in one go only once.
     """
 
-    __slots__ = ("near", "rid")
-    _file: SQLiteFile
-    _tenant: str
-    rid: int
+    __slots__ = ("near",)
+    _key = "e"
     near: bool
 
-    def __missing__(self, key: str) -> Any:
-        if key != "e":
-            raise KeyError(key)
-        entity = self._file.read_entity(self._tenant, self.rid)
-        self["e"] = entity
-        return entity
 
+class _LazyEdge(_Lazy):
+    """An edge's attribute dict: ``["r"]`` is its relationship."""
 
-class _LazyEdge(dict[str, Any]):
-    """An edge's attribute dict: ``["r"]`` is read from the database on first use."""
-
-    __slots__ = ("rid",)
-    _file: SQLiteFile
-    _tenant: str
-    rid: int
-
-    def __missing__(self, key: str) -> Any:
-        if key != "r":
-            raise KeyError(key)
-        rel = self._file.read_relationship(self._tenant, self.rid)
-        self["r"] = rel
-        return rel
+    __slots__ = ()
+    _key = "r"
 
 
 # --------------------------------------------------------------------------- the file
@@ -541,14 +537,7 @@ class SQLiteFile:
                 record = puts[tenant] = {"op": "put", "tenant": tenant}
             return record.setdefault(key, {} if key == "heads" else [])
 
-        for tenant, turn_id, raw, check in conn.execute(
-            "SELECT tenant, id, CAST(body AS BLOB), crc FROM turn"
-        ):
-            if crc32(raw) ^ key_crc(tenant, turn_id) != check:
-                raise corrupt(path, f"turn {turn_id!r} of tenant {tenant!r} fails its checksum")
-            turn = self._model(Turn, raw, f"turn {turn_id!r}")
-            if turn.id != turn_id:
-                raise corrupt(path, f"turn row {turn_id!r} holds turn {turn.id!r}")
+        for tenant, turn in self._bodies(conn, "turn", Turn, lambda t: (t.id,)):
             put(tenant, "turns").append(turn)
             counts["turn"] += 1
         for tenant, session, turn_id, check in conn.execute(
@@ -558,24 +547,10 @@ class SQLiteFile:
                 raise corrupt(path, f"the head of conversation {session!r} fails its checksum")
             put(tenant, "heads")[session] = turn_id
             counts["head"] += 1
-        for tenant, kind, record_id, raw, check in conn.execute(
-            "SELECT tenant, kind, id, CAST(body AS BLOB), crc FROM record"
-        ):
-            if crc32(raw) ^ key_crc(tenant, kind, record_id) != check:
-                raise corrupt(path, f"record {kind}/{record_id!r} fails its checksum")
-            stored = self._model(Record, raw, f"record {kind}/{record_id!r}")
-            if (stored.kind, stored.id) != (kind, record_id):
-                raise corrupt(path, f"record row {kind}/{record_id!r} holds another record")
+        for tenant, stored in self._bodies(conn, "record", Record, lambda r: (r.kind, r.id)):
             put(tenant, "records").append(stored)
             counts["record"] += 1
-        for tenant, chunk_id, raw, check in conn.execute(
-            "SELECT tenant, id, CAST(body AS BLOB), crc FROM chunk"
-        ):
-            if crc32(raw) ^ key_crc(tenant, chunk_id) != check:
-                raise corrupt(path, f"chunk {chunk_id!r} fails its checksum")
-            chunk = self._model(Chunk, raw, f"chunk {chunk_id!r}")
-            if chunk.id != chunk_id:
-                raise corrupt(path, f"chunk row {chunk_id!r} holds chunk {chunk.id!r}")
+        for tenant, chunk in self._bodies(conn, "chunk", Chunk, lambda c: (c.id,)):
             put(tenant, "chunks").append(chunk)
             counts["chunk"] += 1
         for tenant, kind, node, entity_id, check in conn.execute(
@@ -606,6 +581,26 @@ class SQLiteFile:
             if data.graph._node:
                 data.fill = self._filler(tenant)
                 data.near = partial(self._near, tenant)
+
+    def _bodies(
+        self,
+        conn: sqlite3.Connection,
+        table: str,
+        model: type[Any],
+        key: Callable[[Any], tuple[str, ...]],
+    ) -> Iterator[tuple[str, Any]]:
+        """The tenant and model of every row of a table read whole (checksums verified)."""
+        columns = ", ".join(KEY_COLUMNS[table])
+        for tenant, *keys, raw, check in conn.execute(
+            f"SELECT tenant, {columns}, CAST(body AS BLOB), crc FROM {table}"
+        ):
+            where = f"{table} {'/'.join(map(repr, keys))} of tenant {tenant!r}"
+            if crc32(raw) ^ key_crc(tenant, *keys) != check:
+                raise corrupt(self.path, f"{where} fails its checksum")
+            item = self._model(model, raw, where)
+            if key(item) != tuple(keys):
+                raise corrupt(self.path, f"the row of {where} holds another {model.__name__}")
+            yield tenant, item
 
     def _load_entities(self, conn: sqlite3.Connection) -> int:
         """Every entity id, as a node whose model is read on first use (the hot loop of open)."""

@@ -49,6 +49,7 @@ from graphmem.models import (
     utcnow,
 )
 from graphmem.store import (
+    WRITE_METHODS,
     JSONScalar,
     SearchHit,
     SearchPair,
@@ -88,28 +89,6 @@ _CAPABILITIES = frozenset(
     }
 )
 _MENTION_KINDS = ("turn", "chunk")
-_WRITES = frozenset(
-    {
-        "upsert_entities",
-        "update_entity",
-        "delete_entities",
-        "upsert_relationships",
-        "delete_relationship",
-        "invalidate_relationship",
-        "append_turn",
-        "fork",
-        "delete_turn",
-        "delete_conversation",
-        "put_records",
-        "delete_records",
-        "upsert_chunks",
-        "delete_chunks",
-        "link_mentions",
-        "put_embeddings",
-        "load",
-        "clear",
-    }
-)
 
 
 @dataclass(slots=True)
@@ -227,7 +206,7 @@ def _operation(
     syncs what other processes committed, and runs the operation in one read transaction.
     """
     name = method.__name__
-    writes = name in _WRITES
+    writes = name in WRITE_METHODS
 
     @wraps(method)
     def wrapper(self: NetworkXStore, tenant: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
