@@ -12,7 +12,9 @@ with about ten relationships out of each. Figures:
   replayed), against the SQLite reopen: the ratio is how many times slower it was;
 - identity snapshot p50 / p99 on the reopened ``file://`` store, the first time each NPC
   is asked for (its models read from the file) and again, against a hand-written walk
-  over plain dicts; and on ``memory://`` against the same walk.
+  over plain dicts; and on ``memory://`` against the same walk;
+- the same reopen with ``preload=True`` (every model read at open): its time and memory
+  against the floor, and the first snapshot of each NPC against the walk.
 
 Each reopen runs in a fresh interpreter, so its time and memory are its own.
 """
@@ -97,6 +99,7 @@ def storage_figures(args: argparse.Namespace, say: Callable[[str], None]) -> Ite
         floor = _child("floor", path, [])
         ours = _child("sqlite", path, picks)
         old = _child("journal", journal, [])
+        preloaded = _child("preload", path, picks)
         yield Figure(f"reopen file:// ({label})", ours["seconds"], "s").with_baseline(
             floor["seconds"]
         )
@@ -118,6 +121,17 @@ def storage_figures(args: argparse.Namespace, say: Callable[[str], None]) -> Ite
                     ours[f"{key}_{q}"],
                     "us",
                 ).with_baseline(ours[f"walk_{q}"])
+        yield Figure("reopen file:// with preload=True", preloaded["seconds"], "s").with_baseline(
+            floor["seconds"]
+        )
+        yield Figure(
+            "peak memory added by the preload reopen", preloaded["peak_mb"], "MB"
+        ).with_baseline(floor["peak_mb"])
+        yield Figure(
+            "identity snapshot p50 after preload=True (first use of each NPC)",
+            preloaded["cold_p50"],
+            "us",
+        ).with_baseline(preloaded["walk_p50"])
 
 
 def _ingest(url: str, entities: list[Entity], rels: list[Relationship]) -> tuple[float, Any]:
@@ -227,9 +241,10 @@ def _measure(mode: str, path: Path, picks: list[str]) -> dict[str, float]:
         )
         store = None
     else:
-        store = open_store(path.as_uri(), read_only=mode == "journal")
+        options = {"read_only": True} if mode == "journal" else {"preload": mode == "preload"}
+        store = open_store(path.as_uri(), **options)
     out = {"seconds": time.perf_counter() - start, "peak_mb": _peak_mb() - before}
-    if mode == "sqlite" and store is not None:
+    if mode in ("sqlite", "preload") and store is not None:
         raw = _walk_graph(path, picks)
         snapshot = partial(store.identity_snapshot, "bench")
         cold, walk = _interleaved(snapshot, raw, picks, warm=False)

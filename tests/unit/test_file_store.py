@@ -104,6 +104,19 @@ def test_a_reopened_store_reads_models_only_when_used(world: Path) -> None:
         assert fingerprint(again) == after
 
 
+@pytest.mark.parametrize("how", ["option", "url"])
+def test_preload_reads_every_model_at_open(world: Path, how: str) -> None:
+    options = {"preload": True} if how == "option" else {}
+    address = url(world) + ("?preload=true" if how == "url" else "")
+    with graphmem.open_store(address, **options) as store:
+        graph = store._tenants["village"].graph  # type: ignore[attr-defined]
+        assert all("e" in node for node in graph._node.values())
+        assert all("r" in e for _s, _t, e in graph.edges(data=True))
+        before = fingerprint(store)
+    with graphmem.open_store(url(world)) as store:
+        assert fingerprint(store) == before
+
+
 def test_text_with_a_lone_surrogate_survives_reopen(tmp_path: Path) -> None:
     path = tmp_path / "w.graphmem"
     with graphmem.open(url(path), tenant="t") as mem:

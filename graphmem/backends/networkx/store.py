@@ -326,6 +326,7 @@ class NetworkXStore:
         path: Path | None = None,
         fsync: bool = True,
         read_only: bool = False,
+        preload: bool = False,
         tracer: Tracer | None = None,
     ) -> None:
         self._url = url
@@ -342,6 +343,10 @@ class NetworkXStore:
             self._file = SQLiteFile(self, path, read_only=read_only, fsync=fsync)
             try:
                 self._file.load()
+                if preload:
+                    with paused_gc():
+                        for data in self._tenants.values():
+                            _whole(data)
             except BaseException:
                 self._file.close()
                 raise
@@ -1729,10 +1734,13 @@ def open_networkx(url: str = "memory://", **options: Any) -> NetworkXStore:
     ``read_only=True`` it is read beside the writer (a missing file is ``NotFound``).
 
     Options: ``tracer``, ``read_only`` (refuse writes; never create anything), ``fsync``
-    (default true: each write is on disk before it returns).
+    (default true: each write is on disk before it returns), ``preload`` (default false:
+    read every entity and relationship model at open, not when first used). ``fsync``
+    and ``preload`` may also be given in the URL (``?fsync=false&preload=true``).
     """
     tracer = options.pop("tracer", None)
     fsync = options.pop("fsync", None)
+    preload = options.pop("preload", None)
     read_only = options.pop("read_only", False)
     if options:
         raise InvalidInput(f"unknown options for {url.split(':', 1)[0]}://: {sorted(options)}")
@@ -1742,10 +1750,19 @@ def open_networkx(url: str = "memory://", **options: Any) -> NetworkXStore:
     if parts.scheme.lower() == "memory":
         return NetworkXStore(url, read_only=read_only, tracer=tracer)
     path = file_path(url)
+    query = parse_qs(parts.query)
     if fsync is None:
-        query = parse_qs(parts.query)
         fsync = query.get("fsync", ["true"])[-1].lower() not in ("0", "false", "no")
-    return NetworkXStore(url, path=path, fsync=bool(fsync), read_only=read_only, tracer=tracer)
+    if preload is None:
+        preload = query.get("preload", ["false"])[-1].lower() in ("1", "true", "yes")
+    return NetworkXStore(
+        url,
+        path=path,
+        fsync=bool(fsync),
+        read_only=read_only,
+        preload=bool(preload),
+        tracer=tracer,
+    )
 
 
 def file_path(url: str) -> Path:
