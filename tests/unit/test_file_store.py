@@ -117,6 +117,17 @@ def test_preload_reads_every_model_at_open(world: Path, how: str) -> None:
         assert fingerprint(store) == before
 
 
+def test_an_sqlite_without_json1_reads_models_one_row_at_a_time(
+    world: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with graphmem.open_store(url(world)) as store:
+        expected = fingerprint(store)
+    monkeypatch.setattr(sqlite_file.SQLiteFile, "_has_json_each", lambda self: False)
+    with graphmem.open_store(url(world)) as store:
+        assert store._tenants["village"].near is None  # type: ignore[attr-defined]
+        assert fingerprint(store) == expected
+
+
 def test_text_with_a_lone_surrogate_survives_reopen(tmp_path: Path) -> None:
     path = tmp_path / "w.graphmem"
     with graphmem.open(url(path), tenant="t") as mem:

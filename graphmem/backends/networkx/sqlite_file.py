@@ -300,6 +300,7 @@ class SQLiteFile:
         self._key: tuple[int, int] | None = None
         self._legacy = False  # a journal read in place (read-only open of an old file)
         self._ready = False  # the schema exists (a reader may open a file still empty)
+        self._json_each = False  # SQLite has JSON1 (to read a node's models in one query)
         self._seq = 0
         self._next = {"entity": 1, "relationship": 1}
         # The next row id to give a node or edge dict made while a write is applied (0: none).
@@ -374,6 +375,7 @@ class SQLiteFile:
             conn = self._conn = _connection(path, read_only=self.read_only)
             if not self.read_only:
                 conn.execute(f"PRAGMA synchronous = {'FULL' if self.fsync else 'NORMAL'}")
+            self._json_each = self._has_json_each()
             self._prepare()
             if not self.read_only:
                 # After _prepare: a new store's first transaction (application_id, schema) is
@@ -383,6 +385,13 @@ class SQLiteFile:
                     raise BackendUnavailable(
                         f"{path}: SQLite cannot use WAL mode here (got {mode!r})", path=str(path)
                     )
+
+    def _has_json_each(self) -> bool:
+        try:
+            self._connection().execute("SELECT value FROM json_each('[1]')").fetchall()
+        except sqlite3.OperationalError:  # an SQLite built without JSON1: one row at a time
+            return False
+        return True
 
     def _prepare(self) -> None:
         """Check the application id and schema version; create or migrate (writer)."""
@@ -580,7 +589,7 @@ class SQLiteFile:
         for tenant, data in tenants.items():
             if data.graph._node:
                 data.fill = self._filler(tenant)
-                data.near = partial(self._near, tenant)
+                data.near = partial(self._near, tenant) if self._json_each else None
 
     def _bodies(
         self,
