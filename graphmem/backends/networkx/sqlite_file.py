@@ -737,7 +737,11 @@ class SQLiteFile:
         try:
             return decode(model, raw)
         except (InvalidInput, ValueError) as exc:
-            raise corrupt(self.path, f"{what} is not a valid {model.__name__} ({exc})") from exc
+            raise corrupt(
+                self.path,
+                f"{what} is not a valid {model.__name__} ({exc}); if a newer graphmem wrote "
+                "it, upgrade graphmem",
+            ) from exc
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
