@@ -6,16 +6,17 @@ conversation turns live beside the graph with a parent pointer and a children in
 Stored models are immutable, so reads hand them out without copying.
 
 Every mutation is expressed as a *change record* (a plain dict) that is applied by one
-function, ``_apply``. A ``file://`` store first appends the record to its journal, then
-applies it; reopening replays the same records through the same function, so a
-reopened store is exactly the store that was closed.
+function, ``_apply``. A ``file://`` store first commits the record to its SQLite database
+(:mod:`graphmem.backends.networkx.sqlite_file`), then applies it. Reopening loads the ids
+and adjacency of the graph; the entity and relationship models are read on first use.
 """
 
 from __future__ import annotations
 
-import base64
+import gc
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import wraps
@@ -26,8 +27,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import networkx as nx
 
-from graphmem.backends.networkx.journal import Journal
-from graphmem.errors import BackendUnavailable, InvalidInput, NotFound, StoreClosed
+from graphmem.errors import InvalidInput, NotFound, StoreClosed, StoreReadOnly
 from graphmem.models import (
     NODE_KINDS,
     Chunk,
@@ -49,6 +49,7 @@ from graphmem.models import (
     utcnow,
 )
 from graphmem.store import (
+    WRITE_METHODS,
     JSONScalar,
     SearchHit,
     SearchPair,
@@ -66,8 +67,9 @@ from graphmem.store import (
 
 if TYPE_CHECKING:
     from graphmem.backends.networkx.indexes import TextIndex, VectorIndex
+    from graphmem.backends.networkx.sqlite_file import SQLiteFile
 
-__all__ = ["NetworkXStore", "open_networkx"]
+__all__ = ["NetworkXStore", "file_path", "open_networkx", "paused_gc"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -90,7 +92,6 @@ _CAPABILITIES = frozenset(
     }
 )
 _MENTION_KINDS = ("turn", "chunk")
-_EMBED_CHUNK = 4096  # vectors per journal record
 
 
 @dataclass(slots=True)
@@ -124,6 +125,10 @@ class _Tenant:
     vectors: dict[str, VectorIndex] = field(default_factory=dict)
     # Built on the first full-text search of a kind, then kept up to date.
     texts: dict[str, TextIndex] = field(default_factory=dict)
+    # A reopened file store reads models on first use; this reads all the rest at once,
+    # and near(entity_id) those of a node, its relationships and their other ends.
+    fill: Callable[[], None] | None = None
+    near: Callable[[str], None] | None = None
 
     def put_record(self, record: Record) -> None:
         """Store a record, keeping the owner index in step."""
@@ -183,19 +188,71 @@ _EMPTY = _Tenant()
 _valid_tenants: set[str] = set()
 
 
+_PROMOTE = 100_000  # young objects after which paused_gc promotes instead of scanning
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector around a bulk change or a load.
+
+    A batch allocates a dict and a model per item and frees none of them, which makes
+    the collector scan every live object again and again: pausing it during writes more
+    than doubled the ingest rate of ``graphmem bench --storage``. When a load made more
+    than ``_PROMOTE`` objects (a million edges at open), they are then moved to the oldest
+    generation unscanned (``gc.freeze`` + ``gc.unfreeze``, skipped if the program froze
+    objects of its own) rather than scanned at the next allocation: they are live data.
+    Smaller writes leave the collector to run as usual.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        if gc.get_count()[0] >= _PROMOTE and not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
+        gc.enable()
+
+
+def _whole(data: _Tenant) -> _Tenant:
+    """The tenant with every model in memory (a reopened file store reads them lazily)."""
+    if data.fill is not None:
+        data.fill()
+    return data
+
+
 def _operation(
     method: Callable[Concatenate[NetworkXStore, str, _P], _R],
 ) -> Callable[Concatenate[NetworkXStore, str, _P], _R]:
-    """Check the store is open and the tenant named, hold the lock, report to the tracer."""
+    """Check the store is open and the tenant named, hold the lock, report to the tracer.
+
+    A read-only store refuses writes here, before any work; a reader of a file first
+    syncs what other processes committed, and runs the operation in one read transaction.
+    """
     name = method.__name__
+    writes = name in WRITE_METHODS
 
     @wraps(method)
     def wrapper(self: NetworkXStore, tenant: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         if self._closed:
             raise StoreClosed(f"the store {self._url} is closed; open it again", url=self._url)
+        if writes and self._read_only:
+            raise StoreReadOnly(
+                f"the store {self._url} was opened with read_only=True; {name} writes. "
+                "Open it without read_only to write (one writer at a time).",
+                url=self._url,
+            )
         if type(tenant) is not str or tenant not in _valid_tenants:
             _valid_tenants.add(check_tenant(tenant))
         with self._lock:
+            if writes:
+                with paused_gc():
+                    return self._run(method, name, tenant, args, kwargs)
+            if self._follow is not None:
+                with self._follow.following():
+                    return self._run(method, name, tenant, args, kwargs)
             if self._tracer is None:
                 return method(self, tenant, *args, **kwargs)
             with traced(self._tracer, name, {"tenant": tenant, "args": args, **kwargs}):
@@ -298,30 +355,33 @@ class NetworkXStore:
         *,
         path: Path | None = None,
         fsync: bool = True,
+        read_only: bool = False,
+        preload: bool = False,
         tracer: Tracer | None = None,
     ) -> None:
         self._url = url
         self._tracer = tracer
         self._lock = threading.RLock()
         self._closed = False
+        self._read_only = read_only
         self._tenants: dict[str, _Tenant] = {}
-        self._journal: Journal | None = None
+        self._file: SQLiteFile | None = None
+        self._follow: SQLiteFile | None = None  # a reader syncs from its file per operation
         if path is not None:
-            self._journal = Journal(path, fsync=fsync)
-            number = 0
+            from graphmem.backends.networkx.sqlite_file import SQLiteFile
+
+            self._file = SQLiteFile(self, path, read_only=read_only, fsync=fsync)
             try:
-                for line, record in self._journal.records():
-                    number = line
-                    self._apply(self._decode(record))
-            except (InvalidInput, KeyError, ValueError, TypeError) as exc:
-                self._journal.close()
-                raise BackendUnavailable(
-                    f"{path} line {number} cannot be replayed ({exc}); restore it from a backup",
-                    path=str(path),
-                ) from exc
+                self._file.load()
+                if preload:
+                    with paused_gc():
+                        for data in self._tenants.values():
+                            _whole(data)
             except BaseException:
-                self._journal.close()
+                self._file.close()
                 raise
+            if read_only:
+                self._follow = self._file
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -333,19 +393,21 @@ class NetworkXStore:
     @property
     def capabilities(self) -> frozenset[str]:
         """What this backend can do."""
-        return _CAPABILITIES | {"persistence"} if self._journal else _CAPABILITIES
+        return _CAPABILITIES | {"persistence"} if self._file else _CAPABILITIES
 
     def close(self) -> None:
-        """Compact the file (for ``file://``), release it; later calls raise ``StoreClosed``."""
+        """Release the store (and its file); later calls raise ``StoreClosed``.
+
+        The file is released even when closing it fails (the error is raised after).
+        """
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-            if self._journal is not None:
-                self._journal.compact(self._snapshot_records())
-                self._journal.close()
             for data in self._tenants.values():
                 data.texts.clear()  # the full-text indexes are rebuilt when a store opens
+            if self._file is not None:
+                self._file.close()
 
     def __enter__(self) -> NetworkXStore:
         return self
@@ -355,16 +417,26 @@ class NetworkXStore:
 
     # ------------------------------------------------------------------ change records
 
+    def _run(self, method: Callable[..., _R], name: str, tenant: str, args: Any, kwargs: Any) -> _R:
+        if self._tracer is None:
+            return method(self, tenant, *args, **kwargs)
+        with traced(self._tracer, name, {"tenant": tenant, "args": args, **kwargs}):
+            return method(self, tenant, *args, **kwargs)
+
     def _tenant(self, tenant: str) -> _Tenant:
         return self._tenants.get(tenant, _EMPTY)
 
+    def _make_tenant(self, tenant: str) -> _Tenant:
+        if self._file is None:
+            return _Tenant()
+        return _Tenant(graph=self._file.new_graph(tenant))
+
     def _commit(self, record: dict[str, Any]) -> None:
-        """Make a change durable (file stores), then apply it."""
-        if self._journal is not None:
-            self._journal.append(self._encode(record))
-        self._apply(record)
-        if self._journal is not None and self._journal.wants_compaction():
-            self._journal.compact(self._snapshot_records())
+        """Make a change durable (file stores: one SQLite transaction), then apply it."""
+        if self._file is not None:
+            self._file.commit(record)
+        else:
+            self._apply(record)
 
     def _apply(self, record: dict[str, Any]) -> None:
         op = record["op"]
@@ -373,7 +445,7 @@ class NetworkXStore:
         if data is None:
             if op != "put":
                 return
-            data = self._tenants[tenant] = _Tenant()
+            data = self._tenants[tenant] = self._make_tenant(tenant)
         if op == "put":
             self._apply_put(data, record)
             for kind, ids in record.get("delete_records", {}).items():  # write_records
@@ -441,8 +513,21 @@ class NetworkXStore:
             if chunk_index is not None:
                 chunk_index.set(chunk.id, _chunk_text(chunk))
         turn_index = texts.get("turn")
-        for rel in record.get("relationships", ()):
-            graph.add_edge(rel.source_id, rel.target_id, key=rel.type, r=rel)
+        rels = record.get("relationships")
+        if rels:
+            # Straight into networkx's adjacency (what add_edge does, at a third of the cost);
+            # both ends are stored entities, checked before the record was made.
+            succ, pred, factory = graph._succ, graph._pred, graph.edge_attr_dict_factory
+            for rel in rels:
+                source, target = rel.source_id, rel.target_id
+                keydict = succ[source].get(target)
+                if keydict is None:
+                    keydict = succ[source][target] = pred[target][source] = {}
+                edge = keydict.get(rel.type)
+                if edge is None:
+                    edge = keydict[rel.type] = factory()
+                edge["r"] = rel
+            nx._clear_cache(graph)
         for turn in record.get("turns", ()):
             old = data.turns.get(turn.id)
             if old is not None and old.parent_id is not None and old.parent_id != turn.parent_id:
@@ -494,81 +579,6 @@ class NetworkXStore:
             session.head = parent
         if not session.order:
             del data.sessions[turn.session_id]
-
-    def _encode(self, record: dict[str, Any]) -> dict[str, Any]:
-        if record["op"] == "embed":
-            # Compact: the float32 rows as base64 (about 1.4 bytes per stored byte).
-            matrix = record["vectors"]
-            out = {k: v for k, v in record.items() if k != "vectors"}
-            out["dimension"] = int(matrix.shape[1])
-            out["float32_le"] = base64.b64encode(matrix.astype("<f4").tobytes()).decode("ascii")
-            return out
-        if record["op"] != "put":
-            return record
-        out = dict(record)
-        for key in ("entities", "relationships", "turns", "records", "chunks"):
-            if key in out:
-                out[key] = [m.model_dump(mode="json") for m in out[key]]
-        return out
-
-    @staticmethod
-    def _decode(record: dict[str, Any]) -> dict[str, Any]:
-        if record.get("op") == "embed":
-            np = _indexes().np
-            raw = base64.b64decode(record["float32_le"])
-            matrix = np.frombuffer(raw, dtype="<f4").astype(np.float32)
-            out = {k: v for k, v in record.items() if k not in ("float32_le", "dimension")}
-            out["vectors"] = matrix.reshape(len(record["ids"]), record["dimension"])
-            return out
-        if record.get("op") != "put":
-            return record
-        out = dict(record)
-        models: tuple[tuple[str, type[Any]], ...] = (
-            ("entities", Entity),
-            ("relationships", Relationship),
-            ("turns", Turn),
-            ("records", Record),
-            ("chunks", Chunk),
-        )
-        for key, model in models:
-            if key in out:
-                out[key] = [model.model_validate(row) for row in out[key]]
-        return out
-
-    def _snapshot_records(self) -> Iterator[dict[str, Any]]:
-        """The whole state as change records, in chunks (for compaction)."""
-        chunk = 5000
-        for tenant in sorted(self._tenants):
-            data = self._tenants[tenant]
-            dump = self._dump(data)
-            for key in ("entities", "relationships", "turns", "records", "chunks"):
-                items: list[Any] = getattr(dump, key)
-                for start in range(0, len(items), chunk):
-                    yield self._encode(
-                        {"op": "put", "tenant": tenant, key: items[start : start + chunk]}
-                    )
-            yield {"op": "put", "tenant": tenant, "heads": dump.heads}
-            for kind in _MENTION_KINDS:
-                links = sorted(data.mentions[kind].items())
-                for start in range(0, len(links), chunk):
-                    yield {
-                        "op": "mentions",
-                        "tenant": tenant,
-                        "kind": kind,
-                        "links": {n: sorted(e) for n, e in links[start : start + chunk]},
-                    }
-            for kind, index in sorted(data.vectors.items()):
-                for start in range(0, len(index), _EMBED_CHUNK):
-                    ids = index.ids[start : start + _EMBED_CHUNK]
-                    yield self._encode(
-                        {
-                            "op": "embed",
-                            "tenant": tenant,
-                            "kind": kind,
-                            "ids": ids,
-                            "vectors": index.matrix[start : start + len(ids)],
-                        }
-                    )
 
     # ------------------------------------------------------------------ entities
 
@@ -657,7 +667,7 @@ class NetworkXStore:
         needle = filter.name_contains.casefold() if filter.name_contains else None
         wanted = filter.attributes.items()
         found = []
-        for node in self._tenant(tenant).graph._node.values():
+        for node in _whole(self._tenant(tenant)).graph._node.values():
             entity: Entity = node["e"]
             if filter.type is not None and entity.type != filter.type:
                 continue
@@ -958,13 +968,16 @@ class NetworkXStore:
 
         Current facts, or those :meth:`Relationship.held` at ``as_of`` / ``recorded_as_of``.
         """
-        graph = self._tenant(tenant).graph
+        data = self._tenant(tenant)
+        graph = data.graph
         nodes = graph._node
         node = nodes.get(entity_id)
         if node is None:
             raise NotFound(
                 f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
             )
+        if data.near is not None:
+            data.near(entity_id)
         now = utcnow()
         timed = as_of is not None or recorded_as_of is not None
         if timed:
@@ -1566,7 +1579,7 @@ class NetworkXStore:
             return index
         data.texts[kind] = index
         if kind == "entity":
-            for node_id, node in data.graph._node.items():
+            for node_id, node in _whole(data).graph._node.items():
                 index.set(node_id, entity_text(node["e"]))
         elif kind == "turn":
             for turn_id, turn in data.turns.items():
@@ -1666,7 +1679,7 @@ class NetworkXStore:
         return self._dump(self._tenant(tenant))
 
     def _dump(self, data: _Tenant) -> TenantDump:
-        graph = data.graph
+        graph = _whole(data).graph
         entities = sorted((n["e"] for n in graph._node.values()), key=lambda e: e.id)
         rels = sorted((d["r"] for _s, _t, d in graph.edges(data=True)), key=lambda r: r.key)
         turns: list[Turn] = []
@@ -1843,25 +1856,50 @@ def _same_json(stored: Any, wanted: Any) -> bool:
 def open_networkx(url: str = "memory://", **options: Any) -> NetworkXStore:
     """Open an embedded store: ``memory://`` or ``file:///path/world.graphmem[?fsync=false]``.
 
-    Every ``memory://`` open is a new, empty store. A ``file://`` URL names one file; it
-    is created if missing and held exclusively by this process while open.
+    Every ``memory://`` open is a new, empty store. A ``file://`` URL names one SQLite
+    database; a writer creates it if missing and holds it exclusively while open; with
+    ``read_only=True`` it is read beside the writer (a missing file is ``NotFound``).
+
+    Options: ``tracer``, ``read_only`` (refuse writes; never create anything), ``fsync``
+    (default true: each write is on disk before it returns), ``preload`` (default false:
+    read every entity and relationship model at open, not when first used). ``fsync``
+    and ``preload`` may also be given in the URL (``?fsync=false&preload=true``).
     """
     tracer = options.pop("tracer", None)
     fsync = options.pop("fsync", None)
+    preload = options.pop("preload", None)
+    read_only = options.pop("read_only", False)
     if options:
         raise InvalidInput(f"unknown options for {url.split(':', 1)[0]}://: {sorted(options)}")
+    if not isinstance(read_only, bool):
+        raise InvalidInput(f"read_only must be True or False, got {read_only!r}")
     parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    if scheme == "memory":
-        return NetworkXStore(url, tracer=tracer)
+    if parts.scheme.lower() == "memory":
+        return NetworkXStore(url, read_only=read_only, tracer=tracer)
+    path = file_path(url)
+    query = parse_qs(parts.query)
+    if fsync is None:
+        fsync = query.get("fsync", ["true"])[-1].lower() not in ("0", "false", "no")
+    if preload is None:
+        preload = query.get("preload", ["false"])[-1].lower() in ("1", "true", "yes")
+    return NetworkXStore(
+        url,
+        path=path,
+        fsync=bool(fsync),
+        read_only=read_only,
+        preload=bool(preload),
+        tracer=tracer,
+    )
+
+
+def file_path(url: str) -> Path:
+    """The path a ``file://`` URL names (relative to the working directory without ``///``)."""
+    parts = urlsplit(url)
     host = "" if parts.netloc in ("", "localhost") else parts.netloc
     raw_path = unquote(host + parts.path)
     if not raw_path:
         raise InvalidInput(f"file URL {url!r} names no file; use file:///path/world.graphmem")
-    query = parse_qs(parts.query)
-    if fsync is None:
-        fsync = query.get("fsync", ["true"])[-1].lower() not in ("0", "false", "no")
     path = Path(raw_path).expanduser()
     if path.is_dir():
         raise InvalidInput(f"{path} is a directory; a file:// store is one file")
-    return NetworkXStore(url, path=path, fsync=bool(fsync), tracer=tracer)
+    return path
