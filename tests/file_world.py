@@ -64,6 +64,26 @@ def build(store: GraphStore, tenant: str, size: int = 12) -> None:
     store.put_records(
         tenant, "note", [Record(id=f"r{i}", kind="note", data={"i": i}) for i in range(3)]
     )
+    beliefs = [
+        Record(
+            id=f"b{i}",
+            kind="belief",
+            owner=f"n{i % 2}",
+            data={"about": f"n{i}", "held": True},
+            blob=bytes([i, 0, 255, 10]),
+        )
+        for i in range(4)
+    ]
+    store.put_records(tenant, "belief", beliefs)
+    # One atomic write of several kinds: an owner moved, an audit entry, two deletes.
+    store.write_records(
+        tenant,
+        [
+            beliefs[0].model_copy(update={"owner": "n1", "data": {"about": "n0", "held": False}}),
+            Record(id="a0", kind="audit", owner="n1", data={"seq": 0, "prev": None}),
+        ],
+        delete={"belief": ["b3"], "note": ["r2"]},
+    )
     chunks = [Chunk(id=f"c{i}", text=f"Lore {i} of the river", source="lore.md") for i in range(4)]
     store.upsert_chunks(tenant, chunks)
     store.link_mentions(tenant, "chunk", {"c0": ["n0", "n1"], "c1": ["n2"]})
@@ -94,6 +114,13 @@ def fingerprint(store: GraphStore, tenants: tuple[str, ...] = TENANTS) -> dict[s
             "turns": sorted((t.model_dump(mode="json") for t in dump.turns), key=lambda t: t["id"]),
             "heads": dump.heads,
             "records": [r.model_dump(mode="json") for r in dump.records],
+            "owned": {
+                kind: {
+                    owner: [r.id for r in store.find_records(tenant, kind, owner=owner)]
+                    for owner in ("n0", "n1", "n2")
+                }
+                for kind in sorted({r.kind for r in dump.records})
+            },
             "chunks": [c.model_dump(mode="json") for c in dump.chunks],
             "mentions": sorted(dump.mentions),
             "snapshots": [

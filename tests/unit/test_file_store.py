@@ -20,6 +20,7 @@ from graphmem import (
     InvalidInput,
     NotAStore,
     NotFound,
+    Record,
     Relationship,
     StoreLocked,
     StoreReadOnly,
@@ -412,6 +413,14 @@ def test_a_reader_follows_every_kind_of_change(tmp_path: Path) -> None:
         writer.delete_chunks("village", ["c1"])
         writer.link_mentions("village", "chunk", {"c2": ["n6"], "c0": []})
         writer.delete_records("village", "note", ["r1"])
+        writer.write_records(
+            "village",
+            [
+                Record(id="b1", kind="belief", owner="n0", blob=b"\x00moved"),
+                Record(id="a1", kind="audit", data={"seq": 1}),
+            ],
+            delete={"belief": ["b2"], "audit": ["a0"]},
+        )
         writer.delete_conversation("village", "s2")
         writer.clear("keep")
         build(writer, "keep", size=5)
@@ -478,3 +487,55 @@ def test_cli_export_and_snapshot_read_beside_a_running_writer(
         lines = capsys.readouterr().out.splitlines()
         assert any('"late"' in line for line in lines)
     assert json.loads(lines[0])["kind"] == "graphmem"
+
+
+# A writer process driving NPC minds and governed facts, one step per line of stdin; after
+# each step it prints what it reads (the reader in the test process must read the same).
+_MINDS = textwrap.dedent(
+    """
+    import json, sys, graphmem
+    from graphmem import GovernancePolicy
+    sys.path.insert(0, sys.argv[2])
+    from file_store_views import minds_view, STEPS
+    with graphmem.open(sys.argv[1], tenant="t") as mem:
+        facts = mem.fact_memory(actor="gm", policy=GovernancePolicy(signing_key=b"k" * 32))
+        for line in sys.stdin:
+            STEPS[int(line)](mem, facts)
+            print(json.dumps(minds_view(mem, facts)), flush=True)
+    """
+)
+
+
+def test_a_reader_process_follows_minds_and_governed_facts(tmp_path: Path) -> None:
+    from file_store_views import STEPS, minds_view
+
+    from graphmem import GovernancePolicy
+
+    path = tmp_path / "w.graphmem"
+    tests = str(Path(__file__).resolve().parents[1])
+    writer = subprocess.Popen(
+        [sys.executable, "-c", _MINDS, url(path), tests],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert writer.stdin is not None and writer.stdout is not None
+    try:
+        writer.stdin.write("0\n")
+        writer.stdin.flush()
+        first = json.loads(writer.stdout.readline())
+        with graphmem.open(url(path), tenant="t", read_only=True) as reader:
+            facts = reader.fact_memory(actor="gm", policy=GovernancePolicy(signing_key=b"k" * 32))
+            assert minds_view(reader, facts) == first
+            for step in range(1, len(STEPS)):
+                writer.stdin.write(f"{step}\n")
+                writer.stdin.flush()
+                seen = json.loads(writer.stdout.readline())
+                assert minds_view(reader, facts) == seen, step
+            assert seen["owned"]["belief"], "the beliefs are read through the owner index"
+            assert seen["verified"] >= 4 and seen["recaps"]
+    finally:
+        writer.stdin.close()
+        writer.wait(timeout=60)
+        writer.stdout.close()
+    assert writer.returncode == 0
