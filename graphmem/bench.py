@@ -59,7 +59,11 @@ _ENTITY_TYPES = ("npc", "npc", "npc", "location", "item", "faction")
 
 @dataclass
 class Figure:
-    """One measured figure and its baseline (``ratio`` = value / baseline)."""
+    """One measured figure and its baseline (``ratio`` = value / baseline).
+
+    ``better`` says which way is better: ``higher`` for rates (units per second),
+    ``lower`` for times and sizes.
+    """
 
     name: str
     value: float
@@ -67,6 +71,20 @@ class Figure:
     baseline: float | None = None
     ratio: float | None = None
     round_trips: float | None = None
+    better: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.better:
+            self.better = "higher" if self.unit.endswith("/s") else "lower"
+
+    def reading(self) -> str:
+        """The ratio in words: how many times faster or slower than the baseline."""
+        if not self.ratio:
+            return ""
+        gain = self.ratio if self.better == "higher" else 1 / self.ratio
+        if 0.995 <= gain <= 1.005:
+            return "same as baseline"
+        return f"{gain:.2f}x faster" if gain > 1 else f"{1 / gain:.2f}x slower"
 
     def with_baseline(self, baseline: float | None) -> Figure:
         """Attach a baseline and compute the ratio."""
@@ -133,6 +151,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--quiet", action="store_true", help="no progress bar and no progress lines"
+    )
+    parser.add_argument(
+        "--server",
+        action="store_true",
+        help="measure the HTTP API (snapshot latency and req/s against a bare uvicorn floor) "
+        "and the async twin's overhead instead (the server extra)",
     )
     from graphmem import bench_storage
 
@@ -477,11 +501,15 @@ def run(args: argparse.Namespace) -> int:
 
     figures = []
     produce = _retrieval_figures if getattr(args, "retrieval", False) else _figures
+    if getattr(args, "server", False):
+        from graphmem.server.bench import server_figures as produce
     if not args.json:
-        heading = f"{'figure':<55} {'value':>14} {'unit':<8} {'baseline':>14} {'ratio':>8}"
         from graphmem._progress import write_line
 
-        write_line(f"{heading} {'round trips/op':>14}")
+        write_line(
+            f"{'figure':<55} {'value':>14} {'unit':<8} {'baseline':>14} {'ratio':>8} "
+            f"{'better':<7} {'round trips/op':>14} vs baseline (same run)"
+        )
     if getattr(args, "recall", False):
         from graphmem.bench_recall import recall_figures
 
@@ -495,6 +523,8 @@ def run(args: argparse.Namespace) -> int:
             figures.append(figure)
             bar.update(1)
             _print_figure(args, figure)
+    if not args.json:
+        print("ratio = value / baseline; 'better' says which way is better for the value")
     if args.json:
         print(
             json.dumps({"store": redact_url(args.store), "results": [asdict(f) for f in figures]})
@@ -508,9 +538,12 @@ def _print_figure(args: argparse.Namespace, figure: Figure) -> None:
     if not args.json:
         base = f"{figure.baseline:>14,.2f}" if figure.baseline is not None else " " * 14
         ratio = f"{figure.ratio:>7.2f}x" if figure.ratio is not None else " " * 8
-        trips = f"{figure.round_trips:>8.2f}" if figure.round_trips is not None else ""
-        line = f"{figure.name:<55} {figure.value:>14,.2f} {figure.unit:<8} {base} {ratio}{trips}"
-        write_line(line)
+        trips = f"{figure.round_trips:>14.2f}" if figure.round_trips is not None else " " * 14
+        line = (
+            f"{figure.name:<55} {figure.value:>14,.2f} {figure.unit:<8} {base} {ratio} "
+            f"{figure.better:<7} {trips} {figure.reading()}"
+        )
+        write_line(line.rstrip())
 
 
 # --------------------------------------------------------------------------- retrieval

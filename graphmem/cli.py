@@ -1,4 +1,7 @@
-"""The ``graphmem`` command: demo, snapshot, export, import, check, schema, bench and eval.
+"""The ``graphmem`` command: demo, snapshot, export, import, check, schema, bench, eval, doors.
+
+The doors (``serve``, ``mcp``, ``keys``, ``entity``, ``relate``, ``say``, ``history``,
+``branches``, ``retrieve``, ``tenants``, ``openapi``) live in :mod:`graphmem.commands`.
 
 A door onto the library with no logic of its own: every subcommand opens a
 :class:`graphmem.Memory` and calls its API. graphmem errors become a one-line message
@@ -19,6 +22,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -30,6 +34,7 @@ from pathlib import Path
 from typing import TextIO, cast
 
 from graphmem import __version__
+from graphmem import commands as doors
 from graphmem._progress import Bar, progress_bar, wants_progress
 from graphmem.demo_world import DEMO_TENANT, MAIN_NPC_ID, PLAYER_ID, build_demo_world
 from graphmem.errors import GraphmemError, InvalidInput
@@ -119,6 +124,7 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
     install.add_argument(
         "--no-wait", action="store_true", help="do not wait for the indexes to come online"
     )
+    install.add_argument("--json", action="store_true", help="print the indexes as JSON")
 
     snapshot = commands.add_parser(
         "snapshot",
@@ -172,6 +178,7 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
     import_.add_argument(
         "--quiet", action="store_true", help="no progress bar (one is drawn only on a terminal)"
     )
+    import_.add_argument("--json", action="store_true", help="print the counts as JSON")
 
     check = commands.add_parser(
         "check",
@@ -206,6 +213,7 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
         from graphmem import evaluation
 
         evaluation.add_arguments(evaluate)
+    doors.add_commands(commands)
     return parser
 
 
@@ -267,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
             from graphmem import evaluation
 
             return evaluation.run(args)
+        if args.command in doors.COMMANDS:
+            return doors.run(args)
     except GraphmemError as exc:
         return _fail(str(exc))
     except BrokenPipeError:  # stdout went away (`graphmem export ... | head`): stop quietly
@@ -357,6 +367,18 @@ def _import(args: argparse.Namespace) -> int:
             ):
                 bar_lines = _CountedLines(handle, bar)
                 dump = mem.import_jsonl(cast(TextIO, bar_lines))
+        if args.json:
+            counts = {
+                "tenant": args.tenant,
+                "entities": len(dump.entities),
+                "relationships": len(dump.relationships),
+                "turns": len(dump.turns),
+                "conversations": _session_count(dump),
+                "records": len(dump.records),
+                "chunks": len(dump.chunks),
+            }
+            print(json.dumps(counts))
+            return EXIT_OK
         print(
             f"imported {len(dump.entities)} entities, {len(dump.relationships)} relationships "
             f"and {len(dump.turns)} turns in {_session_count(dump)} conversations "
@@ -418,6 +440,21 @@ def _schema_install(args: argparse.Namespace) -> int:
         rebuild_vector_indexes=args.rebuild_vector_indexes,
         wait=not args.no_wait,
     )
+    if args.json:
+        indexes = [
+            {"name": index.name, "type": index.type, "state": index.state}
+            for index in getattr(report, "indexes", ())
+        ]
+        print(
+            json.dumps(
+                {
+                    "store": redact_url(args.store),
+                    "quantization": getattr(report, "quantization", None),
+                    "indexes": indexes,
+                }
+            )
+        )
+        return EXIT_OK
     if report is None:
         print(f"{redact_url(args.store)}: this backend keeps no schema; nothing to install")
         return EXIT_OK

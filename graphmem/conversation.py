@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.errors import InvalidInput, NotFound
-from graphmem.models import Role, Turn, new_id
+from graphmem.models import Artifact, ArtifactRef, Branch, Role, Trajectory, Turn, new_id
 from graphmem.store import GraphStore, TenantDump
 
 __all__ = ["CONVERSATION_FORMAT", "Conversation"]
@@ -73,6 +73,9 @@ class Conversation:
         turn_id: str | None = None,
         summary: str | None = None,
         created_at: datetime | None = None,
+        trajectory: Trajectory | Mapping[str, Any] | None = None,
+        artifacts: Iterable[Artifact | Mapping[str, Any]] = (),
+        hidden_artifacts: Iterable[ArtifactRef | Mapping[str, Any]] = (),
     ) -> Turn:
         """Append a turn after the head; it becomes the head. One store call.
 
@@ -84,6 +87,10 @@ class Conversation:
             summary: A short summary to keep alongside.
             created_at: When it was said (default: now), for a log written down later;
                 a time not after the previous turn's becomes one microsecond after it.
+            trajectory: An agent's digest of the turn: tools invoked, a summary of its
+                observations and of its reasoning (a :class:`~graphmem.Trajectory` or dict).
+            artifacts: What the agent showed the user with the turn.
+            hidden_artifacts: References to artifacts it kept hidden (never their content).
         """
         fields: dict[str, Any] = {} if created_at is None else {"created_at": created_at}
         turn = Turn(
@@ -93,6 +100,9 @@ class Conversation:
             speaker=speaker,
             turn_id=turn_id,
             summary=summary,
+            trajectory=trajectory,
+            artifacts=tuple(artifacts),
+            hidden_artifacts=tuple(hidden_artifacts),
             **fields,
         )
         stored = self._store.append_turn(self._tenant, turn)
@@ -191,6 +201,59 @@ class Conversation:
     def turns(self) -> list[Turn]:
         """Every turn on every branch, in the order they were created."""
         return self._store.list_turns(self._tenant, self.session_id)
+
+    def branches(self) -> list[Branch]:
+        """Every branch of the tree (root to a leaf), oldest leaf first. Two store calls.
+
+        Each :class:`~graphmem.Branch` names its leaf, its fork point (the nearest turn
+        on it with more than one child; None while the conversation never forked), its
+        length, and whether the head lies on it.
+
+        >>> import graphmem
+        >>> with graphmem.open("memory://", tenant="doc") as mem:
+        ...     chat = mem.conversation("s1")
+        ...     ask = chat.append("player", "Can you take me across?")
+        ...     _ = chat.append("npc", "Two coppers.")
+        ...     _ = chat.fork(ask)
+        ...     _ = chat.append("npc", "Not tonight.")
+        ...     [(b.leaf.content, b.fork_point.content, b.length, b.active)
+        ...      for b in chat.branches()]
+        [('Two coppers.', 'Can you take me across?', 2, False), \
+('Not tonight.', 'Can you take me across?', 2, True)]
+        """
+        turns = self._store.list_turns(self._tenant, self.session_id)
+        if not turns:
+            return []
+        head = self._store.head(self._tenant, self.session_id)
+        head_id = head.id if head is not None else None
+        by_id = {t.id: t for t in turns}
+        children: dict[str, int] = {}
+        for t in turns:
+            if t.parent_id is not None:
+                children[t.parent_id] = children.get(t.parent_id, 0) + 1
+        # Per turn, in one pass over the tree: its depth, the nearest fork at or above it,
+        # and whether the head is at or above it.
+        facts: dict[str, tuple[int, Turn | None, bool]] = {}
+        for t in turns:
+            pending: list[Turn] = []
+            node: Turn | None = t
+            while node is not None and node.id not in facts:
+                pending.append(node)
+                parent = node.parent_id
+                node = by_id.get(parent) if parent is not None else None
+            depth, fork, active = facts[node.id] if node is not None else (0, None, False)
+            for item in reversed(pending):
+                depth += 1
+                if children.get(item.id, 0) > 1:
+                    fork = item
+                active = active or item.id == head_id
+                facts[item.id] = (depth, fork, active)
+        out: list[Branch] = []
+        for leaf in turns:  # creation order, so the oldest leaf comes first
+            if leaf.id not in children:
+                depth, fork, active = facts[leaf.id]
+                out.append(Branch(leaf=leaf, fork_point=fork, length=depth, active=active))
+        return out
 
     def count(self) -> int:
         """How many turns the conversation holds, on all branches."""

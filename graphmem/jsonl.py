@@ -26,7 +26,16 @@ from graphmem.errors import InvalidInput
 from graphmem.models import Chunk, Entity, Record, Relationship, Turn
 from graphmem.store import TenantDump
 
-__all__ = ["FORMAT_VERSION", "add_record", "dump_records", "read", "records_to_dump", "write"]
+__all__ = [
+    "FORMAT_VERSION",
+    "add_record",
+    "dump_records",
+    "lines",
+    "read",
+    "records_to_dump",
+    "turn_record",
+    "write",
+]
 
 FORMAT_VERSION = 1
 
@@ -38,7 +47,7 @@ def dump_records(dump: TenantDump) -> Iterator[dict[str, Any]]:
     for rel in dump.relationships:
         yield {"kind": "relationship", **rel.model_dump(mode="json")}
     for turn in dump.turns:
-        yield {"kind": "turn", **turn.model_dump(mode="json")}
+        yield {"kind": "turn", **turn_record(turn)}
     for session_id, head_id in dump.heads.items():
         yield {"kind": "head", "session_id": session_id, "head_id": head_id}
     for record in dump.records:
@@ -52,6 +61,22 @@ def dump_records(dump: TenantDump) -> Iterator[dict[str, Any]]:
             "node_id": node_id,
             "entity_id": entity_id,
         }
+
+
+_AGENT_FIELDS = ("trajectory", "artifacts", "hidden_artifacts")
+
+
+def turn_record(turn: Turn) -> dict[str, Any]:
+    """A turn as JSON data; an agent turn's fields only when set.
+
+    So a turn without a trajectory or artifacts is written exactly as before they existed,
+    and any reader of format version 1 takes it.
+    """
+    data = turn.model_dump(mode="json")
+    for key in _AGENT_FIELDS:
+        if not data[key]:
+            del data[key]
+    return data
 
 
 def add_record(dump: TenantDump, record: dict[str, Any], where: str) -> None:
@@ -102,14 +127,20 @@ def write(dump: TenantDump, target: str | Path | IO[str], *, tenant: str | None 
     if isinstance(target, str | Path):
         with Path(target).open("w", encoding="utf-8") as handle:
             return write(dump, handle, tenant=tenant)
+    count = 0
+    for line in lines(dump, tenant=tenant):
+        target.write(line)
+        count += 1
+    return count
+
+
+def lines(dump: TenantDump, *, tenant: str | None = None) -> Iterator[str]:
+    """The JSON Lines of a dump, header first, each ending with a newline (for streaming)."""
     header: dict[str, Any] = {"kind": "graphmem", "version": FORMAT_VERSION}
     if tenant is not None:
         header["tenant"] = tenant
-    count = 0
     for record in (header, *dump_records(dump)):
-        target.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
-        count += 1
-    return count
+        yield json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def read(source: str | Path | IO[str]) -> TenantDump:

@@ -433,7 +433,9 @@ class GraphStore(Protocol):
         ``entities``, ``relationships``, ``traversal``, ``identity``, ``conversations``,
         ``session_log``: the operations of this protocol (every backend has them);
         ``persistence``: the data outlives ``close`` (``file://``, Neo4j; not
-        ``memory://``); ``concurrent_writers``: several processes may write at once.
+        ``memory://``); ``concurrent_writers``: several processes may write at once;
+        ``inline_reads``: reads are answered in process from memory, without I/O, so a
+        server may call them on its event loop instead of a worker thread.
         """
         ...
 
@@ -950,6 +952,14 @@ class GraphStore(Protocol):
 
     def clear(self, tenant: str) -> None:
         """Delete everything the tenant holds."""
+        ...
+
+    def list_tenants(self) -> list[str]:
+        """Every tenant that holds something (an entity, turn, chunk or record), sorted.
+
+        An administrator's question (``graphmem tenants``): it is the one operation that
+        sees across tenants, and it returns their names only.
+        """
         ...
 
 

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import TYPE_CHECKING
 
 from graphmem.errors import InvalidInput
 
-__all__ = ["CODE_PLACEHOLDER", "summarize_turn"]
+if TYPE_CHECKING:
+    from graphmem.models import Trajectory
+
+__all__ = ["CODE_PLACEHOLDER", "summarize_trajectory", "summarize_turn"]
 
 CODE_PLACEHOLDER = "[code]"
 """What a turn that is nothing but code is summarised as (never an empty summary)."""
@@ -143,6 +147,44 @@ def summarize_turn(text: str, max_chars: int = 200) -> str:
     if len(plain) <= max_chars:
         return plain
     return _cut(plain, max_chars)
+
+
+def summarize_trajectory(trajectory: Trajectory, max_chars: int | None = 200) -> str:
+    """Say in one plain line what an agent did for a turn: tools, observations, reasoning.
+
+    Deterministic, like :func:`summarize_turn` (whose markdown stripping it applies to
+    each part). ``max_chars=None`` keeps every word; otherwise the line is cut as
+    :func:`summarize_turn` cuts. An empty trajectory gives ``""``.
+
+    >>> from graphmem.models import ToolCall, Trajectory
+    >>> summarize_trajectory(Trajectory(
+    ...     tools=(ToolCall(name="search_lore", summary="the **Drowned Bell**"),),
+    ...     observations="It rang in 1802.", reasoning="Give the year."))
+    'used search_lore (the Drowned Bell); observed: It rang in 1802.; reasoned: Give the year.'
+    """
+    if max_chars is not None and (
+        isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars <= 0
+    ):
+        raise InvalidInput(f"max_chars must be a positive integer or None, got {max_chars!r}")
+    parts: list[str] = []
+    if trajectory.tools:
+        used = [
+            f"{tool.name} ({_one_line(tool.summary)})" if tool.summary else tool.name
+            for tool in trajectory.tools
+        ]
+        parts.append("used " + ", ".join(used))
+    if trajectory.observations and trajectory.observations.strip():
+        parts.append("observed: " + _one_line(trajectory.observations))
+    if trajectory.reasoning and trajectory.reasoning.strip():
+        parts.append("reasoned: " + _one_line(trajectory.reasoning))
+    text = "; ".join(part for part in parts if part.strip())
+    if max_chars is None or len(text) <= max_chars:
+        return text
+    return _cut(text, max_chars)
+
+
+def _one_line(text: str) -> str:
+    return _WHITESPACE.sub(" ", _strip_markdown(_FENCED.sub("\n", text))).strip()
 
 
 def _strip_markdown(text: str) -> str:

@@ -14,5 +14,6 @@ FOREACH (conversation IN CASE WHEN c IS NULL THEN [] ELSE [c] END |
   REMOVE conversation._lock)
 RETURN t {.id, .session, .role, .speaker, .content, .summary, .turn_id,
           created_at: toString(t.created_at),
+          .trajectory_json, .artifacts_json, .hidden_artifacts_json,
           parent_id: head([(t)-[:PARENT]->(p:Turn) | p.id])} AS turn,
        c IS NOT NULL AS moved

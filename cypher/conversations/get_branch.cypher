@@ -18,6 +18,7 @@ CALL (head) {
   LIMIT $limit
   RETURN collect(t {.id, .session, .role, .speaker, .content, .summary, .turn_id,
                     created_at: toString(t.created_at),
+                    .trajectory_json, .artifacts_json, .hidden_artifacts_json,
                     parent_id: head([(t)-[:PARENT]->(p:Turn) | p.id])}) AS turns
 }
 RETURN turns

@@ -2,4 +2,5 @@
 MATCH (t:Turn {tenant: $tenant, id: $turn_id})
 RETURN t {.id, .session, .role, .speaker, .content, .summary, .turn_id,
           created_at: toString(t.created_at),
+          .trajectory_json, .artifacts_json, .hidden_artifacts_json,
           parent_id: head([(t)-[:PARENT]->(p:Turn) | p.id])} AS turn

@@ -11,6 +11,7 @@ WHERE ($session_id IS NULL OR t.session = $session_id)
   AND all(word IN $keywords WHERE toLower(t.content) CONTAINS word)
 RETURN t {.id, .session, .role, .speaker, .content, .summary, .turn_id,
           created_at: toString(t.created_at),
+          .trajectory_json, .artifacts_json, .hidden_artifacts_json,
           parent_id: head([(t)-[:PARENT]->(p:Turn) | p.id])} AS turn
 ORDER BY t.created_at DESC, t.id DESC
 LIMIT $limit

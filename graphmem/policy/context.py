@@ -25,7 +25,9 @@ Strategies (chosen per conversation):
   ``recovery_interval`` appends while degraded; it folds the queue oldest batch first.
 
 Token counts use :func:`graphmem.estimate_tokens`: a turn costs the estimate of its
-content; the summary the estimate of its text. The summary is kept as lines: when it is
+context text (:func:`context_text`: its content, plus an agent turn's trajectory digest
+and the titles of the artifacts it showed); the summary the estimate of its text. Hidden
+artifacts never reach a context or a summary. The summary is kept as lines: when it is
 over its budget the oldest lines are dropped whole; lines are never rewritten, so a
 restored summary comes back verbatim.
 """
@@ -44,13 +46,14 @@ from graphmem.conversation import Conversation
 from graphmem.errors import InvalidInput, InvalidSnapshot, StoreClosed
 from graphmem.events import EventBus
 from graphmem.events import bus as default_bus
-from graphmem.models import Role, Turn, estimate_tokens
+from graphmem.models import Artifact, ArtifactRef, Role, Trajectory, Turn, estimate_tokens
 from graphmem.policy.health import HealthMachine, HealthState
 from graphmem.policy.identity import MemoryIdentity
 from graphmem.store import GraphStore
-from graphmem.summarize import summarize_turn
+from graphmem.summarize import summarize_trajectory, summarize_turn
 
 __all__ = [
+    "CHAT_ROLES",
     "SNAPSHOT_FORMAT",
     "SNAPSHOT_VERSION",
     "STRATEGIES",
@@ -59,6 +62,7 @@ __all__ = [
     "LLMContext",
     "LineSummarizer",
     "Summarizer",
+    "context_text",
 ]
 
 _log = logging.getLogger("graphmem.policy")
@@ -70,6 +74,58 @@ SNAPSHOT_FORMAT = "graphmem.conversation_memory"
 SNAPSHOT_VERSION = 1
 SUMMARY_SHARE = 0.25
 """Share of ``max_tokens`` the rolling summary may use (at least one token)."""
+
+CHAT_ROLES: Mapping[str, str] = {
+    "user": "user",
+    "assistant": "assistant",
+    "system": "system",
+    "player": "user",
+    "gm": "user",
+    "npc": "assistant",
+    "gm_assistant": "assistant",
+    "tool": "user",
+}
+"""How :meth:`LLMContext.to_messages` maps turn roles onto the roles chat APIs accept.
+
+The model speaks as the ``assistant``: an NPC it plays, the game master's assistant.
+People are ``user``: players and the game master. Tool output becomes ``user`` text
+(a ``tool`` message needs a call id the turn does not have). Other roles get the
+``default`` of :meth:`LLMContext.to_messages` (``user``)."""
+
+
+def _artifact_label(artifact: Artifact) -> str:
+    label = artifact.title or artifact.id
+    return f"{label} ({artifact.media_type})" if artifact.media_type else label
+
+
+def context_text(turn: Turn) -> str:
+    """A turn as an LLM's context shows it: the content, then what an agent turn adds.
+
+    An agent turn adds one line with its trajectory digest (tools, observations,
+    reasoning; :func:`graphmem.summarize.summarize_trajectory` without a length cap) and
+    one naming the artifacts shown to the user (title and media type, not the content).
+    Hidden artifacts are never mentioned.
+
+    >>> from graphmem import Turn
+    >>> print(context_text(Turn(session_id="s", role="assistant", content="1802.",
+    ...     trajectory={"tools": [{"name": "search_lore"}]},
+    ...     artifacts=[{"id": "a1", "title": "Bell chronicle"}],
+    ...     hidden_artifacts=[{"id": "scratch-7"}])))
+    1802.
+    [trajectory: used search_lore]
+    [shown to the user: Bell chronicle]
+    """
+    parts = [turn.content]
+    if turn.trajectory is not None and not turn.trajectory.is_empty:
+        parts.append(f"[trajectory: {summarize_trajectory(turn.trajectory, max_chars=None)}]")
+    if turn.artifacts:
+        shown = "; ".join(_artifact_label(a) for a in turn.artifacts)
+        parts.append(f"[shown to the user: {shown}]")
+    return "\n".join(parts)
+
+
+def _without_hidden(turn: Turn) -> Turn:
+    return turn.model_copy(update={"hidden_artifacts": ()}) if turn.hidden_artifacts else turn
 
 
 @runtime_checkable
@@ -104,10 +160,18 @@ class LineSummarizer:
         self.max_chars_per_turn = max_chars_per_turn
 
     def summarize(self, previous: str, evicted: Sequence[Turn]) -> str:
-        """Append one line per evicted turn to ``previous``."""
+        """Append one line per evicted turn to ``previous``.
+
+        An agent turn's line ends with its trajectory digest in brackets
+        (:func:`graphmem.summarize.summarize_trajectory`, cut to ``max_chars_per_turn``);
+        hidden artifacts never appear.
+        """
         lines = [previous] if previous else []
         for turn in evicted:
             text = turn.summary or summarize_turn(turn.content, self.max_chars_per_turn)
+            if turn.trajectory is not None and not turn.trajectory.is_empty:
+                digest = summarize_trajectory(turn.trajectory, self.max_chars_per_turn)
+                text = f"{text} [{digest}]"
             lines.append(f"{turn.speaker or turn.role}: {text}")
         return "\n".join(lines)
 
@@ -129,7 +193,7 @@ class LLMContext:
         mode: How this context was built: the strategy, or ``truncation`` when a
             rolling summary is not ``healthy`` (the fallback).
         summary: The running summary (``""`` unless ``mode`` is ``rolling_summary``).
-        turns: The recent turns, oldest first.
+        turns: The recent turns, oldest first (without their hidden artifacts).
         token_estimate: Estimated tokens of the summary and the turns; at most ``max_tokens``.
         max_tokens: The budget it was built for.
         health: The summarizer's health when it was built.
@@ -143,23 +207,51 @@ class LLMContext:
     max_tokens: int
     health: HealthState
 
-    def to_messages(self) -> list[dict[str, str]]:
-        """Chat messages: a system message with the summary (if any), then one per turn."""
+    def to_messages(
+        self, roles: Mapping[str, str] | None = None, *, default: str = "user"
+    ) -> list[dict[str, str]]:
+        """Chat messages: a system message with the summary (if any), then one per turn.
+
+        Chat APIs accept the roles ``user``, ``assistant`` and ``system`` only, so each
+        turn's role is mapped: ``roles`` over :data:`CHAT_ROLES` (``player`` and ``gm``
+        are ``user``, ``npc`` is ``assistant``, ...), and ``default`` for any other role.
+        A message's content is the turn's :func:`context_text`.
+
+        >>> from graphmem import Turn
+        >>> from graphmem.policy import HealthState
+        >>> ctx = LLMContext("truncation", "truncation", "", (
+        ...     Turn(session_id="s", role="player", content="Hi."),
+        ...     Turn(session_id="s", role="npc", content="Evening."),
+        ... ), 4, 100, HealthState.HEALTHY)
+        >>> [m["role"] for m in ctx.to_messages()]
+        ['user', 'assistant']
+        >>> [m["role"] for m in ctx.to_messages({"player": "system"})]
+        ['system', 'assistant']
+
+        Raises:
+            InvalidInput: A mapped role or ``default`` is not a non-empty string.
+        """
+        mapping = {**CHAT_ROLES, **(roles or {})}
+        for role in [default, *mapping.values()]:
+            if not isinstance(role, str) or not role.strip():
+                raise InvalidInput(f"chat roles must be non-empty strings, got {role!r}")
         messages: list[dict[str, str]] = []
         if self.summary:
             messages.append(
                 {
-                    "role": "system",
+                    "role": mapping.get("system", "system"),
                     "content": f"Summary of the conversation so far:\n{self.summary}",
                 }
             )
         for turn in self.turns:
-            messages.append({"role": turn.role, "content": turn.content})
+            messages.append(
+                {"role": mapping.get(turn.role, default), "content": context_text(turn)}
+            )
         return messages
 
 
 def _turn_tokens(turn: Turn) -> int:
-    return estimate_tokens(turn.content)
+    return estimate_tokens(context_text(turn))
 
 
 def _newest_that_fit(turns: Sequence[Turn], budget: int) -> list[Turn]:
@@ -348,8 +440,15 @@ class ConversationMemory:
         *,
         speaker: str | None = None,
         turn_id: str | None = None,
+        trajectory: Trajectory | Mapping[str, Any] | None = None,
+        artifacts: Sequence[Artifact | Mapping[str, Any]] = (),
+        hidden_artifacts: Sequence[ArtifactRef | Mapping[str, Any]] = (),
     ) -> Turn | None:
         """Store a turn (with its one-line summary) and update the context.
+
+        An agent turn may carry its ``trajectory`` digest, the ``artifacts`` shown to
+        the user and ``hidden_artifacts`` references (see :meth:`Conversation.append`);
+        the context and the summary use the digest, never the hidden artifacts.
 
         Returns the stored turn, or None with the ``none`` strategy (nothing is stored).
         """
@@ -360,7 +459,14 @@ class ConversationMemory:
             if not isinstance(content, str):
                 raise InvalidInput(f"content must be a str, not {type(content).__name__}")
             turn = self._conversation.append(
-                role, content, speaker=speaker, turn_id=turn_id, summary=summarize_turn(content)
+                role,
+                content,
+                speaker=speaker,
+                turn_id=turn_id,
+                summary=summarize_turn(content),
+                trajectory=trajectory,
+                artifacts=artifacts,
+                hidden_artifacts=hidden_artifacts,
             )
             self._window.append(turn)
             evicted = self._trim_window()
@@ -472,14 +578,26 @@ class ConversationMemory:
                 turns = _newest_that_fit(candidates, self.max_tokens)
                 tokens = sum(_turn_tokens(t) for t in turns)
                 return LLMContext(
-                    self.strategy, "truncation", "", tuple(turns), tokens, self.max_tokens, state
+                    self.strategy,
+                    "truncation",
+                    "",
+                    tuple(_without_hidden(t) for t in turns),
+                    tokens,
+                    self.max_tokens,
+                    state,
                 )
             summary = _fit_lines(self._summary, self.summary_budget)
             used = estimate_tokens(summary)
             turns = _newest_that_fit(self._window, self.max_tokens - used)
             tokens = used + sum(_turn_tokens(t) for t in turns)
             return LLMContext(
-                self.strategy, self.strategy, summary, tuple(turns), tokens, self.max_tokens, state
+                self.strategy,
+                self.strategy,
+                summary,
+                tuple(_without_hidden(t) for t in turns),
+                tokens,
+                self.max_tokens,
+                state,
             )
 
     def estimate_tokens(self) -> int:

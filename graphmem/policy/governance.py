@@ -273,6 +273,10 @@ class GovernancePolicy:
             ``pending_review``, not served until approved, ``memory.fact_held``
             published), ``"reject"`` (``PoisoningDetected``; the refusal is audited) or
             ``"off"`` (no detection).
+        retention_max_age: Retention: facts and audit entries older than this are purged
+            by :meth:`FactMemory.apply_retention` (None: kept whatever their age).
+        retention_max_entries: Retention: at most this many facts and this many audit
+            entries are kept by :meth:`FactMemory.apply_retention` (None: no cap).
     """
 
     pii: Literal["reject", "redact"] = "reject"
@@ -284,6 +288,13 @@ class GovernancePolicy:
     dedup_window: timedelta = timedelta(minutes=10)
     half_life: timedelta = timedelta(days=7)
     signing_key: bytes | None = field(default=None, repr=False)
+    retention_max_age: timedelta | None = None
+    retention_max_entries: int | None = None
+
+    @property
+    def retention(self) -> bool:
+        """Whether the policy sets retention (an age, a count cap or both)."""
+        return self.retention_max_age is not None or self.retention_max_entries is not None
 
     def __post_init__(self) -> None:
         if self.pii not in ("reject", "redact"):
@@ -306,6 +317,12 @@ class GovernancePolicy:
             not isinstance(self.signing_key, bytes) or not self.signing_key
         ):
             raise InvalidInput("signing_key must be non-empty bytes")
+        age = self.retention_max_age
+        if age is not None and (not isinstance(age, timedelta) or age <= timedelta(0)):
+            raise InvalidInput("retention_max_age must be a positive timedelta or None")
+        cap = self.retention_max_entries
+        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap <= 0):
+            raise InvalidInput("retention_max_entries must be a positive integer or None")
         object.__setattr__(
             self,
             "forbidden_categories",
@@ -1228,6 +1245,50 @@ class FactMemory:
                     purge_entries=[r for r in audit if r.id in entry_ids],
                 )
             return PurgeResult(len(fact_ids), len(entry_ids))
+
+    def apply_retention(self, *, now: datetime | None = None) -> PurgeResult | None:
+        """Purge by the policy's retention settings; None when the policy sets none.
+
+        :meth:`purge` with ``max_age=policy.retention_max_age`` and
+        ``max_entries=policy.retention_max_entries``. ``graphmem serve`` runs it on a
+        schedule for every tenant it serves.
+        """
+        if not self.policy.retention:
+            return None
+        return self.purge(
+            max_age=self.policy.retention_max_age,
+            max_entries=self.policy.retention_max_entries,
+            now=now,
+        )
+
+    def forget(self, fact_id: str) -> Fact:
+        """Stop believing a fact from now on: it becomes ``invalidated``, kept for ``as_of``.
+
+        One governed change like any other (one atomic write of the fact's new version,
+        its audit entry and the log's head): audited as ``invalidate`` with reason
+        ``forgotten``, so :meth:`rollback_to` can bring it back and :meth:`verify`
+        accounts for it.
+
+        Raises:
+            NotFound: No such fact visible to this actor / session.
+            InvalidInput: The fact is not ``active`` or ``pending_review``.
+        """
+        with self._lock:
+            fact = self.get(fact_id)
+            if fact.status not in (FactStatus.ACTIVE, FactStatus.PENDING_REVIEW):
+                raise InvalidInput(
+                    f"fact {fact_id!r} is {fact.status}; only a live fact is forgotten"
+                )
+            record = self._store.get_record(self._tenant, FACT_KIND, fact_id)
+            update = {"status": FactStatus.INVALIDATED.value, "invalid_at": _iso(utcnow())}
+            _, stored = self._commit(
+                Decision.INVALIDATE.value,
+                key=hash_key(_norm(fact.subject), _norm(fact.relation)),
+                writes=[FactWrite(fact_id, {**record.data, **update}, record.created_at)],
+                undo=[_undo_step(record)],
+                detail={"reason": "forgotten"},
+            )
+            return Fact.from_record(stored[0])
 
     # ------------------------------------------------------------------ statistics
 

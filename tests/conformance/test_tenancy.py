@@ -21,7 +21,7 @@ from graphmem import (
 
 from .helpers import EVERY, STORE_CALLS, canonical, ent, ids, rel
 
-NOT_TENANT_SCOPED = {"url", "capabilities", "close"}
+NOT_TENANT_SCOPED = {"url", "capabilities", "close", "list_tenants"}
 
 
 def test_every_store_method_is_covered() -> None:

@@ -21,7 +21,8 @@ def test_quick_bench_prints_one_json_object_with_baselines(capsys):
     assert "fork (p50)" in names
     assert any(n.startswith("bulk ingest") for n in names)
     for row in report["results"]:
-        assert set(row) == {"name", "value", "unit", "baseline", "ratio", "round_trips"}
+        assert set(row) == {"name", "value", "unit", "baseline", "ratio", "round_trips", "better"}
+        assert row["better"] == ("higher" if row["unit"].endswith("/s") else "lower")
         assert row["value"] > 0
         if row["baseline"] is not None:
             assert abs(row["ratio"] - row["value"] / row["baseline"]) < 1e-9
@@ -94,3 +95,24 @@ def test_storage_world_has_ten_relationships_out_of_each_entity():
     entities, rels = bench._world(500, seed=1, per_entity=10)
     assert len(entities) == 500
     assert 4800 <= len(rels) <= 5000
+
+
+def test_table_has_headers_and_says_which_way_is_better(capsys):
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    args = parser.parse_args(["--quick", "--samples", "50", "--turns", "200"])
+    assert bench.run(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:6] == ["figure", "value", "unit", "baseline", "ratio", "better"]
+    rate = next(line for line in lines if line.startswith("turn append rate"))
+    assert " higher " in rate and ("faster" in rate or "slower" in rate)
+    snapshot = next(line for line in lines if line.startswith("identity snapshot p50"))
+    assert " lower " in snapshot
+    assert "which way is better" in lines[-1]
+
+
+def test_readings_point_the_same_way_for_rates_and_times():
+    assert bench.Figure("t", 2.0, "us").with_baseline(1.0).reading() == "2.00x slower"
+    assert bench.Figure("r", 2.0, "items/s").with_baseline(1.0).reading() == "2.00x faster"
+    assert bench.Figure("r", 1.0, "req/s").with_baseline(4.0).reading() == "4.00x slower"
+    assert bench.Figure("n", 1.0, "us").reading() == ""

@@ -11,6 +11,7 @@ MODULES = [
     "graphmem.store",
     "graphmem.memory",
     "graphmem.conversation",
+    "graphmem.aio",
     "graphmem.events",
     "graphmem.summarize",
     "graphmem.policy.context",

@@ -471,6 +471,11 @@ def test_cli_read_verbs_never_create_anything(
     assert "no store at" in capsys.readouterr().err
     assert main(["snapshot", "--store", url(typo), "--tenant", "t", "npc"]) == 2
     assert main(["check", "--store", url(typo)]) == 2
+    at = ["--store", url(typo), "--tenant", "t"]
+    assert main(["history", *at, "--session", "s"]) == 2
+    assert main(["branches", *at, "--session", "s"]) == 2
+    assert main(["retrieve", *at, "the mill", "--text-only"]) == 2
+    assert main(["tenants", "--store", url(typo)]) == 2
     assert listing(tmp_path) == set()
 
 
@@ -486,6 +491,12 @@ def test_cli_export_and_snapshot_read_beside_a_running_writer(
         assert main(["export", "--store", url(world), "--tenant", "village"]) == 0
         lines = capsys.readouterr().out.splitlines()
         assert any('"late"' in line for line in lines)
+        mem.conversation("late-talk").append("gm", "The door creaks.")
+        assert main(["tenants", "--store", url(world)]) == 0
+        assert "village" in capsys.readouterr().out.split()
+        at = ["--store", url(world), "--tenant", "village", "--session", "late-talk"]
+        assert main(["history", *at]) == 0
+        assert "The door creaks." in capsys.readouterr().out
     assert json.loads(lines[0])["kind"] == "graphmem"
 
 
@@ -539,3 +550,23 @@ def test_a_reader_process_follows_minds_and_governed_facts(tmp_path: Path) -> No
         writer.wait(timeout=60)
         writer.stdout.close()
     assert writer.returncode == 0
+
+
+def test_list_tenants_on_the_writer_a_reader_and_after_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "w.graphmem"
+    with (
+        graphmem.open_store(url(path)) as writer,
+        graphmem.open_store(url(path), read_only=True) as reader,
+    ):
+        assert reader.list_tenants() == []
+        writer.upsert_entities("b", [Entity(id="x", type="npc", name="X")])
+        writer.put_records("a", "note", [Record(id="r", kind="note")])
+        writer.append_turn("c", graphmem.Turn(session_id="s", role="gm", content="hi"))
+        assert writer.list_tenants() == reader.list_tenants() == ["a", "b", "c"]
+        writer.clear("b")
+        writer.delete_records("a", "note", ["r"])
+        assert writer.list_tenants() == reader.list_tenants() == ["c"]
+        writer.upsert_chunks("a", [graphmem.Chunk(id="k", text="lore")])
+        assert reader.list_tenants() == ["a", "c"]
+    with graphmem.open_store(url(path), read_only=True) as again:
+        assert again.list_tenants() == ["a", "c"]

@@ -117,6 +117,7 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     rows = params.get("rows", [])
     answers: dict[str, Callable[[], list[dict[str, Any]]]] = {
         "admin/ping_database": lambda: [{"ok": 1}],
+        "admin/list_tenants": lambda: [{"tenant": "a"}, {"tenant": "b"}],
         "entities/upsert_entities": lambda: [{"written": len(rows), "changed": []}],
         "entities/get_entities": lambda: [{"entity": ENTITY}],
         "entities/lock_entity": lambda: [{"entity": ENTITY}],
@@ -1764,6 +1765,7 @@ ACCESS: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
         ),
     ),
     "clear": (WRITE, lambda s: s.clear("t")),
+    "list_tenants": (READ, lambda s: s.list_tenants()),
 }
 """Every operation of the GraphStore protocol and the access mode its transactions use:
 on a cluster (neo4j:// URLs) reads go to followers and read replicas, writes to the leader."""
@@ -2069,3 +2071,34 @@ def test_bookmarks_go_from_one_store_to_another(server: FakeServer) -> None:
     for bad in ("FB:kcwQ1", [""], [3]):
         with pytest.raises(InvalidInput, match="bookmark"):
             second.add_bookmarks(bad)  # type: ignore[arg-type]
+
+
+def test_agent_turn_fields_round_trip_through_the_stored_properties() -> None:
+    from graphmem.backends.neo4j.mapping import turn_from_row, turn_props
+
+    turn = Turn(
+        session_id="s",
+        role="assistant",
+        content="In 1802.",
+        created_at=T0,
+        trajectory={"tools": [{"name": "search_lore", "summary": "bell"}], "reasoning": "r"},
+        artifacts=[{"id": "a1", "title": "Chronicle", "media_type": "text/markdown"}],
+        hidden_artifacts=[{"id": "h1", "uri": "file:///tmp/h1"}],
+    )
+    props = turn_props(turn)
+    assert isinstance(props["trajectory_json"], str)
+    assert turn_from_row({**props, "parent_id": None}) == turn
+    plain = Turn(session_id="s", role="player", content="hi", created_at=T0)
+    assert not {"trajectory_json", "artifacts_json", "hidden_artifacts_json"} & set(
+        turn_props(plain)
+    )
+    assert turn_from_row({**turn_props(plain), "parent_id": None}) == plain
+
+
+def test_list_tenants_is_one_query_across_tenants(store: Neo4jStore, server: FakeServer) -> None:
+    with queries(server) as sent:
+        assert store.list_tenants() == ["a", "b"]
+    assert sent == ["admin/list_tenants"]
+    store.close()
+    with pytest.raises(StoreClosed):
+        store.list_tenants()

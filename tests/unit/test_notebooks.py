@@ -48,6 +48,29 @@ def test_notebook_runs_top_to_bottom(path: Path, monkeypatch: pytest.MonkeyPatch
             if "image/png" in output.get("data", {})
         ]
         assert images, "the belief graph picture is missing"
+    # A cell that shows a figure must leave a picture in the executed notebook (a
+    # non-interactive backend would draw nothing and say nothing).
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type == "code" and "plt.show()" in cell.source:
+            images = [
+                output
+                for output in cell.get("outputs", [])
+                if "image/png" in output.get("data", {})
+            ]
+            assert images, f"{path.name} cell {index} promises a figure and shows none"
+
+
+def test_figures_are_promised_where_they_are_drawn() -> None:
+    """Each notebook that draws calls plt.show(), so the check above covers its pictures."""
+    import nbformat
+
+    for path in NOTEBOOKS:
+        notebook = nbformat.read(path, as_version=4)
+        for cell in notebook.cells:
+            if cell.cell_type == "code" and "plt.subplots" in cell.source:
+                assert "plt.show()" in cell.source, path.name
+            if cell.cell_type == "code":
+                assert 'matplotlib.use("Agg")' not in cell.source, path.name
 
 
 def test_there_is_a_quickstart_notebook() -> None:

@@ -19,7 +19,8 @@ def test_import_loads_no_heavy_dependency():
     code = (
         "import sys, graphmem; "
         "print(','.join(m for m in ('torch', 'neo4j', 'neomodel', 'sentence_transformers', "
-        "'networkx', 'numpy') if m in sys.modules))"
+        "'networkx', 'numpy', 'fastapi', 'uvicorn', 'starlette', 'mcp', 'asyncio') "
+        "if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

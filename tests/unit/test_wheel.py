@@ -33,4 +33,11 @@ def test_wheel_contains_every_cypher_file(tmp_path: Path) -> None:
         }
         # The loader reads graphmem/cypher through importlib.resources in an installed wheel.
         assert "graphmem/backends/neo4j/queries.py" in wheel.namelist()
+        # Typed (PEP 561), with its licence.
+        assert "graphmem/py.typed" in wheel.namelist()
+        licences = [n for n in wheel.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+        assert len(licences) == 1
+        assert "Apache License" in wheel.read(licences[0]).decode("utf-8")
+        metadata = next(n for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
+        assert "License-Expression: Apache-2.0" in wheel.read(metadata).decode("utf-8")
     assert inside == set(query_names())

@@ -5,7 +5,9 @@ Nodes (every one carries ``tenant``; every query filters on it):
 - ``(:Entity {tenant, id, type, name, name_lower, attributes_json, created_at,
   updated_at, embedding?})`` plus one *filter column* per top-level attribute (below).
 - ``(:Turn {tenant, id, session, role, speaker, content, summary, turn_id, created_at,
-  seq})``; ``(:Turn)-[:PARENT]->(:Turn)`` to the turn before it on its branch.
+  seq, trajectory_json?, artifacts_json?, hidden_artifacts_json?})``; an agent turn's
+  trajectory digest and artifacts are JSON text, present only when the turn has them.
+  ``(:Turn)-[:PARENT]->(:Turn)`` to the turn before it on its branch.
 - ``(:Conversation {tenant, id, session, seq})-[:HEAD]->(:Turn)``; ``id`` is the session id,
   ``seq`` the number of turns ever appended (it orders turns created in the same
   microsecond).
@@ -55,7 +57,18 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from graphmem.models import Chunk, Entity, Provenance, Record, Relationship, Turn, entity_text
+from graphmem.models import (
+    Artifact,
+    ArtifactRef,
+    Chunk,
+    Entity,
+    Provenance,
+    Record,
+    Relationship,
+    Trajectory,
+    Turn,
+    entity_text,
+)
 
 __all__ = [
     "ATTR_JSON_PREFIX",
@@ -240,12 +253,24 @@ def turn_props(turn: Turn) -> dict[str, Any]:
         "summary": turn.summary,
         "turn_id": turn.turn_id,
         "created_at": turn.created_at,
+        "trajectory_json": (
+            turn.trajectory.model_dump_json() if turn.trajectory is not None else None
+        ),
+        "artifacts_json": _models_json(turn.artifacts),
+        "hidden_artifacts_json": _models_json(turn.hidden_artifacts),
     }
     return {key: value for key, value in props.items() if value is not None}
 
 
+def _models_json(models: tuple[Artifact, ...] | tuple[ArtifactRef, ...]) -> str | None:
+    if not models:
+        return None
+    return json.dumps([m.model_dump(mode="json") for m in models], separators=(",", ":"))
+
+
 def turn_from_row(row: Mapping[str, Any]) -> Turn:
     """A turn from its stored properties plus ``parent_id``."""
+    trajectory = row.get("trajectory_json")
     return Turn(
         id=row["id"],
         parent_id=row.get("parent_id"),
@@ -256,6 +281,9 @@ def turn_from_row(row: Mapping[str, Any]) -> Turn:
         summary=row.get("summary"),
         turn_id=row.get("turn_id"),
         created_at=to_datetime(row["created_at"]),
+        trajectory=Trajectory.model_validate_json(trajectory) if trajectory else None,
+        artifacts=json.loads(row.get("artifacts_json") or "[]"),
+        hidden_artifacts=json.loads(row.get("hidden_artifacts_json") or "[]"),
     )
 
 

@@ -2273,6 +2273,11 @@ class Neo4jStore:
         tenant = self._check(tenant)
         self._autocommit("tenant/clear_tenant", {"tenant": tenant}, write=True)
 
+    def list_tenants(self) -> list[str]:
+        """Every tenant that holds something (an entity, turn, chunk or record), sorted."""
+        self._check_open()
+        return [row["tenant"] for row in self._read("admin/list_tenants", {})]
+
 
 class _TurnPlan:
     """The turns of a load, checked and arranged into query rows."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import gc
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import wraps
@@ -89,6 +89,7 @@ _CAPABILITIES = frozenset(
         "mentions",
         "vector_search",
         "fulltext_search",
+        "inline_reads",
     }
 )
 _MENTION_KINDS = ("turn", "chunk")
@@ -1760,6 +1761,23 @@ class NetworkXStore:
         """Delete everything the tenant holds."""
         if tenant in self._tenants:
             self._commit({"op": "clear", "tenant": tenant})
+
+    def list_tenants(self) -> list[str]:
+        """Every tenant that holds something (an entity, turn, chunk or record), sorted."""
+        with self._lock:
+            if self._closed:
+                raise StoreClosed(f"the store {self._url} is closed; open it again", url=self._url)
+            # A reader first syncs what the writer committed, as before any operation.
+            following = self._follow.following() if self._follow is not None else nullcontext()
+            with traced(self._tracer, "list_tenants", {}), following:
+                return sorted(
+                    name
+                    for name, data in self._tenants.items()
+                    if data.graph.number_of_nodes()
+                    or data.turns
+                    or data.chunks
+                    or any(data.records.values())
+                )
 
 
 def _check_dump_mentions(

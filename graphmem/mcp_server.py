@@ -1,0 +1,759 @@
+"""``graphmem mcp``: the tools an agent needs, as an MCP server (the official ``mcp`` SDK).
+
+One server serves one tenant, chosen when it starts; governed writes are audited as one
+actor (``--actor``). stdio by default (what Claude Desktop and IDE agents launch),
+streamable HTTP with ``--http``. The tools:
+
+- ``remember_fact`` / ``recall_facts`` / ``forget_fact``: governed facts (trust, PII,
+  conflicts, audit; see :mod:`graphmem.policy.governance`);
+- ``retrieve``: GraphRAG context with provenance;
+- ``npc_snapshot``: who an NPC is now, as prompt text and as data;
+- ``append_turn`` / ``read_history`` / ``list_branches``: conversations, with an agent
+  turn's trajectory digest and artifacts;
+- ``search_session_log``: keyword search across sessions;
+- ``invalidate_relationship``: retire a fact of the entity graph (kept for ``as_of``);
+- NPC minds (what each character believes, apart from what is true):
+  ``record_event`` / ``observe_place`` / ``tell`` / ``believe`` write events and
+  beliefs; ``npc_beliefs`` / ``npc_belief`` / ``who_knows`` / ``list_events`` read them at
+  two clocks (world time ``as_of``, memory time ``recorded_as_of``); ``npc_recall`` and
+  ``forget_beliefs`` rank and retire memories; ``save_recap`` / ``read_recap`` /
+  ``draft_recap`` / ``list_recaps`` keep session recaps (as text: audio stays in the
+  store); ``npc_snapshot`` takes ``perspective``, ``as_of`` and ``recorded_as_of``.
+
+A door like the HTTP API: each tool is one ``Memory`` call; a graphmem error becomes a
+tool error whose text names the error class and says what to fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from functools import wraps
+from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec, TypeVar
+
+from pydantic import BaseModel, Field
+
+from graphmem.errors import GraphmemError
+from graphmem.memory import Memory
+from graphmem.memory import open as open_memory
+from graphmem.minds.models import Belief, Event, PerspectiveIdentity, Recap, Recollection
+from graphmem.minds.models import Fact as MindFact
+from graphmem.models import (
+    Artifact,
+    ArtifactRef,
+    Branch,
+    ContextResult,
+    NPCIdentity,
+    Relationship,
+    Trajectory,
+    Turn,
+    estimate_tokens,
+)
+from graphmem.policy.governance import Fact, GovernancePolicy, LearnResult, ScoredFact
+from graphmem.server.schemas import LearnOut
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
+
+    from graphmem.retrieval import Embedder
+
+__all__ = ["TOOLS", "build_server", "run_mcp"]
+
+TOOLS = (
+    "remember_fact",
+    "recall_facts",
+    "forget_fact",
+    "retrieve",
+    "npc_snapshot",
+    "append_turn",
+    "read_history",
+    "list_branches",
+    "search_session_log",
+    "invalidate_relationship",
+    "record_event",
+    "observe_place",
+    "tell",
+    "believe",
+    "npc_beliefs",
+    "npc_belief",
+    "who_knows",
+    "list_events",
+    "npc_recall",
+    "forget_beliefs",
+    "save_recap",
+    "read_recap",
+    "draft_recap",
+    "list_recaps",
+)
+"""The names of the tools the server offers."""
+
+_INSTRUCTIONS = """\
+graphmem is this agent's long-term graph memory (one tenant). Remember durable facts with
+remember_fact and find them again with recall_facts; ask retrieve for context about a
+question (every result names its source); npc_snapshot says who a game character is now.
+Record conversation turns with append_turn (an agent turn may carry its trajectory:
+tools used, observations, reasoning) and read them back with read_history or
+search_session_log. Retire what is no longer true with forget_fact or
+invalidate_relationship: nothing is deleted, history stays readable.
+For game characters, what each one believes is kept apart from what is true: record what
+happens with record_event (only those present witness it), let them talk with tell, and
+ask npc_beliefs, npc_belief or who_knows; npc_snapshot with perspective=true says who a
+character is as it sees things. Recaps of a session: draft_recap, save_recap, read_recap."""
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+_At = Annotated[datetime | None, Field(description="World (game) time; default now.")]
+_AsOf = Annotated[datetime | None, Field(description="World (game) time: as things stood then.")]
+_RecordedAsOf = Annotated[
+    datetime | None, Field(description="Memory time: as the store held it then.")
+]
+_Chain = Annotated[
+    list[str] | None,
+    Field(description="Nested: what the NPC thinks these NPCs believe, in order."),
+]
+_GameSession = Annotated[str | None, Field(description="The game session.")]
+
+
+def _tool_errors(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Turn graphmem errors into MCP tool errors the agent can read and act on."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    @wraps(fn)
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return fn(*args, **kwargs)
+        except GraphmemError as exc:
+            raise ToolError(f"{type(exc).__name__}: {exc.message}") from exc
+
+    return call
+
+
+class Recalled(BaseModel):
+    """Recalled facts, best first, within the token budget."""
+
+    facts: list[ScoredFact]
+
+
+class Retrieved(BaseModel):
+    """Retrieved context, best first; ``context`` is the same as prompt text."""
+
+    results: list[ContextResult]
+    context: str
+
+
+class Snapshot(BaseModel):
+    """Who an NPC is: prompt text and the data behind it (its beliefs, with perspective)."""
+
+    prompt: str
+    token_estimate: int
+    identity: PerspectiveIdentity | NPCIdentity
+
+
+class Turns(BaseModel):
+    """Conversation turns."""
+
+    turns: list[Turn]
+
+
+class Branches(BaseModel):
+    """A conversation's branches, oldest leaf first."""
+
+    branches: list[Branch]
+
+
+class Beliefs(BaseModel):
+    """Beliefs, oldest first (by when they were acquired)."""
+
+    beliefs: list[Belief]
+
+
+class OneBelief(BaseModel):
+    """A belief, or null when the NPC believes nothing of it."""
+
+    belief: Belief | None
+
+
+class Events(BaseModel):
+    """Recorded events, oldest first (world time)."""
+
+    events: list[Event]
+
+
+class Recollections(BaseModel):
+    """Recalled beliefs, best first, with their scores."""
+
+    recollections: list[Recollection]
+
+
+class RecapText(BaseModel):
+    """A session's recap as text; its audio stays in the store (``audio_bytes`` says how much)."""
+
+    session_id: str
+    campaign: str | None
+    text: str
+    source: str
+    events: int
+    turns: int
+    notes: list[str]
+    audio_type: str | None
+    audio_bytes: int
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, recap: Recap) -> RecapText:
+        """The text and facts of a :class:`graphmem.minds.Recap`, without its audio bytes."""
+        return cls(
+            session_id=recap.session_id,
+            campaign=recap.campaign,
+            text=recap.text,
+            source=recap.source,
+            events=recap.events,
+            turns=recap.turns,
+            notes=list(recap.notes),
+            audio_type=recap.audio_type,
+            audio_bytes=len(recap.audio or b""),
+            created_at=recap.created_at,
+            updated_at=recap.updated_at,
+        )
+
+
+class Recaps(BaseModel):
+    """Saved recaps, newest first."""
+
+    recaps: list[RecapText]
+
+
+def build_server(
+    mem: Memory,
+    *,
+    actor: str = "mcp-agent",
+    policy: GovernancePolicy | None = None,
+    **settings: Any,
+) -> MCPServer:
+    """The MCP server of ``mem`` (its tenant), with :data:`TOOLS`.
+
+    Args:
+        mem: The memory to serve; the caller keeps it open while the server runs.
+        actor: Who governed writes are audited as.
+        policy: The governance policy of governed writes (default rules when None).
+        **settings: Passed to ``MCPServer`` (``log_level=...``, ...).
+    """
+    from mcp.server.mcpserver import MCPServer
+    from mcp.types import ToolAnnotations
+
+    server: MCPServer = MCPServer(
+        "graphmem",
+        title="graphmem memory",
+        instructions=_INSTRUCTIONS,
+        version=_version(),
+        **settings,
+    )
+    readonly = ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True)
+    writes = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False)
+    retires = ToolAnnotations(readOnlyHint=False, destructiveHint=True, idempotentHint=True)
+
+    def facts(session: str | None) -> Any:
+        return mem.fact_memory(actor=actor, session=session, policy=policy)
+
+    @server.tool(annotations=writes)
+    @_tool_errors
+    def remember_fact(
+        subject: Annotated[str, Field(description="Who or what the fact is about, e.g. 'Mira'.")],
+        relation: Annotated[str, Field(description="The relation, e.g. 'works_at'.")],
+        value: Annotated[str, Field(description="The value, e.g. 'the forge'.")],
+        source_type: Annotated[
+            str,
+            Field(
+                description="Where it came from: agent_run (default), user_input, "
+                "tool_output, manual, webhook. More trusted sources win conflicts."
+            ),
+        ] = "agent_run",
+        memory_type: Literal["semantic", "episodic", "procedural"] = "semantic",
+        scope: Annotated[
+            Literal["agent", "session", "workspace"],
+            Field(
+                description="agent: only this agent sees it; session: needs session; "
+                "workspace: the whole tenant."
+            ),
+        ] = "agent",
+        category: Annotated[str | None, Field(description="A category (a safe name).")] = None,
+        session: Annotated[str | None, Field(description="The session, for scope=session.")] = None,
+    ) -> LearnOut:
+        """Remember a durable fact (subject, relation, value) through the governance rules.
+
+        A near duplicate is a no-op; a refinement supersedes the old value; a
+        contradiction from a more trusted source invalidates the old one, otherwise the
+        new fact waits for review. Personal data is refused. Every change is audited.
+        """
+        result: LearnResult = facts(session).learn(
+            subject,
+            relation,
+            value,
+            source_type=source_type,
+            memory_type=memory_type,
+            scope=scope,
+            category=category,
+        )
+        return LearnOut.of(result)
+
+    @server.tool(annotations=readonly)
+    @_tool_errors
+    def recall_facts(
+        query: Annotated[str, Field(description="What you want to know, in plain words.")],
+        max_tokens: Annotated[int, Field(ge=1, le=100_000)] = 500,
+        limit: Annotated[int | None, Field(ge=1, le=1000)] = None,
+        session: Annotated[str | None, Field(description="Also see this session's facts.")] = None,
+    ) -> Recalled:
+        """Recall the remembered facts that best answer a query, within a token budget.
+
+        Scored by relevance, recency, memory type and trust; only facts believed now.
+        """
+        found: list[ScoredFact] = facts(session).recall(query, max_tokens=max_tokens, limit=limit)
+        return Recalled(facts=found)
+
+    @server.tool(annotations=retires)
+    @_tool_errors
+    def forget_fact(
+        fact_id: Annotated[str, Field(description="The id of a remembered fact.")],
+        session: Annotated[str | None, Field(description="The fact's session, if any.")] = None,
+    ) -> Fact:
+        """Stop believing a remembered fact from now on (invalidated, not deleted; audited)."""
+        forgotten: Fact = facts(session).forget(fact_id)
+        return forgotten
+
+    @server.tool(annotations=readonly)
+    @_tool_errors
+    def retrieve(
+        query: Annotated[str, Field(description="The question or topic, in plain words.")],
+        k: Annotated[int, Field(ge=1, le=100, description="How many results.")] = 8,
+        hops: Annotated[int, Field(ge=0, le=6, description="Depth of the graph walk.")] = 2,
+        graph_scope: Annotated[
+            list[str] | None, Field(description="Entity ids to stay within.")
+        ] = None,
+        kinds: list[Literal["chunk", "turn", "entity", "relationship"]] | None = None,
+        max_tokens: Annotated[int, Field(ge=1, le=100_000)] = 1000,
+    ) -> Retrieved:
+        """Find what the memory knows that helps answer a query (GraphRAG).
+
+        Vector and full-text search over documents, turns and entities, expanded through
+        the entity graph and reranked; each result carries its provenance (source ids,
+        confidence). ``context`` renders the best results within ``max_tokens``.
+        """
+        results = mem.retrieve(query, k=k, hops=hops, graph_scope=graph_scope, kinds=kinds)
+        return Retrieved(results=results, context=mem.render_context(results, max_tokens))
+
+    @server.tool(annotations=readonly)
+    @_tool_errors
+    def npc_snapshot(
+        npc_id: Annotated[str, Field(description="The NPC's entity id.")],
+        max_tokens: Annotated[int | None, Field(ge=1, le=100_000)] = None,
+        perspective: Annotated[
+            bool, Field(description="Who it is as it sees things: its beliefs, true or not.")
+        ] = False,
+        as_of: _AsOf = None,
+        recorded_as_of: _RecordedAsOf = None,
+    ) -> Snapshot:
+        """Who an NPC is: attributes and facts (or its beliefs), as prompt text and data.
+
+        Now by default; at a world time (``as_of``) or as the memory stood at
+        ``recorded_as_of``.
+        """
+        identity = mem.identity_snapshot(
+            npc_id, perspective=perspective, as_of=as_of, recorded_as_of=recorded_as_of
+        )
+        prompt = identity.to_prompt(max_tokens=max_tokens)
+        return Snapshot(prompt=prompt, token_estimate=estimate_tokens(prompt), identity=identity)
+
+    @server.tool(annotations=writes)
+    @_tool_errors
+    def append_turn(
+        session_id: Annotated[str, Field(description="The conversation's session id.")],
+        role: Annotated[str, Field(description="user, assistant, player, npc, gm, tool, ...")],
+        content: Annotated[str, Field(description="What was said.")],
+        speaker: Annotated[str | None, Field(description="The speaker's name.")] = None,
+        trajectory: Annotated[
+            Trajectory | None,
+            Field(description="For an agent's turn: tools used, observations, reasoning."),
+        ] = None,
+        artifacts: Annotated[
+            list[Artifact] | None, Field(description="What was shown to the user.")
+        ] = None,
+        hidden_artifacts: Annotated[
+            list[ArtifactRef] | None,
+            Field(description="References to artifacts kept hidden (never their content)."),
+        ] = None,
+    ) -> Turn:
+        """Append a turn to a conversation, after its head (the newest turn)."""
+        return mem.conversation(session_id).append(
+            role,
+            content,
+            speaker=speaker,
+            trajectory=trajectory,
+            artifacts=artifacts or (),
+            hidden_artifacts=hidden_artifacts or (),
+        )
+
+    @server.tool(annotations=readonly)
+    @_tool_errors
+    def read_history(
+        session_id: Annotated[str, Field(description="The conversation's session id.")],
+        limit: Annotated[int | None, Field(ge=1, le=10_000)] = None,
+    ) -> Turns:
+        """Read a conversation's active branch, oldest first (the newest ``limit`` turns)."""
+        return Turns(turns=mem.conversation(session_id).history(limit=limit))
+
+    @server.tool(annotations=readonly)
+    @_tool_errors
+    def list_branches(
+        session_id: Annotated[str, Field(description="The conversation's session id.")],
+    ) -> Branches:
+        """List a conversation's branches: each one's leaf, fork point, length, activity."""
+        return Branches(branches=mem.conversation(session_id).branches())
+
+    @server.tool(annotations=readonly)
+    @_tool_errors
+    def search_session_log(
+        text: Annotated[
+            str | None, Field(description="Keywords; every one must occur (any case).")
+        ] = None,
+        session_id: str | None = None,
+        speaker: str | None = None,
+        role: str | None = None,
+        since: Annotated[datetime | None, Field(description="ISO 8601 time.")] = None,
+        limit: Annotated[int, Field(ge=1, le=1000)] = 20,
+    ) -> Turns:
+        """Search the turns of every session by keywords, speaker, role and time; newest first."""
+        return Turns(
+            turns=mem.search_turns(
+                text, session_id=session_id, speaker=speaker, role=role, since=since, limit=limit
+            )
+        )
+
+    @server.tool(annotations=retires)
+    @_tool_errors
+    def invalidate_relationship(
+        source_id: Annotated[str, Field(description="The source entity id.")],
+        type: Annotated[str, Field(description="The relationship type, e.g. 'trusts'.")],
+        target_id: Annotated[str, Field(description="The target entity id.")],
+        at: Annotated[
+            datetime | None, Field(description="When it stopped holding (default now).")
+        ] = None,
+    ) -> Relationship:
+        """Retire a fact of the entity graph: it no longer holds from ``at``; kept for history."""
+        return mem.invalidate(source_id, target_id, type, at=at)
+
+    # ------------------------------------------------------------------ NPC minds
+    @server.tool(annotations=writes)
+    @_tool_errors
+    def record_event(
+        type: Annotated[str, Field(description="What happened: moved, entered, hid, ...")],
+        actor: Annotated[str | None, Field(description="Who did it (an entity id).")] = None,
+        participants: Annotated[
+            list[str] | None, Field(description="Who else took part (they witness it).")
+        ] = None,
+        place: Annotated[
+            str | None, Field(description="Where; default where the actor is.")
+        ] = None,
+        changes: Annotated[
+            list[MindFact] | None,
+            Field(description="Facts it makes true in the world (holds=false: no longer true)."),
+        ] = None,
+        reveals: Annotated[
+            list[MindFact] | None, Field(description="Facts the witnesses see, unchanged.")
+        ] = None,
+        present: Annotated[
+            list[str] | None,
+            Field(description="Who was there; default the NPCs and players placed at `place`."),
+        ] = None,
+        at: _At = None,
+        importance: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5,
+        session_id: _GameSession = None,
+        summary: Annotated[str | None, Field(description="A line for people.")] = None,
+    ) -> Event:
+        """Record that something happened in the game world.
+
+        The world state takes its changes; its witnesses (those present) come to believe
+        them and that the other witnesses believe them; NPCs absent keep their old beliefs.
+        """
+        return mem.record_event(
+            type,
+            actor=actor,
+            participants=participants or (),
+            place=place,
+            changes=changes or (),
+            reveals=reveals or (),
+            present=present,
+            at=at,
+            importance=importance,
+            session_id=session_id,
+            summary=summary,
+        )
+
+    @server.tool(annotations=writes)
+    @_tool_errors
+    def observe_place(
+        place_id: Annotated[str, Field(description="The place (an entity id).")],
+        present: Annotated[
+            list[str] | None, Field(description="Who looks; default who is placed there.")
+        ] = None,
+        depth: Annotated[int, Field(ge=1, le=8, description="How deep to look in.")] = 2,
+        at: _At = None,
+        session_id: _GameSession = None,
+    ) -> Event:
+        """Those at a place see what is there now (the chest in the room, the sword in it).
+
+        Their beliefs take what they see; the world does not change.
+        """
+        return mem.observe(place_id, present=present, depth=depth, at=at, session_id=session_id)
+
+    @server.tool(annotations=writes)
+    @_tool_errors
+    def tell(
+        speaker: Annotated[str, Field(description="Who tells (an NPC id).")],
+        listener: Annotated[str, Field(description="Who is told (an NPC id).")],
+        fact: Annotated[
+            MindFact | None, Field(description="The belief passed on (the speaker must hold it).")
+        ] = None,
+        about: Annotated[
+            str | None, Field(description="Or: everything the speaker believes about this entity.")
+        ] = None,
+        at: _At = None,
+        session_id: _GameSession = None,
+    ) -> Beliefs:
+        """One NPC tells another what it believes; returns the listener's new beliefs.
+
+        The listener believes it as told, with who had it from whom and a confidence
+        that decays at each hand-over.
+        """
+        told = mem.tell(speaker, listener, fact, about=about, at=at, session_id=session_id)
+        return Beliefs(beliefs=told)
+
+    @server.tool(annotations=writes)
+    @_tool_errors
+    def believe(
+        npc_id: Annotated[str, Field(description="Whose belief (an NPC id).")],
+        fact: Annotated[MindFact, Field(description="What it believes (true or not).")],
+        how: Annotated[
+            str, Field(description="witnessed, told, inferred (default) or rumour.")
+        ] = "inferred",
+        confidence: Annotated[float, Field(ge=0.0, le=1.0)] = 1.0,
+        importance: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5,
+        at: _At = None,
+        told_by: Annotated[str | None, Field(description="Who told it, for how=told.")] = None,
+        of: _Chain = None,
+    ) -> Belief:
+        """Give an NPC a belief directly: an inference, a rumour, a rule of the game."""
+        return mem.believe(
+            npc_id,
+            fact,
+            how=how,
+            confidence=confidence,
+            importance=importance,
+            at=at,
+            told_by=told_by,
+            of=of,
+        )
+
+    @server.tool(annotations=readonly)
+    @_tool_errors
+    def npc_beliefs(
+        npc_id: Annotated[str, Field(description="Whose beliefs (an NPC id).")],
+        about: Annotated[str | None, Field(description="Only beliefs naming this entity.")] = None,
+        of: _Chain = None,
+        predicate: Annotated[str | None, Field(description="Only this relation.")] = None,
+        as_of: _AsOf = None,
+        recorded_as_of: _RecordedAsOf = None,
+        history: Annotated[bool, Field(description="Every version ever held.")] = False,
+    ) -> Beliefs:
+        """What an NPC believes (which may be false), now or at a world or memory time."""
+        found = mem.beliefs(
+            npc_id,
+            about,
+            of=of,
+            predicate=predicate,
+            as_of=as_of,
+            recorded_as_of=recorded_as_of,
+            history=history,
+        )
+        return Beliefs(beliefs=found)
+
+    @server.tool(annotations=readonly)
+    @_tool_errors
+    def npc_belief(
+        npc_id: Annotated[str, Field(description="Whose belief (an NPC id).")],
+        subject: Annotated[str, Field(description="What it is about, e.g. 'sword'.")],
+        predicate: Annotated[str, Field(description="The relation, e.g. 'located_in'.")],
+        object: Annotated[str | None, Field(description="Only this object.")] = None,
+        of: _Chain = None,
+        as_of: _AsOf = None,
+        recorded_as_of: _RecordedAsOf = None,
+    ) -> OneBelief:
+        """What an NPC believes of one subject and relation ("where is the sword, Mira?")."""
+        found = mem.belief(
+            npc_id,
+            subject,
+            predicate,
+            object,
+            of=of,
+            as_of=as_of,
+            recorded_as_of=recorded_as_of,
+        )
+        return OneBelief(belief=found)
+
+    @server.tool(annotations=readonly)
+    @_tool_errors
+    def who_knows(
+        fact: Annotated[MindFact, Field(description="The fact, e.g. the sword located_in chest.")],
+        as_of: _AsOf = None,
+        recorded_as_of: _RecordedAsOf = None,
+    ) -> Beliefs:
+        """Which NPCs believe a fact holds (their beliefs, by holder)."""
+        return Beliefs(beliefs=mem.who_knows(fact, as_of=as_of, recorded_as_of=recorded_as_of))
+
+    @server.tool(annotations=readonly)
+    @_tool_errors
+    def list_events(
+        about: Annotated[str | None, Field(description="Events naming this entity.")] = None,
+        witness: Annotated[str | None, Field(description="Events this NPC saw.")] = None,
+        session_id: Annotated[str | None, Field(description="One game session's.")] = None,
+        place: Annotated[str | None, Field(description="Events at this place.")] = None,
+        type: Annotated[str | None, Field(description="Events of this type.")] = None,
+        since: Annotated[datetime | None, Field(description="World time, from.")] = None,
+        until: Annotated[datetime | None, Field(description="World time, before.")] = None,
+        limit: Annotated[int, Field(ge=1, le=1000, description="The last this many.")] = 50,
+    ) -> Events:
+        """List recorded events, oldest first (world time); every condition given must hold."""
+        found = mem.events(
+            about=about,
+            witness=witness,
+            session_id=session_id,
+            place=place,
+            type=type,
+            since=since,
+            until=until,
+            limit=limit,
+        )
+        return Events(events=found)
+
+    @server.tool(annotations=writes)
+    @_tool_errors
+    def npc_recall(
+        npc_id: Annotated[str, Field(description="Who remembers (an NPC id).")],
+        query: Annotated[str | None, Field(description="What the NPC is thinking of.")] = None,
+        about: Annotated[
+            list[str] | None, Field(description="Entities that make a belief relevant.")
+        ] = None,
+        k: Annotated[int, Field(ge=1, le=100, description="How many memories.")] = 10,
+        at: _At = None,
+    ) -> Recollections:
+        """The memories an NPC recalls first: recency x importance x relevance.
+
+        Recalling refreshes them (they stay fresh longer).
+        """
+        return Recollections(recollections=mem.recall(npc_id, query, about=about, k=k, at=at))
+
+    @server.tool(annotations=retires)
+    @_tool_errors
+    def forget_beliefs(
+        npc_id: Annotated[str | None, Field(description="Whose; default every NPC.")] = None,
+        below: Annotated[
+            float | None,
+            Field(ge=0.0, le=1.0, description="Retire beliefs with salience under this."),
+        ] = None,
+        older_than_seconds: Annotated[
+            float | None,
+            Field(ge=0.0, description="Retire beliefs not touched for this much game time."),
+        ] = None,
+        about: Annotated[str | None, Field(description="Only beliefs naming this.")] = None,
+        at: _At = None,
+    ) -> Beliefs:
+        """Let NPCs forget faded beliefs; they stay readable as past versions."""
+        older = timedelta(seconds=older_than_seconds) if older_than_seconds is not None else None
+        retired = mem.forget(npc_id, below=below, older_than=older, about=about, at=at)
+        return Beliefs(beliefs=retired)
+
+    @server.tool(annotations=writes)
+    @_tool_errors
+    def save_recap(
+        session_id: Annotated[str, Field(description="The game session it recaps.")],
+        text: Annotated[
+            str | None, Field(description="The recap; default: written from the session.")
+        ] = None,
+        campaign: Annotated[str | None, Field(description="The campaign.")] = None,
+    ) -> RecapText:
+        """Save a session's "previously on..." recap, replacing an earlier one."""
+        return RecapText.of(mem.save_recap(session_id, text, campaign=campaign))
+
+    @server.tool(annotations=readonly)
+    @_tool_errors
+    def read_recap(
+        session_id: Annotated[str, Field(description="The game session.")],
+    ) -> RecapText:
+        """Read a session's saved recap (its text; audio is not sent, only its size)."""
+        return RecapText.of(mem.recap(session_id))
+
+    @server.tool(annotations=readonly)
+    @_tool_errors
+    def draft_recap(
+        session_id: Annotated[str, Field(description="The game session.")],
+        campaign: Annotated[str | None, Field(description="The campaign.")] = None,
+    ) -> RecapText:
+        """Write a session's recap from its conversation and events, without saving it."""
+        return RecapText.of(mem.draft_recap(session_id, campaign=campaign))
+
+    @server.tool(annotations=readonly)
+    @_tool_errors
+    def list_recaps(
+        campaign: Annotated[str | None, Field(description="One campaign's.")] = None,
+        limit: Annotated[int, Field(ge=1, le=1000)] = 20,
+    ) -> Recaps:
+        """List saved recaps, newest first (text only; audio sizes)."""
+        return Recaps(recaps=[RecapText.of(r) for r in mem.recaps(campaign, limit=limit)])
+
+    return server
+
+
+def _version() -> str:
+    from graphmem import __version__
+
+    return __version__
+
+
+def run_mcp(
+    url: str,
+    *,
+    tenant: str,
+    actor: str = "mcp-agent",
+    policy: GovernancePolicy | None = None,
+    embedder: Embedder | None = None,
+    http: bool = False,
+    host: str = "127.0.0.1",
+    port: int = 8751,
+) -> None:
+    """Serve the MCP tools of one tenant over stdio (default) or streamable HTTP.
+
+    Raises:
+        InvalidInput: ``http`` with an address that is not loopback (the MCP server has
+            no authentication of its own).
+    """
+    from graphmem.server import require_extra
+
+    require_extra("mcp")
+    if http:
+        from graphmem.errors import InvalidInput
+        from graphmem.server.run import is_loopback
+
+        if not is_loopback(host):
+            raise InvalidInput(
+                f"graphmem mcp --http has no authentication, so it listens on loopback "
+                f"addresses only, not {host!r}"
+            )
+    with open_memory(url, tenant=tenant, embedder=embedder) as mem:
+        server = build_server(mem, actor=actor, policy=policy, log_level="WARNING")
+        if http:
+            server.run("streamable-http", host=host, port=port)
+        else:
+            server.run("stdio")

@@ -1,0 +1,141 @@
+"""Running the HTTP API on uvicorn: bind, announce the address, stop cleanly on a signal.
+
+On SIGTERM or SIGINT the server stops accepting connections, lets the requests in flight
+finish (up to ``grace`` seconds), stops the retention schedule, then closes the store (a
+``file://`` store is compacted); every write it acknowledged is already durable, since
+the store makes a write durable before it returns. The process then exits with status 0.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import ipaddress
+import signal
+import socket
+import sys
+import threading
+from collections.abc import Iterator
+from typing import TextIO
+
+from graphmem.errors import BackendUnavailable, InvalidInput
+from graphmem.server.app import ServerConfig, create_app
+
+__all__ = ["DEFAULT_PORT", "is_loopback", "listen", "serve"]
+
+DEFAULT_PORT = 8750
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only (``localhost``, 127.0.0.0/8, ``::1``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (port 0: any free port).
+
+    Raises:
+        BackendUnavailable: The address cannot be bound (in use, not this machine's).
+    """
+    try:
+        infos = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM)
+        family, _type, _proto, _name, address = infos[0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(address)
+            sock.listen(2048)
+        except OSError:
+            sock.close()
+            raise
+    except OSError as exc:
+        raise BackendUnavailable(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}", host=host, port=port
+        ) from exc
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(
+    config: ServerConfig,
+    *,
+    host: str = "127.0.0.1",
+    port: int = DEFAULT_PORT,
+    out: TextIO | None = None,
+    access_log: bool = False,
+    log_level: str = "warning",
+    grace: float = 30.0,
+) -> None:
+    """Serve the HTTP API until SIGTERM or SIGINT; print the address once it is up.
+
+    Raises:
+        InvalidInput: ``config.tenant`` (no keys) with an address that is not loopback.
+        BackendUnavailable: The address cannot be bound.
+    """
+    import uvicorn
+
+    if config.tenant is not None and not is_loopback(host):
+        raise InvalidInput(
+            f"--tenant serves without API keys, so only on a loopback address, not {host!r}; "
+            "use --keys FILE to serve other machines"
+        )
+    out = out or sys.stdout
+    sock = listen(host, port)
+    bound_host, bound_port = sock.getsockname()[:2]
+    shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+    where = f"http://{shown}:{bound_port}"
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if not self.should_exit:
+                auth = f"tenant {config.tenant!r}, no keys" if config.keys is None else "API keys"
+                print(f"graphmem serve: listening on {where} ({auth})", file=out, flush=True)
+
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            # uvicorn re-raises the signal after its graceful shutdown (exit status 143);
+            # a clean stop is what SIGTERM asks for, so only stop and exit 0.
+            if threading.current_thread() is not threading.main_thread():
+                yield
+                return
+            signals = (signal.SIGINT, signal.SIGTERM)
+            previous = {sig: signal.signal(sig, self.handle_exit) for sig in signals}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+    # The access log goes to stderr with the rest: stdout says where the server listens.
+    log_config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    log_config["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    log_config["loggers"]["graphmem"] = {
+        "handlers": ["default"],
+        "level": log_level.upper(),
+        "propagate": False,
+    }
+    uv_config = uvicorn.Config(
+        create_app(config),
+        log_config=log_config,
+        lifespan="on",
+        log_level=log_level,
+        access_log=access_log,
+        server_header=False,
+        proxy_headers=False,
+        timeout_graceful_shutdown=int(grace),
+    )
+    server = Server(uv_config)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    if server.started:
+        print("graphmem serve: stopped; the store is closed", file=out, flush=True)
+    else:
+        raise BackendUnavailable("the server did not start; the log above says why")
