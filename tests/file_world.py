@@ -61,6 +61,17 @@ def build(store: GraphStore, tenant: str, size: int = 12) -> None:
     store.fork(tenant, "s1", first.id)
     store.append_turn(tenant, Turn(session_id="s1", role="npc", content="Welcome", speaker="n1"))
     store.append_turn(tenant, Turn(session_id="s2", role="gm", content="Night falls"))
+    store.append_turn(
+        tenant,
+        Turn(
+            session_id="s2",
+            role="assistant",
+            content="The mill closes at dusk.",
+            trajectory={"tools": [{"name": "search", "summary": "mill hours"}], "reasoning": "r"},
+            artifacts=[{"id": "hours", "media_type": "text/plain", "content": "dusk"}],
+            hidden_artifacts=[{"id": "scratch", "uri": "file:///tmp/scratch"}],
+        ),
+    )
     store.put_records(
         tenant, "note", [Record(id=f"r{i}", kind="note", data={"i": i}) for i in range(3)]
     )

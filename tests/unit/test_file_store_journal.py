@@ -15,7 +15,7 @@ import pytest
 from file_world import TENANTS, build, fingerprint
 
 import graphmem
-from graphmem import BackendUnavailable, Entity, GraphStore, StoreCorrupted
+from graphmem import BackendUnavailable, Entity, GraphStore, Record, StoreCorrupted, Turn
 from graphmem.backends.networkx import sqlite_file
 
 HEADER = '{"kind": "graphmem-file", "version": 1}\n'
@@ -99,6 +99,59 @@ def test_a_writer_converts_a_journal_once(journal: Path, source: GraphStore) -> 
         expected = fingerprint(store)
     assert journal.read_bytes()[:16] == b"SQLite format 3\x00"
     assert names(journal.parent) == {journal.name}
+    with graphmem.open_store(journal.as_uri()) as store:
+        assert fingerprint(store) == expected
+
+
+def test_changes_appended_by_the_last_journal_version_read_and_convert(
+    journal: Path, source: GraphStore
+) -> None:
+    """write_records' put with a delete_records part, owned records with blobs, agent turns."""
+    put = [
+        Record(id="b1", kind="belief", owner="n0", blob=b"\x00\xffaudio"),
+        Record(id="a5", kind="audit", owner="n2", data={"seq": 5}),
+    ]
+    deletes = {"belief": ["b2"], "audit": ["a0"]}
+    turn = Turn(
+        session_id="agent",
+        role="assistant",
+        content="Looked it up.",
+        trajectory={"tools": [{"name": "search", "summary": "the mill"}], "reasoning": "asked"},
+        hidden_artifacts=[{"id": "scratch", "uri": "file:///tmp/scratch"}],
+    )
+    stored = source.write_records("village", put, delete=deletes)
+    source.delete_records("keep", "belief", ["b1"])
+    [appended] = [source.append_turn("keep", turn)]
+    with journal.open("a", encoding="utf-8") as handle:  # as Journal.append wrote them
+        handle.write(
+            _line(
+                {
+                    "op": "put",
+                    "tenant": "village",
+                    "records": [r.model_dump(mode="json") for r in stored],
+                    "delete_records": deletes,
+                }
+            )
+        )
+        handle.write(_line({"op": "delete_records", "tenant": "keep", "kind": "belief",
+                            "ids": ["b1"]}))  # fmt: skip
+        handle.write(
+            _line(
+                {
+                    "op": "put",
+                    "tenant": "keep",
+                    "turns": [appended.model_dump(mode="json")],
+                    "heads": {"agent": appended.id},
+                }
+            )
+        )
+    expected = fingerprint(source)
+    assert expected["village"]["owned"]["belief"]["n0"] == ["b1"]
+    with graphmem.open_store(journal.as_uri(), read_only=True) as store:
+        assert fingerprint(store) == expected
+    with graphmem.open_store(journal.as_uri()) as store:  # converted
+        assert fingerprint(store) == expected
+        assert store.get_turn("keep", appended.id) == appended
     with graphmem.open_store(journal.as_uri()) as store:
         assert fingerprint(store) == expected
 
