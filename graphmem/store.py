@@ -682,7 +682,7 @@ class GraphStore(Protocol):
     ) -> list[Record]:
         """Put records of any kinds and delete records by kind and id, in one atomic write.
 
-        Either every change is made or none is (one journal entry on ``file://``, one
+        Either every change is made or none is (one SQLite transaction on ``file://``, one
         transaction on Neo4j): a governed fact and its audit entry are never apart. Puts
         follow :meth:`put_records` (times, last of a ``(kind, id)`` wins, one result per
         input position); ``delete`` maps a kind to the ids to delete (missing ids are

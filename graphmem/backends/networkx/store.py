@@ -1262,7 +1262,7 @@ class NetworkXStore:
         }
         present = {kind: ids for kind, ids in present.items() if ids}
         if stored or present:
-            # One change record, so one journal line: all of it is durable, or none.
+            # One change record, so one SQLite transaction: all of it is durable, or none.
             self._commit(
                 {"op": "put", "tenant": tenant, "records": stored, "delete_records": present}
             )
