@@ -132,3 +132,21 @@ def test_corruption_is_typed_even_when_found_late(tmp_path: Path) -> None:
             store.get_entity("t", "n3")
     finally:
         store.close()
+
+
+def test_damage_the_warm_up_finds_stops_it_and_the_read_says_so(tmp_path: Path) -> None:
+    path = tmp_path / "w.graphmem"
+    with graphmem.open_store(path.as_uri()) as store:
+        build(store, "t")
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(path)) as raw, raw:
+        raw.execute("UPDATE entity SET body = replace(body, 'Name 3', 'Name 8') WHERE id = 'n3'")
+    with graphmem.open_store(path.as_uri(), warm=True) as store:
+        warmer = store._file._warmer  # type: ignore[attr-defined]
+        assert warmer is not None and warmer.done.wait(30)
+        assert isinstance(warmer.error, StoreCorrupted)
+        assert store.get_entity("t", "n2").id == "n2"
+        with pytest.raises(StoreCorrupted, match="checksum"):
+            store.get_entity("t", "n3")

@@ -44,16 +44,12 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from sys import intern
 from typing import TYPE_CHECKING, Any
 from zlib import crc32
 
 from graphmem.backends.networkx import journal
-from graphmem.backends.networkx.codec import (
-    decode,
-    decode_entity,
-    decode_relationship,
-    key_crc,
-)
+from graphmem.backends.networkx.codec import Decoder, decode, key_crc
 from graphmem.backends.networkx.sqlite_changes import Sync, Touched, Write
 from graphmem.backends.networkx.sqlite_rows import (
     KEY_COLUMNS,
@@ -77,6 +73,7 @@ from graphmem.errors import (
 from graphmem.models import Chunk, Entity, Record, Relationship, Turn
 
 if TYPE_CHECKING:
+    from graphmem.backends.networkx.sqlite_warm import Warmer
     from graphmem.backends.networkx.store import NetworkXStore, _Tenant
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "SQLiteFile"]
@@ -307,6 +304,8 @@ class SQLiteFile:
         self._feed = {"entity": 0, "relationship": 0}
         self._classes: dict[str, tuple[type[_LazyNode], type[_LazyEdge]]] = {}
         self._counts: Counter[str] = Counter()
+        self._decoder = Decoder()
+        self._warmer: Warmer | None = None
         self._attach()
 
     # ------------------------------------------------------------------ open
@@ -621,6 +620,7 @@ class SQLiteFile:
         ):
             if crc32(f"{rid}\x1f{tenant}\x1f{entity_id}".encode()) != check:
                 raise corrupt(path, f"entity row {rid} fails its key checksum")
+            entity_id = intern(entity_id)
             if tenant != current:
                 current = tenant
                 data = tenants.get(tenant) or self._tenant(tenant)
@@ -645,6 +645,8 @@ class SQLiteFile:
         ):
             if crc32(f"{rid}\x1f{tenant}\x1f{source}\x1f{target}\x1f{type_}".encode()) != check:
                 raise corrupt(path, f"relationship row {rid} fails its key checksum")
+            # The node's own key strings (interned at load), not a copy per edge.
+            source, target, type_ = intern(source), intern(target), intern(type_)
             if tenant != current:
                 current = tenant
                 data = tenants.get(tenant) or self._tenant(tenant)
@@ -769,7 +771,7 @@ class SQLiteFile:
         if crc32(raw) != check:
             raise corrupt(self.path, f"the body of entity {entity_id!r} fails its checksum")
         try:
-            entity = decode_entity(raw)
+            entity = self._decoder.entity(raw)
         except (InvalidInput, ValueError, KeyError, TypeError) as exc:
             raise corrupt(self.path, f"entity {entity_id!r} cannot be read ({exc})") from exc
         if entity.id != entity_id or row_tenant != tenant:
@@ -800,7 +802,7 @@ class SQLiteFile:
                 f"the body of relationship ({source!r})-[{type_}]->({target!r}) fails its checksum",
             )
         try:
-            rel = decode_relationship(raw)
+            rel = self._decoder.relationship(raw)
         except (InvalidInput, ValueError, KeyError, TypeError) as exc:
             raise corrupt(self.path, f"a relationship cannot be read ({exc})") from exc
         if rel.key != (source, target, type_) or row_tenant != tenant:
@@ -810,35 +812,45 @@ class SQLiteFile:
         return rel
 
     def _near(self, tenant: str, entity_id: str) -> None:
-        """Read the models around a node that are not read yet, in two queries."""
+        """Read the models around a node that are not read yet, in one query."""
         data = self._store._tenants[tenant]
         graph = data.graph
         nodes = graph._node
         node = nodes[entity_id]
         if getattr(node, "near", False):
             return
+        succ, pred = graph._succ[entity_id], graph._pred[entity_id]
         edges = {
             edge.rid: edge
-            for adjacency in (graph._succ[entity_id], graph._pred[entity_id])
+            for adjacency in (succ, pred)
             for keydict in adjacency.values()
             for edge in keydict.values()
             if "r" not in edge
         }
-        ends = {
-            n.rid: n
-            for other in (entity_id, *graph._succ[entity_id], *graph._pred[entity_id])
-            if "e" not in (n := nodes[other])
-        }
-        conn = self._connection()
-        with reading(self.path, "reading an identity"):
-            if ends:
-                for rid, *row in conn.execute(SQL["entity.some"], (json.dumps(list(ends)),)):
-                    ends.pop(rid)["e"] = self._entity(tuple(row), tenant)
-            if edges:
-                for rid, *row in conn.execute(SQL["relationship.some"], (json.dumps(list(edges)),)):
-                    edges.pop(rid)["r"] = self._relationship(tuple(row), tenant)
+        ends = {n.rid: n for other in (entity_id, *succ, *pred) if "e" not in (n := nodes[other])}
         if ends or edges:
-            raise corrupt(self.path, f"{len(ends) + len(edges)} rows have disappeared")
+            entity, relationship = self._entity, self._relationship
+            with reading(self.path, "reading an identity"):
+                for (
+                    rid,
+                    tenant_,
+                    first,
+                    source,
+                    target,
+                    type_,
+                    raw,
+                    check,
+                ) in self._connection().execute(
+                    SQL["near"], (json.dumps(list(ends)), json.dumps(list(edges)))
+                ):
+                    if first is None:
+                        edges.pop(rid)["r"] = relationship(
+                            (tenant_, source, target, type_, raw, check), tenant
+                        )
+                    else:
+                        ends.pop(rid)["e"] = entity((tenant_, first, raw, check), tenant)
+            if ends or edges:
+                raise corrupt(self.path, f"{len(ends) + len(edges)} rows have disappeared")
         with suppress(AttributeError):  # a node made by a write here has every model already
             node.near = True
 
@@ -884,6 +896,7 @@ class SQLiteFile:
         if nodes or edges:
             raise corrupt(self.path, f"{len(nodes) + len(edges)} rows have disappeared")
         data.fill = None
+        data.near = None  # every model is in memory: nothing left to read around a node
 
     # ------------------------------------------------------------------ writing
 
@@ -994,8 +1007,30 @@ class SQLiteFile:
 
     # ------------------------------------------------------------------ close
 
+    def warm(self) -> None:
+        """Start reading every model not read yet in the background (:mod:`.sqlite_warm`)."""
+        from graphmem.backends.networkx.sqlite_warm import Warmer
+
+        if self._conn is None or self._warmer is not None:
+            return
+        if any(data.fill is not None for data in self._store._tenants.values()):
+            self._warmer = Warmer(self)
+            self._warmer.start()
+
+    def stop_warming(self) -> None:
+        """Stop the warm-up (if one runs) and wait for it: at most one small step."""
+        if self._warmer is not None:
+            self._warmer.stop()
+
+    def side_connection(self) -> sqlite3.Connection:
+        """A read-only connection of its own to this file (for the warm-up thread)."""
+        conn = _connection(self.path, read_only=True)
+        conn.execute("PRAGMA cell_size_check = ON")
+        return conn
+
     def close(self) -> None:
         """Close the database and release the file (even if closing fails)."""
+        self.stop_warming()
         conn, self._conn = self._conn, None
         try:
             if conn is not None:

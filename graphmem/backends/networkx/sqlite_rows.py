@@ -135,15 +135,17 @@ SQL = {
     "VALUES (?, ?, ?, ?, ?, ?)",
     "entity.update": "UPDATE entity SET body = ?, crc = ? WHERE rid = ?",
     "entity.delete": "DELETE FROM entity WHERE rid = ?",
-    "entity.some": "SELECT rid, tenant, id, CAST(body AS BLOB), crc FROM entity "
-    "WHERE rid IN (SELECT value FROM json_each(?))",
+    # The entities and relationships around a node (identity snapshots), in one query:
+    # entity rows carry their id in the third column, relationship rows NULL there.
+    "near": "SELECT rid, tenant, id, NULL, NULL, NULL, CAST(body AS BLOB), crc FROM entity "
+    "WHERE rid IN (SELECT value FROM json_each(?1)) UNION ALL "
+    "SELECT rid, tenant, NULL, source, target, type, CAST(body AS BLOB), crc FROM relationship "
+    "WHERE rid IN (SELECT value FROM json_each(?2))",
     "relationship.insert": "INSERT INTO relationship "
     "(rid, tenant, source, target, type, body, crc, key_crc) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     "relationship.update": "UPDATE relationship SET body = ?, crc = ? WHERE rid = ?",
     "relationship.delete": "DELETE FROM relationship WHERE rid = ?",
-    "relationship.some": "SELECT rid, tenant, source, target, type, CAST(body AS BLOB), crc "
-    "FROM relationship WHERE rid IN (SELECT value FROM json_each(?))",
     "turn.insert": "INSERT INTO turn (tenant, id, body, crc) VALUES (?, ?, ?, ?)",
     "turn.update": "UPDATE turn SET body = ?, crc = ? WHERE tenant = ? AND id = ?",
     "turn.delete": "DELETE FROM turn WHERE tenant = ? AND id = ?",

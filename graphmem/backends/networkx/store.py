@@ -92,6 +92,8 @@ _CAPABILITIES = frozenset(
         "inline_reads",
     }
 )
+_WHOLE_FILE_CAPABILITIES = _CAPABILITIES | {"persistence"}
+_FILE_CAPABILITIES = _WHOLE_FILE_CAPABILITIES - {"inline_reads"}
 _MENTION_KINDS = ("turn", "chunk")
 
 
@@ -248,6 +250,7 @@ def _operation(
         if type(tenant) is not str or tenant not in _valid_tenants:
             _valid_tenants.add(check_tenant(tenant))
         with self._lock:
+            self._ops += 1  # the warm-up of a reopened file backs off while this moves
             if writes:
                 with paused_gc():
                     return self._run(method, name, tenant, args, kwargs)
@@ -358,6 +361,7 @@ class NetworkXStore:
         fsync: bool = True,
         read_only: bool = False,
         preload: bool = False,
+        warm: bool = False,
         tracer: Tracer | None = None,
     ) -> None:
         self._url = url
@@ -365,6 +369,7 @@ class NetworkXStore:
         self._lock = threading.RLock()
         self._closed = False
         self._read_only = read_only
+        self._ops = 0  # operations run (read by the warm-up thread of a file store)
         self._tenants: dict[str, _Tenant] = {}
         self._file: SQLiteFile | None = None
         self._follow: SQLiteFile | None = None  # a reader syncs from its file per operation
@@ -383,6 +388,8 @@ class NetworkXStore:
                 raise
             if read_only:
                 self._follow = self._file
+            if warm:
+                self._file.warm()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -393,14 +400,25 @@ class NetworkXStore:
 
     @property
     def capabilities(self) -> frozenset[str]:
-        """What this backend can do."""
-        return _CAPABILITIES | {"persistence"} if self._file else _CAPABILITIES
+        """What this backend can do.
+
+        ``inline_reads`` (reads answered from memory, without I/O) holds for ``memory://``
+        and for a ``file://`` writer once every model is in memory (after its warm-up, or
+        ``preload``); a reader syncs from the file before each operation, so never.
+        """
+        if self._file is None:
+            return _CAPABILITIES
+        if self._read_only or any(d.fill is not None for d in list(self._tenants.values())):
+            return _FILE_CAPABILITIES
+        return _WHOLE_FILE_CAPABILITIES
 
     def close(self) -> None:
         """Release the store (and its file); later calls raise ``StoreClosed``.
 
         The file is released even when closing it fails (the error is raised after).
         """
+        if self._file is not None:
+            self._file.stop_warming()  # before the lock: the warm-up takes it to put models in
         with self._lock:
             if self._closed:
                 return
@@ -1880,12 +1898,17 @@ def open_networkx(url: str = "memory://", **options: Any) -> NetworkXStore:
 
     Options: ``tracer``, ``read_only`` (refuse writes; never create anything), ``fsync``
     (default true: each write is on disk before it returns), ``preload`` (default false:
-    read every entity and relationship model at open, not when first used). ``fsync``
-    and ``preload`` may also be given in the URL (``?fsync=false&preload=true``).
+    read every entity and relationship model at open, not when first used), ``warm``
+    (default false: read the models nobody used yet in a background thread after open,
+    backing off while operations run; the store then holds what ``preload`` holds, in
+    memory too; see :mod:`~graphmem.backends.networkx.sqlite_warm`). ``fsync``,
+    ``preload`` and ``warm`` may also be given in the URL
+    (``?fsync=false&preload=true&warm=true``).
     """
     tracer = options.pop("tracer", None)
     fsync = options.pop("fsync", None)
     preload = options.pop("preload", None)
+    warm = options.pop("warm", None)
     read_only = options.pop("read_only", False)
     if options:
         raise InvalidInput(f"unknown options for {url.split(':', 1)[0]}://: {sorted(options)}")
@@ -1900,12 +1923,15 @@ def open_networkx(url: str = "memory://", **options: Any) -> NetworkXStore:
         fsync = query.get("fsync", ["true"])[-1].lower() not in ("0", "false", "no")
     if preload is None:
         preload = query.get("preload", ["false"])[-1].lower() in ("1", "true", "yes")
+    if warm is None:
+        warm = query.get("warm", ["false"])[-1].lower() in ("1", "true", "yes")
     return NetworkXStore(
         url,
         path=path,
         fsync=bool(fsync),
         read_only=read_only,
         preload=bool(preload),
+        warm=bool(warm),
         tracer=tracer,
     )
 
