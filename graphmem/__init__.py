@@ -61,6 +61,8 @@ from graphmem.models import (
 )
 from graphmem.store import (
     GraphStore,
+    RelationshipPattern,
+    RoleCooccurrence,
     SearchHit,
     SearchPair,
     TenantDump,
@@ -83,6 +85,8 @@ if TYPE_CHECKING:
         MemoryIdentity,
         Summarizer,
     )
+    from graphmem.retrieval.graphqa import GraphAnswer, GraphQASettings
+    from graphmem.retrieval.schema import GraphSchema
     from graphmem.summarize import summarize_turn
 
 __version__ = "0.1.0"
@@ -95,6 +99,9 @@ _LAZY = {
     "ConversationMemory": "graphmem.policy",
     "EventBus": "graphmem.events",
     "FactMemory": "graphmem.policy",
+    "GraphAnswer": "graphmem.retrieval.graphqa",
+    "GraphQASettings": "graphmem.retrieval.graphqa",
+    "GraphSchema": "graphmem.retrieval.schema",
     "GovernancePolicy": "graphmem.policy",
     "HealthState": "graphmem.policy",
     "LLMContext": "graphmem.policy",
@@ -140,6 +147,9 @@ __all__ = [
     "FactMemory",
     "ForbiddenCategory",
     "GovernancePolicy",
+    "GraphAnswer",
+    "GraphQASettings",
+    "GraphSchema",
     "GraphStore",
     "GraphmemError",
     "HealthState",
@@ -163,7 +173,9 @@ __all__ = [
     "Record",
     "Relationship",
     "RelationshipFilter",
+    "RelationshipPattern",
     "Role",
+    "RoleCooccurrence",
     "SPEAKER_ROLES",
     "SearchHit",
     "SearchPair",

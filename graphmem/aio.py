@@ -326,6 +326,11 @@ class AsyncMemory(_Twin[Memory]):
     index_entities = _offload(Memory.index_entities)
     index_turns = _offload(Memory.index_turns)
     flush_index = _offload(Memory.flush_index)
+    # -- graph questions
+    ask = _offload(Memory.ask)
+    describe_relationship_type = _offload(Memory.describe_relationship_type)
+    describe_entity_type = _offload(Memory.describe_entity_type)
+    schema = _offload(Memory.schema)
     query_with_context = _offload(Memory.query_with_context)
     query_with_embedding = _offload(Memory.query_with_embedding)
     # -- NPC minds

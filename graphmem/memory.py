@@ -57,6 +57,8 @@ if TYPE_CHECKING:
         FusionSettings,
         IngestReport,
     )
+    from graphmem.retrieval.graphqa import GraphAnswer, GraphQA, GraphQASettings
+    from graphmem.retrieval.schema import GraphSchema
 
 __all__ = ["Memory", "open"]
 
@@ -139,6 +141,7 @@ class Memory:
         # Turns appended through this memory, waiting to be linked and embedded in a batch.
         self._pending: dict[str, Turn] = {}
         self._pending_lock = threading.Lock()
+        self._answerers: dict[tuple[bool, GraphQASettings | None], GraphQA] = {}
 
     def __repr__(self) -> str:
         return f"Memory(url={self._store.url!r}, tenant={self._tenant!r})"
@@ -1426,6 +1429,120 @@ class Memory:
 
         self._check_open()
         return recaps.list_recaps(self._store, self._tenant, campaign, limit)
+
+    # ------------------------------------------------------------------ graph questions
+
+    def ask(
+        self,
+        question: str,
+        k: int = 10,
+        *,
+        max_hops: int | None = None,
+        semantic: bool | None = None,
+        settings: GraphQASettings | None = None,
+    ) -> list[GraphAnswer]:
+        """Answer a question about the entity graph: the entities at the end of a typed walk.
+
+        The entity the question names is linked; relation paths of up to ``max_hops``
+        steps are scored by how well the question's words match the relationship types
+        the store holds (their names, and descriptions set with
+        :meth:`describe_relationship_type`); the best are walked. Each answer carries the
+        path and one chain of facts from the named entity to it, each fact with its own
+        provenance. See :mod:`graphmem.retrieval.graphqa` and docs/retrieval.md.
+
+        >>> import graphmem
+        >>> from graphmem import Entity, Relationship
+        >>> with graphmem.open("memory://", tenant="doc") as mem:
+        ...     _ = mem.upsert_entities([Entity(id="mira", type="npc", name="Mira"),
+        ...                              Entity(id="forge", type="location", name="The Forge")])
+        ...     _ = mem.upsert_relationships([
+        ...         Relationship(source_id="mira", target_id="forge", type="works_at")])
+        ...     [a.entity.name for a in mem.ask("where does Mira work?", semantic=False)]
+        ['The Forge']
+
+        Args:
+            question: The question, in plain words, naming an entity of the graph.
+            k: How many answers at most.
+            max_hops: The longest path considered (default: the settings', 3).
+            semantic: Compare words by embedding too (the memory's embedder), so that
+                "wrote" matches ``written_by``; False: by stem only; None (default): when
+                the memory has an embedder or the ``embeddings`` extra is installed.
+            settings: :class:`graphmem.retrieval.GraphQASettings` (weights and limits).
+
+        Returns:
+            Up to ``k`` answers, best first; ``[]`` when the question names no entity or
+            no path reaches one.
+
+        Raises:
+            InvalidInput: Empty question, or ``k`` / ``max_hops`` not a positive integer.
+            BackendUnavailable: ``semantic=True`` and no embedder can be had.
+        """
+        self._check_open()
+        return self._answerer(semantic, settings).answer(question, k, max_hops=max_hops)
+
+    def describe_relationship_type(self, type: str, description: str | None) -> None:
+        """Say what a relationship type means, in words a question might use.
+
+        :meth:`ask` matches questions against a type's name and this description
+        (``written_by``: "the writer or screenwriter of the film"). Kept per tenant;
+        ``None`` or a blank string removes it.
+
+        Raises:
+            InvalidInput: ``type`` is not a safe name, or the description is not a string
+                or is too long (2,000 characters). Nothing is written.
+        """
+        self._check_open()
+        from graphmem.retrieval.schema import describe_type
+
+        describe_type(self._store, self._tenant, "relationship", type, description)
+
+    def describe_entity_type(self, type: str, description: str | None) -> None:
+        """Say what an entity type is ("npc": "a character: a person or a creature").
+
+        :meth:`ask` uses it to tell what a question asks for ("who ..." a person,
+        "which rooms ..." a room). Kept per tenant; ``None`` or a blank string removes it.
+
+        Raises:
+            InvalidInput: As :meth:`describe_relationship_type`.
+        """
+        self._check_open()
+        from graphmem.retrieval.schema import describe_type
+
+        describe_type(self._store, self._tenant, "entity", type, description)
+
+    def schema(self) -> GraphSchema:
+        """What :meth:`ask` plans with: fact shapes, roles that go together, descriptions."""
+        self._check_open()
+        from graphmem.retrieval.schema import GraphSchema, read_descriptions
+
+        return GraphSchema(
+            patterns=tuple(self._store.relationship_patterns(self._tenant)),
+            cooccurrence=tuple(self._store.relationship_cooccurrence(self._tenant)),
+            relationship_types=read_descriptions(self._store, self._tenant, "relationship"),
+            entity_types=read_descriptions(self._store, self._tenant, "entity"),
+        )
+
+    def _answerer(self, semantic: bool | None, settings: GraphQASettings | None) -> GraphQA:
+        from graphmem.errors import BackendUnavailable
+        from graphmem.retrieval.graphqa import GraphQA, GraphQASettings
+
+        if semantic is not None and not isinstance(semantic, bool):
+            raise InvalidInput(f"semantic must be True, False or None, got {semantic!r}")
+        if settings is not None and not isinstance(settings, GraphQASettings):
+            raise InvalidInput("settings must be a GraphQASettings (graphmem.retrieval)")
+        embed = None
+        if semantic is not False:
+            try:
+                embed = self.embedder.embed
+            except BackendUnavailable:
+                if semantic:
+                    raise
+        key = (embed is not None, settings)
+        answerer = self._answerers.get(key)
+        if answerer is None:
+            answerer = GraphQA(self._store, self._tenant, self.entity_linker, embed, settings)
+            self._answerers[key] = answerer
+        return answerer
 
     def to_networkx(self, *, include_invalid: bool = False) -> nx.MultiDiGraph:
         """The entity graph as a networkx ``MultiDiGraph`` (for analysis and drawing).

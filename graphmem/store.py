@@ -64,6 +64,8 @@ __all__ = [
     "GraphStore",
     "JSONScalar",
     "ReadOnlyStore",
+    "RelationshipPattern",
+    "RoleCooccurrence",
     "SearchHit",
     "SearchPair",
     "StoreCheck",
@@ -337,6 +339,37 @@ class SearchHit(NamedTuple):
     """Cosine similarity (vector search) or the full-text relevance (higher is better)."""
 
 
+class RelationshipPattern(NamedTuple):
+    """One shape of fact a tenant holds, from :meth:`GraphStore.relationship_patterns`."""
+
+    source_type: str
+    """The entity type at the start of the facts."""
+    type: str
+    """The relationship type."""
+    target_type: str
+    """The entity type at the end of the facts."""
+    facts: int
+    """How many current facts have this shape."""
+
+
+class RoleCooccurrence(NamedTuple):
+    """How many entities take part in facts in two ways (``relationship_cooccurrence``).
+
+    A *role* is a relationship type and a direction: ``("directed_by", "in")`` is being the
+    target of a ``directed_by`` fact (a director). Roles are ordered (``type_a``,
+    ``direction_a``) <= (``type_b``, ``direction_b``); a pair of a role with itself counts
+    the entities that have the role.
+    """
+
+    type_a: str
+    direction_a: str
+    """``out``: the entity is the source of the facts; ``in``: their target."""
+    type_b: str
+    direction_b: str
+    entities: int
+    """How many entities have both roles (in current facts)."""
+
+
 class SearchPair(NamedTuple):
     """The two rankings of one kind from :meth:`GraphStore.hybrid_search`."""
 
@@ -531,6 +564,27 @@ class GraphStore(Protocol):
 
     def count_relationships(self, tenant: str) -> int:
         """Return the number of relationships, invalidated ones included."""
+        ...
+
+    def relationship_patterns(self, tenant: str) -> list[RelationshipPattern]:
+        """The tenant's vocabulary of facts: each (source type, type, target type) with a count.
+
+        Current facts only (as traversals walk them), in one call; sorted by type, then
+        source type, then target type. Graph question answering reads the relationship
+        types a question may walk from here, so no code needs to know them in advance.
+        """
+        ...
+
+    def relationship_cooccurrence(self, tenant: str) -> list[RoleCooccurrence]:
+        """Which ways of taking part in facts go together on one entity, and how often.
+
+        For every two roles (a relationship type and ``out`` or ``in``) that some entity has
+        both of in current facts, how many entities have both; a role paired with itself
+        counts the entities that have it. Sorted by the two roles. Entity types may be
+        coarse (every person, year and genre a ``concept``): this tells that an entity
+        that directed a film may have acted in one, but is never a film's release year.
+        One call; it reads every current fact of the tenant.
+        """
         ...
 
     # -- traversal (current facts only)

@@ -1,5 +1,6 @@
-"""GraphRAG retrieval: embedders, ingest (chunking, entity linking), fusion, rendering.
+"""GraphRAG retrieval: embedders, ingest, fusion, rendering, graph question answering.
 
+Graph questions are answered by :class:`GraphQA`, behind :meth:`graphmem.Memory.ask`.
 Imports numpy, never torch: the sentence-transformers model is loaded on first use of
 :class:`SentenceTransformerEmbedder`. Users reach all of it through
 :meth:`graphmem.Memory.retrieve` and friends; this package holds the parts to configure.
@@ -18,6 +19,13 @@ from graphmem.retrieval.fusion import (
     reciprocal_rank_fusion,
     resolve_settings,
 )
+from graphmem.retrieval.graphqa import (
+    GraphAnswer,
+    GraphQA,
+    GraphQASettings,
+    PathStep,
+    PlannedPath,
+)
 from graphmem.retrieval.ingest import (
     EntityLinker,
     Extraction,
@@ -29,6 +37,7 @@ from graphmem.retrieval.ingest import (
 from graphmem.retrieval.names import NameExtractor
 from graphmem.retrieval.recall import TURN_SIGNALS, TURN_WEIGHTS, fit_turn_weights
 from graphmem.retrieval.render import render_context
+from graphmem.retrieval.schema import GraphSchema
 from graphmem.retrieval.timeexpr import read_time
 
 __all__ = [
@@ -40,10 +49,16 @@ __all__ = [
     "Extraction",
     "Extractor",
     "FusionSettings",
+    "GraphAnswer",
+    "GraphQA",
+    "GraphQASettings",
+    "GraphSchema",
     "HashingEmbedder",
     "IngestReport",
     "NameExtractor",
     "NoExtractor",
+    "PathStep",
+    "PlannedPath",
     "SentenceTransformerEmbedder",
     "choose_preset",
     "chunk_text",

@@ -110,6 +110,8 @@ STORE_CALLS: dict[str, StoreCall] = {
     "delete_relationship": lambda s, t: s.delete_relationship(t, "a", "b", "knows"),
     "invalidate_relationship": lambda s, t: s.invalidate_relationship(t, "a", "b", "knows"),
     "count_relationships": lambda s, t: s.count_relationships(t),
+    "relationship_patterns": lambda s, t: s.relationship_patterns(t),
+    "relationship_cooccurrence": lambda s, t: s.relationship_cooccurrence(t),
     "neighbors": lambda s, t: s.neighbors(t, "a"),
     "find_path": lambda s, t: s.find_path(t, "a", "b"),
     "visible_subgraph": lambda s, t: s.visible_subgraph(t, "a"),

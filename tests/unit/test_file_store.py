@@ -431,6 +431,29 @@ def test_a_reader_follows_every_kind_of_change(tmp_path: Path) -> None:
     assert listing(tmp_path) == {path.name}
 
 
+def test_relationship_summaries_on_a_reopened_store_and_a_reader_follow_writes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "w.graphmem"
+    with graphmem.open_store(url(path)) as writer:
+        build(writer, "t")
+        expected = (writer.relationship_patterns("t"), writer.relationship_cooccurrence("t"))
+    with graphmem.open_store(url(path)) as writer:  # models read lazily: the summary reads them
+        assert (writer.relationship_patterns("t"), writer.relationship_cooccurrence("t")) == (
+            expected
+        )
+        with graphmem.open_store(url(path), read_only=True) as reader:
+            assert reader.relationship_patterns("t") == expected[0]  # now cached by the reader
+            assert reader.relationship_cooccurrence("t") == expected[1]
+            writer.upsert_relationships(
+                "t", [Relationship(source_id="n0", target_id="n2", type="serves")]
+            )
+            writer.delete_entities("t", ["n1"])
+            assert reader.relationship_patterns("t") == writer.relationship_patterns("t")
+            assert reader.relationship_cooccurrence("t") == writer.relationship_cooccurrence("t")
+            assert reader.relationship_patterns("t") != expected[0]
+
+
 def test_a_reader_far_behind_reloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sqlite_file, "_KEEP_CHANGES", 3)
     monkeypatch.setattr(sqlite_file, "_TRIM_EVERY", 2)

@@ -132,6 +132,10 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
             {"rel": dict(REL, invalid_at=params["at"] or params["now"], expired_at=params["now"])}
         ],
         "relationships/count_relationships": lambda: [{"count": 1}],
+        "relationships/count_relationship_patterns": lambda: [
+            {"source_type": "npc", "type": "knows", "target_type": "npc", "facts": 1}
+        ],
+        "relationships/count_role_cooccurrence": lambda: [],
         "traversal/find_neighbors": lambda: [{"entities": [OTHER]}],
         "traversal/find_path": lambda: [
             {"has_source": True, "has_target": True, "path": [ENTITY, OTHER]}
@@ -1729,6 +1733,8 @@ ACCESS: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
     "put_records": (WRITE, lambda s: s.put_records("t", "fact", [Record(kind="fact", data={})])),
     "get_records": (READ, lambda s: s.get_records("t", "fact", ["r1"])),
     "turn_window": (READ, lambda s: s.turn_window("t", ["t1"], depth=1)),
+    "relationship_patterns": (READ, lambda s: s.relationship_patterns("t")),
+    "relationship_cooccurrence": (READ, lambda s: s.relationship_cooccurrence("t")),
     "write_records": (
         WRITE,
         lambda s: s.write_records("t", [Record(kind="fact", data={})], {"audit": ["a1"]}),

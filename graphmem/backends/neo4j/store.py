@@ -74,6 +74,8 @@ from graphmem.models import (
 )
 from graphmem.store import (
     JSONScalar,
+    RelationshipPattern,
+    RoleCooccurrence,
     SearchHit,
     SearchPair,
     TenantDump,
@@ -1161,6 +1163,34 @@ class Neo4jStore:
         """Return the number of relationships, invalidated ones included."""
         tenant = self._check(tenant)
         return int(self._read("relationships/count_relationships", {"tenant": tenant})[0]["count"])
+
+    def relationship_patterns(self, tenant: str) -> list[RelationshipPattern]:
+        """Each (source type, type, target type) of the current facts, with its count; one query."""
+        tenant = self._check(tenant)
+        rows = self._read(
+            "relationships/count_relationship_patterns", {"tenant": tenant, "now": utcnow()}
+        )
+        return [
+            RelationshipPattern(row["source_type"], row["type"], row["target_type"], row["facts"])
+            for row in rows
+        ]
+
+    def relationship_cooccurrence(self, tenant: str) -> list[RoleCooccurrence]:
+        """For every two roles some entity has both of, how many entities do; one query."""
+        tenant = self._check(tenant)
+        rows = self._read(
+            "relationships/count_role_cooccurrence", {"tenant": tenant, "now": utcnow()}
+        )
+        return [
+            RoleCooccurrence(
+                row["type_a"],
+                row["direction_a"],
+                row["type_b"],
+                row["direction_b"],
+                row["entities"],
+            )
+            for row in rows
+        ]
 
     # ------------------------------------------------------------------ traversal
 

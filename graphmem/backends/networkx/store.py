@@ -51,6 +51,8 @@ from graphmem.models import (
 from graphmem.store import (
     WRITE_METHODS,
     JSONScalar,
+    RelationshipPattern,
+    RoleCooccurrence,
     SearchHit,
     SearchPair,
     TenantDump,
@@ -132,6 +134,10 @@ class _Tenant:
     # and near(entity_id) those of a node, its relationships and their other ends.
     fill: Callable[[], None] | None = None
     near: Callable[[str], None] | None = None
+    # Summaries of the current facts (relationship_patterns, relationship_cooccurrence) as
+    # last computed, each with until when it holds (None: until a write of entities or
+    # facts; else the next instant a fact becomes or stops being current).
+    summaries: dict[str, tuple[datetime | None, list[Any]]] = field(default_factory=dict)
 
     def put_record(self, record: Record) -> None:
         """Store a record, keeping the owner index in step."""
@@ -465,6 +471,10 @@ class NetworkXStore:
             if op != "put":
                 return
             data = self._tenants[tenant] = self._make_tenant(tenant)
+        if op in ("delete_entities", "delete_relationship") or (
+            op == "put" and (record.get("entities") or record.get("relationships"))
+        ):
+            data.summaries.clear()
         if op == "put":
             self._apply_put(data, record)
             for kind, ids in record.get("delete_records", {}).items():  # write_records
@@ -832,6 +842,86 @@ class NetworkXStore:
     def count_relationships(self, tenant: str) -> int:
         """The number of relationships, invalidated ones included."""
         return int(self._tenant(tenant).graph.number_of_edges())
+
+    def _current_facts(
+        self, data: _Tenant, name: str, now: datetime
+    ) -> tuple[list[Any] | None, Iterator[tuple[str, str, str]], list[datetime | None]]:
+        """A cached summary, or the current facts ``(source, type, target)`` to make it from.
+
+        ``until`` (a one-item list) is set, as the facts are read, to the next instant a
+        fact becomes or stops being current, for the summary's cache.
+        """
+        cached = data.summaries.get(name)
+        if cached is not None and (cached[0] is None or now < cached[0]):
+            return cached[1], iter(()), [None]
+        until: list[datetime | None] = [None]
+
+        def facts() -> Iterator[tuple[str, str, str]]:
+            for source, targets in data.graph._succ.items():
+                for target, keydict in targets.items():
+                    for type_, edge in keydict.items():
+                        rel = edge["r"]
+                        for bound in (rel.valid_at, rel.invalid_at, rel.expired_at):
+                            later = bound is not None and bound > now
+                            if later and (until[0] is None or bound < until[0]):
+                                until[0] = bound
+                        if _is_current(rel, now):
+                            yield source, type_, target
+
+        return None, facts(), until
+
+    def _keep(
+        self, data: _Tenant, name: str, until: list[datetime | None], value: list[Any]
+    ) -> list[Any]:
+        if data is not _EMPTY:
+            data.summaries[name] = (until[0], value)
+        return list(value)
+
+    @_operation
+    def relationship_patterns(self, tenant: str) -> list[RelationshipPattern]:
+        """Each (source type, type, target type) of the current facts, with its count.
+
+        Kept until the next write of entities or facts (or until the next instant a fact
+        with validity bounds becomes or stops being current), so asking again is free.
+        """
+        data = _whole(self._tenant(tenant))
+        cached, facts, until = self._current_facts(data, "patterns", utcnow())
+        if cached is not None:
+            return list(cached)
+        nodes = data.graph._node
+        counts: dict[tuple[str, str, str], int] = {}
+        for source, type_, target in facts:
+            key = (type_, nodes[source]["e"].type, nodes[target]["e"].type)
+            counts[key] = counts.get(key, 0) + 1
+        patterns = [
+            RelationshipPattern(source_type, type_, target_type, count)
+            for (type_, source_type, target_type), count in sorted(counts.items())
+        ]
+        return self._keep(data, "patterns", until, patterns)
+
+    @_operation
+    def relationship_cooccurrence(self, tenant: str) -> list[RoleCooccurrence]:
+        """For every two roles some entity has both of, how many entities have both.
+
+        Kept as :meth:`relationship_patterns` is.
+        """
+        data = _whole(self._tenant(tenant))
+        cached, facts, until = self._current_facts(data, "cooccurrence", utcnow())
+        if cached is not None:
+            return list(cached)
+        roles: dict[str, set[tuple[str, str]]] = {}
+        for source, type_, target in facts:
+            roles.setdefault(source, set()).add((type_, "out"))
+            roles.setdefault(target, set()).add((type_, "in"))
+        counts: dict[tuple[str, str, str, str], int] = {}
+        for held in roles.values():
+            ordered = sorted(held)
+            for i, first in enumerate(ordered):
+                for second in ordered[i:]:
+                    key = (*first, *second)
+                    counts[key] = counts.get(key, 0) + 1
+        pairs = [RoleCooccurrence(*key, count) for key, count in sorted(counts.items())]
+        return self._keep(data, "cooccurrence", until, pairs)
 
     # ------------------------------------------------------------------ traversal
 

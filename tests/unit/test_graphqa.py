@@ -1,0 +1,125 @@
+"""Graph question answering: the word matching and settings, without a backend's help."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+import graphmem
+from graphmem import BackendUnavailable, Entity, InvalidInput, Relationship
+from graphmem.retrieval import GraphQASettings, PathStep, SentenceTransformerEmbedder
+from graphmem.retrieval.graphqa import light_stem
+
+
+@pytest.mark.parametrize(
+    ("words", "stem"),
+    [
+        (("directed", "director", "directs", "directing", "directors"), "direct"),
+        (("starred", "stars", "star"), "star"),
+        (("written", "writer", "writers", "write"), "writ"),
+        (("carries", "carry", "carried", "carrying"), "carri"),
+        (("movies", "movie"), "movi"),
+        (("borders", "border", "bordering"), "bord"),
+        (("located", "location", "locate"), "locat"),
+        (("years", "year"), "year"),
+    ],
+)
+def test_forms_of_a_word_share_a_stem(words: tuple[str, ...], stem: str) -> None:
+    assert {light_stem(w) for w in words} == {stem}
+
+
+def test_short_words_keep_their_letters() -> None:
+    assert [light_stem(w) for w in ("in", "is", "by", "has", "boss")] == [
+        "in",
+        "is",
+        "by",
+        "has",
+        "boss",
+    ]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"max_hops": 0},
+        {"beam": True},
+        {"hop": -1.0},
+        {"focus": float("nan")},
+        {"temperature": 0.0},
+        {"max_frontier": 2.5},
+    ],
+)
+def test_bad_settings_are_invalid_input(change: dict) -> None:  # type: ignore[type-arg]
+    with pytest.raises(InvalidInput):
+        GraphQASettings(**change)
+
+
+def test_path_steps_read_as_arrows() -> None:
+    steps = [PathStep("works_at", "out"), PathStep("owns", "in"), PathStep("borders", "both")]
+
+    assert [str(s) for s in steps] == ["->works_at", "<-owns", "<->borders"]
+
+
+class SynonymEmbedder:
+    """Words of one group embed to one direction: a stand-in for a sentence model."""
+
+    def __init__(self, groups: Sequence[Sequence[str]]) -> None:
+        self.dimension = len(groups) + 1
+        self._group = {w: i for i, group in enumerate(groups) for w in group}
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            out[row, self._group.get(text.lower(), self.dimension - 1)] = 1.0
+        return out
+
+
+def _library(embedder: object | None = None) -> graphmem.Memory:
+    mem = graphmem.open("memory://", tenant="library", embedder=embedder)  # type: ignore[arg-type]
+    mem.upsert_entities(
+        [
+            Entity(id="book", type="book", name="The Long Road"),
+            Entity(id="ann", type="person", name="Ann Vale"),
+        ]
+    )
+    mem.upsert_relationships([Relationship(source_id="book", target_id="ann", type="written_by")])
+    return mem
+
+
+def test_an_embedder_matches_words_no_stem_shares() -> None:
+    question = "who penned The Long Road?"
+    with _library(SynonymEmbedder([("penned", "written")])) as mem:
+        assert mem.ask(question, semantic=False)[0].entity.id == "ann"  # the only way out
+        plan = mem._answerer(False, None).plan(question)
+        assert plan[0].parts["explained"] == 0.0
+        semantic = mem._answerer(True, None).plan(question)
+        assert semantic[0].parts["explained"] == pytest.approx(0.8)  # semantic_weight
+        assert [a.entity.id for a in mem.ask(question, semantic=True)] == ["ann"]
+
+
+def test_semantic_needs_an_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(SentenceTransformerEmbedder, "available", staticmethod(lambda: False))
+    with _library() as mem:
+        with pytest.raises(BackendUnavailable):
+            mem.ask("who wrote The Long Road?", semantic=True)
+        # by default, words are compared by stem when no embedder can be had
+        assert [a.entity.id for a in mem.ask("who wrote The Long Road?")] == ["ann"]
+
+
+def test_an_embedder_of_the_wrong_shape_is_invalid_input() -> None:
+    class Broken:
+        dimension = 2
+
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
+            return np.ones((1, 2), dtype=np.float32)
+
+    with _library(Broken()) as mem, pytest.raises(InvalidInput):
+        mem.ask("who wrote The Long Road?", semantic=True)
+
+
+def test_the_answerer_is_kept_per_memory() -> None:
+    with _library(SynonymEmbedder([])) as mem:
+        assert mem._answerer(True, None) is mem._answerer(None, None)
+        assert mem._answerer(False, None) is not mem._answerer(True, None)
