@@ -10,6 +10,7 @@ import pytest
 
 from graphmem import Entity, InvalidInput, Provenance, Relationship, Turn
 from graphmem.backends.networkx.codec import (
+    Decoder,
     decode,
     decode_entity,
     decode_relationship,
@@ -82,6 +83,24 @@ def test_relationships_read_back_as_validation_would_build_them(rel: Relationshi
     _same(fast, decode(Relationship, body.encode()))
     _same(fast.provenance, decode(Relationship, body.encode()).provenance)
     assert fast == rel
+
+
+def test_one_decoder_shares_what_equal_models_share_and_copies_stay_apart() -> None:
+    decoder = Decoder()
+    proof = Provenance(confidence=0.5, evidence=("t1",))
+    first, second = (
+        Relationship(source_id=s, target_id="b", type="knows", provenance=proof, created_at=T0)
+        for s in ("a", "c")
+    )
+    a, b = (decoder.relationship(encode(r)[0].encode()) for r in (first, second))
+    assert (a, b) == (first, second)
+    assert a.provenance is b.provenance and a.created_at is b.created_at
+    assert a.type is b.type and a.attributes is b.attributes  # interned; the one empty map
+    changed = a.model_copy(update={"attributes": {"since": 1}})
+    assert changed.model_fields_set is not a.model_fields_set
+    assert b == second and "since" not in a.attributes
+    left, right = (decoder.entity(encode(e)[0].encode()) for e in ENTITIES[:2])
+    assert (left, right) == tuple(ENTITIES[:2])
 
 
 def test_a_batch_encodes_as_each_model_does() -> None:
