@@ -125,30 +125,29 @@ def storage_figures(args: argparse.Namespace, say: Callable[[str], None]) -> Ite
                     ours[f"{key}_{q}"],
                     "us",
                 ).with_baseline(ours[f"walk_{q}"])
-        yield Figure("reopen file:// with preload=True", preloaded["seconds"], "s").with_baseline(
-            floor["seconds"]
-        )
-        yield Figure(
-            "peak memory added by the preload reopen", preloaded["peak_mb"], "MB"
-        ).with_baseline(floor["peak_mb"])
-        yield Figure(
-            "identity snapshot p50 after preload=True (first use of each NPC)",
-            preloaded["cold_p50"],
-            "us",
-        ).with_baseline(preloaded["walk_p50"])
-        yield Figure(
-            "warm=True: open until every model is in memory (answering meanwhile)",
-            warmed["ready"],
-            "s",
-        ).with_baseline(floor["seconds"])
-        yield Figure(
-            "peak memory added once warmed up (warm=True)", warmed["peak_mb"], "MB"
-        ).with_baseline(floor["peak_mb"])
-        yield Figure(
-            "identity snapshot p50 after the warm-up (first use of each NPC)",
-            warmed["cold_p50"],
-            "us",
-        ).with_baseline(warmed["walk_p50"])
+        for result, seconds, titles in (
+            (
+                preloaded,
+                "seconds",
+                (
+                    "reopen file:// with preload=True",
+                    "peak memory added by the preload reopen",
+                    "identity snapshot p50 after preload=True (first use of each NPC)",
+                ),
+            ),
+            (
+                warmed,
+                "ready",
+                (
+                    "warm=True: open until every model is in memory (answering meanwhile)",
+                    "peak memory added once warmed up (warm=True)",
+                    "identity snapshot p50 after the warm-up (first use of each NPC)",
+                ),
+            ),
+        ):
+            yield Figure(titles[0], result[seconds], "s").with_baseline(floor["seconds"])
+            yield Figure(titles[1], result["peak_mb"], "MB").with_baseline(floor["peak_mb"])
+            yield Figure(titles[2], result["cold_p50"], "us").with_baseline(result["walk_p50"])
 
 
 def _ingest(url: str, entities: list[Entity], rels: list[Relationship]) -> tuple[float, Any]:
