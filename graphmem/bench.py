@@ -16,6 +16,9 @@ cost; absolute times on a shared machine say little on their own. Figures:
 With a ``--store`` other than ``memory://`` the same operations run against that store,
 and each figure also reports the store round trips per operation (from the tracer).
 
+``--storage`` measures the ``file://`` store instead (ingest, reopen, memory and snapshots
+against their baselines; see :mod:`graphmem.bench_storage`).
+
 ``--retrieval`` measures retrieval instead (``--vector-sizes``, default 100,000 and
 1,000,000 vectors of 384 dimensions):
 
@@ -166,6 +169,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="measure the HTTP API (snapshot latency and req/s against a bare uvicorn floor) "
         "and the async twin's overhead instead (the server extra)",
     )
+    from graphmem import bench_storage
+
+    bench_storage.add_arguments(parser)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -173,8 +179,8 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def _world(size: int, seed: int) -> tuple[list[Entity], list[Relationship]]:
-    """``size`` entities with about ten relationships each, some inferred or invalidated."""
+def _world(size: int, seed: int, per_entity: int = 5) -> tuple[list[Entity], list[Relationship]]:
+    """``size`` entities with about ``2 * per_entity`` relationships each (out and in)."""
     rng = random.Random(seed)
     now = datetime.now(UTC)
     entities = [
@@ -188,7 +194,7 @@ def _world(size: int, seed: int) -> tuple[list[Entity], list[Relationship]]:
     ]
     rels: dict[tuple[str, str, str], Relationship] = {}
     for i in range(size):
-        for _ in range(5):  # five out, and on average five in: ~10 per entity
+        for _ in range(per_entity):  # as many out, and on average as many in
             j = rng.randrange(size)
             kind = _REL_TYPES[rng.randrange(len(_REL_TYPES))]
             roll = rng.random()
@@ -523,6 +529,10 @@ def run(args: argparse.Namespace) -> int:
         from graphmem.bench_governance import governance_figures
 
         produce = partial(governance_figures, figure=Figure)
+    elif getattr(args, "storage", False):
+        from graphmem.bench_storage import storage_figures
+
+        produce = storage_figures
     with progress_bar(None, "bench", args.progress, "figure") as bar:
         for figure in produce(args, say):
             figures.append(figure)

@@ -1,4 +1,4 @@
-"""The ``graphmem`` command: demo, snapshot, export, import, schema, bench, eval, and the doors.
+"""The ``graphmem`` command: demo, snapshot, export, import, check, schema, bench, eval, doors.
 
 The doors (``serve``, ``mcp``, ``keys``, ``entity``, ``relate``, ``say``, ``history``,
 ``branches``, ``retrieve``, ``tenants``, ``openapi``) live in :mod:`graphmem.commands`.
@@ -15,6 +15,7 @@ Examples::
     graphmem snapshot --store file:///tmp/brindleford.graphmem --tenant brindleford odile
     graphmem export --store file:///tmp/brindleford.graphmem --tenant brindleford -o world.jsonl
     graphmem import --store file:///tmp/copy.graphmem --tenant brindleford world.jsonl
+    graphmem check --store file:///tmp/brindleford.graphmem
     graphmem schema install --store neo4j://neo4j:password@localhost:7687
     graphmem demo --store neo4j://neo4j:password@localhost:7687 --reset
 """
@@ -41,7 +42,7 @@ from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.memory import Memory
 from graphmem.memory import open as open_memory
 from graphmem.models import Provenance, Relationship, Turn
-from graphmem.store import TenantDump, install_schema, redact_url
+from graphmem.store import TenantDump, check_store, install_schema, redact_url
 
 __all__ = ["build_parser", "main"]
 
@@ -186,6 +187,16 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
     )
     import_.add_argument("--json", action="store_true", help="print the counts as JSON")
 
+    check = commands.add_parser(
+        "check",
+        help="check a store's integrity (read only)",
+        description="Check a store without changing it, even while its writer runs: "
+        "SQLite's own integrity check, graphmem's checksums and row counts, every stored "
+        "model, and graphmem's invariants (no dangling reference, sound PARENT chains). "
+        "Exits 0 when sound, 1 when a problem was found.",
+    )
+    check.add_argument("--store", required=True, metavar="URL", help="the store URL")
+
     bench = commands.add_parser(
         "bench",
         help="measure snapshot, conversation and ingest speed",
@@ -263,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
             return _export(args)
         if args.command == "import":
             return _import(args)
+        if args.command == "check":
+            return _check(args)
         if args.command == "bench":
             from graphmem import bench as bench_module
 
@@ -309,7 +322,7 @@ def _iso_time(text: str) -> datetime:
 
 
 def _snapshot(args: argparse.Namespace) -> int:
-    with open_memory(args.store, tenant=args.tenant) as mem:
+    with open_memory(args.store, tenant=args.tenant, read_only=True) as mem:
         identity = mem.identity_snapshot(
             args.npc_id,
             perspective=args.perspective,
@@ -327,7 +340,7 @@ def _snapshot(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    with open_memory(args.store, tenant=args.tenant) as mem:
+    with open_memory(args.store, tenant=args.tenant, read_only=True) as mem:
         if args.output is None:
             mem.export_jsonl(sys.stdout)
             sys.stdout.flush()
@@ -381,6 +394,20 @@ def _import(args: argparse.Namespace) -> int:
             f"into tenant {args.tenant!r}"
         )
     return EXIT_OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    report = check_store(args.store)
+    print(f"{redact_url(args.store)}: {report.format}")
+    for table, count in report.counts.items():
+        print(f"   {table:<14} {count:>10,}")
+    if report.ok:
+        print("no problem found")
+        return EXIT_OK
+    print(f"{len(report.problems)} problem(s):")
+    for problem in report.problems:
+        print(f"   {problem}")
+    return EXIT_FAILED
 
 
 def _session_count(dump: TenantDump) -> int:

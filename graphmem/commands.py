@@ -601,7 +601,7 @@ def _say(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
-    with open_memory(args.store, tenant=args.tenant) as mem:
+    with open_memory(args.store, tenant=args.tenant, read_only=True) as mem:
         chat = mem.conversation(args.session)
         if args.all and args.limit is not None:
             raise InvalidInput("--all lists every turn; --limit goes with the active branch")
@@ -615,7 +615,7 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def _branches(args: argparse.Namespace) -> int:
-    with open_memory(args.store, tenant=args.tenant) as mem:
+    with open_memory(args.store, tenant=args.tenant, read_only=True) as mem:
         found = mem.conversation(args.session).branches()
         if args.json:
             _dump(
@@ -634,7 +634,7 @@ def _branches(args: argparse.Namespace) -> int:
 
 def _retrieve(args: argparse.Namespace) -> int:
     embedder = None if args.text_only else embedder_of(args.embedder)
-    with open_memory(args.store, tenant=args.tenant, embedder=embedder) as mem:
+    with open_memory(args.store, tenant=args.tenant, embedder=embedder, read_only=True) as mem:
         if args.text_only:
             results = mem.query_with_context(
                 args.query, args.scope, k=args.k, hops=args.hops, kinds=args.kinds
@@ -699,7 +699,7 @@ def _ask(args: argparse.Namespace) -> int:
 
 
 def _tenants(args: argparse.Namespace) -> int:
-    store = open_store(args.store)
+    store = open_store(args.store, read_only=True)
     try:
         names = store.list_tenants()
     finally:

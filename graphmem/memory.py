@@ -1669,7 +1669,8 @@ def open(  # noqa: A001
             (an append then pays for the batch); None: only before a retrieval.
         progress: Draw progress bars (tqdm, on stderr, only when it is a terminal) for
             long work: document ingest and turn indexing.
-        **options: Backend options, e.g. ``tracer=print``.
+        **options: Backend options, e.g. ``tracer=print``; ``read_only=True`` to read a
+            store (beside its writer) and never write or create anything.
 
     Raises:
         IdentityRequired: ``tenant`` is empty.

@@ -28,7 +28,13 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, runtime_checkable
 from urllib.parse import urlsplit
 
-from graphmem.errors import BackendUnavailable, IdentityRequired, InvalidInput
+from graphmem.errors import (
+    BackendUnavailable,
+    IdentityRequired,
+    InvalidInput,
+    StoreReadOnly,
+    UnsupportedOperation,
+)
 from graphmem.models import (
     NODE_KINDS,
     Chunk,
@@ -58,19 +64,23 @@ __all__ = [
     "ChangeSet",
     "GraphStore",
     "JSONScalar",
+    "ReadOnlyStore",
     "RelationshipPattern",
     "RoleCooccurrence",
     "SearchHit",
     "SearchPair",
+    "StoreCheck",
     "TenantDump",
     "TraceEvent",
     "Tracer",
+    "WRITE_METHODS",
     "as_utc",
     "check_changes",
     "check_owner",
     "check_printable_name",
     "check_record_deletes",
     "check_search_kinds",
+    "check_store",
     "check_tenant",
     "check_where",
     "check_window_depth",
@@ -863,7 +873,7 @@ class GraphStore(Protocol):
     ) -> list[Record]:
         """Put records of any kinds and delete records by kind and id, in one atomic write.
 
-        Either every change is made or none is (one journal entry on ``file://``, one
+        Either every change is made or none is (one SQLite transaction on ``file://``, one
         transaction on Neo4j): a governed fact and its audit entry are never apart. Puts
         follow :meth:`put_records` (times, last of a ``(kind, id)`` wins, one result per
         input position); ``delete`` maps a kind to the ids to delete (missing ids are
@@ -1177,11 +1187,15 @@ _registry: dict[str, BackendFactory | str] = {
     "bolt": "graphmem.backends.neo4j:open_neo4j",
     "bolt+s": "graphmem.backends.neo4j:open_neo4j",
 }
+# Schemes whose factory takes read_only=True itself; open_store wraps the others' stores.
+_read_only_schemes = {"memory", "file"}
 _registry_lock = threading.Lock()
 _entry_points_loaded = False
 
 
-def register_backend(scheme: str, factory: BackendFactory | str, *, replace: bool = False) -> None:
+def register_backend(
+    scheme: str, factory: BackendFactory | str, *, replace: bool = False, read_only: bool = False
+) -> None:
     """Register a backend for a URL scheme.
 
     Args:
@@ -1189,6 +1203,8 @@ def register_backend(scheme: str, factory: BackendFactory | str, *, replace: boo
         factory: ``factory(url, **options) -> GraphStore``, or its ``"module:attribute"``
             path, imported on first use.
         replace: Allow replacing an existing registration.
+        read_only: The factory understands ``read_only=True`` itself. Otherwise
+            ``open_store(url, read_only=True)`` wraps its store in a :class:`ReadOnlyStore`.
 
     Raises:
         InvalidInput: The scheme is taken and ``replace`` is false.
@@ -1198,6 +1214,10 @@ def register_backend(scheme: str, factory: BackendFactory | str, *, replace: boo
         if scheme in _registry and not replace:
             raise InvalidInput(f"a backend is already registered for {scheme}://", scheme=scheme)
         _registry[scheme] = factory
+        if read_only:
+            _read_only_schemes.add(scheme)
+        else:
+            _read_only_schemes.discard(scheme)
 
 
 def _load_entry_points() -> None:
@@ -1246,6 +1266,9 @@ def open_store(url: str = "memory://", **options: Any) -> GraphStore:
     Args:
         url: Where the memory lives; the scheme picks the backend.
         **options: Backend options (``tracer=callable`` is understood by every built-in one).
+            ``read_only=True`` opens the store for reading only: every write raises
+            :class:`~graphmem.errors.StoreReadOnly`, and nothing is ever created (a
+            ``file://`` store that does not exist is ``NotFound``).
 
     Raises:
         InvalidInput: The URL has no scheme or no backend is registered for it.
@@ -1269,6 +1292,12 @@ def open_store(url: str = "memory://", **options: Any) -> GraphStore:
                 f"no graphmem backend is registered for {scheme}:// (known: {known})",
                 url=redact_url(url),
             )
+    read_only = options.pop("read_only", False)
+    if not isinstance(read_only, bool):
+        raise InvalidInput(f"read_only must be True or False, got {read_only!r}")
+    wrap = read_only and scheme not in _read_only_schemes
+    if read_only and not wrap:
+        options["read_only"] = True
     extra = scheme
     if isinstance(factory, str) and factory.startswith("graphmem.backends."):
         extra = factory.split(":", 1)[0].split(".")[2]  # graphmem.backends.<extra>
@@ -1278,7 +1307,8 @@ def open_store(url: str = "memory://", **options: Any) -> GraphStore:
             with _registry_lock:
                 _registry[scheme] = resolved
             factory = resolved
-        return factory(url, **options)
+        store = factory(url, **options)
+        return ReadOnlyStore(store) if wrap else store
     except (InvalidInput, BackendUnavailable, IdentityRequired):
         raise
     except ImportError as exc:
@@ -1290,6 +1320,19 @@ def open_store(url: str = "memory://", **options: Any) -> GraphStore:
 
 
 # --------------------------------------------------------------------------- schema
+
+
+def _registered_scheme(url: str) -> str:
+    """The scheme of a store URL, which a backend must be registered for."""
+    if not isinstance(url, str) or "://" not in url:
+        raise InvalidInput(f"store URL {url!r} has no scheme", url=url)
+    scheme = url.split("://", 1)[0].lower()
+    if scheme not in registered_schemes():
+        raise InvalidInput(
+            f"no graphmem backend is registered for {scheme}://", url=redact_url(url)
+        )
+    return scheme
+
 
 _schema_installers: dict[str, str] = {
     scheme: "graphmem.backends.neo4j.schema:install_schema"
@@ -1312,13 +1355,7 @@ def install_schema(url: str, **options: Any) -> Any:
         InvalidInput: The URL has no scheme or names no registered backend.
         BackendUnavailable: The server cannot be reached, or indexes did not come online.
     """
-    if not isinstance(url, str) or "://" not in url:
-        raise InvalidInput(f"store URL {url!r} has no scheme", url=url)
-    scheme = url.split("://", 1)[0].lower()
-    if scheme not in registered_schemes():
-        raise InvalidInput(
-            f"no graphmem backend is registered for {scheme}://", url=redact_url(url)
-        )
+    scheme = _registered_scheme(url)
     installer = _schema_installers.get(scheme)
     if installer is None:
         return None
@@ -1330,3 +1367,114 @@ def install_schema(url: str, **options: Any) -> Any:
             "install its extra: pip install 'graphmem[neo4j]'",
             url=redact_url(url),
         ) from exc
+
+
+# --------------------------------------------------------------------------- read-only
+
+
+WRITE_METHODS = frozenset(
+    {
+        "upsert_entities",
+        "update_entity",
+        "delete_entities",
+        "upsert_relationships",
+        "delete_relationship",
+        "invalidate_relationship",
+        "append_turn",
+        "fork",
+        "delete_turn",
+        "delete_conversation",
+        "put_records",
+        "write_records",
+        "delete_records",
+        "upsert_chunks",
+        "delete_chunks",
+        "link_mentions",
+        "put_embeddings",
+        "load",
+        "clear",
+    }
+)
+"""The :class:`GraphStore` methods that write: a read-only store refuses each of them."""
+
+
+class ReadOnlyStore:
+    """A store whose writes raise ``StoreReadOnly``; every read goes to the store inside.
+
+    What ``open_store(url, read_only=True)`` gives for a backend that has no read-only
+    mode of its own (the embedded backend has one). Closing it closes the store inside.
+    """
+
+    def __init__(self, store: GraphStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        if name in WRITE_METHODS:
+
+            def refuse(*args: Any, **kwargs: Any) -> Any:
+                raise StoreReadOnly(
+                    f"the store {redact_url(self._store.url)} was opened with read_only=True; "
+                    f"{name} writes",
+                    url=redact_url(self._store.url),
+                )
+
+            return refuse
+        return getattr(self._store, name)
+
+    def __enter__(self) -> ReadOnlyStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._store.close()
+
+
+# --------------------------------------------------------------------------- check
+
+
+@dataclass
+class StoreCheck:
+    """What :func:`check_store` found.
+
+    Attributes:
+        url: The store checked (without any password).
+        format: What the store is (e.g. ``sqlite (schema version 1)``).
+        counts: Rows (or items) per table or kind, all tenants together.
+        problems: Everything found wrong; empty when the store is sound.
+    """
+
+    url: str
+    format: str
+    counts: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether no problem was found."""
+        return not self.problems
+
+
+_checkers: dict[str, str] = {"file": "graphmem.backends.networkx.sqlite_check:check_url"}
+
+
+def check_store(url: str) -> StoreCheck:
+    """Check a store's integrity without changing it (its writer may be running).
+
+    For ``file://``: SQLite's own integrity check, every checksum and row count, every
+    stored model, and graphmem's invariants (no dangling reference, sound PARENT chains).
+
+    Raises:
+        InvalidInput: The URL has no scheme or names no registered backend.
+        NotFound: There is no store at the URL.
+        UnsupportedOperation: The backend has no integrity check.
+    """
+    scheme = _registered_scheme(url)
+    checker = _checkers.get(scheme)
+    if checker is None:
+        raise UnsupportedOperation(
+            f"{scheme}:// has no integrity check here (a memory:// store is new and empty at "
+            "every open; a server checks its own database)",
+            url=redact_url(url),
+        )
+    module_name, _, attribute = checker.partition(":")
+    report: StoreCheck = getattr(importlib.import_module(module_name), attribute)(url)
+    return report

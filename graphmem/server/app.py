@@ -136,7 +136,7 @@ class _State:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.store: GraphStore | None = None
-        self.inline_reads = False
+        self._inline = False
         self.fragments = _Fragments()
         self._memories: dict[str, Memory] = {}
         self._contexts: OrderedDict[tuple[Any, ...], ConversationMemory] = OrderedDict()
@@ -145,7 +145,17 @@ class _State:
     def open(self) -> None:
         store = self.config.store
         self.store = open_store(store) if isinstance(store, str) else store
-        self.inline_reads = "inline_reads" in self.store.capabilities
+
+    @property
+    def inline_reads(self) -> bool:
+        """Whether reads may run on the event loop: the store answers them from memory.
+
+        Asked again until it holds: a reopened ``file://`` store gains the capability
+        once its warm-up has every model in memory, and keeps it.
+        """
+        if not self._inline and self.store is not None:
+            self._inline = "inline_reads" in self.store.capabilities
+        return self._inline
 
     def close(self) -> None:
         if self.store is not None and isinstance(self.config.store, str):
