@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graphmem import Chunk, GraphStore, InvalidInput, Relationship, Turn
+from graphmem import Chunk, GraphStore, InvalidInput, Memory, Relationship, Turn
+from graphmem.retrieval import MAX_QUERY_LENGTH
 
 from .helpers import ent
 
@@ -140,3 +141,20 @@ def test_entity_version_changes_with_every_entity_write(store: GraphStore, tenan
     store.upsert_chunks(tenant, [Chunk(id="c", text="not an entity")])
     assert store.entity_version(tenant) == versions[-1]
 
+
+def test_a_renamed_entity_is_linked_by_its_new_name(
+    mem: Memory, store: GraphStore, tenant: str
+) -> None:
+    mem.upsert_entities([ent("mira"), ent("tomas")])
+    assert mem.entity_linker().link("Where is Mira?") == ["mira"]
+    mem.update_entity("mira", name="Mirabel")  # the entity count does not change
+    assert mem.entity_linker().link("Where is Mirabel?") == ["mira"]
+    store.upsert_entities(tenant, [ent("tomas", name="Old Tom")])  # another writer of the store
+    assert mem.entity_linker().link("Old Tom and Mirabel") == ["tomas", "mira"]
+    assert mem.entity_linker().link("Tomas") == []
+
+
+def test_a_query_longer_than_the_limit_is_refused(mem: Memory) -> None:
+    mem.upsert_entities([ent("echo", name=" ".join(["echo"] * 4000))])
+    with pytest.raises(InvalidInput, match="characters long; the limit is 10,000"):
+        mem.retrieve("echo " * (MAX_QUERY_LENGTH // 5 + 1), preset="keyword")
