@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
+import pytest
+
 from graphmem import (
     Chunk,
     Entity,
@@ -158,3 +160,10 @@ STORE_CALLS: dict[str, StoreCall] = {
     ),
     "expand": lambda s, t: s.expand(t, ["a"]),
 }
+
+
+def skip_without_search(store: GraphStore) -> None:
+    """Skip the test on a backend without chunks, mentions and both searches."""
+    missing = {"chunks", "mentions", "vector_search", "fulltext_search"} - store.capabilities
+    if missing:
+        pytest.skip(f"this backend has no retrieval yet (lacks {', '.join(sorted(missing))})")
