@@ -159,6 +159,13 @@ STORE_CALLS: dict[str, StoreCall] = {
         t, ["entity", "chunk"], vector=[1.0, 0.0], text="a", k=3
     ),
     "expand": lambda s, t: s.expand(t, ["a"]),
+    "entity_version": lambda s, t: s.entity_version(t),
+    "search_context": lambda s, t: s.search_context(
+        t, ["turn", "chunk"], vector=None, text="a", k=3, scope_ids=["a"], window_depth=1
+    ),
+    "gather": lambda s, t: s.gather(
+        t, chunk_ids=["c"], mentions_of={"turn": ["x"]}, seed_ids=["a"], mentioning=["chunk"]
+    ),
 }
 
 
