@@ -37,6 +37,7 @@ from pydantic import (
 from graphmem.errors import InvalidInput
 
 __all__ = [
+    "VALUE_ENTITY_TYPE",
     "NODE_KINDS",
     "Artifact",
     "ArtifactRef",
@@ -389,6 +390,10 @@ NodeKind = Literal["entity", "turn", "chunk"]
 """The kinds of node that carry text and embeddings, and that retrieval searches."""
 
 NODE_KINDS: tuple[NodeKind, ...] = ("entity", "turn", "chunk")
+
+VALUE_ENTITY_TYPE = "value"
+"""The type of the entity a governed fact makes for a value that names no entity (see
+:mod:`graphmem.policy.fact_graph`): a value, not a name to find in text."""
 
 
 # --------------------------------------------------------------------------- graph data

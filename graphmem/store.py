@@ -62,11 +62,13 @@ __all__ = [
     "MAX_TURN_WINDOW",
     "BackendFactory",
     "ChangeSet",
+    "Gathered",
     "GraphStore",
     "JSONScalar",
     "ReadOnlyStore",
     "RelationshipPattern",
     "RoleCooccurrence",
+    "SearchContext",
     "SearchHit",
     "SearchPair",
     "StoreCheck",
@@ -78,6 +80,7 @@ __all__ = [
     "check_changes",
     "check_owner",
     "check_printable_name",
+    "check_gather",
     "check_record_deletes",
     "check_search_kinds",
     "check_store",
@@ -569,6 +572,106 @@ def search_each(
         )
         out[kind] = SearchPair(by_vector, by_text)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class SearchContext:
+    """What :meth:`GraphStore.search_context` gives: the searches and what ranks them.
+
+    Attributes:
+        hits: Each kind's two rankings, exactly as :meth:`GraphStore.hybrid_search`.
+        window: The turns of the turn hits (both rankings) and those within
+            ``window_depth`` PARENT edges of them, as :meth:`GraphStore.turn_window`
+            (``[]`` when no window was asked or no turn was hit).
+        entity_version: The tenant's entity version (:meth:`GraphStore.entity_version`).
+        unknown_scope: The ids of ``scope_ids`` that are not entities of the tenant, in
+            the order given.
+    """
+
+    hits: dict[NodeKind, SearchPair]
+    window: list[Turn]
+    entity_version: str
+    unknown_scope: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Gathered:
+    """What :meth:`GraphStore.gather` gives (each part empty when not asked for).
+
+    Attributes:
+        chunks: The chunks asked that exist, in the order asked (as ``get_chunks``).
+        turns: The turns asked that exist, in the order asked (as ``get_turns``).
+        entities: The entities asked that exist, in the order asked (as ``get_entities``).
+        mentions: For each kind of ``mentions_of``, what its nodes mention (as
+            ``get_mentions``).
+        subgraph: The walk from the seeds (as ``expand``; empty without seeds).
+        mentioning: For each kind of ``mentioning``, the nodes mentioning each entity of
+            the subgraph, keyed by entity id in id order (as ``find_mentioning``).
+    """
+
+    chunks: list[Chunk] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
+    entities: list[Entity] = field(default_factory=list)
+    mentions: dict[NodeKind, dict[str, list[str]]] = field(default_factory=dict)
+    subgraph: Subgraph = field(default_factory=lambda: Subgraph(entities=(), relationships=()))
+    mentioning: dict[NodeKind, dict[str, list[str]]] = field(default_factory=dict)
+
+
+_MENTION_KINDS: tuple[NodeKind, ...] = ("turn", "chunk")
+
+
+def _check_mention_kinds(kinds: object, what: str) -> list[NodeKind]:
+    if isinstance(kinds, str) or not isinstance(kinds, Sequence):
+        raise InvalidInput(f"{what} takes a list of kinds; wrap a single kind in [...]")
+    bad = [kind for kind in kinds if kind not in _MENTION_KINDS]
+    if bad:
+        raise InvalidInput(f"{what} must be among {_MENTION_KINDS}, got {list(kinds)!r}")
+    return list(dict.fromkeys(kinds))
+
+
+def check_gather(
+    *,
+    chunk_ids: Sequence[str],
+    turn_ids: Sequence[str],
+    entity_ids: Sequence[str],
+    mentions_of: Mapping[NodeKind, Sequence[str]] | None,
+    seed_ids: Sequence[str],
+    mentioning: Sequence[NodeKind],
+    mentioning_limit: int | None,
+) -> tuple[list[str], list[str], list[str], dict[NodeKind, list[str]], list[str], list[NodeKind]]:
+    """The id lists and kinds of a :meth:`GraphStore.gather`, checked, without repeats.
+
+    The walk's own arguments (depth, types, direction, scope, cap) are checked as
+    :meth:`GraphStore.expand` checks them, by the backend.
+
+    Raises:
+        InvalidInput: A list that is not a list of non-empty string ids, a kind that is
+            not ``turn`` or ``chunk``, or a ``mentioning_limit`` that is not a positive
+            integer.
+    """
+    if mentions_of is not None and not isinstance(mentions_of, Mapping):
+        raise InvalidInput("mentions_of maps node kinds to lists of ids, e.g. {'chunk': ['c1']}")
+    of: dict[NodeKind, list[str]] = {}
+    for kind, ids in (mentions_of or {}).items():
+        _check_mention_kinds([kind], "the kinds of mentions_of")
+        of[kind] = _check_id_list(ids, f"mentions_of[{kind!r}]")
+    if mentioning_limit is not None and (
+        not isinstance(mentioning_limit, int)
+        or isinstance(mentioning_limit, bool)
+        or mentioning_limit <= 0
+    ):
+        raise InvalidInput(
+            f"mentioning_limit must be a positive integer, got {mentioning_limit!r}",
+            limit=mentioning_limit,
+        )
+    return (
+        _check_id_list(chunk_ids, "chunk_ids"),
+        _check_id_list(turn_ids, "turn_ids"),
+        _check_id_list(entity_ids, "entity_ids"),
+        of,
+        _check_id_list(seed_ids, "seed_ids"),
+        _check_mention_kinds(mentioning, "mentioning"),
+    )
 
 
 @runtime_checkable
@@ -1137,6 +1240,83 @@ class GraphStore(Protocol):
         """
         ...
 
+    # -- retrieval: what one retrieve reads, in few calls
+    def entity_version(self, tenant: str) -> str:
+        """A token that changes whenever the tenant's entities change.
+
+        Added, renamed, given other aliases, deleted, cleared: an entity linker built at
+        one version holds every name of that version.
+
+        Guaranteed for every write through this store object (every ``Memory`` and every
+        layer sharing it, in this process). A server backend also folds in what the
+        server holds, so writes by other processes are seen when they change the
+        tenant's entity count or its latest ``updated_at`` (each rename, update and
+        upsert of an existing entity does, stamped with the writer's clock). Opaque:
+        compare tokens for equality only.
+        """
+        ...
+
+    def search_context(
+        self,
+        tenant: str,
+        kinds: Sequence[NodeKind],
+        *,
+        vector: ArrayLike | None,
+        text: str | None,
+        k: int,
+        scope_ids: Sequence[str] | None = None,
+        window_depth: int | None = None,
+    ) -> SearchContext:
+        """:meth:`hybrid_search`, with what retrieval reads beside it, in one call.
+
+        The turn hits' window (``window_depth``: as :meth:`turn_window`, of the ids of
+        both turn rankings; None: no window), the tenant's :meth:`entity_version`, and
+        which ``scope_ids`` are not entities (the scope of a search matches nothing for
+        them; retrieval refuses such a scope). A server backend answers it in one round
+        trip in the usual case.
+
+        Raises:
+            InvalidInput: As :meth:`hybrid_search`, or a ``window_depth`` that is not an
+                integer within 0..``MAX_TURN_WINDOW``.
+        """
+        ...
+
+    def gather(
+        self,
+        tenant: str,
+        *,
+        chunk_ids: Sequence[str] = (),
+        turn_ids: Sequence[str] = (),
+        entity_ids: Sequence[str] = (),
+        mentions_of: Mapping[NodeKind, Sequence[str]] | None = None,
+        seed_ids: Sequence[str] = (),
+        seed_mentions: bool = False,
+        depth: int = 0,
+        rel_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        within: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+        mentioning: Sequence[NodeKind] = (),
+        mentioning_limit: int | None = None,
+    ) -> Gathered:
+        """Read nodes, walk the graph from seeds and reach what mentions it, in one call.
+
+        Each part equals the protocol call it stands for with the same arguments:
+        ``get_chunks(chunk_ids)``, ``get_turns(turn_ids)``, ``get_entities(entity_ids)``,
+        ``get_mentions`` of each kind of ``mentions_of``; then ``expand`` from the seeds
+        (``depth``, ``rel_types``, ``direction``, ``within``, ``max_nodes``) and, for each
+        kind of ``mentioning``, ``find_mentioning`` of every entity the walk returned
+        (``mentioning_limit`` ids each). The seeds are ``seed_ids`` and, with
+        ``seed_mentions``, the entities the ``mentions_of`` nodes mention that are within
+        ``within`` (when given). Unlike ``expand``, a seed that is not an entity is left
+        out, not an error (a retrieval's seeds may name an entity deleted meanwhile).
+        A server backend answers it in one round trip.
+
+        Raises:
+            InvalidInput: As the calls it stands for (:func:`check_gather`).
+        """
+        ...
+
     # -- whole tenant
     def dump(self, tenant: str) -> TenantDump:
         """Everything the tenant holds."""
@@ -1386,6 +1566,7 @@ WRITE_METHODS = frozenset(
         "delete_conversation",
         "put_records",
         "write_records",
+        "write_changes",
         "delete_records",
         "upsert_chunks",
         "delete_chunks",

@@ -54,6 +54,7 @@ from typing import Any
 
 from graphmem.models import (
     SAFE_NAME_PATTERN,
+    VALUE_ENTITY_TYPE,
     Entity,
     EntityFilter,
     Provenance,
@@ -69,7 +70,7 @@ from graphmem.store import ChangeSet, GraphStore
 
 __all__ = ["VALUE_TYPE", "FactEdge", "FactGraph", "edge_fields", "edge_type", "relationship_of"]
 
-VALUE_TYPE = "value"
+VALUE_TYPE = VALUE_ENTITY_TYPE
 """The entity type of value nodes: the object of a fact whose value names no entity."""
 
 _VALUE_PREFIX = "value:"

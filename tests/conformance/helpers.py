@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
+import pytest
+
 from graphmem import (
     ChangeSet,
     Chunk,
@@ -161,4 +163,18 @@ STORE_CALLS: dict[str, StoreCall] = {
         t, ["entity", "chunk"], vector=[1.0, 0.0], text="a", k=3
     ),
     "expand": lambda s, t: s.expand(t, ["a"]),
+    "entity_version": lambda s, t: s.entity_version(t),
+    "search_context": lambda s, t: s.search_context(
+        t, ["turn", "chunk"], vector=None, text="a", k=3, scope_ids=["a"], window_depth=1
+    ),
+    "gather": lambda s, t: s.gather(
+        t, chunk_ids=["c"], mentions_of={"turn": ["x"]}, seed_ids=["a"], mentioning=["chunk"]
+    ),
 }
+
+
+def skip_without_search(store: GraphStore) -> None:
+    """Skip the test on a backend without chunks, mentions and both searches."""
+    missing = {"chunks", "mentions", "vector_search", "fulltext_search"} - store.capabilities
+    if missing:
+        pytest.skip(f"this backend has no retrieval yet (lacks {', '.join(sorted(missing))})")

@@ -11,14 +11,12 @@ import pytest
 
 from graphmem import Chunk, GraphStore, IdentityRequired, InvalidInput, SearchPair, Turn
 
-from .helpers import ent
+from .helpers import ent, skip_without_search
 
 
 @pytest.fixture(autouse=True)
 def _needs_search(store: GraphStore) -> None:
-    missing = {"chunks", "mentions", "vector_search", "fulltext_search"} - store.capabilities
-    if missing:
-        pytest.skip(f"this backend has no retrieval yet (lacks {', '.join(sorted(missing))})")
+    skip_without_search(store)
 
 
 @pytest.fixture

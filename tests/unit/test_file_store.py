@@ -288,6 +288,22 @@ def test_read_only_refuses_every_write_and_leaves_the_file_as_it_was(world: Path
     assert listing(world.parent) == {world.name}
 
 
+def test_every_writing_store_operation_is_refused_by_a_read_only_store(world: Path) -> None:
+    from graphmem.store import WRITE_METHODS, ChangeSet, GraphStore
+
+    verbs = ("upsert_", "update_", "delete_", "invalidate_", "append_", "put_", "write_", "link_")
+    members = {n for n in dir(GraphStore) if not n.startswith("_")}
+    writing = {n for n in members if n.startswith(verbs)} | {"fork", "load", "clear"}
+    assert writing == set(WRITE_METHODS)
+    content = world.read_bytes()
+    with (
+        graphmem.open_store("file://" + str(world), read_only=True) as store,
+        pytest.raises(StoreReadOnly),
+    ):
+        store.write_changes("village", ChangeSet(delete_entities=["n1"]))
+    assert world.read_bytes() == content
+
+
 def test_read_only_memory_store_is_empty_and_refuses_writes() -> None:
     with graphmem.open("memory://", tenant="t", read_only=True) as mem:
         assert mem.count_entities() == 0

@@ -28,6 +28,7 @@ from typing import Any, LiteralString, TypeVar
 import neo4j
 from neo4j import exceptions as neo4j_errors
 
+from graphmem.backends import composed
 from graphmem.backends.neo4j.connection import ConnectionSettings, parse_connection
 from graphmem.backends.neo4j.fulltext import lucene_query
 from graphmem.backends.neo4j.mapping import (
@@ -74,9 +75,11 @@ from graphmem.models import (
 )
 from graphmem.store import (
     ChangeSet,
+    Gathered,
     JSONScalar,
     RelationshipPattern,
     RoleCooccurrence,
+    SearchContext,
     SearchHit,
     SearchPair,
     TenantDump,
@@ -667,6 +670,9 @@ class Neo4jStore:
         self._close_lock = threading.Lock()
         # (when read, ONLINE vector index name -> dimension); see _online_vector_index.
         self._index_cache: tuple[float, dict[str, int]] | None = None
+        # Entity writes made through this store, per tenant (see entity_version).
+        self._entity_writes: dict[str, int] = {}
+        self._entity_writes_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"Neo4jStore({self.url!r})"
@@ -907,6 +913,11 @@ class Neo4jStore:
             for entity in batch
         ]
 
+    def _entity_written(self, tenant: str) -> None:
+        """Count an entity write of this store (see :meth:`entity_version`)."""
+        with self._entity_writes_lock:
+            self._entity_writes[tenant] = self._entity_writes.get(tenant, 0) + 1
+
     def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
         """Insert or replace entities by id, in one batch; return them as stored."""
         tenant = self._check(tenant)
@@ -915,9 +926,12 @@ class Neo4jStore:
         if not batch:
             return []
         now = utcnow()
-        stored = self._execute(
-            lambda tx: self._upsert_entities_tx(tx, tenant, batch, now), write=True
-        )
+        try:
+            stored = self._execute(
+                lambda tx: self._upsert_entities_tx(tx, tenant, batch, now), write=True
+            )
+        finally:  # a write whose outcome is unknown may have landed
+            self._entity_written(tenant)
         by_id = {entity.id: entity for entity in stored}
         return [by_id[entity.id] for entity in given]
 
@@ -998,7 +1012,10 @@ class Neo4jStore:
             )
             return self._upsert_entities_tx(tx, tenant, [updated], now)[0]
 
-        return self._execute(work, write=True)
+        try:
+            return self._execute(work, write=True)
+        finally:
+            self._entity_written(tenant)
 
     def delete_entities(self, tenant: str, entity_ids: Sequence[str]) -> int:
         """Delete entities and their relationships; return how many existed."""
@@ -1014,7 +1031,10 @@ class Neo4jStore:
                 deleted += self._run(tx, "entities/delete_entities", params)[0]["deleted"]
             return deleted
 
-        return self._execute(work, write=True)
+        try:
+            return self._execute(work, write=True)
+        finally:
+            self._entity_written(tenant)
 
     def find_entities(self, tenant: str, filter: EntityFilter) -> list[Entity]:
         """Return entities matching every condition of ``filter``, ordered by id."""
@@ -1789,7 +1809,10 @@ class Neo4jStore:
                             missing=[(kind, m["node_id"], m["entity_id"]) for m in missing],
                         )
 
-        self._execute(work, write=True)
+        try:
+            self._execute(work, write=True)
+        finally:
+            self._entity_written(tenant)
 
     # ------------------------------------------------------------------ chunks and mentions
 
@@ -2337,7 +2360,100 @@ class Neo4jStore:
         deletes what is left. A failure part-way leaves part of the tenant: clear again.
         """
         tenant = self._check(tenant)
-        self._autocommit("tenant/clear_tenant", {"tenant": tenant}, write=True)
+        try:
+            self._autocommit("tenant/clear_tenant", {"tenant": tenant}, write=True)
+        finally:
+            self._entity_written(tenant)
+
+    # ------------------------------------------------------------------ retrieval reads
+
+    def entity_version(self, tenant: str) -> str:
+        """This store's entity writes, and the tenant's entity count and latest update.
+
+        One query. Writes by other processes are seen when they change the count or the
+        latest ``updated_at``.
+        """
+        tenant = self._check(tenant)
+        row = self._read("entities/get_entity_version", {"tenant": tenant})[0]
+        with self._entity_writes_lock:
+            written = self._entity_writes.get(tenant, 0)
+        latest = row["latest"]
+        return f"{written}:{row['count']}:{'' if latest is None else latest}"
+
+    def search_context(
+        self,
+        tenant: str,
+        kinds: Sequence[NodeKind],
+        *,
+        vector: Any,
+        text: str | None,
+        k: int,
+        scope_ids: Sequence[str] | None = None,
+        window_depth: int | None = None,
+    ) -> SearchContext:
+        """``hybrid_search``, the turn hits' window, the unknown scope, the entity version.
+
+        Composed of those operations (:mod:`graphmem.backends.composed`): two round
+        trips, one more for a window of turn hits and one more for a scope.
+        """
+        self._check(tenant)
+        return composed.search_context(
+            self._operation,
+            tenant,
+            kinds,
+            vector=vector,
+            text=text,
+            k=k,
+            scope_ids=scope_ids,
+            window_depth=window_depth,
+        )
+
+    def gather(
+        self,
+        tenant: str,
+        *,
+        chunk_ids: Sequence[str] = (),
+        turn_ids: Sequence[str] = (),
+        entity_ids: Sequence[str] = (),
+        mentions_of: Mapping[NodeKind, Sequence[str]] | None = None,
+        seed_ids: Sequence[str] = (),
+        seed_mentions: bool = False,
+        depth: int = 0,
+        rel_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        within: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+        mentioning: Sequence[NodeKind] = (),
+        mentioning_limit: int | None = None,
+    ) -> Gathered:
+        """Nodes, mentions, a walk from seeds and what mentions it.
+
+        Composed of the operations each part stands for (:mod:`graphmem.backends.composed`):
+        one round trip per part asked for, plus one to tell which seeds are entities.
+        """
+        self._check(tenant)
+        return composed.gather(
+            self._operation,
+            tenant,
+            chunk_ids=chunk_ids,
+            turn_ids=turn_ids,
+            entity_ids=entity_ids,
+            mentions_of=mentions_of,
+            seed_ids=seed_ids,
+            seed_mentions=seed_mentions,
+            depth=depth,
+            rel_types=rel_types,
+            direction=direction,
+            within=within,
+            max_nodes=max_nodes,
+            mentioning=mentioning,
+            mentioning_limit=mentioning_limit,
+        )
+
+    def _operation(self, name: str) -> Callable[..., Any]:
+        """The public operation ``name`` (for :mod:`graphmem.backends.composed`)."""
+        method: Callable[..., Any] = getattr(self, name)
+        return method
 
     def list_tenants(self) -> list[str]:
         """Every tenant that holds something (an entity, turn, chunk or record), sorted."""

@@ -531,6 +531,7 @@ class SQLiteFile:
         conn = self._connection()
         path = self.path
         store._tenants.clear()
+        store._loads += 1  # every entity may have changed: entity_version moves on
         meta = dict(conn.execute("SELECT key, value FROM meta"))
         self._next = {table: meta.get(f"next.{table}", 1) for table in ("entity", "relationship")}
         counts: Counter[str] = Counter()

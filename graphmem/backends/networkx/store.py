@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import wraps
+from functools import partial, wraps
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
@@ -27,6 +27,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import networkx as nx
 
+from graphmem.backends import composed
 from graphmem.errors import InvalidInput, NotFound, StoreClosed, StoreReadOnly
 from graphmem.models import (
     NODE_KINDS,
@@ -51,9 +52,11 @@ from graphmem.models import (
 from graphmem.store import (
     WRITE_METHODS,
     ChangeSet,
+    Gathered,
     JSONScalar,
     RelationshipPattern,
     RoleCooccurrence,
+    SearchContext,
     SearchHit,
     SearchPair,
     TenantDump,
@@ -419,6 +422,10 @@ class NetworkXStore:
         self._tenants: dict[str, _Tenant] = {}
         self._file: SQLiteFile | None = None
         self._follow: SQLiteFile | None = None  # a reader syncs from its file per operation
+        # Entity writes applied per tenant (entity_version): kept across clear(); and how
+        # often the whole store was (re)loaded from its file (a reader far behind reloads).
+        self._entity_writes: dict[str, int] = {}
+        self._loads = 0
         if path is not None:
             from graphmem.backends.networkx.sqlite_file import SQLiteFile
 
@@ -516,6 +523,8 @@ class NetworkXStore:
             op == "put" and any(record.get(part) for part in written)
         ):
             data.summaries.clear()
+        if op in ("delete_entities", "clear") or (op == "put" and record.get("entities")):
+            self._entity_writes[tenant] = self._entity_writes.get(tenant, 0) + 1
         if op == "put":
             for source, target, type_ in record.get("delete_relationships", ()):  # write_changes
                 data.graph.remove_edge(source, target, key=type_)
@@ -1992,6 +2001,81 @@ class NetworkXStore:
         """Delete everything the tenant holds."""
         if tenant in self._tenants:
             self._commit({"op": "clear", "tenant": tenant})
+
+    # ------------------------------------------------------------------ retrieval reads
+
+    def _unwrapped(self, name: str) -> Callable[..., Any]:
+        """The operation ``name`` without its lock and tracer (for a caller that holds them)."""
+        method: Callable[..., Any] = getattr(type(self), name).__wrapped__
+        return partial(method, self)
+
+    @_operation
+    def entity_version(self, tenant: str) -> str:
+        """How many entity writes this store has applied to the tenant (a version)."""
+        return f"{self._loads}.{self._entity_writes.get(tenant, 0)}"
+
+    @_operation
+    def search_context(
+        self,
+        tenant: str,
+        kinds: Sequence[NodeKind],
+        *,
+        vector: Any,
+        text: str | None,
+        k: int,
+        scope_ids: Sequence[str] | None = None,
+        window_depth: int | None = None,
+    ) -> SearchContext:
+        """``hybrid_search``, the turn hits' window, the entity version: one operation."""
+        return composed.search_context(
+            self._unwrapped,
+            tenant,
+            kinds,
+            vector=vector,
+            text=text,
+            k=k,
+            scope_ids=scope_ids,
+            window_depth=window_depth,
+        )
+
+    @_operation
+    def gather(
+        self,
+        tenant: str,
+        *,
+        chunk_ids: Sequence[str] = (),
+        turn_ids: Sequence[str] = (),
+        entity_ids: Sequence[str] = (),
+        mentions_of: Mapping[NodeKind, Sequence[str]] | None = None,
+        seed_ids: Sequence[str] = (),
+        seed_mentions: bool = False,
+        depth: int = 0,
+        rel_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        within: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+        mentioning: Sequence[NodeKind] = (),
+        mentioning_limit: int | None = None,
+    ) -> Gathered:
+        """Nodes, mentions, a walk from seeds and what mentions it: one operation."""
+        return composed.gather(
+            self._unwrapped,
+            tenant,
+            chunk_ids=chunk_ids,
+            turn_ids=turn_ids,
+            entity_ids=entity_ids,
+            mentions_of=mentions_of,
+            seed_ids=seed_ids,
+            seed_mentions=seed_mentions,
+            depth=depth,
+            rel_types=rel_types,
+            direction=direction,
+            within=within,
+            max_nodes=max_nodes,
+            mentioning=mentioning,
+            mentioning_limit=mentioning_limit,
+            is_entity=self._tenant(tenant).graph._node.__contains__,
+        )
 
     def list_tenants(self) -> list[str]:
         """Every tenant that holds something (an entity, turn, chunk or record), sorted."""
