@@ -12,6 +12,14 @@ from typing import IO, TYPE_CHECKING, Any
 
 from graphmem import jsonl
 from graphmem._progress import progress_bar
+from graphmem.checks import (
+    check_depth,
+    check_ids,
+    check_limit,
+    check_positive,
+    check_safe_names,
+    check_text,
+)
 from graphmem.conversation import Conversation, load_conversation
 from graphmem.errors import GraphmemError, InvalidInput, StoreClosed
 from graphmem.models import (
@@ -71,7 +79,9 @@ def _coerce(
     from_str: Callable[[str], Any] | None = None,
 ) -> list[Any]:
     """Models of a batch from models or dicts (and strings, given ``from_str``)."""
-    if isinstance(items, model | Entity | Relationship | Mapping | str):
+    if isinstance(items, model | Entity | Relationship | Mapping | str | bytes) or not isinstance(
+        items, Iterable
+    ):
         raise InvalidInput(f"{what} takes a list; wrap a single item in [...]")
     accepted = f"a {model.__name__}, dict or str" if from_str else f"a {model.__name__} or a dict"
     out: list[Any] = []
@@ -234,7 +244,10 @@ class Memory:
         """Entities by type, case-insensitive name substring and attribute equality."""
         self._check_open()
         flt = EntityFilter(
-            type=type, name_contains=name_contains, attributes=dict(attributes or {}), limit=limit
+            type=type,
+            name_contains=name_contains,
+            attributes={} if attributes is None else attributes,
+            limit=limit,
         )
         return self._store.find_entities(self._tenant, flt)
 
@@ -441,6 +454,7 @@ class Memory:
         from graphmem.policy.context import ConversationMemory
         from graphmem.policy.identity import require_identity
 
+        _check_bus(bus)
         identity = require_identity(
             "conversation_memory",
             tenant=self._tenant,
@@ -483,6 +497,7 @@ class Memory:
         self._check_open()
         from graphmem.policy.governance import FactMemory
 
+        _check_bus(bus)
         return FactMemory(
             self._store, self._tenant, actor=actor, session=session, policy=policy, bus=bus
         )
@@ -559,8 +574,8 @@ class Memory:
         self, within: timedelta, *, session_id: str | None = None, limit: int | None = None
     ) -> list[Turn]:
         """Turns created within the last ``within``, newest first."""
-        if within <= timedelta(0):
-            raise InvalidInput(f"within must be a positive duration, got {within}")
+        if not isinstance(within, timedelta) or within <= timedelta(0):
+            raise InvalidInput(f"within must be a positive timedelta, got {within!r}")
         return self.search_turns(session_id=session_id, since=utcnow() - within, limit=limit)
 
     def count_turns(self, session_id: str | None = None) -> int:
@@ -676,6 +691,9 @@ class Memory:
         self._check_open()
         from graphmem.retrieval import IngestReport, NoExtractor, chunk_text
 
+        check_positive(chunk_tokens, "chunk_tokens")
+        check_positive(overlap, "overlap", minimum=0)
+        check_positive(batch_size, "batch_size")
         docs = _documents(documents)
         extractor = extractor if extractor is not None else NoExtractor()
         report = IngestReport(documents=len(docs), extractor=extractor.name)
@@ -802,7 +820,7 @@ class Memory:
         if entity_ids is None:
             entities = self._store.find_entities(self._tenant, EntityFilter())
         else:
-            entities = self._store.get_entities(self._tenant, list(entity_ids))
+            entities = self._store.get_entities(self._tenant, check_ids(entity_ids, "entity_ids"))
         for start in range(0, len(entities), 512):
             part = entities[start : start + 512]
             vectors = self._embed([entity_text(e) for e in part])
@@ -958,19 +976,20 @@ class Memory:
                 presets, or an embedder whose dimension differs from the stored vectors.
             NotFound: ``graph_scope`` names entities that do not exist.
         """
-        from graphmem.retrieval.pipeline import Query, check_request
+        from graphmem.retrieval.pipeline import Query
 
         text = _check_query(query)
-        k, hops, wanted = check_request(k, hops, kinds)
+        k, hops, wanted = _check_request(k, hops, kinds)
         if preset is None:
             from graphmem.retrieval import choose_preset
 
             preset = choose_preset(wanted)
         chosen = self._settings(preset, settings)
         scope = self._scope(graph_scope)
+        types = _types(rel_types)
         self._flush_before_search(embed=chosen.vector_weight > 0)
         vector = self._embed([text])[0] if chosen.vector_weight > 0 else None
-        return self._run(Query(text, vector, k, hops, scope, wanted, _types(rel_types)), chosen)
+        return self._run(Query(text, vector, k, hops, scope, wanted, types), chosen)
 
     def query_with_context(
         self,
@@ -986,10 +1005,10 @@ class Memory:
         Like :meth:`retrieve` with the vector search left out. Raises as it does.
         """
         from graphmem.retrieval import resolve_settings
-        from graphmem.retrieval.pipeline import Query, check_request
+        from graphmem.retrieval.pipeline import Query
 
         query = _check_query(text)
-        k, hops, wanted = check_request(k, hops, kinds)
+        k, hops, wanted = _check_request(k, hops, kinds)
         chosen = resolve_settings("hybrid", {"vector_weight": 0.0})
         scope = self._scope(graph_scope)
         self._flush_before_search(embed=False)
@@ -1010,9 +1029,9 @@ class Memory:
         out. Raises ``InvalidInput`` when the vector's dimension differs from the index's.
         """
         from graphmem.retrieval import resolve_settings
-        from graphmem.retrieval.pipeline import Query, check_request
+        from graphmem.retrieval.pipeline import Query
 
-        k, hops, wanted = check_request(k, hops, kinds)
+        k, hops, wanted = _check_request(k, hops, kinds)
         chosen = resolve_settings("hybrid", {"fulltext_weight": 0.0, "link_query": False})
         scope = self._scope(graph_scope)
         self._flush_before_search(embed=True)
@@ -1023,7 +1042,17 @@ class Memory:
         """Render retrieved results as prompt text within ``max_tokens`` (best kept first)."""
         from graphmem.retrieval import render_context
 
-        return render_context(results, max_tokens)
+        if isinstance(results, str | bytes | Mapping | ContextResult) or not isinstance(
+            results, Iterable
+        ):
+            raise InvalidInput("render_context takes a list of ContextResult (from retrieve)")
+        results = list(results)
+        for index, result in enumerate(results):
+            if not isinstance(result, ContextResult):
+                raise InvalidInput(
+                    f"results[{index}] is a {type(result).__name__}, not a ContextResult"
+                )
+        return render_context(results, check_limit(max_tokens, "max_tokens"))
 
     def _settings(
         self, preset: str | FusionSettings | None, overrides: Mapping[str, Any]
@@ -1040,6 +1069,8 @@ class Memory:
         self._check_open()
         from graphmem.retrieval.pipeline import check_scope
 
+        if graph_scope is not None and not isinstance(graph_scope, str):
+            graph_scope = check_ids(graph_scope, "graph_scope")
         return check_scope(self._store, self._tenant, graph_scope)
 
     def _run(self, query: Any, settings: FusionSettings) -> list[ContextResult]:
@@ -1578,13 +1609,29 @@ def _check_query(query: Any) -> str:
         raise InvalidInput(f"the query must be a string, got {type(query).__name__}")
     if not query.strip():
         raise InvalidInput("the query is empty; ask something (e.g. 'who runs the mill?')")
-    return query
+    return check_text(query, "the query")
+
+
+def _check_request(
+    k: int, hops: int, kinds: Sequence[str] | None
+) -> tuple[int, int, tuple[str, ...]]:
+    """``k``, ``hops`` (at most ``MAX_DEPTH``) and ``kinds`` of a retrieval, checked."""
+    from graphmem.retrieval.pipeline import check_request
+
+    check_depth(hops, "hops", minimum=0)
+    return check_request(k, hops, check_safe_names(kinds, "kind"))
+
+
+def _check_bus(bus: object) -> None:
+    from graphmem.events import EventBus
+
+    if bus is not None and not isinstance(bus, EventBus):
+        raise InvalidInput(f"bus must be a graphmem.EventBus or None, got {type(bus).__name__}")
 
 
 def _types(rel_types: Sequence[str] | None) -> tuple[str, ...] | None:
-    if rel_types is None:
-        return None
-    return (rel_types,) if isinstance(rel_types, str) else tuple(rel_types)
+    names = check_safe_names(rel_types, "relationship type")
+    return None if names is None else tuple(names)
 
 
 def _chunk_embed_text(chunk: Chunk) -> str:

@@ -85,6 +85,7 @@ from enum import StrEnum
 from typing import Any, Literal, NoReturn
 from weakref import WeakKeyDictionary
 
+from graphmem.checks import as_utc, check_limit, check_safe_names, check_text
 from graphmem.errors import (
     ForbiddenCategory,
     IdentityRequired,
@@ -781,13 +782,13 @@ class FactMemory:
         """
         where: dict[str, Any] = {}
         if subject is not None:
-            where["subject_key"] = _norm(subject)
+            where["subject_key"] = _norm(check_text(subject, "subject"))
         if relation is not None:
-            where["relation_key"] = _norm(relation)
+            where["relation_key"] = _norm(check_text(relation, "relation"))
         found = self._read_facts(where)
         if include_all:
             return found
-        when = as_of or utcnow()
+        when = as_utc(as_of, "as_of") or utcnow()
         return [
             f
             for f in found
@@ -1201,7 +1202,7 @@ class FactMemory:
         ):
             raise InvalidInput("max_entries must be a positive integer")
         with self._lock:
-            now = now or utcnow()
+            now = as_utc(now, "now") or utcnow()
             facts = self._store.find_records(self._tenant, FACT_KIND, newest_first=False)
             audit = self._store.find_records(self._tenant, AUDIT_KIND, newest_first=False)
             audit.sort(key=lambda r: int(r.data["seq"]))
@@ -1343,15 +1344,14 @@ class FactMemory:
             raise InvalidInput("query must be a str")
         if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
             raise InvalidInput(f"max_tokens must be a positive integer, got {max_tokens!r}")
-        if limit is not None and (not isinstance(limit, int) or limit <= 0):
-            raise InvalidInput(f"limit must be a positive integer, got {limit!r}")
+        check_limit(limit)
         types = None
         if memory_types is not None:
             try:
-                types = {MemoryType(t).value for t in memory_types}
+                types = {MemoryType(t).value for t in check_safe_names(memory_types, "type") or ()}
             except ValueError as exc:
                 raise InvalidInput(str(exc)) from exc
-        now = now or utcnow()
+        now = as_utc(now, "now") or utcnow()
         terms = _words(query) - _STOP_WORDS
         half_life = self.policy.half_life.total_seconds()
         scored: list[ScoredFact] = []
