@@ -162,10 +162,11 @@ def _write_path(dump: TenantDump, target: str | os.PathLike[str], tenant: str | 
             raise InvalidInput(f"export path {str(target)!r} names no file")
         # Beside the target (a rename across file systems is not atomic); a fresh name,
         # created with the umask's permissions like any file the program writes.
-        temporary = path.with_name(f".{path.name[:64]}.{uuid.uuid4().hex}.partial")
-        with temporary.open("x", encoding="utf-8") as handle:
+        partial = path.with_name(f".{path.name[:64]}.{uuid.uuid4().hex}.partial")
+        with partial.open("x", encoding="utf-8") as handle:
+            temporary = partial  # ours to remove from here on
             count = write(dump, handle, tenant=tenant)
-        os.replace(temporary, path)
+        os.replace(partial, path)
         temporary = None
         return count
     except (OSError, ValueError) as exc:

@@ -576,7 +576,11 @@ class Memory:
         """Turns created within the last ``within``, newest first."""
         if not isinstance(within, timedelta) or within <= timedelta(0):
             raise InvalidInput(f"within must be a positive timedelta, got {within!r}")
-        return self.search_turns(session_id=session_id, since=utcnow() - within, limit=limit)
+        try:
+            since: datetime | None = utcnow() - within
+        except OverflowError:  # further back than year 1: every turn is within it
+            since = None
+        return self.search_turns(session_id=session_id, since=since, limit=limit)
 
     def count_turns(self, session_id: str | None = None) -> int:
         """Turns in one session (all branches), or in all of them."""
