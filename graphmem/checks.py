@@ -130,7 +130,7 @@ def text_problem(value: str, max_length: int = MAX_TEXT_LENGTH) -> str | None:
 
     >>> text_problem("Mira") is None
     True
-    >>> text_problem("M\\ud800ra")
+    >>> text_problem("M\ud800ra")
     'holds a lone surrogate (U+D800) at position 1: not valid UTF-8 text'
     """
     if len(value) > max_length:
@@ -192,24 +192,31 @@ def check_arguments(
 # --------------------------------------------------------------------------- ids and names
 
 
+def _subject(what: str) -> str:
+    """``what`` as the start of a message: ``"id "``, or nothing for an empty ``what``."""
+    return f"{what} " if what else ""
+
+
 def check_identifier(value: object, what: str = "id") -> str:
     """Return ``value`` if it can be stored as an id, else raise ``InvalidInput``.
 
     An id is a non-blank ``str`` of at most :data:`MAX_ID_LENGTH` characters without
-    control characters, and valid text.
+    control characters, and valid text. ``what`` starts the message (empty: none, where
+    the caller names the field itself, as a model's validation error does).
     """
+    what = _subject(what)
     if not isinstance(value, str):
-        raise InvalidInput(f"{what} must be a str, got {type(value).__name__}", value=value)
+        raise InvalidInput(f"{what}must be a str, got {type(value).__name__}", value=value)
     if not value.strip():
-        raise InvalidInput(f"{what} must be a non-blank string", value=value)
+        raise InvalidInput(f"{what}must be a non-blank string", value=value)
     if len(value) > MAX_ID_LENGTH:
         raise InvalidInput(
-            f"{what} is {len(value)} characters long; at most {MAX_ID_LENGTH}", value=value
+            f"{what}is {len(value)} characters long; at most {MAX_ID_LENGTH}", value=value
         )
     found = _CONTROL_CHARS.search(value)
     if found is not None:
         raise InvalidInput(
-            f"{what} holds a control character or lone surrogate "
+            f"{what}holds a control character or lone surrogate "
             f"(U+{ord(found.group()):04X}) at position {found.start()}",
             value=value,
         )
@@ -242,7 +249,7 @@ def check_safe_name(value: object, what: str = "name") -> str:
     """
     if not isinstance(value, str) or not SAFE_NAME_PATTERN.fullmatch(value):
         raise InvalidInput(
-            f"{what} {value!r} is not a safe name: use a letter followed by up to 63 "
+            f"{_subject(what)}{value!r} is not a safe name: use a letter followed by up to 63 "
             "ASCII letters, digits or underscores, nothing before or after "
             r"(pattern \A[A-Za-z][A-Za-z0-9_]{0,63}\Z)",
             value=value,

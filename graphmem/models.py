@@ -173,11 +173,11 @@ def _check_attributes(value: dict[str, Any]) -> FrozenDict:
 
 
 def _check_identifier(value: str) -> str:
-    return check_identifier(value, "the id")
+    return check_identifier(value, "")
 
 
 def _check_safe(value: str) -> str:
-    return check_safe_name(value, "the name")
+    return check_safe_name(value, "")
 
 
 def _check_text(value: str) -> str:
