@@ -13,7 +13,7 @@ import errno
 import io
 import json
 from collections.abc import Callable, Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -138,3 +138,12 @@ def test_an_export_failing_part_way_keeps_the_older_file(
         world.export_jsonl(target)
     assert target.read_text(encoding="utf-8") == old
     assert sorted(p.name for p in target.parent.iterdir()) == ["world.jsonl"]
+
+
+def test_no_turn_follows_one_made_at_the_last_time(world: Memory) -> None:
+    chat = world.conversation("late")
+    chat.append("user", "at the end of time", created_at=datetime.max)
+    before = canonical(world.dump())
+    with pytest.raises(InvalidInput, match="last time"):
+        chat.append("user", "and after")
+    assert canonical(world.dump()) == before

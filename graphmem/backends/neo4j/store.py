@@ -1309,7 +1309,19 @@ class Neo4jStore:
             "props": props,
             "created_at": created_at,
         }
-        row = self._write("conversations/append_turn", params)[0]
+
+        def work(tx: neo4j.ManagedTransaction) -> dict[str, Any]:
+            row = dict(self._run(tx, "conversations/append_turn", params)[0])
+            if row["past_last_time"]:  # raised inside the transaction: it is rolled back
+                raise InvalidInput(
+                    f"the head of session {turn.session_id!r} was created at the last time "
+                    "there is (9999-12-31T23:59:59.999999Z); no turn can follow it on its "
+                    "branch",
+                    turn_id=turn.id,
+                )
+            return row
+
+        row = self._execute(work, write=True)
         return turn.model_copy(
             update={"parent_id": row["parent_id"], "created_at": to_datetime(row["created_at"])}
         )

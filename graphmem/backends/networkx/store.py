@@ -18,7 +18,7 @@ import inspect
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import wraps
 from operator import attrgetter
 from pathlib import Path
@@ -83,6 +83,7 @@ __all__ = ["NetworkXStore", "open_networkx"]
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 _ONE_MICROSECOND = timedelta(microseconds=1)
+_LAST_TIME = datetime.max.replace(tzinfo=UTC)
 _REL_KEY = attrgetter("source_id", "target_id", "type")
 _DIRECTIONS = ("out", "in", "both")
 _CAPABILITIES = frozenset(
@@ -1112,6 +1113,12 @@ class NetworkXStore:
         update: dict[str, Any] = {"parent_id": head.id if head else None}
         if head is not None and turn.created_at <= head.created_at:
             # Keep time strictly increasing along a branch (same-microsecond appends).
+            if head.created_at == _LAST_TIME:
+                raise InvalidInput(
+                    f"the head of session {turn.session_id!r} was created at the last time "
+                    f"there is ({_LAST_TIME.isoformat()}); no turn can follow it on its branch",
+                    turn_id=head.id,
+                )
             update["created_at"] = head.created_at + _ONE_MICROSECOND
         stored = turn.model_copy(update=update)
         self._commit(
