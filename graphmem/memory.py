@@ -204,7 +204,7 @@ class Memory:
     def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
         """Return the entities that exist among ``entity_ids``, in the order asked."""
         self._check_open()
-        return self._store.get_entities(self._tenant, list(entity_ids))
+        return self._store.get_entities(self._tenant, check_ids(entity_ids, "entity_ids"))
 
     def update_entity(
         self,
@@ -231,7 +231,7 @@ class Memory:
         self._check_open()
         if isinstance(entity_ids, str):
             entity_ids = [entity_ids]
-        return self._store.delete_entities(self._tenant, list(entity_ids))
+        return self._store.delete_entities(self._tenant, check_ids(entity_ids, "entity_ids"))
 
     def find_entities(
         self,
@@ -286,7 +286,7 @@ class Memory:
         self._check_open()
         flt = RelationshipFilter(
             direction=direction,
-            types=tuple(types) if types is not None else None,
+            types=_types(types),
             as_of=as_of,
             recorded_as_of=recorded_as_of,
             include_invalid=include_invalid,
@@ -371,7 +371,7 @@ class Memory:
         self._check_open()
         return self._store.expand(
             self._tenant,
-            list(seed_ids),
+            check_ids(seed_ids, "seed_ids"),
             depth=depth,
             rel_types=rel_types,
             direction=direction,
@@ -557,7 +557,7 @@ class Memory:
     ) -> list[Turn]:
         """Keyword search over the session log (every keyword must occur), newest first."""
         self._check_open()
-        if text is not None and not text.strip():
+        if text is not None and not check_text(text, "text").strip():
             raise InvalidInput("search text is empty; pass None to match every turn")
         flt = TurnFilter(
             text=text,

@@ -80,7 +80,7 @@ import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Literal, NoReturn
 from weakref import WeakKeyDictionary
@@ -1222,7 +1222,8 @@ class FactMemory:
 
             def doomed(records: list[Record], keep: Any) -> list[str]:
                 gone: list[str] = []
-                if max_age is not None:
+                if max_age is not None and now - datetime.min.replace(tzinfo=UTC) > max_age:
+                    # (an age reaching back before year 1 keeps everything)
                     cutoff = now - max_age
                     gone = [r.id for r in records if r.created_at < cutoff and not keep(r)]
                 if max_entries is not None:
