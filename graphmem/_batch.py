@@ -24,7 +24,9 @@ def coerce_batch(
         InvalidInput: A single item where a list is expected, or an item of another type
             or whose fields do not validate (the message names its position).
     """
-    if isinstance(items, model | Entity | Relationship | Mapping | str):
+    if isinstance(items, model | Entity | Relationship | Mapping | str | bytes) or not isinstance(
+        items, Iterable
+    ):
         raise InvalidInput(f"{what} takes a list; wrap a single item in [...]")
     accepted = f"a {model.__name__}, dict or str" if from_str else f"a {model.__name__} or a dict"
     out: list[Any] = []

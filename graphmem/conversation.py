@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from graphmem.checks import check_identifier, check_limit, check_positive
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.models import Artifact, ArtifactRef, Branch, Role, Trajectory, Turn, new_id
 from graphmem.store import GraphStore, TenantDump
@@ -49,8 +50,8 @@ class Conversation:
     ) -> None:
         if not isinstance(session_id, str) or not session_id.strip():
             raise InvalidInput("a conversation needs a non-empty session id")
-        if max_history is not None and max_history <= 0:
-            raise InvalidInput(f"max_history must be positive, got {max_history}")
+        check_identifier(session_id, "the session id")
+        check_limit(max_history, "max_history")
         self._store = store
         self._tenant = tenant
         self._lock = threading.Lock()
@@ -101,8 +102,8 @@ class Conversation:
             turn_id=turn_id,
             summary=summary,
             trajectory=trajectory,
-            artifacts=tuple(artifacts),
-            hidden_artifacts=tuple(hidden_artifacts),
+            artifacts=_items(artifacts, "artifacts"),
+            hidden_artifacts=_items(hidden_artifacts, "hidden_artifacts"),
             **fields,
         )
         stored = self._store.append_turn(self._tenant, turn)
@@ -120,7 +121,12 @@ class Conversation:
             head = self._store.head(self._tenant, self.session_id)
             parent_id = head.id if head else None
             turns: list[Turn] = []
-            for index, entry in enumerate(entries):
+            for index, entry in enumerate(_items(entries, "entries")):
+                if not isinstance(entry, Turn | Mapping):
+                    raise InvalidInput(
+                        f"entry {index} is a {type(entry).__name__}; give a Turn or a dict",
+                        index=index,
+                    )
                 data = entry.model_dump() if isinstance(entry, Turn) else dict(entry)
                 data.pop("id", None)
                 data["session_id"] = self.session_id
@@ -187,15 +193,13 @@ class Conversation:
 
     def history(self, limit: int | None = None) -> list[Turn]:
         """The active branch, oldest first: at most ``limit`` (and ``max_history``) newest turns."""
-        if limit is not None and limit <= 0:
-            raise InvalidInput(f"limit must be positive, got {limit}")
+        check_limit(limit)
         caps = [c for c in (limit, self.max_history) if c is not None]
         return self._store.branch(self._tenant, self.session_id, limit=min(caps) if caps else None)
 
     def latest(self, n: int = 1) -> list[Turn]:
         """The ``n`` newest turns of the active branch, oldest first."""
-        if n <= 0:
-            raise InvalidInput(f"n must be positive, got {n}")
+        check_positive(n, "n")
         return self._store.branch(self._tenant, self.session_id, limit=n)
 
     def turns(self) -> list[Turn]:
@@ -274,6 +278,13 @@ class Conversation:
             "head_id": head.id if head else None,
             "turns": [t.model_dump(mode="json") for t in self.turns()],
         }
+
+
+def _items(values: object, what: str) -> tuple[Any, ...]:
+    """A list argument as a tuple; ``InvalidInput`` for one item alone or a non-list."""
+    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
+        raise InvalidInput(f"{what} takes a list; wrap a single item in [...]")
+    return tuple(values)
 
 
 def load_conversation(

@@ -17,7 +17,10 @@ Embeddings are not exported: they are derived data, recomputed by the embedder.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -122,16 +125,60 @@ def records_to_dump(records: Iterable[tuple[str, dict[str, Any]]]) -> TenantDump
     return dump
 
 
-def write(dump: TenantDump, target: str | Path | IO[str], *, tenant: str | None = None) -> int:
-    """Write a dump as JSON Lines to a path or text file; return the number of lines."""
-    if isinstance(target, str | Path):
-        with Path(target).open("w", encoding="utf-8") as handle:
-            return write(dump, handle, tenant=tenant)
+def write(
+    dump: TenantDump, target: str | os.PathLike[str] | IO[str], *, tenant: str | None = None
+) -> int:
+    """Write a dump as JSON Lines to a path or text file; return the number of lines.
+
+    A path is written whole or not at all: to a temporary file beside it, renamed over
+    it at the end, so a failure part-way leaves no partial file (and an older file at
+    that path as it was).
+
+    Raises:
+        InvalidInput: ``target`` is neither a path nor a writable text file, or the file
+            cannot be written (the message gives the operating system's reason).
+    """
+    if isinstance(target, str | os.PathLike):
+        return _write_path(dump, target, tenant)
+    if not callable(getattr(target, "write", None)):
+        raise InvalidInput(
+            f"export to a path or a writable text file, not a {type(target).__name__}"
+        )
     count = 0
     for line in lines(dump, tenant=tenant):
-        target.write(line)
+        try:
+            target.write(line)
+        except (OSError, ValueError, TypeError) as exc:
+            raise InvalidInput(f"cannot write the export: {exc}") from exc
         count += 1
     return count
+
+
+def _write_path(dump: TenantDump, target: str | os.PathLike[str], tenant: str | None) -> int:
+    temporary: Path | None = None
+    try:
+        path = Path(target)
+        if not path.name:
+            raise InvalidInput(f"export path {str(target)!r} names no file")
+        # Beside the target (a rename across file systems is not atomic); a fresh name,
+        # created with the umask's permissions like any file the program writes.
+        partial = path.with_name(f".{path.name[:64]}.{uuid.uuid4().hex}.partial")
+        with partial.open("x", encoding="utf-8") as handle:
+            temporary = partial  # ours to remove from here on
+            count = write(dump, handle, tenant=tenant)
+        os.replace(partial, path)
+        temporary = None
+        return count
+    except (OSError, ValueError) as exc:
+        # ValueError: a path holding NUL; OSError: a missing folder, no permission, a full
+        # disk, a name too long. InvalidInput (a ValueError) passes through as it is.
+        if isinstance(exc, InvalidInput):
+            raise
+        raise InvalidInput(f"cannot write the export to {str(target)!r}: {exc}") from exc
+    finally:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
 
 
 def lines(dump: TenantDump, *, tenant: str | None = None) -> Iterator[str]:
@@ -143,21 +190,31 @@ def lines(dump: TenantDump, *, tenant: str | None = None) -> Iterator[str]:
         yield json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
-def read(source: str | Path | IO[str]) -> TenantDump:
-    """Read JSON Lines written by :func:`write`. Raises ``InvalidInput`` naming the bad line."""
-    if isinstance(source, str | Path):
-        with Path(source).open(encoding="utf-8") as handle:
-            return read(handle)
+def read(source: str | os.PathLike[str] | IO[str]) -> TenantDump:
+    """Read JSON Lines written by :func:`write`. Raises ``InvalidInput`` naming the bad line.
+
+    Raises:
+        InvalidInput: A bad line (not JSON, nested deeper than the attribute rules allow,
+            a record that does not validate), a file that is not UTF-8 text, or a path
+            that cannot be read.
+    """
+    if isinstance(source, str | os.PathLike):
+        try:
+            with Path(source).open(encoding="utf-8") as handle:
+                return read(handle)
+        except (OSError, ValueError) as exc:
+            if isinstance(exc, InvalidInput):
+                raise
+            raise InvalidInput(f"cannot read the import from {str(source)!r}: {exc}") from exc
+    if not hasattr(source, "__iter__"):
+        raise InvalidInput(f"import from a path or a text file, not a {type(source).__name__}")
 
     def parsed() -> Iterator[tuple[str, dict[str, Any]]]:
         header_seen = False
-        for number, line in enumerate(source, start=1):
+        for number, line in enumerate(_text_lines(source), start=1):
             if not line.strip():
                 continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InvalidInput(f"line {number}: not JSON ({exc.msg})", line=number) from exc
+            record = _parse(line, number)
             if not header_seen:
                 if not isinstance(record, dict) or record.get("kind") != "graphmem":
                     raise InvalidInput(
@@ -178,3 +235,40 @@ def read(source: str | Path | IO[str]) -> TenantDump:
             raise InvalidInput("the input is empty: not a graphmem export")
 
     return records_to_dump(parsed())
+
+
+def _text_lines(source: IO[str]) -> Iterator[str]:
+    """The lines of a text file; InvalidInput when it is not one (bytes, not UTF-8)."""
+    lines = iter(source)
+    while True:
+        try:
+            line = next(lines)
+        except StopIteration:
+            return
+        except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+            raise InvalidInput(f"cannot read the import: {exc}") from exc
+        if not isinstance(line, str):
+            raise InvalidInput(
+                f"import from a text file (open it with encoding='utf-8'), not lines of "
+                f"{type(line).__name__}"
+            )
+        yield line
+
+
+def _parse(line: str, number: int) -> Any:
+    """One line's JSON; InvalidInput for what ``json.loads`` refuses or cannot hold.
+
+    Nesting deeper than Python's recursion limit makes the parser raise RecursionError,
+    and an integer of thousands of digits ValueError; both are bad lines here. (Nesting
+    within that limit but deeper than the attribute rules is refused by the models.)
+    """
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"line {number}: not JSON ({exc.msg})", line=number) from exc
+    except (RecursionError, ValueError) as exc:
+        raise InvalidInput(
+            f"line {number}: JSON graphmem cannot hold (nested too deep, or a number too "
+            f"long): {type(exc).__name__}",
+            line=number,
+        ) from exc

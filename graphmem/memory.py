@@ -10,6 +10,12 @@ from typing import IO, TYPE_CHECKING, Any
 
 from graphmem import jsonl
 from graphmem._batch import coerce_batch
+from graphmem.checks import (
+    check_ids,
+    check_limit,
+    check_safe_names,
+    check_text,
+)
 from graphmem.conversation import Conversation, load_conversation
 from graphmem.errors import InvalidInput, StoreClosed
 from graphmem.models import (
@@ -158,7 +164,7 @@ class Memory:
     def get_entities(self, entity_ids: Sequence[str]) -> list[Entity]:
         """Return the entities that exist among ``entity_ids``, in the order asked."""
         self._check_open()
-        return self._store.get_entities(self._tenant, list(entity_ids))
+        return self._store.get_entities(self._tenant, check_ids(entity_ids, "entity_ids"))
 
     def update_entity(
         self,
@@ -185,7 +191,7 @@ class Memory:
         self._check_open()
         if isinstance(entity_ids, str):
             entity_ids = [entity_ids]
-        return self._store.delete_entities(self._tenant, list(entity_ids))
+        return self._store.delete_entities(self._tenant, check_ids(entity_ids, "entity_ids"))
 
     def find_entities(
         self,
@@ -198,7 +204,10 @@ class Memory:
         """Entities by type, case-insensitive name substring and attribute equality."""
         self._check_open()
         flt = EntityFilter(
-            type=type, name_contains=name_contains, attributes=dict(attributes or {}), limit=limit
+            type=type,
+            name_contains=name_contains,
+            attributes={} if attributes is None else attributes,
+            limit=limit,
         )
         return self._store.find_entities(self._tenant, flt)
 
@@ -237,7 +246,7 @@ class Memory:
         self._check_open()
         flt = RelationshipFilter(
             direction=direction,
-            types=tuple(types) if types is not None else None,
+            types=_types(types),
             as_of=as_of,
             recorded_as_of=recorded_as_of,
             include_invalid=include_invalid,
@@ -322,7 +331,7 @@ class Memory:
         self._check_open()
         return self._store.expand(
             self._tenant,
-            list(seed_ids),
+            check_ids(seed_ids, "seed_ids"),
             depth=depth,
             rel_types=rel_types,
             direction=direction,
@@ -408,6 +417,7 @@ class Memory:
         from graphmem.policy.context import ConversationMemory
         from graphmem.policy.identity import require_identity
 
+        _check_bus(bus)
         identity = require_identity(
             "conversation_memory",
             tenant=self._tenant,
@@ -450,6 +460,7 @@ class Memory:
         self._check_open()
         from graphmem.policy.governance import FactMemory
 
+        _check_bus(bus)
         return FactMemory(
             self._store, self._tenant, actor=actor, session=session, policy=policy, bus=bus
         )
@@ -543,7 +554,7 @@ class Memory:
     ) -> list[Turn]:
         """Keyword search over the session log (every keyword must occur), newest first."""
         self._check_open()
-        if text is not None and not text.strip():
+        if text is not None and not check_text(text, "text").strip():
             raise InvalidInput("search text is empty; pass None to match every turn")
         flt = TurnFilter(
             text=text,
@@ -560,9 +571,13 @@ class Memory:
         self, within: timedelta, *, session_id: str | None = None, limit: int | None = None
     ) -> list[Turn]:
         """Turns created within the last ``within``, newest first."""
-        if within <= timedelta(0):
-            raise InvalidInput(f"within must be a positive duration, got {within}")
-        return self.search_turns(session_id=session_id, since=utcnow() - within, limit=limit)
+        if not isinstance(within, timedelta) or within <= timedelta(0):
+            raise InvalidInput(f"within must be a positive timedelta, got {within!r}")
+        try:
+            since: datetime | None = utcnow() - within
+        except OverflowError:  # further back than year 1: every turn is within it
+            since = None
+        return self.search_turns(session_id=session_id, since=since, limit=limit)
 
     def count_turns(self, session_id: str | None = None) -> int:
         """Turns in one session (all branches), or in all of them."""
@@ -842,7 +857,17 @@ class Memory:
         """Render retrieved results as prompt text within ``max_tokens`` (best kept first)."""
         from graphmem.retrieval import render_context
 
-        return render_context(results, max_tokens)
+        if isinstance(results, str | bytes | Mapping | ContextResult) or not isinstance(
+            results, Iterable
+        ):
+            raise InvalidInput("render_context takes a list of ContextResult (from retrieve)")
+        results = list(results)
+        for index, result in enumerate(results):
+            if not isinstance(result, ContextResult):
+                raise InvalidInput(
+                    f"results[{index}] is a {type(result).__name__}, not a ContextResult"
+                )
+        return render_context(results, check_limit(max_tokens, "max_tokens"))
 
     # ------------------------------------------------------------------ NPC minds
 
@@ -1326,6 +1351,18 @@ class Memory:
         from graphmem.analysis import to_networkx
 
         return to_networkx(self.dump(), include_invalid=include_invalid)
+
+
+def _check_bus(bus: object) -> None:
+    from graphmem.events import EventBus
+
+    if bus is not None and not isinstance(bus, EventBus):
+        raise InvalidInput(f"bus must be a graphmem.EventBus or None, got {type(bus).__name__}")
+
+
+def _types(rel_types: Sequence[str] | None) -> tuple[str, ...] | None:
+    names = check_safe_names(rel_types, "relationship type")
+    return None if names is None else tuple(names)
 
 
 def open(  # noqa: A001

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import math
 import re
 import uuid
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar, Literal, NoReturn, Self, TypeVar
@@ -29,11 +27,20 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainSerializer,
+    Strict,
     ValidationError,
     field_validator,
     model_validator,
 )
 
+from graphmem.checks import (
+    SAFE_NAME_PATTERN,
+    as_utc,
+    check_identifier,
+    check_json,
+    check_safe_name,
+    text_problem,
+)
 from graphmem.errors import InvalidInput
 
 __all__ = [
@@ -76,13 +83,6 @@ __all__ = [
     "utcnow",
 ]
 
-SAFE_NAME_PATTERN = re.compile(r"\A[A-Za-z][A-Za-z0-9_]{0,63}\Z")
-r"""Entity types, relationship types and roles must match this whole (``fullmatch``): they
-may become Cypher labels or relationship types, so nothing else is ever spliced into a
-query. ``\A...\Z``, not ``^...$``: ``$`` also matches before a final line break, which
-let ``"knows\n"`` through as a second relationship type. ASCII only, so a safe name is
-printable, holds no control or invisible character and is already NFC."""
-
 WELL_KNOWN_ATTRIBUTES: tuple[str, ...] = (
     "occupation",
     "appearance",
@@ -92,7 +92,6 @@ WELL_KNOWN_ATTRIBUTES: tuple[str, ...] = (
 )
 """Entity attribute keys with a meaning graphmem knows; prompts render them first, in this order."""
 
-_MAX_ID_LENGTH = 512
 _CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -118,22 +117,6 @@ def estimate_tokens(text: str) -> int:
     7
     """
     return (len(text) + 3) // 4
-
-
-def check_safe_name(value: str, what: str = "name") -> str:
-    """Return ``value`` if it is a safe name, else raise ``InvalidInput`` saying why.
-
-    >>> check_safe_name("member_of", "relationship type")
-    'member_of'
-    """
-    if not isinstance(value, str) or not SAFE_NAME_PATTERN.fullmatch(value):
-        raise InvalidInput(
-            f"{what} {value!r} is not a safe name: use a letter followed by up to 63 "
-            "ASCII letters, digits or underscores, nothing before or after "
-            r"(pattern \A[A-Za-z][A-Za-z0-9_]{0,63}\Z)",
-            value=value,
-        )
-    return value
 
 
 # --------------------------------------------------------------------------- helpers
@@ -184,52 +167,18 @@ class FrozenList(list[Any]):
         return self
 
 
-def _freeze_json(value: Any, path: str) -> Any:
-    """Check that ``value`` is JSON data (finite numbers, string keys) and freeze it."""
-    if value is None or isinstance(value, bool | int | str):
-        return value
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"{path} is {value!r}: only finite numbers can be stored")
-        return value
-    if isinstance(value, Mapping):
-        frozen: dict[str, Any] = {}
-        for key, item in value.items():
-            if not isinstance(key, str) or not key:
-                raise ValueError(f"{path} has key {key!r}: keys must be non-empty strings")
-            frozen[key] = _freeze_json(item, f"{path}.{key}")
-        return FrozenDict(frozen)
-    if isinstance(value, list | tuple):
-        return FrozenList(_freeze_json(item, f"{path}[{i}]") for i, item in enumerate(value))
-    raise ValueError(
-        f"{path} is a {type(value).__name__}: attributes hold JSON data only "
-        "(str, int, float, bool, None, lists and string-keyed maps)"
-    )
-
-
 def _check_attributes(value: dict[str, Any]) -> FrozenDict:
-    frozen = _freeze_json(value, "attributes")
+    frozen = check_json(value, "attributes", mapping=FrozenDict, sequence=FrozenList)
     assert isinstance(frozen, FrozenDict)
     return frozen
 
 
 def _check_identifier(value: str) -> str:
-    if not value.strip():
-        raise ValueError("must be a non-empty string")
-    if len(value) > _MAX_ID_LENGTH:
-        raise ValueError(f"is {len(value)} characters long; at most {_MAX_ID_LENGTH}")
-    if _CONTROL_CHARS.search(value):
-        raise ValueError("contains control characters")
-    return value
+    return check_identifier(value, "")
 
 
 def _check_safe(value: str) -> str:
-    if not SAFE_NAME_PATTERN.fullmatch(value):
-        raise ValueError(
-            f"{value!r} is not a safe name: a letter followed by up to 63 ASCII letters, "
-            r"digits or underscores, nothing before or after (\A[A-Za-z][A-Za-z0-9_]{0,63}\Z)"
-        )
-    return value
+    return check_safe_name(value, "")
 
 
 def _check_text(value: str) -> str:
@@ -242,7 +191,9 @@ def _as_utc(value: datetime) -> datetime:
     # Naive datetimes are taken as UTC; everything is stored in UTC.
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
+    utc = as_utc(value, "the time")  # InvalidInput where no UTC time exists
+    assert utc is not None
+    return utc
 
 
 def _blob_bytes(value: Any) -> Any:
@@ -266,6 +217,8 @@ Blob = Annotated[bytes, BeforeValidator(_blob_bytes), PlainSerializer(_blob_text
 SafeName = Annotated[str, AfterValidator(_check_safe)]
 Timestamp = Annotated[datetime, AfterValidator(_as_utc)]
 Attributes = Annotated[dict[str, Any], AfterValidator(_check_attributes)]
+Limit = Annotated[int, Strict(), Field(gt=0)]
+"""A positive ``int``: never a ``bool`` (``True`` is not 1 here), a float or a numeric string."""
 
 
 def _invalid(model: str, exc: ValidationError) -> InvalidInput:
@@ -296,6 +249,18 @@ class _Model(BaseModel):
             super().__init__(**data)
         except ValidationError as exc:
             raise _invalid(type(self).__name__, exc) from exc
+
+    @model_validator(mode="after")
+    def _valid_texts(self) -> Self:
+        # Every text field, whatever its own rules: valid UTF-8 (no lone surrogate) of at
+        # most MAX_TEXT_LENGTH characters (graphmem.checks), so no backend ever meets one
+        # it cannot encode. Nested models and ids check their own.
+        for name, value in self.__dict__.items():
+            if type(value) is str and (len(value) > 1000 or not value.isascii()):
+                problem = text_problem(value)
+                if problem is not None:
+                    raise ValueError(f"{name} {problem}")
+        return self
 
     @classmethod
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Self:
@@ -827,7 +792,7 @@ class EntityFilter(_Model):
     name: str | None = None
     name_contains: str | None = None
     attributes: Attributes = Field(default_factory=FrozenDict)
-    limit: int | None = Field(default=None, gt=0)
+    limit: Limit | None = None
 
 
 class RelationshipFilter(_Model):
@@ -850,7 +815,7 @@ class RelationshipFilter(_Model):
     as_of: Timestamp | None = None
     recorded_as_of: Timestamp | None = None
     include_invalid: bool = False
-    limit: int | None = Field(default=None, gt=0)
+    limit: Limit | None = None
 
 
 class TurnFilter(_Model):
@@ -872,7 +837,7 @@ class TurnFilter(_Model):
     since: Timestamp | None = None
     until: Timestamp | None = None
     text: str | None = None
-    limit: int | None = Field(default=None, gt=0)
+    limit: Limit | None = None
 
     @field_validator("role", mode="before")
     @classmethod

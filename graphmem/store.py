@@ -17,17 +17,23 @@ group (name = scheme, value = ``"module:factory"``) or :func:`register_backend`.
 from __future__ import annotations
 
 import importlib
-import re
 import threading
 import time
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, TypeAlias, runtime_checkable
 from urllib.parse import urlsplit
 
+from graphmem.checks import (
+    INVISIBLE_CHARACTERS,
+    as_utc,
+    check_owner,
+    check_printable_name,
+    check_tenant,
+    check_text,
+)
 from graphmem.errors import (
     BackendUnavailable,
     IdentityRequired,
@@ -103,86 +109,9 @@ MAX_TURN_WINDOW = 8
 """The largest ``depth`` of :meth:`GraphStore.turn_window` (server backends bound their
 path patterns by it)."""
 
-_MAX_TENANT_LENGTH = 256
-
 JSONScalar: TypeAlias = str | int | float | bool | None
 """A value ``find_records(where=...)`` compares against: JSON equality, so ``1 == 1.0`` but
 ``True != 1``."""
-
-
-INVISIBLE_CHARACTERS = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
-    "\u202a-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8"
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
-)
-"""One character a renderer shows as nothing: Unicode's Default_Ignorable_Code_Point
-(DerivedCoreProperties.txt; ``str.isprintable()`` accepts some of them, the Hangul fillers
-are letters), plus U+2800, the braille blank."""
-
-
-def _not_printable(ch: str) -> bool:
-    return not ch.isprintable() or INVISIBLE_CHARACTERS.match(ch) is not None
-
-
-def check_printable_name(value: object, what: str, *, max_length: int = 256) -> str:
-    r"""Return ``value`` if it is a printable name, else raise ``InvalidInput`` saying why.
-
-    The rule for tenants and for the identity parts of the policy layer (user, session,
-    actor, run id): a ``str`` of 1 to ``max_length`` characters, in NFC, with no blank at
-    either end, every character printable: no control (``Cc``), format (``Cf``: zero-width
-    space, BOM, bidirectional overrides), separator other than the ASCII space (no-break
-    and other wide spaces, line and paragraph separators), surrogate, private-use or
-    unassigned code point, and no default-ignorable (invisible) one such as the Hangul
-    fillers or variation selectors. No name is then invisible, and none differs from
-    another only by invisible characters or by normalisation.
-
-    >>> check_printable_name("Acme Corp", "tenant")
-    'Acme Corp'
-    >>> check_printable_name("acme\u200b", "tenant")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    graphmem.errors.InvalidInput: tenant must be printable: ...U+200B (ZERO WIDTH SPACE)...
-    """
-    if not isinstance(value, str):
-        raise InvalidInput(f"{what} must be a str, got {type(value).__name__}", value=value)
-    if not value or len(value) > max_length:
-        raise InvalidInput(
-            f"{what} must be 1 to {max_length} printable characters, got {len(value)}",
-            value=value,
-        )
-    if not value.isprintable() or INVISIBLE_CHARACTERS.search(value):
-        index, ch = next((i, c) for i, c in enumerate(value) if _not_printable(c))
-        label = unicodedata.name(ch, "unnamed")
-        raise InvalidInput(
-            f"{what} must be printable: the character at position {index}, "
-            f"U+{ord(ch):04X} ({label}), is a control, format, invisible or unassigned one",
-            value=value,
-        )
-    if value != value.strip():
-        raise InvalidInput(f"{what} must not start or end with a blank", value=value)
-    if not unicodedata.is_normalized("NFC", value):
-        raise InvalidInput(
-            f"{what} must be in Unicode NFC (composed) form: use "
-            f"unicodedata.normalize('NFC', {what})",
-            value=value,
-        )
-    return value
-
-
-def check_tenant(tenant: object) -> str:
-    """Return ``tenant`` if it names a tenant, else raise (fail closed).
-
-    Raises:
-        IdentityRequired: No tenant, or a blank one.
-        InvalidInput: Not a printable name of at most 256 characters
-            (:func:`check_printable_name`).
-    """
-    if not isinstance(tenant, str) or not tenant.strip():
-        raise IdentityRequired(
-            "a non-empty tenant is required for every memory operation; "
-            "open the memory with tenant='...'",
-            missing=("tenant",),
-        )
-    return check_printable_name(tenant, "tenant", max_length=_MAX_TENANT_LENGTH)
 
 
 def check_record_deletes(
@@ -236,36 +165,11 @@ def check_where(where: Mapping[str, JSONScalar] | None) -> dict[str, JSONScalar]
             )
         if isinstance(value, float) and value != value:
             raise InvalidInput(f"where[{key!r}] is NaN, which equals nothing")
+        check_text(key, "a where key")
+        if isinstance(value, str):
+            check_text(value, f"where[{key!r}]")
         out[key] = value
     return out
-
-
-_CONTROL_CHARS = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def check_owner(owner: object) -> str:
-    """Return ``owner`` if it can be a record owner (an id), else raise ``InvalidInput``."""
-    if (
-        not isinstance(owner, str)
-        or not owner.strip()
-        or len(owner) > 512
-        or _CONTROL_CHARS.search(owner)
-    ):
-        raise InvalidInput(
-            f"record owner {owner!r} is not an id: a non-empty string of at most 512 "
-            "characters without control characters",
-            owner=owner,
-        )
-    return owner
-
-
-def as_utc(value: datetime | None, what: str) -> datetime | None:
-    """A time argument as an aware UTC datetime (naive means UTC); ``InvalidInput`` if not one."""
-    if value is None:
-        return None
-    if not isinstance(value, datetime):
-        raise InvalidInput(f"{what} must be a datetime, got {type(value).__name__}")
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 # --------------------------------------------------------------------------- tracing

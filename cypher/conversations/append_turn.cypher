@@ -5,7 +5,8 @@
 // the same SET writes (a "direct dependency"), and HEAD is read only after it, so
 // concurrent appends to one conversation serialise into one chain. created_at is bumped
 // to strictly after the parent's; seq numbers the turns of the conversation in the
-// order they were appended (get_branch orders a branch by it).
+// order they were appended (get_branch orders a branch by it). past_last_time: the bump
+// went past 9999-12-31T23:59:59.999999Z, which Python cannot hold (the caller rolls back).
 // $props: the turn's stored properties (id, session, role, content, ...); $created_at: its
 // time as ISO 8601 text (stored as DateTime; returned as text, like the one-row queries
 // on the hot paths: the driver's DateTime conversion costs more than the query).
@@ -26,4 +27,5 @@ DELETE h
 FOREACH (parent IN CASE WHEN prev IS NULL THEN [] ELSE [prev] END |
   CREATE (t)-[:PARENT]->(parent))
 CREATE (c)-[:HEAD]->(t)
-RETURN toString(t.created_at) AS created_at, prev.id AS parent_id
+RETURN toString(t.created_at) AS created_at, prev.id AS parent_id,
+       t.created_at.year > 9999 AS past_last_time

@@ -4,8 +4,9 @@
 // The walk is a reduce over hops 1..$depth, so the depth is a parameter (variable-length
 // bounds cannot be) and each hop expands only the previous frontier; a node is kept at
 // the hop it was first reached. Once the frontier is empty the remaining hops do
-// nothing; $depth is at most MAX_DEPTH (graphmem/backends/neo4j/store.py). $rel_types restricts the edges walked; $node_types only
-// filters what is returned (the walk passes through every type). $direction: out|in|both.
+// nothing; $depth is at most MAX_DEPTH (graphmem/checks.py, checked before the query
+// runs). $rel_types restricts the edges walked; $node_types only filters what is
+// returned (the walk passes through every type). $direction: out|in|both.
 MATCH (start:Entity {tenant: $tenant, id: $entity_id})
 WITH start, reduce(
   state = {frontier: [start], seen: [start], found: []},

@@ -1,7 +1,7 @@
 // What an entity can see: itself, the entities within $depth hops over current facts
 // (both directions, breadth-first as in find_neighbors), and the current facts among
 // all of them. No row at all when the entity does not exist (NotFound). $depth is at most
-// MAX_DEPTH (graphmem/backends/neo4j/store.py); hops after the frontier empties do nothing.
+// MAX_DEPTH (graphmem/checks.py); hops after the frontier empties do nothing.
 MATCH (start:Entity {tenant: $tenant, id: $entity_id})
 WITH start, reduce(
   state = {frontier: [start], seen: [start]},

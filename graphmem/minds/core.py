@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from functools import wraps
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
+from graphmem.checks import check_id, check_ids
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.minds import beliefs as store_beliefs
 from graphmem.minds.beliefs import Acquisition, belief_from_record, visible_at
@@ -83,7 +84,7 @@ def _ids(values: Any, what: str) -> list[str]:
         return []
     if isinstance(values, str):
         values = [values]
-    out = list(values)
+    out = check_ids(values, what)
     for value in out:
         if not isinstance(value, str) or not value.strip():
             raise InvalidInput(f"{what}: {value!r} is not an entity id")
@@ -97,7 +98,7 @@ def _chain(of: str | Sequence[str] | None) -> tuple[str, ...]:
 def _one_id(value: Any, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{what} must be an entity id, got {value!r}")
-    return value
+    return check_id(value, what)
 
 
 def _fraction(value: Any, what: str) -> float:
@@ -109,7 +110,7 @@ def _fraction(value: Any, what: str) -> float:
 def _facts(values: Any, what: str) -> list[Fact]:
     if values is None:
         return []
-    if isinstance(values, Fact | Mapping):
+    if isinstance(values, Fact | Mapping) or not isinstance(values, Iterable):
         raise InvalidInput(f"{what} takes a list of facts; wrap a single fact in [...]")
     return [fact_from(v, f"{what}[{i}]") for i, v in enumerate(values)]
 

@@ -70,6 +70,7 @@ from datetime import datetime, timedelta
 from typing import Any, NoReturn
 from weakref import WeakKeyDictionary
 
+from graphmem.checks import as_utc, check_text
 from graphmem.errors import (
     ForbiddenCategory,
     IdentityRequired,
@@ -301,13 +302,13 @@ class FactMemory:
         """
         where: dict[str, Any] = {}
         if subject is not None:
-            where["subject_key"] = norm(subject)
+            where["subject_key"] = norm(check_text(subject, "subject"))
         if relation is not None:
-            where["relation_key"] = norm(relation)
+            where["relation_key"] = norm(check_text(relation, "relation"))
         found = self._read_facts(where)
         if include_all:
             return found
-        when = as_of or utcnow()
+        when = as_utc(as_of, "as_of") or utcnow()
         return [
             f
             for f in found
@@ -763,7 +764,7 @@ class FactMemory:
         ):
             raise InvalidInput("max_entries must be a positive integer")
         with self._lock:
-            now = now or utcnow()
+            now = as_utc(now, "now") or utcnow()
             facts = self._store.find_records(self._tenant, FACT_KIND, newest_first=False)
             audit = self._store.find_records(self._tenant, AUDIT_KIND, newest_first=False)
             audit.sort(key=lambda r: int(r.data["seq"]))
@@ -881,7 +882,7 @@ class FactMemory:
             self.facts(),
             query,
             half_life=self.policy.half_life,
-            now=now or utcnow(),
+            now=as_utc(now, "now") or utcnow(),
             max_tokens=max_tokens,
             limit=limit,
             memory_types=types,

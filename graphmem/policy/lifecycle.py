@@ -27,7 +27,7 @@ to write and delete; :class:`~graphmem.policy.FactMemory` reads, commits and aud
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from graphmem.models import Record, Relationship, utcnow
@@ -160,7 +160,8 @@ def plan_purge(
 
     def doomed(records: Sequence[Record], keep: Callable[[Record], bool]) -> list[str]:
         gone: list[str] = []
-        if max_age is not None:
+        if max_age is not None and now - datetime.min.replace(tzinfo=UTC) > max_age:
+            # (an age reaching back before year 1 keeps everything)
             cutoff = now - max_age
             gone = [r.id for r in records if r.created_at < cutoff and not keep(r)]
         if max_entries is not None:

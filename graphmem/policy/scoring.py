@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
+from graphmem.checks import check_limit, check_safe_names
 from graphmem.errors import InvalidInput
 from graphmem.models import estimate_tokens
 from graphmem.policy.consolidation import words
@@ -57,12 +58,11 @@ def check_recall(
         raise InvalidInput("query must be a str")
     if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
         raise InvalidInput(f"max_tokens must be a positive integer, got {max_tokens!r}")
-    if limit is not None and (not isinstance(limit, int) or limit <= 0):
-        raise InvalidInput(f"limit must be a positive integer, got {limit!r}")
+    check_limit(limit)
     if memory_types is None:
         return None
     try:
-        return {MemoryType(t).value for t in memory_types}
+        return {MemoryType(t).value for t in check_safe_names(memory_types, "type") or ()}
     except ValueError as exc:
         raise InvalidInput(str(exc)) from exc
 

@@ -191,7 +191,7 @@ def resolve_settings(
         settings = PRESETS["hybrid"]
     elif isinstance(preset, FusionSettings):
         settings = preset
-    elif preset in PRESETS:
+    elif isinstance(preset, str) and preset in PRESETS:
         settings = PRESETS[preset]
     else:
         raise InvalidInput(

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem._batch import coerce_batch
 from graphmem._progress import progress_bar
+from graphmem.checks import check_ids, check_positive
 from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.models import (
     Chunk,
@@ -111,8 +112,16 @@ class Indexer:
         progress: bool | None = None,
     ) -> IngestReport:
         """Chunk, link and embed documents; see :meth:`graphmem.Memory.add_documents`."""
+        check_positive(chunk_tokens, "chunk_tokens")
+        check_positive(overlap, "overlap", minimum=0)
+        check_positive(batch_size, "batch_size")
         docs = _documents(documents)
         extractor = extractor if extractor is not None else NoExtractor()
+        if not callable(getattr(extractor, "extract", None)):
+            raise InvalidInput(
+                f"extractor must have an extract(text, known) method (an Extractor), got "
+                f"{type(extractor).__name__}"
+            )
         report = IngestReport(documents=len(docs), extractor=extractor.name)
         if isinstance(extractor, NoExtractor):
             report.notes.append(
@@ -232,7 +241,7 @@ class Indexer:
         if entity_ids is None:
             entities = self._store.find_entities(self._tenant, EntityFilter())
         else:
-            entities = self._store.get_entities(self._tenant, list(entity_ids))
+            entities = self._store.get_entities(self._tenant, check_ids(entity_ids, "entity_ids"))
         for start in range(0, len(entities), _EMBED_BATCH):
             part = entities[start : start + _EMBED_BATCH]
             vectors = self._embed([entity_text(e) for e in part])

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, ClassVar
 
+from graphmem.checks import check_depth, check_ids, check_safe_names, check_text
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.models import (
     NODE_KINDS,
@@ -100,7 +101,7 @@ def check_query(query: object, what: str = "the query") -> str:
         )
     if not query.strip():
         raise InvalidInput(f"{what} is empty; ask something (e.g. 'who runs the mill?')")
-    return query
+    return check_text(query, what)
 
 
 def check_request(
@@ -111,10 +112,10 @@ def check_request(
         raise InvalidInput(f"k must be a positive integer, got {k!r}", k=k)
     if not isinstance(hops, int) or isinstance(hops, bool) or hops < 0:
         raise InvalidInput(f"hops must be a non-negative integer, got {hops!r}", hops=hops)
+    check_depth(hops, "hops", minimum=0)  # at most MAX_DEPTH
     if kinds is None:
         return k, hops, RESULT_KINDS
-    if isinstance(kinds, str):
-        kinds = [kinds]
+    kinds = check_safe_names(kinds, "kind") or []
     wanted = tuple(dict.fromkeys(kinds))
     bad = [kind for kind in wanted if kind not in RESULT_KINDS]
     if bad or not wanted:
@@ -129,9 +130,8 @@ def check_scope(scope: Sequence[str] | None) -> list[str] | None:
     """
     if scope is None:
         return None
-    if isinstance(scope, str):
-        scope = [scope]
-    ids = list(dict.fromkeys(scope))
+    given = [scope] if isinstance(scope, str) else check_ids(scope, "graph_scope")
+    ids = list(dict.fromkeys(given))
     if not ids:
         raise InvalidInput("graph_scope is empty; pass None to search the whole memory")
     for value in ids:
@@ -141,9 +141,8 @@ def check_scope(scope: Sequence[str] | None) -> list[str] | None:
 
 
 def _types(rel_types: Sequence[str] | None) -> tuple[str, ...] | None:
-    if rel_types is None:
-        return None
-    return (rel_types,) if isinstance(rel_types, str) else tuple(rel_types)
+    names = check_safe_names(rel_types, "relationship type")
+    return None if names is None else tuple(names)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,27 @@ from graphmem import EventBus, GraphStore, Memory, StoreClosed
 from graphmem.events import Event
 
 from .backends import BACKENDS, BackendSpec
+from .fuzz_calls import OUTCOMES, TALLY
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip the long fuzz run unless the marker expression names it (``-m fuzz_long``)."""
+    if "fuzz_long" in (config.getoption("markexpr", "") or ""):
+        return
+    skip = pytest.mark.skip(reason="the long fuzz run: select it with -m fuzz_long")
+    for item in items:
+        if item.get_closest_marker("fuzz_long") is not None:
+            item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The fuzz suite's outcomes by backend (inputs tried, typed and untyped errors, ...)."""
+    if not TALLY:
+        return
+    terminalreporter.section("fuzz: hostile inputs by backend")
+    terminalreporter.line(f"{'backend':8s}" + "".join(f"{o:>14s}" for o in OUTCOMES))
+    for backend, counts in sorted(TALLY.items()):
+        terminalreporter.line(f"{backend:8s}" + "".join(f"{counts[o]:14d}" for o in OUTCOMES))
 
 
 class _Servers:

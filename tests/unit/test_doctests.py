@@ -7,6 +7,7 @@ import pytest
 
 MODULES = [
     "graphmem",
+    "graphmem.checks",
     "graphmem.models",
     "graphmem.store",
     "graphmem.memory",

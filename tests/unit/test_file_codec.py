@@ -30,7 +30,6 @@ ENTITIES = [
         created_at=T0,
         updated_at=T0 + timedelta(days=1),
     ),
-    Entity(id="c", type="npc", name="lone \ud800 surrogate"),
 ]
 RELATIONSHIPS = [
     Relationship(source_id="a", target_id="b", type="knows"),

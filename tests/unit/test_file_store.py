@@ -130,14 +130,17 @@ def test_an_sqlite_without_json1_reads_models_one_row_at_a_time(
         assert fingerprint(store) == expected
 
 
-def test_text_with_a_lone_surrogate_survives_reopen(tmp_path: Path) -> None:
+def test_text_with_a_lone_surrogate_is_refused_as_on_memory(tmp_path: Path) -> None:
     path = tmp_path / "w.graphmem"
     with graphmem.open(url(path), tenant="t") as mem:
-        mem.upsert_entities([Entity(id="a", type="npc", name="A\ud800B")])
-        mem.conversation("s").append("npc", "half \udc00 a pair")
+        mem.upsert_entities([Entity(id="a", type="npc", name="A")])
+        with pytest.raises(InvalidInput, match="lone surrogate"):
+            mem.upsert_entities([{"id": "b", "type": "npc", "name": "A\ud800B"}])
+        with pytest.raises(InvalidInput, match="lone surrogate"):
+            mem.conversation("s").append("npc", "half \udc00 a pair")
     with graphmem.open(url(path), tenant="t") as mem:
-        assert mem.get_entity("a").name == "A\ud800B"
-        assert mem.conversation("s").history()[0].content == "half \udc00 a pair"
+        assert [e.id for e in mem.find_entities()] == ["a"]
+        assert mem.sessions() == []
 
 
 def test_fsync_false_still_persists(tmp_path: Path) -> None:

@@ -149,7 +149,11 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
             {"entity": ENTITY, "facts": [{"rel": REL, "other": OTHER}]}
         ],
         "conversations/append_turn": lambda: [
-            {"created_at": T0 + timedelta(microseconds=1), "parent_id": "t0"}
+            {
+                "created_at": T0 + timedelta(microseconds=1),
+                "parent_id": "t0",
+                "past_last_time": False,
+            }
         ],
         "conversations/get_turn": lambda: [{"turn": TURN}],
         "conversations/get_head": lambda: [{"turn": TURN}],
@@ -622,6 +626,19 @@ def test_append_returns_parent_and_bumped_time(store: Neo4jStore) -> None:
     turn = store.append_turn("t", Turn(session_id="s", role="player", content="hi", created_at=T0))
     assert turn.parent_id == "t0"
     assert turn.created_at == T0 + timedelta(microseconds=1)
+
+
+def test_append_after_the_last_time_is_invalid_in_its_transaction(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    # The query reports the bump past year 9999; the error is raised inside the
+    # transaction function, so the driver rolls the append back.
+    server.overrides["conversations/append_turn"] = lambda params: [
+        {"created_at": "+10000-01-01T00:00:00Z", "parent_id": "t0", "past_last_time": True}
+    ]
+    with pytest.raises(InvalidInput, match="last time"):
+        store.append_turn("t", Turn(session_id="s", role="player", content="hi"))
+    assert server.transactions == 1
 
 
 def test_upsert_returns_one_entity_per_input_position(store: Neo4jStore) -> None:

@@ -48,6 +48,15 @@ from graphmem.backends.neo4j.mapping import (
 )
 from graphmem.backends.neo4j.queries import load_query
 from graphmem.backends.search import as_matrix
+from graphmem.checks import (
+    MAX_DEPTH,
+    check_arguments,
+    check_depth,
+    check_id,
+    check_ids,
+    check_positive,
+    check_safe_names,
+)
 from graphmem.errors import (
     BackendUnavailable,
     GraphmemError,
@@ -173,13 +182,6 @@ for up to the driver's ``max_transaction_retry_time``, 30 s unless given)."""
 INDEX_CACHE_SECONDS = 60.0
 """How long a store trusts the list of vector indexes it read (name, state, dimension)."""
 
-MAX_DEPTH = 32
-"""The deepest walk ``neighbors``, ``visible_subgraph`` and ``expand`` take (hops); a
-deeper one is ``InvalidInput``. Their queries take one step per hop, so the cap bounds
-the work whatever depth a caller sends (one of 10**9 would run for minutes even where
-the walk has ended: the loop still counts its hops). A simple constant, to be folded
-into the shared argument checks of all backends."""
-
 NO_LIMIT = 2**31 - 1
 """The "no limit" value of ``$limit`` / ``$max_nodes`` parameters, and the cap of any limit
 a caller gives: Neo4j takes a list index or slice bound only as a 32-bit integer
@@ -295,16 +297,10 @@ def _limit(value: int | None) -> int:
     return NO_LIMIT if value is None else min(value, NO_LIMIT)
 
 
-def _check_k(k: object) -> int:
-    if not isinstance(k, int) or isinstance(k, bool) or k <= 0:
-        raise InvalidInput(f"k must be a positive integer, got {k!r}", k=k)
-    return k
-
-
 def _check_scope(scope_ids: Sequence[str] | None) -> list[str] | None:
     if scope_ids is None:
         return None
-    return list(dict.fromkeys(_check_ids(scope_ids, "scope_ids")))
+    return list(dict.fromkeys(check_ids(scope_ids, "scope_ids")))
 
 
 def _check_stored_dimension(stored: object, dimension: int, what: str) -> None:
@@ -360,18 +356,6 @@ def _as_utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
-def _check_id(value: object, what: str) -> str:
-    if not isinstance(value, str) or not value:
-        raise InvalidInput(f"{what} must be a non-empty string, got {value!r}", value=value)
-    return value
-
-
-def _check_ids(values: object, what: str) -> list[str]:
-    if isinstance(values, str) or not isinstance(values, Iterable):
-        raise InvalidInput(f"{what} takes a list of ids; wrap a single id in [...]")
-    return [_check_id(v, what) for v in values]
-
-
 def _check_items(items: object, model: type[T], what: str) -> list[T]:
     if isinstance(items, (model, str, Mapping)) or not isinstance(items, Iterable):  # noqa: UP038
         raise InvalidInput(f"{what} takes a list of {model.__name__}; wrap one in [...]")
@@ -388,7 +372,7 @@ def _check_items(items: object, model: type[T], what: str) -> list[T]:
 def _check_chunks(items: object, what: str) -> list[Chunk]:
     chunks = _check_items(items, Chunk, what)
     for index, chunk in enumerate(chunks):
-        _check_id(chunk.id, f"{what}[{index}] id")
+        check_id(chunk.id, f"{what}[{index}] id")
     return chunks
 
 
@@ -397,7 +381,7 @@ def _check_entities(items: object, what: str) -> list[Entity]:
     for index, entity in enumerate(entities):
         # model_construct skips validation: never trust a type that reaches the store.
         check_safe_name(entity.type, f"{what}[{index}] type")
-        _check_id(entity.id, f"{what}[{index}] id")
+        check_id(entity.id, f"{what}[{index}] id")
     return entities
 
 
@@ -406,36 +390,9 @@ def _check_relationships(items: object, what: str) -> list[Relationship]:
     for index, rel in enumerate(rels):
         # The type becomes a relationship type through $(...): check it here, always.
         check_safe_name(rel.type, f"{what}[{index}] type")
-        _check_id(rel.source_id, f"{what}[{index}] source_id")
-        _check_id(rel.target_id, f"{what}[{index}] target_id")
+        check_id(rel.source_id, f"{what}[{index}] source_id")
+        check_id(rel.target_id, f"{what}[{index}] target_id")
     return rels
-
-
-def _check_names(values: Sequence[str] | None, what: str) -> list[str] | None:
-    if values is None:
-        return None
-    if isinstance(values, str):  # one name, as the embedded backend takes it
-        values = [values]
-    return [check_safe_name(v, what) for v in values]
-
-
-def _check_depth(value: object, what: str, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise InvalidInput(f"{what} must be an integer >= {minimum}, got {value!r}", value=value)
-    return value
-
-
-def _check_hops(value: object, what: str, minimum: int) -> int:
-    """A walk's depth: an integer from ``minimum`` to :data:`MAX_DEPTH`."""
-    depth = _check_depth(value, what, minimum)
-    if depth > MAX_DEPTH:
-        raise InvalidInput(
-            f"{what} must be at most {MAX_DEPTH} hops, got {depth}; a walk that deep reaches "
-            "the whole connected graph anyway (use max_nodes to bound what comes back)",
-            value=value,
-            limit=MAX_DEPTH,
-        )
-    return depth
 
 
 def _check_direction(value: object) -> str:
@@ -753,6 +710,7 @@ class Neo4jStore:
         # The driver types queries as LiteralString to discourage building them from
         # input; ours come verbatim from the packaged files, never from input.
         query: LiteralString = load_query(name)
+        check_arguments((), params)  # the driver cannot encode a lone surrogate
         with traced(self._tracer, name, params, round_trips=1):
             try:
                 result = tx.run(query, dict(params))
@@ -799,6 +757,7 @@ class Neo4jStore:
         """
         self._check_open()
         query: LiteralString = load_query(name)
+        check_arguments((), params)  # the driver cannot encode a lone surrogate
         mode = neo4j.WRITE_ACCESS if write else neo4j.READ_ACCESS
         with traced(self._tracer, name, params, round_trips=1):
             deadline: float | None = None
@@ -832,6 +791,7 @@ class Neo4jStore:
         """
         self._check_open()
         query: LiteralString = load_query(name)
+        check_arguments((), params)  # the driver cannot encode a lone surrogate
         with traced(self._tracer, name, params, round_trips=1):
             try:
                 records: Rows = self._driver.execute_query(
@@ -937,7 +897,7 @@ class Neo4jStore:
 
     def get_entity(self, tenant: str, entity_id: str) -> Entity:
         """Return the entity; ``NotFound`` if there is none with that id."""
-        found = self.get_entities(tenant, [_check_id(entity_id, "entity id")])
+        found = self.get_entities(tenant, [check_id(entity_id, "entity id")])
         if not found:
             raise NotFound(
                 f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
@@ -947,7 +907,7 @@ class Neo4jStore:
     def get_entities(self, tenant: str, entity_ids: Sequence[str]) -> list[Entity]:
         """Return the entities that exist among ``entity_ids``, in the order asked."""
         tenant = self._check(tenant)
-        ids = _check_ids(entity_ids, "entity_ids")
+        ids = check_ids(entity_ids, "entity_ids")
         if not ids:
             return []
         rows = self._read(
@@ -973,7 +933,7 @@ class Neo4jStore:
         Keys both set and removed end up removed.
         """
         tenant = self._check(tenant)
-        _check_id(entity_id, "entity id")
+        check_id(entity_id, "entity id")
         if type is not None:
             check_safe_name(type, "entity type")
         if isinstance(remove_attributes, str):  # one key, as the embedded backend takes it
@@ -1020,7 +980,7 @@ class Neo4jStore:
     def delete_entities(self, tenant: str, entity_ids: Sequence[str]) -> int:
         """Delete entities and their relationships; return how many existed."""
         tenant = self._check(tenant)
-        ids = list(dict.fromkeys(_check_ids(entity_ids, "entity_ids")))
+        ids = list(dict.fromkeys(check_ids(entity_ids, "entity_ids")))
         if not ids:
             return 0
 
@@ -1114,7 +1074,7 @@ class Neo4jStore:
     ) -> list[Relationship]:
         """Return relationships of an entity (outgoing by default); ``NotFound`` if unknown."""
         tenant = self._check(tenant)
-        _check_id(entity_id, "entity id")
+        check_id(entity_id, "entity id")
         if not isinstance(filter, RelationshipFilter):
             raise InvalidInput("get_relationships takes a RelationshipFilter")
         if filter.include_invalid:
@@ -1143,8 +1103,8 @@ class Neo4jStore:
         tenant = self._check(tenant)
         params = {
             "tenant": tenant,
-            "source_id": _check_id(source_id, "source id"),
-            "target_id": _check_id(target_id, "target id"),
+            "source_id": check_id(source_id, "source id"),
+            "target_id": check_id(target_id, "target id"),
             "type": check_safe_name(type, "relationship type"),
         }
         return bool(self._write("relationships/delete_relationship", params)[0]["deleted"])
@@ -1165,8 +1125,8 @@ class Neo4jStore:
         now = utcnow()
         params = {
             "tenant": tenant,
-            "source_id": _check_id(source_id, "source id"),
-            "target_id": _check_id(target_id, "target id"),
+            "source_id": check_id(source_id, "source id"),
+            "target_id": check_id(target_id, "target id"),
             "type": check_safe_name(type, "relationship type"),
             "at": None if at is None else _as_utc(at),
             "now": now,
@@ -1238,12 +1198,12 @@ class Neo4jStore:
         tenant = self._check(tenant)
         params = {
             "tenant": tenant,
-            "entity_id": _check_id(entity_id, "entity id"),
-            "depth": _check_hops(depth, "depth", 1),
-            "rel_types": _check_names(rel_types, "relationship type"),
-            "node_types": _check_names(node_types, "entity type"),
+            "entity_id": check_id(entity_id, "entity id"),
+            "depth": check_depth(depth, "depth"),
+            "rel_types": check_safe_names(rel_types, "relationship type"),
+            "node_types": check_safe_names(node_types, "entity type"),
             "max_nodes": _limit(
-                None if max_nodes is None else _check_depth(max_nodes, "max_nodes", 1)
+                None if max_nodes is None else check_positive(max_nodes, "max_nodes")
             ),
             "direction": _check_direction(direction),
             "now": utcnow(),
@@ -1268,10 +1228,10 @@ class Neo4jStore:
         tenant = self._check(tenant)
         params = {
             "tenant": tenant,
-            "source_id": _check_id(source_id, "source id"),
-            "target_id": _check_id(target_id, "target id"),
-            "max_depth": _check_depth(max_depth, "max_depth", 1),
-            "rel_types": _check_names(rel_types, "relationship type"),
+            "source_id": check_id(source_id, "source id"),
+            "target_id": check_id(target_id, "target id"),
+            "max_depth": check_positive(max_depth, "max_depth"),
+            "rel_types": check_safe_names(rel_types, "relationship type"),
             "now": utcnow(),
         }
         row = self._read("traversal/find_path", params)[0]
@@ -1291,8 +1251,8 @@ class Neo4jStore:
         tenant = self._check(tenant)
         params = {
             "tenant": tenant,
-            "entity_id": _check_id(entity_id, "entity id"),
-            "depth": _check_hops(depth, "depth", 1),
+            "entity_id": check_id(entity_id, "entity id"),
+            "depth": check_depth(depth, "depth"),
             "now": utcnow(),
         }
         rows = self._read("traversal/get_visible_subgraph", params)
@@ -1334,7 +1294,7 @@ class Neo4jStore:
         )
         params = {
             "tenant": tenant,
-            "entity_id": _check_id(entity_id, "entity id"),
+            "entity_id": check_id(entity_id, "entity id"),
             "mode": mode,
             "at": wire_time(at),
             "recorded": wire_time(recorded),
@@ -1378,7 +1338,19 @@ class Neo4jStore:
             "props": props,
             "created_at": created_at,
         }
-        row = self._write("conversations/append_turn", params)[0]
+
+        def work(tx: neo4j.ManagedTransaction) -> dict[str, Any]:
+            row = dict(self._run(tx, "conversations/append_turn", params)[0])
+            if row["past_last_time"]:  # raised inside the transaction: it is rolled back
+                raise InvalidInput(
+                    f"the head of session {turn.session_id!r} was created at the last time "
+                    "there is (9999-12-31T23:59:59.999999Z); no turn can follow it on its "
+                    "branch",
+                    turn_id=turn.id,
+                )
+            return row
+
+        row = self._execute(work, write=True)
         return turn.model_copy(
             update={"parent_id": row["parent_id"], "created_at": to_datetime(row["created_at"])}
         )
@@ -1386,7 +1358,7 @@ class Neo4jStore:
     def get_turn(self, tenant: str, turn_id: str) -> Turn:
         """Return a turn by id; ``NotFound`` if unknown."""
         tenant = self._check(tenant)
-        params = {"tenant": tenant, "turn_id": _check_id(turn_id, "turn id")}
+        params = {"tenant": tenant, "turn_id": check_id(turn_id, "turn id")}
         rows = self._read("conversations/get_turn", params)
         if not rows:
             raise NotFound(
@@ -1397,7 +1369,7 @@ class Neo4jStore:
     def head(self, tenant: str, session_id: str) -> Turn | None:
         """The head of the session's active branch, or None before the first turn."""
         tenant = self._check(tenant)
-        params = {"tenant": tenant, "session_id": _check_id(session_id, "session id")}
+        params = {"tenant": tenant, "session_id": check_id(session_id, "session id")}
         rows = self._read("conversations/get_head", params)
         return turn_from_row(rows[0]["turn"]) if rows else None
 
@@ -1409,8 +1381,8 @@ class Neo4jStore:
         tenant = self._check(tenant)
         params = {
             "tenant": tenant,
-            "session_id": _check_id(session_id, "session id"),
-            "turn_id": _check_id(turn_id, "turn id"),
+            "session_id": check_id(session_id, "session id"),
+            "turn_id": check_id(turn_id, "turn id"),
         }
 
         def work(tx: neo4j.ManagedTransaction) -> Turn:
@@ -1443,8 +1415,8 @@ class Neo4jStore:
         tenant = self._check(tenant)
         params = {
             "tenant": tenant,
-            "session_id": _check_id(session_id, "session id"),
-            "limit": _limit(None if limit is None else _check_depth(limit, "limit", 1)),
+            "session_id": check_id(session_id, "session id"),
+            "limit": _limit(None if limit is None else check_positive(limit, "limit")),
         }
         rows = self._read("conversations/get_branch", params)
         return [turn_from_row(row) for row in reversed(rows[0]["turns"])]
@@ -1452,7 +1424,7 @@ class Neo4jStore:
     def list_turns(self, tenant: str, session_id: str) -> list[Turn]:
         """Every turn of the session, all branches, in the order they were created."""
         tenant = self._check(tenant)
-        params = {"tenant": tenant, "session_id": _check_id(session_id, "session id")}
+        params = {"tenant": tenant, "session_id": check_id(session_id, "session id")}
         return [
             turn_from_row(row["turn"]) for row in self._read("conversations/list_turns", params)
         ]
@@ -1461,20 +1433,20 @@ class Neo4jStore:
         """Turns in one session (all branches), or in every session of the tenant."""
         tenant = self._check(tenant)
         if session_id is not None:
-            _check_id(session_id, "session id")
+            check_id(session_id, "session id")
         params = {"tenant": tenant, "session_id": session_id}
         return int(self._read("conversations/count_turns", params)[0]["count"])
 
     def delete_turn(self, tenant: str, turn_id: str) -> bool:
         """Delete a turn, re-linking its children to its parent; one query."""
         tenant = self._check(tenant)
-        params = {"tenant": tenant, "turn_id": _check_id(turn_id, "turn id")}
+        params = {"tenant": tenant, "turn_id": check_id(turn_id, "turn id")}
         return bool(self._write("conversations/delete_turn", params)[0]["deleted"])
 
     def delete_conversation(self, tenant: str, session_id: str) -> int:
         """Delete every turn of a session and its head; return how many turns there were."""
         tenant = self._check(tenant)
-        params = {"tenant": tenant, "session_id": _check_id(session_id, "session id")}
+        params = {"tenant": tenant, "session_id": check_id(session_id, "session id")}
         return int(self._write("conversations/delete_conversation", params)[0]["deleted"])
 
     def search_turns(self, tenant: str, filter: TurnFilter) -> list[Turn]:
@@ -1612,7 +1584,7 @@ class Neo4jStore:
         """Return one record; ``NotFound`` if there is no record of ``kind`` with that id."""
         tenant = self._check(tenant)
         check_safe_name(kind, "record kind")
-        record_id = _check_id(record_id, "record id")
+        record_id = check_id(record_id, "record id")
         rows = self._read(
             "records/get_record", {"tenant": tenant, "kind": kind, "record_id": record_id}
         )
@@ -1629,7 +1601,7 @@ class Neo4jStore:
         """Return the records of ``kind`` that exist among ``record_ids``, in the order asked."""
         tenant = self._check(tenant)
         check_safe_name(kind, "record kind")
-        wanted = _check_ids(record_ids, "record_ids")
+        wanted = check_ids(record_ids, "record_ids")
         if not wanted:
             return []
         params = {"tenant": tenant, "kind": kind, "record_ids": wanted}
@@ -1677,7 +1649,7 @@ class Neo4jStore:
         """Delete records of ``kind`` by id, in one batch; return how many existed."""
         tenant = self._check(tenant)
         check_safe_name(kind, "record kind")
-        wanted = list(dict.fromkeys(_check_ids(ids, "ids")))
+        wanted = list(dict.fromkeys(check_ids(ids, "ids")))
         if not wanted:
             return 0
         params = {"tenant": tenant, "kind": kind, "ids": wanted}
@@ -1819,7 +1791,7 @@ class Neo4jStore:
     def get_turns(self, tenant: str, turn_ids: Sequence[str]) -> list[Turn]:
         """Return the turns that exist among ``turn_ids``, in the order asked; one query."""
         tenant = self._check(tenant)
-        ids = _check_ids(turn_ids, "turn_ids")
+        ids = check_ids(turn_ids, "turn_ids")
         if not ids:
             return []
         rows = self._read(
@@ -1831,7 +1803,7 @@ class Neo4jStore:
     def turn_window(self, tenant: str, turn_ids: Sequence[str], *, depth: int = 1) -> list[Turn]:
         """The turns asked and those within ``depth`` PARENT edges of them; one query."""
         tenant = self._check(tenant)
-        ids = _check_ids(turn_ids, "turn_ids")
+        ids = check_ids(turn_ids, "turn_ids")
         params = {
             "tenant": tenant,
             "ids": list(dict.fromkeys(ids)),
@@ -1874,7 +1846,7 @@ class Neo4jStore:
     def get_chunks(self, tenant: str, chunk_ids: Sequence[str]) -> list[Chunk]:
         """Return the chunks that exist among ``chunk_ids``, in the order asked; one query."""
         tenant = self._check(tenant)
-        ids = _check_ids(chunk_ids, "chunk_ids")
+        ids = check_ids(chunk_ids, "chunk_ids")
         if not ids:
             return []
         rows = self._read("chunks/get_chunks", {"tenant": tenant, "ids": list(dict.fromkeys(ids))})
@@ -1884,7 +1856,7 @@ class Neo4jStore:
     def delete_chunks(self, tenant: str, chunk_ids: Sequence[str]) -> int:
         """Delete chunks with their mentions and embeddings; return how many existed."""
         tenant = self._check(tenant)
-        ids = list(dict.fromkeys(_check_ids(chunk_ids, "chunk_ids")))
+        ids = list(dict.fromkeys(check_ids(chunk_ids, "chunk_ids")))
         if not ids:
             return 0
 
@@ -1919,8 +1891,8 @@ class Neo4jStore:
             raise InvalidInput("mentions must map node ids to lists of entity ids")
         links = [
             {
-                "node_id": _check_id(node_id, "a node id of mentions"),
-                "entity_ids": list(dict.fromkeys(_check_ids(entity_ids, f"mentions[{node_id!r}]"))),
+                "node_id": check_id(node_id, "a node id of mentions"),
+                "entity_ids": list(dict.fromkeys(check_ids(entity_ids, f"mentions[{node_id!r}]"))),
             }
             for node_id, entity_ids in mentions.items()
         ]
@@ -1949,7 +1921,7 @@ class Neo4jStore:
         """The entity ids each turn or chunk mentions, sorted; nodes without any are absent."""
         tenant = self._check(tenant)
         queries = _mention_queries(kind)
-        ids = _check_ids(node_ids, "node_ids")
+        ids = check_ids(node_ids, "node_ids")
         if not ids:
             return {}
         rows = self._read(queries.get, {"tenant": tenant, "ids": list(dict.fromkeys(ids))})
@@ -1968,8 +1940,8 @@ class Neo4jStore:
         tenant = self._check(tenant)
         queries = _mention_queries(kind)
         if limit is not None:
-            _check_depth(limit, "limit", 1)
-        ids = _check_ids(entity_ids, "entity_ids")
+            check_positive(limit, "limit")
+        ids = check_ids(entity_ids, "entity_ids")
         if not ids:
             return {}
         params = {
@@ -1992,7 +1964,7 @@ class Neo4jStore:
         """
         tenant = self._check(tenant)
         spec = _node_kind(kind)
-        node_ids = _check_ids(ids, "ids")
+        node_ids = check_ids(ids, "ids")
         matrix = as_matrix(vectors, None, "embeddings")
         if matrix.shape[0] != len(node_ids):
             raise InvalidInput(
@@ -2138,7 +2110,7 @@ class Neo4jStore:
         """
         tenant = self._check(tenant)
         spec = _node_kind(kind)
-        params = self._vector_params(tenant, vector, _check_k(k), scope_ids)
+        params = self._vector_params(tenant, vector, check_positive(k, "k"), scope_ids)
         index = self._online_vector_index(spec.label, params["dimension"])
         return self._vector_search_from(spec, params, index, _first_fetch(params["k"]))
 
@@ -2164,7 +2136,7 @@ class Neo4jStore:
         """
         tenant = self._check(tenant)
         wanted = check_search_kinds(kinds, vector, text)
-        k = _check_k(k)
+        k = check_positive(k, "k")
         if text is not None and not isinstance(text, str):
             raise InvalidInput(f"query must be a string, got {type(text).__name__}")
         vparams = None if vector is None else self._vector_params(tenant, vector, k, scope_ids)
@@ -2286,7 +2258,7 @@ class Neo4jStore:
         """
         tenant = self._check(tenant)
         spec = _node_kind(kind)
-        k = _check_k(k)
+        k = check_positive(k, "k")
         if not isinstance(query, str):
             raise InvalidInput(f"query must be a string, got {type(query).__name__}")
         scope = _check_scope(scope_ids)
@@ -2315,15 +2287,15 @@ class Neo4jStore:
         ``max_nodes`` caps them (seeds always included); relationships by key.
         """
         tenant = self._check(tenant)
-        depth = _check_hops(depth, "depth", 0)
+        depth = check_depth(depth, "depth", minimum=0)
         if max_nodes is not None:
-            _check_depth(max_nodes, "max_nodes", 1)
+            check_positive(max_nodes, "max_nodes")
         params: dict[str, Any] = {
             "tenant": tenant,
             "direction": _check_direction(direction),
-            "rel_types": _check_names(rel_types, "relationship type"),
-            "seeds": list(dict.fromkeys(_check_ids(seed_ids, "seed_ids"))),
-            "within": None if within is None else list(dict.fromkeys(_check_ids(within, "within"))),
+            "rel_types": check_safe_names(rel_types, "relationship type"),
+            "seeds": list(dict.fromkeys(check_ids(seed_ids, "seed_ids"))),
+            "within": None if within is None else list(dict.fromkeys(check_ids(within, "within"))),
             "depth": depth,
             "now": utcnow(),
         }
@@ -2497,8 +2469,8 @@ def _plan_mentions(mentions: object) -> dict[str, list[dict[str, str]]]:
         kind, node_id, entity_id = mention
         _mention_queries(kind)
         key = (
-            _check_id(node_id, f"mentions[{index}] node_id"),
-            _check_id(entity_id, f"mentions[{index}] entity_id"),
+            check_id(node_id, f"mentions[{index}] node_id"),
+            check_id(entity_id, f"mentions[{index}] entity_id"),
         )
         grouped.setdefault(kind, {})[key] = None
     return {
@@ -2565,10 +2537,10 @@ def _plan_turns(turns: Sequence[Turn], heads: Mapping[str, str | None]) -> _Turn
     plan.sessions = [{"session_id": s, "turns": rows} for s, rows in grouped.items()]
     resolved: dict[str, str] = dict(last)
     for session_id, head_id in heads.items():
-        _check_id(session_id, "session id in heads")
+        check_id(session_id, "session id in heads")
         if head_id is None:
             continue  # the last turn of the session in the dump, if it has any
-        _check_id(head_id, "head id")
+        check_id(head_id, "head id")
         head = by_id.get(head_id)
         if head is None:
             plan.refs.append({"id": head_id, "session": session_id})

@@ -14,11 +14,12 @@ and adjacency of the graph; the entity and relationship models are read on first
 from __future__ import annotations
 
 import gc
+import inspect
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import partial, wraps
 from operator import attrgetter
 from pathlib import Path
@@ -28,6 +29,14 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import networkx as nx
 
 from graphmem.backends import composed
+from graphmem.checks import (
+    check_arguments,
+    check_depth,
+    check_ids,
+    check_limit,
+    check_positive,
+    check_safe_names,
+)
 from graphmem.errors import InvalidInput, NotFound, StoreClosed, StoreReadOnly
 from graphmem.models import (
     NODE_KINDS,
@@ -82,6 +91,7 @@ __all__ = ["NetworkXStore", "file_path", "open_networkx", "paused_gc"]
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 _ONE_MICROSECOND = timedelta(microseconds=1)
+_LAST_TIME = datetime.max.replace(tzinfo=UTC)
 _REL_KEY = attrgetter("source_id", "target_id", "type")
 _DIRECTIONS = ("out", "in", "both")
 _CAPABILITIES = frozenset(
@@ -285,6 +295,7 @@ def _operation(
     """
     name = method.__name__
     writes = name in WRITE_METHODS
+    texts = _text_parameters(method)
 
     @wraps(method)
     def wrapper(self: NetworkXStore, tenant: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -298,6 +309,7 @@ def _operation(
             )
         if type(tenant) is not str or tenant not in _valid_tenants:
             _valid_tenants.add(check_tenant(tenant))
+        check_arguments(args, kwargs, texts)
         with self._lock:
             self._ops += 1  # the warm-up of a reopened file backs off while this moves
             if writes:
@@ -314,14 +326,14 @@ def _operation(
     return wrapper
 
 
-def _check_ids(ids: Sequence[str], what: str) -> list[str]:
-    if isinstance(ids, str):
-        raise InvalidInput(f"{what} takes a list of ids; wrap a single id in [...]")
-    out = list(ids)
-    for value in out:
-        if not isinstance(value, str) or not value:
-            raise InvalidInput(f"{what}: {value!r} is not an id (a non-empty string)")
-    return out
+def _text_parameters(method: Callable[..., Any]) -> dict[str, tuple[int, bool]]:
+    """The parameters of a store method (after the tenant) annotated ``str`` or ``str | None``."""
+    params = list(inspect.signature(method).parameters.values())[2:]
+    return {
+        p.name: (index, p.annotation != "str")
+        for index, p in enumerate(params)
+        if p.annotation in ("str", "str | None")
+    }
 
 
 def _check_models(items: Sequence[Any], model: type[Any], what: str) -> list[Any]:
@@ -353,12 +365,6 @@ def _check_kind(kind: str, allowed: Sequence[str] = NODE_KINDS) -> str:
     return kind
 
 
-def _check_k(k: int) -> int:
-    if not isinstance(k, int) or isinstance(k, bool) or k <= 0:
-        raise InvalidInput(f"k must be a positive integer, got {k!r}", k=k)
-    return k
-
-
 def _query_vector(data: _Tenant, kind: str, vector: Any) -> tuple[VectorIndex | None, Any]:
     """The kind's vector index (None while empty) and the checked unit query vector."""
     index = data.vectors.get(kind)
@@ -376,17 +382,9 @@ def _indexes() -> Any:
     return indexes
 
 
-def _check_positive(value: int | None, what: str) -> None:
-    if value is not None and (not isinstance(value, int) or value <= 0):
-        raise InvalidInput(f"{what} must be a positive integer, got {value!r}")
-
-
 def _check_types(types: Sequence[str] | None, what: str) -> frozenset[str] | None:
-    if types is None:
-        return None
-    if isinstance(types, str):
-        types = [types]
-    return frozenset(check_safe_name(t, what) for t in types)
+    names = check_safe_names(types, what)
+    return None if names is None else frozenset(names)
 
 
 def _is_current(rel: Relationship, now: datetime) -> bool:
@@ -717,7 +715,7 @@ class NetworkXStore:
     def get_entities(self, tenant: str, entity_ids: Sequence[str]) -> list[Entity]:
         """Return the entities that exist among ``entity_ids``, in the order asked."""
         nodes = self._tenant(tenant).graph._node
-        return [nodes[i]["e"] for i in _check_ids(entity_ids, "entity_ids") if i in nodes]
+        return [nodes[i]["e"] for i in check_ids(entity_ids, "entity_ids") if i in nodes]
 
     @_operation
     def update_entity(
@@ -752,7 +750,7 @@ class NetworkXStore:
     def delete_entities(self, tenant: str, entity_ids: Sequence[str]) -> int:
         """Delete entities and their relationships; return how many existed."""
         nodes = self._tenant(tenant).graph._node
-        present = [i for i in dict.fromkeys(_check_ids(entity_ids, "entity_ids")) if i in nodes]
+        present = [i for i in dict.fromkeys(check_ids(entity_ids, "entity_ids")) if i in nodes]
         if present:
             self._commit({"op": "delete_entities", "tenant": tenant, "ids": present})
         return len(present)
@@ -1063,8 +1061,8 @@ class NetworkXStore:
         direction: Direction = "both",
     ) -> list[Entity]:
         """Breadth-first neighbours up to ``depth`` hops, start excluded, by hop then id."""
-        _check_positive(depth, "depth")
-        _check_positive(max_nodes, "max_nodes")
+        check_depth(depth)
+        check_limit(max_nodes, "max_nodes")
         if direction not in _DIRECTIONS:
             raise InvalidInput(f"direction must be one of {_DIRECTIONS}, got {direction!r}")
         types = _check_types(rel_types, "relationship type")
@@ -1106,7 +1104,7 @@ class NetworkXStore:
         rel_types: Sequence[str] | None = None,
     ) -> list[Entity]:
         """Shortest directed path over current facts, both ends included; [] when none."""
-        _check_positive(max_depth, "max_depth")
+        check_positive(max_depth, "max_depth")
         types = _check_types(rel_types, "relationship type")
         self._entity(tenant, source_id)
         self._entity(tenant, target_id)
@@ -1138,7 +1136,7 @@ class NetworkXStore:
     @_operation
     def visible_subgraph(self, tenant: str, entity_id: str, *, depth: int = 1) -> Subgraph:
         """The entity, everything within ``depth`` hops, and the current facts among them."""
-        _check_positive(depth, "depth")
+        check_depth(depth)
         center = self._entity(tenant, entity_id)
         graph = self._tenant(tenant).graph
         nodes = graph._node
@@ -1147,9 +1145,11 @@ class NetworkXStore:
         members = {entity_id}
         frontier = [entity_id]
         for _hop in range(depth):
-            reached = [o for n in frontier for o in step(n) if o not in members]
+            reached = {o for n in frontier for o in step(n) if o not in members}
+            if not reached:
+                break
             members.update(reached)
-            frontier = reached
+            frontier = list(reached)
         rels = [
             edge["r"]
             for source in members
@@ -1245,6 +1245,12 @@ class NetworkXStore:
         update: dict[str, Any] = {"parent_id": head.id if head else None}
         if head is not None and turn.created_at <= head.created_at:
             # Keep time strictly increasing along a branch (same-microsecond appends).
+            if head.created_at == _LAST_TIME:
+                raise InvalidInput(
+                    f"the head of session {turn.session_id!r} was created at the last time "
+                    f"there is ({_LAST_TIME.isoformat()}); no turn can follow it on its branch",
+                    turn_id=head.id,
+                )
             update["created_at"] = head.created_at + _ONE_MICROSECOND
         stored = turn.model_copy(update=update)
         self._commit(
@@ -1266,7 +1272,7 @@ class NetworkXStore:
     def get_turns(self, tenant: str, turn_ids: Sequence[str]) -> list[Turn]:
         """Return the turns that exist among ``turn_ids``, in the order asked."""
         turns = self._tenant(tenant).turns
-        return [turns[i] for i in _check_ids(turn_ids, "turn_ids") if i in turns]
+        return [turns[i] for i in check_ids(turn_ids, "turn_ids") if i in turns]
 
     @_operation
     def head(self, tenant: str, session_id: str) -> Turn | None:
@@ -1278,7 +1284,7 @@ class NetworkXStore:
     @_operation
     def turn_window(self, tenant: str, turn_ids: Sequence[str], *, depth: int = 1) -> list[Turn]:
         """The turns asked and those within ``depth`` PARENT edges before or after them."""
-        ids = _check_ids(turn_ids, "turn_ids")
+        ids = check_ids(turn_ids, "turn_ids")
         depth = check_window_depth(depth)
         data = self._tenant(tenant)
         turns, children = data.turns, data.children
@@ -1321,7 +1327,7 @@ class NetworkXStore:
     @_operation
     def branch(self, tenant: str, session_id: str, *, limit: int | None = None) -> list[Turn]:
         """The active branch, oldest first; only the newest ``limit`` when given."""
-        _check_positive(limit, "limit")
+        check_limit(limit)
         data = self._tenant(tenant)
         session = data.sessions.get(session_id)
         out: list[Turn] = []
@@ -1528,7 +1534,7 @@ class NetworkXStore:
         """Return the records of ``kind`` that exist among ``record_ids``, in the order asked."""
         check_safe_name(kind, "record kind")
         by_id = self._tenant(tenant).records.get(kind, {})
-        return [by_id[i] for i in _check_ids(record_ids, "record_ids") if i in by_id]
+        return [by_id[i] for i in check_ids(record_ids, "record_ids") if i in by_id]
 
     @_operation
     def find_records(
@@ -1545,7 +1551,7 @@ class NetworkXStore:
     ) -> list[Record]:
         """Records of a kind by owner, data equality and creation time, newest first."""
         check_safe_name(kind, "record kind")
-        _check_positive(limit, "limit")
+        check_limit(limit)
         wanted = list(check_where(where).items())
         low = as_utc(since, "since")
         high = as_utc(until, "until")
@@ -1575,7 +1581,7 @@ class NetworkXStore:
         """Delete records of a kind by id; return how many existed. Missing is fine."""
         check_safe_name(kind, "record kind")
         by_id = self._tenant(tenant).records.get(kind, {})
-        present = [i for i in dict.fromkeys(_check_ids(ids, "ids")) if i in by_id]
+        present = [i for i in dict.fromkeys(check_ids(ids, "ids")) if i in by_id]
         if present:
             self._commit({"op": "delete_records", "tenant": tenant, "kind": kind, "ids": present})
         return len(present)
@@ -1607,13 +1613,13 @@ class NetworkXStore:
     def get_chunks(self, tenant: str, chunk_ids: Sequence[str]) -> list[Chunk]:
         """Return the chunks that exist among ``chunk_ids``, in the order asked."""
         known = self._tenant(tenant).chunks
-        return [known[i] for i in _check_ids(chunk_ids, "chunk_ids") if i in known]
+        return [known[i] for i in check_ids(chunk_ids, "chunk_ids") if i in known]
 
     @_operation
     def delete_chunks(self, tenant: str, chunk_ids: Sequence[str]) -> int:
         """Delete chunks with their mentions and embeddings; return how many existed."""
         known = self._tenant(tenant).chunks
-        present = [i for i in dict.fromkeys(_check_ids(chunk_ids, "chunk_ids")) if i in known]
+        present = [i for i in dict.fromkeys(check_ids(chunk_ids, "chunk_ids")) if i in known]
         if present:
             self._commit({"op": "delete_chunks", "tenant": tenant, "ids": present})
         return len(present)
@@ -1642,7 +1648,7 @@ class NetworkXStore:
         entities = data.graph._node
         links: dict[str, list[str]] = {}
         for node_id, entity_ids in mentions.items():
-            links[node_id] = list(dict.fromkeys(_check_ids(entity_ids, f"mentions[{node_id!r}]")))
+            links[node_id] = list(dict.fromkeys(check_ids(entity_ids, f"mentions[{node_id!r}]")))
         missing_nodes = sorted(n for n in links if n not in nodes)
         missing = sorted({e for ids in links.values() for e in ids if e not in entities})
         if missing_nodes or missing:
@@ -1663,7 +1669,7 @@ class NetworkXStore:
         """The entity ids each turn or chunk mentions, sorted; nodes without any are absent."""
         _check_kind(kind, _MENTION_KINDS)
         known = self._tenant(tenant).mentions[kind]
-        return {n: sorted(known[n]) for n in _check_ids(node_ids, "node_ids") if n in known}
+        return {n: sorted(known[n]) for n in check_ids(node_ids, "node_ids") if n in known}
 
     @_operation
     def find_mentioning(
@@ -1676,11 +1682,11 @@ class NetworkXStore:
     ) -> dict[str, list[str]]:
         """For each entity, the ids of the turns or chunks mentioning it (sorted, capped)."""
         _check_kind(kind, _MENTION_KINDS)
-        _check_positive(limit, "limit")
+        check_limit(limit)
         data = self._tenant(tenant)
         known, ordered = data.mentioned_by[kind], data.sorted_mentions[kind]
         out: dict[str, list[str]] = {}
-        for entity_id in _check_ids(entity_ids, "entity_ids"):
+        for entity_id in check_ids(entity_ids, "entity_ids"):
             nodes = ordered.get(entity_id)
             if nodes is None:
                 found = known.get(entity_id)
@@ -1696,7 +1702,7 @@ class NetworkXStore:
     def put_embeddings(self, tenant: str, kind: NodeKind, ids: Sequence[str], vectors: Any) -> None:
         """Store one embedding per node in the kind's index (replacing earlier ones)."""
         _check_kind(kind)
-        node_ids = _check_ids(ids, "ids")
+        node_ids = check_ids(ids, "ids")
         data = self._tenant(tenant)
         index = data.vectors.get(kind)
         dimension = index.dimension if index is not None and len(index) else None
@@ -1740,7 +1746,7 @@ class NetworkXStore:
         """The candidate node ids of a graph scope (None: every node)."""
         if scope_ids is None:
             return None
-        scope = _check_ids(scope_ids, "scope_ids")
+        scope = check_ids(scope_ids, "scope_ids")
         if kind == "entity":
             return dict.fromkeys(scope)
         by_entity = data.mentioned_by[kind]
@@ -1761,7 +1767,7 @@ class NetworkXStore:
     ) -> list[SearchHit]:
         """The ``k`` nearest nodes of the kind by cosine similarity (exact), best first."""
         _check_kind(kind)
-        _check_k(k)
+        check_positive(k, "k")
         data = self._tenant(tenant)
         index, query = _query_vector(data, kind, vector)
         if index is None:
@@ -1787,7 +1793,7 @@ class NetworkXStore:
         to one core it made ``graphmem bench --retrieval`` slower (docs/retrieval.md).
         """
         wanted = check_search_kinds(kinds, vector, text)
-        _check_k(k)
+        check_positive(k, "k")
         if text is not None and not isinstance(text, str):
             raise InvalidInput(f"query must be a string, got {type(text).__name__}")
         data = self._tenant(tenant)
@@ -1842,7 +1848,7 @@ class NetworkXStore:
     ) -> list[SearchHit]:
         """The ``k`` nodes of the kind whose text best matches the words of ``query``."""
         _check_kind(kind)
-        _check_k(k)
+        check_positive(k, "k")
         if not isinstance(query, str):
             raise InvalidInput(f"query must be a string, got {type(query).__name__}")
         data = self._tenant(tenant)
@@ -1865,14 +1871,13 @@ class NetworkXStore:
         max_nodes: int | None = None,
     ) -> Subgraph:
         """The seeds and the entities within ``depth`` hops of any, with the facts among them."""
-        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 0:
-            raise InvalidInput(f"depth must be a non-negative integer, got {depth!r}")
-        _check_positive(max_nodes, "max_nodes")
+        check_depth(depth, minimum=0)
+        check_limit(max_nodes, "max_nodes")
         if direction not in _DIRECTIONS:
             raise InvalidInput(f"direction must be one of {_DIRECTIONS}, got {direction!r}")
         types = _check_types(rel_types, "relationship type")
-        seeds = list(dict.fromkeys(_check_ids(seed_ids, "seed_ids")))
-        allowed = set(_check_ids(within, "within")) if within is not None else None
+        seeds = list(dict.fromkeys(check_ids(seed_ids, "seed_ids")))
+        allowed = set(check_ids(within, "within")) if within is not None else None
         for seed in seeds:
             self._entity(tenant, seed)
         graph = self._tenant(tenant).graph
