@@ -671,7 +671,7 @@ def _retrieve(args: argparse.Namespace) -> int:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    with open_memory(args.store, tenant=args.tenant) as mem:
+    with open_memory(args.store, tenant=args.tenant, read_only=True) as mem:
         semantic = False if args.no_semantic else None
         answers = mem.ask(args.question, k=args.k, max_hops=args.max_hops, semantic=semantic)
     if args.json:
