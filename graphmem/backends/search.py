@@ -26,9 +26,12 @@ def as_matrix(vectors: Any, dimension: int | None, what: str) -> NDArray[np.floa
         InvalidInput: Wrong shape or dimension, a non-finite value, or a zero vector.
     """
     try:
-        matrix = np.array(vectors, dtype=np.float32, copy=True)
-    except (TypeError, ValueError) as exc:
+        wide = np.array(vectors, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError) as exc:
         raise InvalidInput(f"{what} must be an array of numbers ({exc})") from exc
+    if not np.isfinite(wide).all() or (np.abs(wide) > np.finfo(np.float32).max).any():
+        raise InvalidInput(f"{what} contain NaN, infinite or out-of-range (float32) values")
+    matrix = wide.astype(np.float32)
     if matrix.ndim == 1:
         matrix = matrix.reshape(1, -1)
     if matrix.ndim != 2 or matrix.shape[1] == 0:

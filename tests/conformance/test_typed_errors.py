@@ -60,6 +60,7 @@ CASES: dict[str, Callable[[Memory], object]] = {
         extractor="spacy",
         embed=False,  # type: ignore[arg-type]
     ),
+    "query_with_embedding([1e308, ...])": lambda m: m.query_with_embedding([1e308] * 8),
     "retrieve(preset=[...])": lambda m: m.retrieve("who?", preset=["hybrid"]),  # type: ignore[arg-type]
     "attributes 500 deep": lambda m: m.upsert_entities(
         [{"id": "deep", "type": "npc", "name": "Deep", "attributes": _nested(DEEP)}]
