@@ -76,22 +76,8 @@ _R = TypeVar("_R")
 _ONE_MICROSECOND = timedelta(microseconds=1)
 _REL_KEY = attrgetter("source_id", "target_id", "type")
 _DIRECTIONS = ("out", "in", "both")
-_CAPABILITIES = frozenset(
-    {
-        "entities",
-        "relationships",
-        "traversal",
-        "identity",
-        "conversations",
-        "session_log",
-        "records",
-        "chunks",
-        "mentions",
-        "vector_search",
-        "fulltext_search",
-        "inline_reads",
-    }
-)
+# Flags that are not operations (the operations are the rooms the store satisfies).
+_CAPABILITIES = frozenset({"inline_reads"})
 _MENTION_KINDS = ("turn", "chunk")
 _EMBED_CHUNK = 4096  # vectors per journal record
 
