@@ -6,6 +6,13 @@
 - ``mem``: a ``graphmem.Memory`` over ``store`` and ``tenant`` (it does not own the store);
 - ``reopen()``: closes ``store`` and opens the same URL again (persistent backends only);
 - ``other_store()``: one more store of the same backend at a URL of its own.
+
+``--backend NAME`` (repeatable, or comma-separated) picks the backends: ids of
+``backends.py`` or any registered URL scheme (a plugin's, opened as ``NAME://``); by
+default every backend of ``backends.py``. Each module is marked with the rooms of the
+contract it exercises (``MODULE_ROOMS``, and README.md here), so ``-m search`` selects
+the search modules; a test is skipped on a store that does not satisfy its rooms, and a
+test that uses ``mem`` needs the whole ``GraphStore``.
 """
 
 from __future__ import annotations
@@ -20,9 +27,107 @@ import pytest
 
 import graphmem
 from graphmem import EventBus, GraphStore, Memory, StoreClosed
+from graphmem.contract import (
+    ROOMS,
+    ConversationStore,
+    EntityGraphStore,
+    RecordStore,
+    SearchStore,
+    TenantAdmin,
+)
 from graphmem.events import Event
+from graphmem.store import store_supports
 
 from .backends import BACKENDS, BackendSpec
+
+HERE = Path(__file__).parent
+
+ROOM_MARKERS: dict[type[Any], str] = {
+    EntityGraphStore: "entity_graph",
+    ConversationStore: "conversations",
+    SearchStore: "search",
+    RecordStore: "records",
+    TenantAdmin: "tenant_admin",
+}
+EVERY_ROOM = tuple(ROOM_MARKERS)
+
+MODULE_ROOMS: dict[str, tuple[type[Any], ...]] = {
+    "test_entities": (EntityGraphStore,),
+    "test_relationships": (EntityGraphStore,),
+    "test_relationship_patterns": (EntityGraphStore,),
+    "test_traversal": (EntityGraphStore,),
+    "test_identity": (EntityGraphStore,),
+    "test_graph_questions": (EntityGraphStore,),
+    "test_conversations": (ConversationStore, TenantAdmin),
+    "test_session_log": (ConversationStore,),
+    "test_turn_window": (ConversationStore,),
+    "test_agent_turns": (ConversationStore, EntityGraphStore, TenantAdmin),
+    "test_policy_context": (ConversationStore,),
+    "test_search": (SearchStore, EntityGraphStore, ConversationStore, TenantAdmin),
+    "test_hybrid_search": (SearchStore, EntityGraphStore, ConversationStore),
+    "test_records": (RecordStore, TenantAdmin),
+    "test_record_writes": (RecordStore, TenantAdmin),
+    "test_two_clocks": (RecordStore, EntityGraphStore, TenantAdmin),
+    "test_minds": (RecordStore, EntityGraphStore, TenantAdmin),
+    "test_policy_governance": (RecordStore, TenantAdmin),
+    "test_policy_identity": (RecordStore, ConversationStore, TenantAdmin),
+    "test_policy_poisoning": (RecordStore,),
+    "test_policy_retention": (RecordStore, TenantAdmin),
+    "test_policy_signing": (RecordStore,),
+    "test_dump_load": (TenantAdmin, EntityGraphStore, ConversationStore),
+    "test_rooms": (),
+    "test_plugin_backend": (),
+}
+"""The rooms each conformance module exercises (a module not listed: every room).
+
+They become the module's markers, and a backend runs the module's tests only if its store
+satisfies every one of them. Modules that drive every operation (tenancy, bad input,
+names, the stateful test) are left out on purpose: they need the whole store.
+"""
+
+
+def _selected_backends(config: pytest.Config) -> list[BackendSpec]:
+    names = [n.strip() for value in config.getoption("--backend") for n in value.split(",")]
+    names = [n for n in names if n]
+    if not names:
+        return list(BACKENDS)
+    by_id = {spec.id: spec for spec in BACKENDS}
+    schemes = set(graphmem.registered_schemes())
+    out: list[BackendSpec] = []
+    for name in dict.fromkeys(names):
+        if name in by_id:
+            out.append(by_id[name])
+        elif name in schemes:  # a plugin's backend: a fresh store at NAME:// for each test
+            out.append(BackendSpec(id=name, make_url=_plugin_url(name), persistent=False))
+        else:
+            known = ", ".join(sorted(set(by_id) | schemes))
+            raise pytest.UsageError(f"--backend {name}: no such backend (known: {known})")
+    return out
+
+
+def _plugin_url(scheme: str) -> Callable[[Any, Path], str]:
+    return lambda server, directory: f"{scheme}://"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames:
+        specs = _selected_backends(metafunc.config)
+        metafunc.parametrize(
+            "backend", [pytest.param(spec, id=spec.id, marks=spec.marks) for spec in specs]
+        )
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.parent != HERE:
+            continue
+        for room in MODULE_ROOMS.get(item.path.stem, EVERY_ROOM):
+            item.add_marker(ROOM_MARKERS[room])
+
+
+def _rooms_of(node: pytest.Item) -> list[type[Any]]:
+    return [room for room, marker in ROOM_MARKERS.items() if node.get_closest_marker(marker)]
 
 
 class _Servers:
@@ -55,12 +160,6 @@ def _servers() -> Iterator[_Servers]:
     servers = _Servers()
     yield servers
     servers.close()
-
-
-@pytest.fixture(params=[pytest.param(spec, id=spec.id, marks=spec.marks) for spec in BACKENDS])
-def backend(request: pytest.FixtureRequest) -> BackendSpec:
-    spec: BackendSpec = request.param
-    return spec
 
 
 class Harness:
@@ -100,6 +199,8 @@ class Harness:
     def cleanup(self) -> None:
         try:
             try:
+                if not store_supports(self.current, TenantAdmin):
+                    return  # nothing to clear with; the stores are closed below
                 for tenant in self.tenants:
                     self.current.clear(tenant)
             except StoreClosed:
@@ -120,7 +221,14 @@ def harness(backend: BackendSpec, _servers: _Servers, tmp_path: Path) -> Iterato
 
 
 @pytest.fixture
-def store(harness: Harness) -> GraphStore:
+def store(harness: Harness, request: pytest.FixtureRequest) -> GraphStore:
+    lacking = [
+        room.__name__
+        for room in _rooms_of(request.node)
+        if not store_supports(harness.current, room)
+    ]
+    if lacking:
+        pytest.skip(f"{harness.spec.id}:// does not satisfy {', '.join(lacking)}")
     return harness.current
 
 
@@ -135,7 +243,10 @@ def tenant(new_tenant: Callable[[], str]) -> str:
 
 
 @pytest.fixture
-def mem(store: GraphStore, tenant: str) -> Memory:
+def mem(store: GraphStore, tenant: str, harness: Harness) -> Memory:
+    lacking = [room.__name__ for room in ROOMS if not store_supports(store, room)]
+    if lacking:
+        pytest.skip(f"Memory needs a whole GraphStore; {harness.spec.id}:// lacks {lacking}")
     return Memory(store, tenant, owns_store=False)
 
 

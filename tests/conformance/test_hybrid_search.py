@@ -14,13 +14,6 @@ from graphmem import Chunk, GraphStore, IdentityRequired, InvalidInput, SearchPa
 from .helpers import ent
 
 
-@pytest.fixture(autouse=True)
-def _needs_search(store: GraphStore) -> None:
-    missing = {"chunks", "mentions", "vector_search", "fulltext_search"} - store.capabilities
-    if missing:
-        pytest.skip(f"this backend has no retrieval yet (lacks {', '.join(sorted(missing))})")
-
-
 @pytest.fixture
 def world(store: GraphStore, tenant: str) -> GraphStore:
     rng = np.random.default_rng(3)
