@@ -756,8 +756,8 @@ class TenantAdmin(Protocol):
         """Write a dump into the tenant at once: all of it, or nothing if any part is bad.
 
         Entities, relationships and records are upserted (relationship ends must exist in
-        the store or the dump; records follow :meth:`put_records`). Turns must have new
-        ids; each parent must be in the dump or already in the same session. For each
+        the store or the dump; records follow :meth:`RecordStore.put_records`). Turns must
+        have new ids; each parent must be in the dump or already in the same session. For each
         session in ``dump.heads`` the head becomes that turn; ``None`` there means the
         last turn of that session in the dump. Sessions with turns in the dump but absent
         from ``heads`` get that same default.
