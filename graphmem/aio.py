@@ -160,6 +160,7 @@ class AsyncFactMemory(_Twin[FactMemory]):
         self.session = facts.session
 
     learn = _offload(FactMemory.learn)
+    relate = _offload(FactMemory.relate)
     recall = _offload(FactMemory.recall)
     facts = _offload(FactMemory.facts)
     get = _offload(FactMemory.get)
@@ -311,6 +312,7 @@ class AsyncMemory(_Twin[Memory]):
     to_networkx = _offload(Memory.to_networkx)
     # -- governed facts, session log
     learn = _offload(Memory.learn)
+    relate = _offload(Memory.relate)
     sessions = _offload(Memory.sessions)
     search_turns = _offload(Memory.search_turns)
     recent_turns = _offload(Memory.recent_turns)

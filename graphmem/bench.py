@@ -16,6 +16,9 @@ cost; absolute times on a shared machine say little on their own. Figures:
 With a ``--store`` other than ``memory://`` the same operations run against that store,
 and each figure also reports the store round trips per operation (from the tracer).
 
+``--storage`` measures the ``file://`` store instead (ingest, reopen, memory and snapshots
+against their baselines; see :mod:`graphmem.bench_storage`).
+
 ``--retrieval`` measures retrieval instead (``--vector-sizes``, default 100,000 and
 1,000,000 vectors of 384 dimensions):
 
@@ -26,6 +29,10 @@ and each figure also reports the store round trips per operation (from the trace
 - full-text search p50 right after a one-chunk write over the same chunks (the write is
   committed before the search can see it), against the same search with no write between;
 - embedding throughput of the default embedder (when the extra is installed).
+
+``--governance`` measures governed facts in the graph instead
+(:mod:`graphmem.bench_governance`), ``--recall`` conversation recall
+(:mod:`graphmem.bench_recall`), ``--server`` the HTTP API (:mod:`graphmem.server.bench`).
 """
 
 from __future__ import annotations
@@ -147,6 +154,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --recall: all-MiniLM-L6-v2 (default, the embeddings extra) or hashing",
     )
     parser.add_argument(
+        "--governance",
+        action="store_true",
+        help="measure governed facts in the graph instead: a workspace learn beside an "
+        "agent-scope one, relate beside upsert_relationships, the snapshot of an NPC with "
+        "governed facts beside a snapshot plus a read of its fact records",
+    )
+    parser.add_argument(
         "--quiet", action="store_true", help="no progress bar and no progress lines"
     )
     parser.add_argument(
@@ -155,6 +169,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="measure the HTTP API (snapshot latency and req/s against a bare uvicorn floor) "
         "and the async twin's overhead instead (the server extra)",
     )
+    from graphmem import bench_storage
+
+    bench_storage.add_arguments(parser)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -162,8 +179,8 @@ def _percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def _world(size: int, seed: int) -> tuple[list[Entity], list[Relationship]]:
-    """``size`` entities with about ten relationships each, some inferred or invalidated."""
+def _world(size: int, seed: int, per_entity: int = 5) -> tuple[list[Entity], list[Relationship]]:
+    """``size`` entities with about ``2 * per_entity`` relationships each (out and in)."""
     rng = random.Random(seed)
     now = datetime.now(UTC)
     entities = [
@@ -177,7 +194,7 @@ def _world(size: int, seed: int) -> tuple[list[Entity], list[Relationship]]:
     ]
     rels: dict[tuple[str, str, str], Relationship] = {}
     for i in range(size):
-        for _ in range(5):  # five out, and on average five in: ~10 per entity
+        for _ in range(per_entity):  # as many out, and on average as many in
             j = rng.randrange(size)
             kind = _REL_TYPES[rng.randrange(len(_REL_TYPES))]
             roll = rng.random()
@@ -508,6 +525,14 @@ def run(args: argparse.Namespace) -> int:
         from graphmem.bench_recall import recall_figures
 
         produce = partial(recall_figures, figure=Figure)
+    if getattr(args, "governance", False):
+        from graphmem.bench_governance import governance_figures
+
+        produce = partial(governance_figures, figure=Figure)
+    elif getattr(args, "storage", False):
+        from graphmem.bench_storage import storage_figures
+
+        produce = storage_figures
     with progress_bar(None, "bench", args.progress, "figure") as bar:
         for figure in produce(args, say):
             figures.append(figure)

@@ -1,4 +1,4 @@
-"""The ``graphmem`` command: demo, snapshot, export, import, schema, bench, eval, and the doors.
+"""The ``graphmem`` command: demo, snapshot, export, import, check, schema, bench, eval, doors.
 
 The doors (``serve``, ``mcp``, ``keys``, ``entity``, ``relate``, ``say``, ``history``,
 ``branches``, ``retrieve``, ``tenants``, ``openapi``) live in :mod:`graphmem.commands`.
@@ -11,9 +11,11 @@ Examples::
 
     graphmem demo
     graphmem demo --file brindleford.graphmem
+    graphmem demo --policy
     graphmem snapshot --store file:///tmp/brindleford.graphmem --tenant brindleford odile
     graphmem export --store file:///tmp/brindleford.graphmem --tenant brindleford -o world.jsonl
     graphmem import --store file:///tmp/copy.graphmem --tenant brindleford world.jsonl
+    graphmem check --store file:///tmp/brindleford.graphmem
     graphmem schema install --store neo4j://neo4j:password@localhost:7687
     graphmem demo --store neo4j://neo4j:password@localhost:7687 --reset
 """
@@ -40,7 +42,7 @@ from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.memory import Memory
 from graphmem.memory import open as open_memory
 from graphmem.models import Provenance, Relationship, Turn
-from graphmem.store import TenantDump, install_schema, redact_url
+from graphmem.store import TenantDump, check_store, install_schema, redact_url
 
 __all__ = ["build_parser", "main"]
 
@@ -93,6 +95,12 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
         "--reset",
         action="store_true",
         help=f"with --store: first delete what the demo tenant {DEMO_TENANT!r} holds there",
+    )
+    demo.add_argument(
+        "--policy",
+        action="store_true",
+        help="instead, play a rolling-summary conversation whose summarizer goes down and "
+        "recovers (embedded store, nothing written)",
     )
 
     schema = commands.add_parser(
@@ -179,6 +187,16 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
     )
     import_.add_argument("--json", action="store_true", help="print the counts as JSON")
 
+    check = commands.add_parser(
+        "check",
+        help="check a store's integrity (read only)",
+        description="Check a store without changing it, even while its writer runs: "
+        "SQLite's own integrity check, graphmem's checksums and row counts, every stored "
+        "model, and graphmem's invariants (no dangling reference, sound PARENT chains). "
+        "Exits 0 when sound, 1 when a problem was found.",
+    )
+    check.add_argument("--store", required=True, metavar="URL", help="the store URL")
+
     bench = commands.add_parser(
         "bench",
         help="measure snapshot, conversation and ingest speed",
@@ -245,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "demo":
             if args.reset and not args.store:
                 raise InvalidInput("--reset goes with --store")
+            if args.policy:
+                return _policy_demo(args, sys.stdout)
             return _demo(args.file, sys.stdout, store=args.store, reset=args.reset)
         if args.command == "schema":
             return _schema_install(args)
@@ -254,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
             return _export(args)
         if args.command == "import":
             return _import(args)
+        if args.command == "check":
+            return _check(args)
         if args.command == "bench":
             from graphmem import bench as bench_module
 
@@ -300,7 +322,7 @@ def _iso_time(text: str) -> datetime:
 
 
 def _snapshot(args: argparse.Namespace) -> int:
-    with open_memory(args.store, tenant=args.tenant) as mem:
+    with open_memory(args.store, tenant=args.tenant, read_only=True) as mem:
         identity = mem.identity_snapshot(
             args.npc_id,
             perspective=args.perspective,
@@ -318,7 +340,7 @@ def _snapshot(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    with open_memory(args.store, tenant=args.tenant) as mem:
+    with open_memory(args.store, tenant=args.tenant, read_only=True) as mem:
         if args.output is None:
             mem.export_jsonl(sys.stdout)
             sys.stdout.flush()
@@ -372,6 +394,20 @@ def _import(args: argparse.Namespace) -> int:
             f"into tenant {args.tenant!r}"
         )
     return EXIT_OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    report = check_store(args.store)
+    print(f"{redact_url(args.store)}: {report.format}")
+    for table, count in report.counts.items():
+        print(f"   {table:<14} {count:>10,}")
+    if report.ok:
+        print("no problem found")
+        return EXIT_OK
+    print(f"{len(report.problems)} problem(s):")
+    for problem in report.problems:
+        print(f"   {problem}")
+    return EXIT_FAILED
 
 
 def _session_count(dump: TenantDump) -> int:
@@ -438,6 +474,16 @@ def _schema_install(args: argparse.Namespace) -> int:
     print(f"schema installed on {redact_url(args.store)}{detail}:")
     for index in getattr(report, "indexes", ()):
         print(f"   {index.name:<40} {index.type:<10} {index.state}")
+    return EXIT_OK
+
+
+def _policy_demo(args: argparse.Namespace, out: TextIO) -> int:
+    """``graphmem demo --policy``: the conversation-policy transcript."""
+    if args.file is not None or args.store is not None:
+        raise InvalidInput("--policy runs on an embedded store of its own: drop --file / --store")
+    from graphmem.demos.policy import run
+
+    run(lambda line: print(line, file=out))
     return EXIT_OK
 
 

@@ -47,6 +47,7 @@ COMMANDS = (
     "history",
     "branches",
     "retrieve",
+    "ask",
     "tenants",
     "openapi",
 )
@@ -178,6 +179,23 @@ def add_commands(commands: Any) -> None:
     )
     _embedder_argument(retrieve)
     _json_argument(retrieve)
+
+    ask = commands.add_parser(
+        "ask",
+        help="answer a question about the entity graph",
+        description="Answer QUESTION by walking the graph's typed relationships from the "
+        "entity it names (Memory.ask); each answer with the chain of facts behind it.",
+    )
+    _store_arguments(ask)
+    ask.add_argument("question", metavar="QUESTION")
+    ask.add_argument("-k", type=int, default=5, help="how many answers (default 5)")
+    ask.add_argument("--max-hops", type=int, metavar="N", help="longest path (default 3)")
+    ask.add_argument(
+        "--no-semantic",
+        action="store_true",
+        help="compare words by stem only (no embedder needed)",
+    )
+    _json_argument(ask)
 
     tenants = commands.add_parser("tenants", help="list the tenants a store holds")
     _store_arguments(tenants, tenant=False)
@@ -433,6 +451,7 @@ def run(args: argparse.Namespace) -> int:
         "history": _history,
         "branches": _branches,
         "retrieve": _retrieve,
+        "ask": _ask,
         "tenants": _tenants,
         "openapi": _openapi,
     }
@@ -582,7 +601,7 @@ def _say(args: argparse.Namespace) -> int:
 
 
 def _history(args: argparse.Namespace) -> int:
-    with open_memory(args.store, tenant=args.tenant) as mem:
+    with open_memory(args.store, tenant=args.tenant, read_only=True) as mem:
         chat = mem.conversation(args.session)
         if args.all and args.limit is not None:
             raise InvalidInput("--all lists every turn; --limit goes with the active branch")
@@ -596,7 +615,7 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def _branches(args: argparse.Namespace) -> int:
-    with open_memory(args.store, tenant=args.tenant) as mem:
+    with open_memory(args.store, tenant=args.tenant, read_only=True) as mem:
         found = mem.conversation(args.session).branches()
         if args.json:
             _dump(
@@ -615,7 +634,7 @@ def _branches(args: argparse.Namespace) -> int:
 
 def _retrieve(args: argparse.Namespace) -> int:
     embedder = None if args.text_only else embedder_of(args.embedder)
-    with open_memory(args.store, tenant=args.tenant, embedder=embedder) as mem:
+    with open_memory(args.store, tenant=args.tenant, embedder=embedder, read_only=True) as mem:
         if args.text_only:
             results = mem.query_with_context(
                 args.query, args.scope, k=args.k, hops=args.hops, kinds=args.kinds
@@ -651,8 +670,36 @@ def _retrieve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ask(args: argparse.Namespace) -> int:
+    with open_memory(args.store, tenant=args.tenant) as mem:
+        semantic = False if args.no_semantic else None
+        answers = mem.ask(args.question, k=args.k, max_hops=args.max_hops, semantic=semantic)
+    if args.json:
+        _dump(
+            {
+                "question": args.question,
+                "answers": [
+                    {
+                        "entity": a.entity.model_dump(mode="json"),
+                        "score": a.score,
+                        "path": [str(step) for step in a.path],
+                        "facts": [f.model_dump(mode="json") for f in a.facts],
+                        "explanation": a.explain(),
+                    }
+                    for a in answers
+                ],
+            }
+        )
+    elif not answers:
+        print("no answer: the question names no known entity, or no path reaches one")
+    else:
+        for a in answers:
+            print(f"{a.score:6.3f}  {a.entity.name} ({a.entity.id})  {a.explain()}")
+    return 0
+
+
 def _tenants(args: argparse.Namespace) -> int:
-    store = open_store(args.store)
+    store = open_store(args.store, read_only=True)
     try:
         names = store.list_tenants()
     finally:

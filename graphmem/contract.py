@@ -10,12 +10,14 @@ backends that satisfy the rooms it exercises.
 
     BaseStore           url, capabilities, close                 every store
     EntityGraphStore    entities, relationships, traversal,      the graph
-                        identity snapshot
+                        identity snapshot, entity version
     ConversationStore   turns, branches, turn windows,           conversations
                         the session log
     SearchStore         chunks, mentions, embeddings, vector /   retrieval's indexes
-                        full-text / hybrid search, expand
-    RecordStore         generic records by kind                  policy, minds
+                        full-text / hybrid search, expand,
+                        search_context, gather
+    RecordStore         generic records by kind, write_changes   policy, minds
+                        (records with graph edges, atomically)
     TenantAdmin         dump, load, clear, list_tenants          the whole tenant
 
 Every operation but ``list_tenants`` takes the tenant first. An empty tenant raises
@@ -55,13 +57,17 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_TURN_WINDOW",
     "ROOMS",
+    "WRITE_METHODS",
     "BaseStore",
+    "ChangeSet",
     "ConversationStore",
     "EntityGraphStore",
+    "Gathered",
     "JSONScalar",
     "RecordStore",
     "RelationshipPattern",
     "RoleCooccurrence",
+    "SearchContext",
     "SearchHit",
     "SearchPair",
     "SearchStore",
@@ -158,6 +164,90 @@ class SearchPair(NamedTuple):
     """What :meth:`SearchStore.vector_search` gives (``[]`` without a query vector)."""
     text: list[SearchHit]
     """What :meth:`SearchStore.fulltext_search` gives (``[]`` without query text)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeSet:
+    """Records, entities and relationships to put and delete in one atomic write.
+
+    The argument (and the result) of :meth:`RecordStore.write_changes`. Every field is
+    optional; puts follow the rules of the batch call of their kind (``put_records``,
+    ``upsert_entities``, ``upsert_relationships``), deletes those of ``delete_records``,
+    ``delete_entities`` (an entity goes with its relationships) and
+    ``delete_relationship``; a missing id or key to delete is fine.
+
+    Attributes:
+        records: Records of any kinds to insert or replace.
+        delete_records: Record ids to delete, by kind.
+        entities: Entities to insert or replace.
+        delete_entities: Entity ids to delete, with their relationships.
+        relationships: Relationships to insert or replace; both ends must exist once the
+            entities of the same call are written.
+        delete_relationships: ``(source_id, target_id, type)`` keys to delete.
+    """
+
+    records: Sequence[Record] = ()
+    delete_records: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    entities: Sequence[Entity] = ()
+    delete_entities: Sequence[str] = ()
+    relationships: Sequence[Relationship] = ()
+    delete_relationships: Sequence[tuple[str, str, str]] = ()
+
+    @property
+    def empty(self) -> bool:
+        """Whether it changes nothing."""
+        return not (
+            self.records
+            or any(self.delete_records.values())
+            or self.entities
+            or self.delete_entities
+            or self.relationships
+            or self.delete_relationships
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SearchContext:
+    """What :meth:`SearchStore.search_context` gives: the searches and what ranks them.
+
+    Attributes:
+        hits: Each kind's two rankings, exactly as :meth:`SearchStore.hybrid_search`.
+        window: The turns of the turn hits (both rankings) and those within
+            ``window_depth`` PARENT edges of them, as :meth:`ConversationStore.turn_window`
+            (``[]`` when no window was asked or no turn was hit).
+        entity_version: The tenant's entity version
+            (:meth:`EntityGraphStore.entity_version`).
+        unknown_scope: The ids of ``scope_ids`` that are not entities of the tenant, in
+            the order given.
+    """
+
+    hits: dict[NodeKind, SearchPair]
+    window: list[Turn]
+    entity_version: str
+    unknown_scope: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Gathered:
+    """What :meth:`SearchStore.gather` gives (each part empty when not asked for).
+
+    Attributes:
+        chunks: The chunks asked that exist, in the order asked (as ``get_chunks``).
+        turns: The turns asked that exist, in the order asked (as ``get_turns``).
+        entities: The entities asked that exist, in the order asked (as ``get_entities``).
+        mentions: For each kind of ``mentions_of``, what its nodes mention (as
+            ``get_mentions``).
+        subgraph: The walk from the seeds (as ``expand``; empty without seeds).
+        mentioning: For each kind of ``mentioning``, the nodes mentioning each entity of
+            the subgraph, keyed by entity id in id order (as ``find_mentioning``).
+    """
+
+    chunks: list[Chunk] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)
+    entities: list[Entity] = field(default_factory=list)
+    mentions: dict[NodeKind, dict[str, list[str]]] = field(default_factory=dict)
+    subgraph: Subgraph = field(default_factory=lambda: Subgraph(entities=(), relationships=()))
+    mentioning: dict[NodeKind, dict[str, list[str]]] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- rooms
@@ -320,6 +410,21 @@ class EntityGraphStore(Protocol):
         coarse (every person, year and genre a ``concept``): this tells that an entity
         that directed a film may have acted in one, but is never a film's release year.
         One call; it reads every current fact of the tenant.
+        """
+        ...
+
+    def entity_version(self, tenant: str) -> str:
+        """A token that changes whenever the tenant's entities change.
+
+        Added, renamed, given other aliases, deleted, cleared: an entity linker built at
+        one version holds every name of that version.
+
+        Guaranteed for every write through this store object (every ``Memory`` and every
+        layer sharing it, in this process). A server backend also folds in what the
+        server holds, so writes by other processes are seen when they change the
+        tenant's entity count or its latest ``updated_at`` (each rename, update and
+        upsert of an existing entity does, stamped with the writer's clock). Opaque:
+        compare tokens for equality only.
         """
         ...
 
@@ -657,6 +762,70 @@ class SearchStore(Protocol):
         """
         ...
 
+    # -- retrieval: what one retrieve reads, in few calls
+    def search_context(
+        self,
+        tenant: str,
+        kinds: Sequence[NodeKind],
+        *,
+        vector: ArrayLike | None,
+        text: str | None,
+        k: int,
+        scope_ids: Sequence[str] | None = None,
+        window_depth: int | None = None,
+    ) -> SearchContext:
+        """:meth:`hybrid_search`, with what retrieval reads beside it, in one call.
+
+        The turn hits' window (``window_depth``: as
+        :meth:`ConversationStore.turn_window`, of the ids of both turn rankings; None: no
+        window), the tenant's :meth:`EntityGraphStore.entity_version`, and which
+        ``scope_ids`` are not entities (the scope of a search matches nothing for them;
+        retrieval refuses such a scope). A server backend answers it in one round trip in
+        the usual case. It belongs to this room because it is a search; a store that has
+        it reads the other rooms' turns and entities to answer it.
+
+        Raises:
+            InvalidInput: As :meth:`hybrid_search`, or a ``window_depth`` that is not an
+                integer within 0..``MAX_TURN_WINDOW``.
+        """
+        ...
+
+    def gather(
+        self,
+        tenant: str,
+        *,
+        chunk_ids: Sequence[str] = (),
+        turn_ids: Sequence[str] = (),
+        entity_ids: Sequence[str] = (),
+        mentions_of: Mapping[NodeKind, Sequence[str]] | None = None,
+        seed_ids: Sequence[str] = (),
+        seed_mentions: bool = False,
+        depth: int = 0,
+        rel_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        within: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+        mentioning: Sequence[NodeKind] = (),
+        mentioning_limit: int | None = None,
+    ) -> Gathered:
+        """Read nodes, walk the graph from seeds and reach what mentions it, in one call.
+
+        Each part equals the protocol call it stands for with the same arguments:
+        ``get_chunks(chunk_ids)``, ``get_turns(turn_ids)``, ``get_entities(entity_ids)``,
+        ``get_mentions`` of each kind of ``mentions_of``; then ``expand`` from the seeds
+        (``depth``, ``rel_types``, ``direction``, ``within``, ``max_nodes``) and, for each
+        kind of ``mentioning``, ``find_mentioning`` of every entity the walk returned
+        (``mentioning_limit`` ids each). The seeds are ``seed_ids`` and, with
+        ``seed_mentions``, the entities the ``mentions_of`` nodes mention that are within
+        ``within`` (when given). Unlike ``expand``, a seed that is not an entity is left
+        out, not an error (a retrieval's seeds may name an entity deleted meanwhile).
+        A server backend answers it in one round trip.
+
+        Raises:
+            InvalidInput: As the calls it stands for (``graphmem.store.check_gather``).
+        """
+        ...
+
 
 @runtime_checkable
 class RecordStore(Protocol):
@@ -686,12 +855,41 @@ class RecordStore(Protocol):
     ) -> list[Record]:
         """Put records of any kinds and delete records by kind and id, in one atomic write.
 
-        Either every change is made or none is (one journal entry on ``file://``, one
+        Either every change is made or none is (one SQLite transaction on ``file://``, one
         transaction on Neo4j): a governed fact and its audit entry are never apart. Puts
         follow :meth:`put_records` (times, last of a ``(kind, id)`` wins, one result per
         input position); ``delete`` maps a kind to the ids to delete (missing ids are
         fine). Bad input anywhere (an unsafe kind, a record put and deleted in the same
         call) is ``InvalidInput`` and writes nothing.
+        """
+        ...
+
+    def write_changes(self, tenant: str, changes: ChangeSet) -> ChangeSet:
+        """Put and delete records, entities and relationships, in one atomic write.
+
+        Either every change is made or none is (one SQLite transaction on ``file://``,
+        one transaction on Neo4j): a governed fact, its audit entry and the graph edge
+        that shows it are never apart. Changes are made in this order: relationships
+        deleted, entities deleted (with their relationships), entities put, relationships
+        put, records put, records deleted. Each follows the rules of its own batch call
+        (times kept, last of a key wins); a relationship put needs both ends to exist
+        once the call's entities are written, else ``InvalidInput`` naming the missing
+        ids. Bad input anywhere (see ``graphmem.store.check_changes``) is
+        ``InvalidInput`` and writes nothing.
+
+        It is in this room, not in :class:`EntityGraphStore`, because it is the records'
+        atomic write widened: :meth:`write_records` rides on it, and its caller is the
+        policy layer, whose governed facts are records first and graph edges while
+        believed. A store that has it writes the graph too (it satisfies
+        :class:`EntityGraphStore` as well), since a change set may name entities and
+        relationships.
+
+        Returns:
+            What was stored: ``records``, ``entities`` and ``relationships`` with one item
+            per input position, as :meth:`put_records`,
+            :meth:`EntityGraphStore.upsert_entities` and
+            :meth:`EntityGraphStore.upsert_relationships` return them; the deletes as
+            checked.
         """
         ...
 
@@ -787,6 +985,33 @@ ROOMS: tuple[type[Any], ...] = (
     TenantAdmin,
 )
 """Every room of the contract, in order; :class:`graphmem.store.GraphStore` is their union."""
+
+
+WRITE_METHODS = frozenset(
+    {
+        "upsert_entities",
+        "update_entity",
+        "delete_entities",
+        "upsert_relationships",
+        "delete_relationship",
+        "invalidate_relationship",
+        "append_turn",
+        "fork",
+        "delete_turn",
+        "delete_conversation",
+        "put_records",
+        "write_records",
+        "write_changes",
+        "delete_records",
+        "upsert_chunks",
+        "delete_chunks",
+        "link_mentions",
+        "put_embeddings",
+        "load",
+        "clear",
+    }
+)
+"""The operations of the contract that write: a read-only store refuses each of them."""
 
 _members: dict[type[Any], dict[str, bool]] = {}
 

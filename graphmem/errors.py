@@ -16,8 +16,12 @@ or ``ValueError`` keeps working::
     ├── SignatureMismatch (ValueError)       governance records do not verify (tampered)
     ├── InvalidTransition (RuntimeError)     a health state change the state machine forbids
     ├── UnsupportedOperation (NotImplementedError)
-    │                                        the backend cannot do this; the message says why
+    │   │                                    the backend cannot do this; the message says why
+    │   └── StoreReadOnly                    a write to a store opened with read_only=True
     ├── BackendUnavailable (ConnectionError) the store cannot be reached or opened
+    │   ├── StoreLocked                      another writer holds the store file
+    │   ├── NotAStore                        the file is not a graphmem store; left untouched
+    │   └── StoreCorrupted                   the store file is damaged; restore a backup
     ├── IdentityRequired (PermissionError)   a tenant / user / session part is missing: fail closed
     └── StoreClosed (RuntimeError)           the store or conversation was closed
 
@@ -38,12 +42,16 @@ __all__ = [
     "InvalidSnapshot",
     "InvalidTransition",
     "MalformedPrivacyTag",
+    "NotAStore",
     "NotFound",
     "PIIDetected",
     "PoisoningDetected",
     "PolicyViolation",
     "SignatureMismatch",
     "StoreClosed",
+    "StoreCorrupted",
+    "StoreLocked",
+    "StoreReadOnly",
     "UnsupportedOperation",
 ]
 
@@ -125,8 +133,33 @@ class UnsupportedOperation(GraphmemError, NotImplementedError):
     """The backend cannot perform this operation; the message says why."""
 
 
+class StoreReadOnly(UnsupportedOperation):
+    """A write to a store opened with ``read_only=True``; nothing was written."""
+
+
 class BackendUnavailable(GraphmemError, ConnectionError):
     """The store cannot be reached or opened (the URL is named, never a password)."""
+
+
+class StoreLocked(BackendUnavailable):
+    """Another writer (another process, or another open store here) holds the store file.
+
+    Open it with ``read_only=True`` to read it meanwhile, or close the other writer first.
+    """
+
+
+class NotAStore(BackendUnavailable):
+    """The file is not a graphmem store (``path``, and ``kind``: what it looks like).
+
+    Opening it changed nothing: the file is byte-for-byte as it was.
+    """
+
+
+class StoreCorrupted(BackendUnavailable):
+    """The store file is damaged: a checksum, a row count or SQLite's own check failed.
+
+    Carries ``path``. Nothing was written; run ``graphmem check`` and restore a backup.
+    """
 
 
 class IdentityRequired(GraphmemError, PermissionError):

@@ -5,8 +5,11 @@ actor (``--actor``). stdio by default (what Claude Desktop and IDE agents launch
 streamable HTTP with ``--http``. The tools:
 
 - ``remember_fact`` / ``recall_facts`` / ``forget_fact``: governed facts (trust, PII,
-  conflicts, audit; see :mod:`graphmem.policy.governance`);
+  conflicts, audit; see :mod:`graphmem.policy.governance`); ``relate_entities``: a
+  governed relationship between two entities (an edge of the graph once believed);
 - ``retrieve``: GraphRAG context with provenance;
+- ``ask``: a question about the entity graph answered by a typed walk (``who directed
+  X?``), each answer with the chain of facts behind it;
 - ``npc_snapshot``: who an NPC is now, as prompt text and as data;
 - ``append_turn`` / ``read_history`` / ``list_branches``: conversations, with an agent
   turn's trajectory digest and artifacts;
@@ -50,7 +53,7 @@ from graphmem.models import (
     estimate_tokens,
 )
 from graphmem.policy.governance import Fact, GovernancePolicy, LearnResult, ScoredFact
-from graphmem.server.schemas import LearnOut
+from graphmem.server.schemas import GraphAnswerOut, LearnOut
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -63,7 +66,9 @@ TOOLS = (
     "remember_fact",
     "recall_facts",
     "forget_fact",
+    "relate_entities",
     "retrieve",
+    "ask",
     "npc_snapshot",
     "append_turn",
     "read_history",
@@ -90,7 +95,8 @@ TOOLS = (
 _INSTRUCTIONS = """\
 graphmem is this agent's long-term graph memory (one tenant). Remember durable facts with
 remember_fact and find them again with recall_facts; ask retrieve for context about a
-question (every result names its source); npc_snapshot says who a game character is now.
+question (every result names its source) and ask for a question about the entities and how
+they relate ("who runs the forge?"); npc_snapshot says who a game character is now.
 Record conversation turns with append_turn (an agent turn may carry its trajectory:
 tools used, observations, reasoning) and read them back with read_history or
 search_session_log. Retire what is no longer true with forget_fact or
@@ -141,6 +147,12 @@ class Retrieved(BaseModel):
 
     results: list[ContextResult]
     context: str
+
+
+class Answers(BaseModel):
+    """Answers to a graph question, best first, each with its chain of facts."""
+
+    answers: list[GraphAnswerOut]
 
 
 class Snapshot(BaseModel):
@@ -299,6 +311,29 @@ def build_server(
         )
         return LearnOut.of(result)
 
+    @server.tool(annotations=writes)
+    @_tool_errors
+    def relate_entities(
+        source_id: Annotated[str, Field(description="The entity the relationship is from.")],
+        type: Annotated[str, Field(description="The relationship type, e.g. 'works_at'.")],
+        target_id: Annotated[str, Field(description="The entity it points to.")],
+        source_type: Annotated[
+            str, Field(description="Where it came from (as remember_fact).")
+        ] = "agent_run",
+        session: Annotated[str | None, Field(description="The session, if any.")] = None,
+    ) -> LearnOut:
+        """Relate two known entities through the governance rules (a governed graph edge).
+
+        The same steps as remember_fact (trust, personal data, conflicts, audit); once
+        believed, the relationship is an edge of the graph that snapshots and retrieve
+        see, carrying the fact's provenance. A second target of the same type refines or
+        contradicts the first.
+        """
+        result: LearnResult = facts(session).relate(
+            source_id, type, target_id, source_type=source_type
+        )
+        return LearnOut.of(result)
+
     @server.tool(annotations=readonly)
     @_tool_errors
     def recall_facts(
@@ -344,6 +379,27 @@ def build_server(
         """
         results = mem.retrieve(query, k=k, hops=hops, graph_scope=graph_scope, kinds=kinds)
         return Retrieved(results=results, context=mem.render_context(results, max_tokens))
+
+    @server.tool(annotations=readonly)
+    @_tool_errors
+    def ask(
+        question: Annotated[
+            str, Field(description="A question naming an entity: 'who directed X?'.")
+        ],
+        k: Annotated[int, Field(ge=1, le=100, description="How many answers.")] = 5,
+        max_hops: Annotated[
+            int | None, Field(ge=1, le=6, description="The longest relation path (default 3).")
+        ] = None,
+    ) -> Answers:
+        """Answer a question about the entity graph by walking its typed relationships.
+
+        The entity the question names is found, relation paths are chosen by how well
+        the question's words match the relationship types the memory holds, and the
+        entities at their ends are the answers, each with the chain of facts (and their
+        provenance) that leads to it. Empty when the question names no known entity.
+        """
+        answers = mem.ask(question, k=k, max_hops=max_hops)
+        return Answers(answers=[GraphAnswerOut.of(a) for a in answers])
 
     @server.tool(annotations=readonly)
     @_tool_errors

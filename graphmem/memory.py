@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import suppress
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
 
 from graphmem import jsonl
-from graphmem._progress import progress_bar
+from graphmem._batch import coerce_batch
 from graphmem.conversation import Conversation, load_conversation
-from graphmem.errors import GraphmemError, InvalidInput, StoreClosed
+from graphmem.errors import InvalidInput, StoreClosed
 from graphmem.models import (
-    Chunk,
     ContextResult,
     Direction,
     Document,
@@ -28,7 +25,6 @@ from graphmem.models import (
     Subgraph,
     Turn,
     TurnFilter,
-    entity_text,
     utcnow,
 )
 from graphmem.store import GraphStore, TenantDump, check_tenant, open_store
@@ -57,39 +53,11 @@ if TYPE_CHECKING:
         FusionSettings,
         IngestReport,
     )
-    from graphmem.retrieval.graphqa import GraphAnswer, GraphQA, GraphQASettings
+    from graphmem.retrieval.graphqa import GraphAnswer, GraphQASettings
     from graphmem.retrieval.schema import GraphSchema
+    from graphmem.retrieval.service import Retrieval
 
 __all__ = ["Memory", "open"]
-
-
-def _coerce(
-    model: type[Any],
-    items: Iterable[Any],
-    what: str,
-    *,
-    from_str: Callable[[str], Any] | None = None,
-) -> list[Any]:
-    """Models of a batch from models or dicts (and strings, given ``from_str``)."""
-    if isinstance(items, model | Entity | Relationship | Mapping | str):
-        raise InvalidInput(f"{what} takes a list; wrap a single item in [...]")
-    accepted = f"a {model.__name__}, dict or str" if from_str else f"a {model.__name__} or a dict"
-    out: list[Any] = []
-    for index, item in enumerate(items):
-        if isinstance(item, model):
-            out.append(item)
-        elif from_str is not None and isinstance(item, str):
-            out.append(from_str(item))
-        elif isinstance(item, Mapping):
-            try:
-                out.append(model.model_validate(dict(item)))
-            except InvalidInput as exc:
-                raise InvalidInput(f"{what}[{index}]: {exc.message}", index=index) from exc
-        else:
-            raise InvalidInput(
-                f"{what}[{index}] is a {type(item).__name__}; give {accepted}", index=index
-            )
-    return out
 
 
 class Memory:
@@ -133,15 +101,11 @@ class Memory:
         self._embedder = embedder
         self._mind_settings = minds
         self._minds_obj: Minds | None = None
-        self._linker: EntityLinker | None = None
-        self._linker_key: int | None = None
         self._auto_index = bool(auto_index)
         self._index_batch = index_batch
         self._progress = bool(progress)
-        # Turns appended through this memory, waiting to be linked and embedded in a batch.
-        self._pending: dict[str, Turn] = {}
-        self._pending_lock = threading.Lock()
-        self._answerers: dict[tuple[bool, GraphQASettings | None], GraphQA] = {}
+        # Retrieval and indexing (graphmem.retrieval.service), made on first use.
+        self._retrieval_obj: Retrieval | None = None
 
     def __repr__(self) -> str:
         return f"Memory(url={self._store.url!r}, tenant={self._tenant!r})"
@@ -184,7 +148,7 @@ class Memory:
     def upsert_entities(self, entities: Iterable[Entity | Mapping[str, Any]]) -> list[Entity]:
         """Insert or replace entities by id, in one batch; return them as stored."""
         self._check_open()
-        return self._store.upsert_entities(self._tenant, _coerce(Entity, entities, "entities"))
+        return self._store.upsert_entities(self._tenant, coerce_batch(Entity, entities, "entities"))
 
     def get_entity(self, entity_id: str) -> Entity:
         """Return one entity. Raises ``NotFound`` if there is none with that id."""
@@ -250,7 +214,7 @@ class Memory:
     ) -> list[Relationship]:
         """Insert or replace relationships keyed by (source, target, type), in one batch."""
         self._check_open()
-        rels = _coerce(Relationship, relationships, "relationships")
+        rels = coerce_batch(Relationship, relationships, "relationships")
         return self._store.upsert_relationships(self._tenant, rels)
 
     def get_relationships(
@@ -411,6 +375,9 @@ class Memory:
             on_append=self._queue_turns if self._auto_index else None,
         )
 
+    def _queue_turns(self, turns: Sequence[Turn]) -> None:
+        self._retrieval().indexer.queue(turns)
+
     def conversation_memory(
         self,
         *,
@@ -502,7 +469,11 @@ class Memory:
         policy: GovernancePolicy | None = None,
         bus: EventBus | None = None,
     ) -> LearnResult:
-        """Write one fact through the governance rules; see :meth:`FactMemory.learn`."""
+        """Write one fact through the governance rules; see :meth:`FactMemory.learn`.
+
+        A ``scope="workspace"`` fact about an entity shows in the graph (identity
+        snapshots, traversal, :meth:`retrieve`) once believed.
+        """
         facts = self.fact_memory(actor=actor, session=session, policy=policy, bus=bus)
         return facts.learn(
             subject,
@@ -511,6 +482,36 @@ class Memory:
             source_type=source_type,
             memory_type=memory_type,
             scope=scope,
+            category=category,
+        )
+
+    def relate(
+        self,
+        source_id: str,
+        type: str,
+        target_id: str,
+        *,
+        actor: str,
+        session: str | None = None,
+        source_type: str = "manual",
+        memory_type: str = "semantic",
+        category: str | None = None,
+        policy: GovernancePolicy | None = None,
+        bus: EventBus | None = None,
+    ) -> LearnResult:
+        """Write one relationship through the governance rules; see :meth:`FactMemory.relate`.
+
+        The governed twin of :meth:`upsert_relationships`: trust, personal data,
+        poisoning, consolidation and the audit trail apply, and the edge carries the
+        fact's provenance and identity once it is believed.
+        """
+        facts = self.fact_memory(actor=actor, session=session, policy=policy, bus=bus)
+        return facts.relate(
+            source_id,
+            type,
+            target_id,
+            source_type=source_type,
+            memory_type=memory_type,
             category=category,
         )
 
@@ -594,6 +595,21 @@ class Memory:
 
     # ------------------------------------------------------------------ retrieval (GraphRAG)
 
+    def _retrieval(self) -> Retrieval:
+        """Everything retrieval does for this memory (:mod:`graphmem.retrieval.service`)."""
+        self._check_open()
+        if self._retrieval_obj is None:
+            from graphmem.retrieval.service import Retrieval
+
+            self._retrieval_obj = Retrieval(
+                self._store,
+                self._tenant,
+                embedder=self._embedder,
+                index_batch=self._index_batch,
+                progress=self._progress,
+            )
+        return self._retrieval_obj
+
     @property
     def embedder(self) -> Embedder:
         """The embedder of this memory (the default one is made on first use).
@@ -602,35 +618,17 @@ class Memory:
             BackendUnavailable: No embedder was given and the ``embeddings`` extra is not
                 installed; the message says what to install or pass.
         """
-        if self._embedder is None:
-            from graphmem.retrieval import default_embedder
-
-            self._embedder = default_embedder()
-        return self._embedder
-
-    def _embed(self, texts: Sequence[str]) -> Any:
-        vectors = self.embedder.embed(list(texts))
-        if len(texts) and getattr(vectors, "shape", (0,))[0] != len(texts):
-            raise InvalidInput(
-                f"the embedder returned {getattr(vectors, 'shape', None)} for {len(texts)} texts"
-            )
-        return vectors
+        return self._retrieval().embedder
 
     def entity_linker(self) -> EntityLinker:
-        """The entity linker over every entity's name and aliases (rebuilt when they change)."""
-        self._check_open()
-        from graphmem.retrieval import EntityLinker
+        """The entity linker over every entity's name and aliases.
 
-        # Cheap staleness key: the entity count, plus this memory's own entity writes.
-        key = self._store.count_entities(self._tenant)
-        if self._linker is None or self._linker_key != key:
-            entities = self._store.find_entities(self._tenant, EntityFilter())
-            self._linker = EntityLinker(entities)
-            self._linker_key = key
-        return self._linker
-
-    def _entities_changed(self) -> None:
-        self._linker = None
+        Rebuilt when the tenant's entities change: any write through this memory's store
+        (this memory, another sharing the store, the policy and minds layers), and on a
+        server backend the writes of other processes that change the entity count or the
+        latest update time (:meth:`graphmem.GraphStore.entity_version`).
+        """
+        return self._retrieval().linking.linker()
 
     def add_documents(
         self,
@@ -648,13 +646,14 @@ class Memory:
 
         Each document (a :class:`Document`, a dict of its fields, or plain text) is split
         into chunks of about ``chunk_tokens`` tokens (ids ``{doc id}#{n}``). Each chunk
-        ``MENTIONS`` the entities whose names or aliases occur in it (Aho-Corasick entity
-        linking, whole words, any case; a name inside a longer one counts too: "the
-        Prague astronomical clock" mentions the clock and Prague) and the document's
+        ``MENTIONS`` the entities whose names or aliases occur in it (entity linking,
+        whole words, any case; a name inside a longer one counts too: "the Prague
+        astronomical clock" mentions the clock and Prague) and the document's
         ``entity_ids``, which its attributes also keep as ``about`` (the ``multihop``
         preset treats a passage about an entity as that entity's page), beside ``title``
         and ``document_id``. An ``extractor`` may add entities and relationships
         (evidence: the chunk id); the default extracts none, and the report says so.
+        The work is done by the memory's :class:`graphmem.retrieval.Indexer`.
 
         Args:
             documents: What to ingest.
@@ -673,121 +672,16 @@ class Memory:
             InvalidInput: A document is malformed or names unknown entity ids; nothing of
                 that batch is written.
         """
-        self._check_open()
-        from graphmem.retrieval import IngestReport, NoExtractor, chunk_text
-
-        docs = _documents(documents)
-        extractor = extractor if extractor is not None else NoExtractor()
-        report = IngestReport(documents=len(docs), extractor=extractor.name)
-        if isinstance(extractor, NoExtractor):
-            report.notes.append(
-                "no extractor: no entities or relationships were extracted, chunks were only "
-                "linked to the entities already stored; pass extractor=... to add_documents"
-            )
-        explicit = sorted({e for d in docs for e in d.entity_ids})
-        if explicit:
-            found = {e.id for e in self._store.get_entities(self._tenant, explicit)}
-            unknown = [e for e in explicit if e not in found]
-            if unknown:
-                raise InvalidInput(
-                    f"documents name unknown entity_ids {unknown[:10]}; upsert them first",
-                    missing_ids=unknown,
-                )
-        pending: list[tuple[Chunk, tuple[str, ...]]] = []
-        for doc in docs:
-            attributes = dict(doc.attributes)
-            if doc.title:
-                attributes["title"] = doc.title
-            attributes["document_id"] = doc.id
-            if doc.entity_ids:
-                attributes["about"] = list(doc.entity_ids)
-            for n, text in enumerate(
-                chunk_text(doc.text, max_tokens=chunk_tokens, overlap=overlap)
-            ):
-                chunk = Chunk(
-                    id=f"{doc.id}#{n}", text=text, source=doc.source, attributes=attributes
-                )
-                pending.append((chunk, doc.entity_ids))
-        if not isinstance(extractor, NoExtractor):
-            self._extract(pending, extractor, report, nested_mentions)
-        enabled = self._progress if progress is None else progress
-        with progress_bar(len(pending), "ingesting documents", enabled, "chunk") as bar:
-            for start in range(0, len(pending), batch_size):
-                part = pending[start : start + batch_size]
-                self._ingest_batch(part, embed, report, nested_mentions)
-                bar.update(len(part))
-        return report
-
-    def _chunk_links(
-        self, batch: Sequence[tuple[Chunk, tuple[str, ...]]], nested: bool
-    ) -> list[list[str]]:
-        """Each chunk's entities: its document's ``entity_ids``, then those it names."""
-        linker = self.entity_linker()
-        return [
-            list(dict.fromkeys([*ids, *linker.link(_chunk_embed_text(chunk), nested=nested)]))
-            for chunk, ids in batch
-        ]
-
-    def _ingest_batch(
-        self,
-        batch: list[tuple[Chunk, tuple[str, ...]]],
-        embed: bool,
-        report: IngestReport,
-        nested: bool,
-    ) -> None:
-        chunks = [chunk for chunk, _ids in batch]
-        vectors = self._embed([_chunk_embed_text(c) for c in chunks]) if embed else None
-        stored = self._store.upsert_chunks(self._tenant, chunks)
-        report.chunk_ids.extend(c.id for c in stored)
-        links = dict(zip((c.id for c in chunks), self._chunk_links(batch, nested), strict=True))
-        report.mentions += self._store.link_mentions(self._tenant, "chunk", links)
-        if vectors is not None:
-            self._store.put_embeddings(self._tenant, "chunk", [c.id for c in stored], vectors)
-
-    def _extract(
-        self,
-        pending: list[tuple[Chunk, tuple[str, ...]]],
-        extractor: Extractor,
-        report: IngestReport,
-        nested: bool,
-    ) -> None:
-        """Run the extractor over every chunk before any is linked.
-
-        So each chunk of the call is linked to every entity found in any of them (a name
-        extracted from the tenth document links the first one too). Entities that exist
-        already are left as they are, never overwritten by what an extractor returns.
-        """
-        linked = self._chunk_links(pending, nested)
-        known = {
-            e.id: e
-            for e in self._store.get_entities(
-                self._tenant, sorted({i for ids in linked for i in ids})
-            )
-        }
-        found: dict[str, Entity] = {}
-        rels: list[Relationship] = []
-        for (chunk, _ids), ids in zip(pending, linked, strict=True):
-            extraction = extractor.extract(chunk.text, [known[i] for i in ids if i in known])
-            for entity in extraction.entities:
-                found.setdefault(entity.id, entity)
-            rels.extend(
-                r.model_copy(
-                    update={
-                        "provenance": r.provenance.model_copy(
-                            update={"evidence": (*r.provenance.evidence, chunk.id)}
-                        )
-                    }
-                )
-                for r in extraction.relationships
-            )
-        stored = {e.id for e in self._store.get_entities(self._tenant, list(found))}
-        fresh = [entity for entity_id, entity in found.items() if entity_id not in stored]
-        if fresh:
-            self.upsert_entities(fresh)
-            report.entities += len(fresh)
-        if rels:
-            self.upsert_relationships(rels)
-            report.relationships += len(rels)
+        return self._retrieval().indexer.add_documents(
+            documents,
+            chunk_tokens=chunk_tokens,
+            overlap=overlap,
+            extractor=extractor,
+            embed=embed,
+            batch_size=batch_size,
+            nested_mentions=nested_mentions,
+            progress=progress,
+        )
 
     def index_entities(self, entity_ids: Sequence[str] | None = None) -> int:
         """Embed entities (name, aliases, description) into the entity vector index.
@@ -798,16 +692,7 @@ class Memory:
         Returns:
             How many were embedded.
         """
-        self._check_open()
-        if entity_ids is None:
-            entities = self._store.find_entities(self._tenant, EntityFilter())
-        else:
-            entities = self._store.get_entities(self._tenant, list(entity_ids))
-        for start in range(0, len(entities), 512):
-            part = entities[start : start + 512]
-            vectors = self._embed([entity_text(e) for e in part])
-            self._store.put_embeddings(self._tenant, "entity", [e.id for e in part], vectors)
-        return len(entities)
+        return self._retrieval().indexer.index_entities(entity_ids)
 
     def index_turns(
         self,
@@ -833,59 +718,16 @@ class Memory:
         Returns:
             How many turns were indexed.
         """
-        self._check_open()
-        sessions = (
-            [session_id] if session_id is not None else [s.session_id for s in self.sessions()]
+        return self._retrieval().indexer.index_turns(
+            session_id, embed=embed, nested_mentions=nested_mentions, progress=progress
         )
-        turns = [t for session in sessions for t in self._store.list_turns(self._tenant, session)]
-        self._index_turn_batch(turns, embed, nested_mentions, relink=True, progress=progress)
-        if embed:
-            with self._pending_lock:
-                for turn in turns:
-                    self._pending.pop(turn.id, None)
-        return len(turns)
-
-    def _index_turn_batch(
-        self,
-        turns: Sequence[Turn],
-        embed: bool,
-        nested: bool,
-        *,
-        relink: bool,
-        progress: bool | None = None,
-    ) -> None:
-        """Link and embed ``turns``: one link and one embedding write per 512 turns.
-
-        ``relink`` writes the mentions even when no entity is known (to clear old ones).
-        """
-        linker = self.entity_linker()
-        enabled = self._progress if progress is None else progress
-        with progress_bar(len(turns), "indexing turns", enabled, "turn") as bar:
-            for start in range(0, len(turns), 512):
-                part = turns[start : start + 512]
-                if relink or linker.size:
-                    links = {t.id: linker.link(t.content, nested=nested) for t in part}
-                    self._store.link_mentions(self._tenant, "turn", links)
-                if embed:
-                    vectors = self._embed([t.content for t in part])
-                    self._store.put_embeddings(self._tenant, "turn", [t.id for t in part], vectors)
-                bar.update(len(part))
-
-    def _queue_turns(self, turns: Sequence[Turn]) -> None:
-        with self._pending_lock:
-            for turn in turns:
-                self._pending[turn.id] = turn
-            full = self._index_batch is not None and len(self._pending) >= self._index_batch
-        if full:
-            # The turns are stored; an append never fails for want of an index. They stay
-            # waiting, and the next retrieve (which flushes first) says what failed.
-            with suppress(GraphmemError):
-                self.flush_index()
 
     @property
     def pending_index(self) -> int:
         """How many appended turns wait to be indexed (see :meth:`flush_index`)."""
-        return len(self._pending)
+        if self._retrieval_obj is None:
+            return 0
+        return self._retrieval_obj.indexer.pending
 
     def flush_index(self, *, embed: bool = True) -> int:
         """Index the turns appended through this memory since the last flush, in batches.
@@ -902,19 +744,7 @@ class Memory:
         Returns:
             How many turns were indexed.
         """
-        self._check_open()
-        with self._pending_lock:
-            waiting = list(self._pending.values())
-        if not waiting:
-            return 0
-        live = {t.id for t in self._store.get_turns(self._tenant, [t.id for t in waiting])}
-        turns = [t for t in waiting if t.id in live]
-        self._index_turn_batch(turns, embed, True, relink=False)
-        if embed:
-            with self._pending_lock:
-                for turn in waiting:
-                    self._pending.pop(turn.id, None)
-        return len(turns)
+        return self._retrieval().indexer.flush(embed=embed)
 
     def retrieve(
         self,
@@ -934,11 +764,14 @@ class Memory:
         rank; the top hits (and the entities the query names) seed a walk of ``hops``
         hops through the entity graph, inside ``graph_scope`` when given; turns and chunks
         mentioning what was reached, the entities and the facts among them are reranked
-        by text relevance, graph proximity, confidence and recency.
+        by text relevance, graph proximity, confidence and recency. The retriever that
+        runs is chosen by the settings (:mod:`graphmem.retrieval.service`); the default
+        presets make three store calls (docs/retrieval.md).
 
         Args:
             query: The question or topic, in plain words (operators and quotes are taken
-                literally).
+                literally), at most :data:`graphmem.retrieval.MAX_QUERY_LENGTH` (10,000)
+                characters.
             k: How many results.
             hops: Depth of the graph walk (0: the seeds only).
             graph_scope: Entity ids: only these entities, facts among them, and turns and
@@ -946,7 +779,8 @@ class Memory:
             kinds: Result kinds wanted among ``chunk``, ``turn``, ``entity``,
                 ``relationship`` (default: all).
             rel_types: Relationship types the walk may follow (default: any).
-            preset: A name of :data:`graphmem.retrieval.PRESETS` (default ``hybrid``) or
+            preset: A name of :data:`graphmem.retrieval.PRESETS` (default ``hybrid``;
+                ``conversation`` when ``kinds`` is turns alone) or
                 :class:`graphmem.retrieval.FusionSettings`.
             **settings: Overrides of single fusion settings (``graph_weight=1.0``, ...).
 
@@ -954,23 +788,21 @@ class Memory:
             Up to ``k`` results, best first, each with its provenance.
 
         Raises:
-            InvalidInput: Empty query, ``k`` <= 0, negative ``hops``, unknown kinds or
-                presets, or an embedder whose dimension differs from the stored vectors.
+            InvalidInput: Empty or too long a query, ``k`` <= 0, negative ``hops``,
+                unknown kinds or presets, or an embedder whose dimension differs from the
+                stored vectors.
             NotFound: ``graph_scope`` names entities that do not exist.
         """
-        from graphmem.retrieval.pipeline import Query, check_request
-
-        text = _check_query(query)
-        k, hops, wanted = check_request(k, hops, kinds)
-        if preset is None:
-            from graphmem.retrieval import choose_preset
-
-            preset = choose_preset(wanted)
-        chosen = self._settings(preset, settings)
-        scope = self._scope(graph_scope)
-        self._flush_before_search(embed=chosen.vector_weight > 0)
-        vector = self._embed([text])[0] if chosen.vector_weight > 0 else None
-        return self._run(Query(text, vector, k, hops, scope, wanted, _types(rel_types)), chosen)
+        return self._retrieval().retrieve(
+            query,
+            k,
+            hops,
+            graph_scope,
+            kinds=kinds,
+            rel_types=rel_types,
+            preset=preset,
+            overrides=settings,
+        )
 
     def query_with_context(
         self,
@@ -985,15 +817,7 @@ class Memory:
 
         Like :meth:`retrieve` with the vector search left out. Raises as it does.
         """
-        from graphmem.retrieval import resolve_settings
-        from graphmem.retrieval.pipeline import Query, check_request
-
-        query = _check_query(text)
-        k, hops, wanted = check_request(k, hops, kinds)
-        chosen = resolve_settings("hybrid", {"vector_weight": 0.0})
-        scope = self._scope(graph_scope)
-        self._flush_before_search(embed=False)
-        return self._run(Query(query, None, k, hops, scope, wanted), chosen)
+        return self._retrieval().query_with_context(text, graph_scope, k=k, hops=hops, kinds=kinds)
 
     def query_with_embedding(
         self,
@@ -1009,14 +833,9 @@ class Memory:
         Like :meth:`retrieve` with the full-text search and query entity linking left
         out. Raises ``InvalidInput`` when the vector's dimension differs from the index's.
         """
-        from graphmem.retrieval import resolve_settings
-        from graphmem.retrieval.pipeline import Query, check_request
-
-        k, hops, wanted = check_request(k, hops, kinds)
-        chosen = resolve_settings("hybrid", {"fulltext_weight": 0.0, "link_query": False})
-        scope = self._scope(graph_scope)
-        self._flush_before_search(embed=True)
-        return self._run(Query(None, vector, k, hops, scope, wanted), chosen)
+        return self._retrieval().query_with_embedding(
+            vector, k, graph_scope, hops=hops, kinds=kinds
+        )
 
     @staticmethod
     def render_context(results: Sequence[ContextResult], max_tokens: int | None = None) -> str:
@@ -1024,30 +843,6 @@ class Memory:
         from graphmem.retrieval import render_context
 
         return render_context(results, max_tokens)
-
-    def _settings(
-        self, preset: str | FusionSettings | None, overrides: Mapping[str, Any]
-    ) -> FusionSettings:
-        from graphmem.retrieval import resolve_settings
-
-        return resolve_settings(preset, overrides)
-
-    def _flush_before_search(self, *, embed: bool) -> None:
-        if self._pending:
-            self.flush_index(embed=embed)
-
-    def _scope(self, graph_scope: Sequence[str] | None) -> list[str] | None:
-        self._check_open()
-        from graphmem.retrieval.pipeline import check_scope
-
-        return check_scope(self._store, self._tenant, graph_scope)
-
-    def _run(self, query: Any, settings: FusionSettings) -> list[ContextResult]:
-        from graphmem.retrieval.pipeline import run_query
-
-        self._check_open()
-        embed = self._embed if query.vector is not None else None
-        return run_query(self._store, self._tenant, query, settings, self.entity_linker, embed)
 
     # ------------------------------------------------------------------ NPC minds
 
@@ -1477,8 +1272,7 @@ class Memory:
             InvalidInput: Empty question, or ``k`` / ``max_hops`` not a positive integer.
             BackendUnavailable: ``semantic=True`` and no embedder can be had.
         """
-        self._check_open()
-        return self._answerer(semantic, settings).answer(question, k, max_hops=max_hops)
+        return self._retrieval().answerer(semantic, settings).answer(question, k, max_hops=max_hops)
 
     def describe_relationship_type(self, type: str, description: str | None) -> None:
         """Say what a relationship type means, in words a question might use.
@@ -1522,84 +1316,16 @@ class Memory:
             entity_types=read_descriptions(self._store, self._tenant, "entity"),
         )
 
-    def _answerer(self, semantic: bool | None, settings: GraphQASettings | None) -> GraphQA:
-        from graphmem.errors import BackendUnavailable
-        from graphmem.retrieval.graphqa import GraphQA, GraphQASettings
-
-        if semantic is not None and not isinstance(semantic, bool):
-            raise InvalidInput(f"semantic must be True, False or None, got {semantic!r}")
-        if settings is not None and not isinstance(settings, GraphQASettings):
-            raise InvalidInput("settings must be a GraphQASettings (graphmem.retrieval)")
-        embed = None
-        if semantic is not False:
-            try:
-                embed = self.embedder.embed
-            except BackendUnavailable:
-                if semantic:
-                    raise
-        key = (embed is not None, settings)
-        answerer = self._answerers.get(key)
-        if answerer is None:
-            answerer = GraphQA(self._store, self._tenant, self.entity_linker, embed, settings)
-            self._answerers[key] = answerer
-        return answerer
-
     def to_networkx(self, *, include_invalid: bool = False) -> nx.MultiDiGraph:
         """The entity graph as a networkx ``MultiDiGraph`` (for analysis and drawing).
 
         Nodes carry ``type``, ``name`` and the attributes; edges are keyed by type and carry
-        ``confidence``, ``source``, ``confirmed`` and the validity times.
+        ``confidence``, ``source``, ``confirmed`` and the validity times. See
+        :func:`graphmem.analysis.to_networkx`.
         """
-        import networkx as nx
+        from graphmem.analysis import to_networkx
 
-        dump = self.dump()
-        graph = nx.MultiDiGraph()
-        for e in dump.entities:
-            graph.add_node(e.id, **{**dict(e.attributes), "type": e.type, "name": e.name})
-        now = utcnow()
-        for r in dump.relationships:
-            if include_invalid or r.is_current(now):
-                graph.add_edge(
-                    r.source_id,
-                    r.target_id,
-                    key=r.type,
-                    type=r.type,
-                    confidence=r.provenance.confidence,
-                    source=r.provenance.source,
-                    confirmed=r.provenance.confirmed,
-                    valid_at=r.valid_at,
-                    invalid_at=r.invalid_at,
-                )
-        return graph
-
-
-def _check_query(query: Any) -> str:
-    if not isinstance(query, str):
-        raise InvalidInput(f"the query must be a string, got {type(query).__name__}")
-    if not query.strip():
-        raise InvalidInput("the query is empty; ask something (e.g. 'who runs the mill?')")
-    return query
-
-
-def _types(rel_types: Sequence[str] | None) -> tuple[str, ...] | None:
-    if rel_types is None:
-        return None
-    return (rel_types,) if isinstance(rel_types, str) else tuple(rel_types)
-
-
-def _chunk_embed_text(chunk: Chunk) -> str:
-    title = chunk.attributes.get("title")
-    return f"{title}: {chunk.text}" if isinstance(title, str) and title else chunk.text
-
-
-def _documents(documents: Iterable[Document | Mapping[str, Any] | str]) -> list[Document]:
-    out: list[Document] = _coerce(
-        Document, documents, "documents", from_str=lambda text: Document(text=text)
-    )
-    ids = [d.id for d in out]
-    if len(set(ids)) != len(ids):
-        raise InvalidInput("documents repeat an id; give each document its own id")
-    return out
+        return to_networkx(self.dump(), include_invalid=include_invalid)
 
 
 def open(  # noqa: A001
@@ -1632,7 +1358,8 @@ def open(  # noqa: A001
             (an append then pays for the batch); None: only before a retrieval.
         progress: Draw progress bars (tqdm, on stderr, only when it is a terminal) for
             long work: document ingest and turn indexing.
-        **options: Backend options, e.g. ``tracer=print``.
+        **options: Backend options, e.g. ``tracer=print``; ``read_only=True`` to read a
+            store (beside its writer) and never write or create anything.
 
     Raises:
         IdentityRequired: ``tenant`` is empty.

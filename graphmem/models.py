@@ -37,6 +37,7 @@ from pydantic import (
 from graphmem.errors import InvalidInput
 
 __all__ = [
+    "VALUE_ENTITY_TYPE",
     "NODE_KINDS",
     "Artifact",
     "ArtifactRef",
@@ -318,17 +319,25 @@ class _Model(BaseModel):
 _M = TypeVar("_M", bound=BaseModel)
 
 
-def construct_trusted(cls: type[_M], values: dict[str, Any]) -> _M:
+def construct_trusted(
+    cls: type[_M], values: dict[str, Any], fields_set: set[str] | None = None
+) -> _M:
     """Build ``cls`` from values that are already valid, without validation or defaults.
 
     For backends returning data they validated on write: it does what pydantic's
     ``model_construct`` does for a model without private attributes or post-init, at a
     fraction of the cost (the identity snapshot hot path). ``values`` must hold every
     field. A unit test checks it equals ``model_construct``.
+
+    ``fields_set``: the set to use as the model's set of fields (``set(values)`` if not
+    given). A caller building many frozen models of one class may pass one set for all of
+    them (a set of nine names costs 728 bytes); pydantic copies it on ``model_copy``.
     """
     obj = cls.__new__(cls)
     object.__setattr__(obj, "__dict__", values)
-    object.__setattr__(obj, "__pydantic_fields_set__", set(values))
+    object.__setattr__(
+        obj, "__pydantic_fields_set__", set(values) if fields_set is None else fields_set
+    )
     object.__setattr__(obj, "__pydantic_extra__", None)
     object.__setattr__(obj, "__pydantic_private__", None)
     return obj
@@ -381,6 +390,10 @@ NodeKind = Literal["entity", "turn", "chunk"]
 """The kinds of node that carry text and embeddings, and that retrieval searches."""
 
 NODE_KINDS: tuple[NodeKind, ...] = ("entity", "turn", "chunk")
+
+VALUE_ENTITY_TYPE = "value"
+"""The type of the entity a governed fact makes for a value that names no entity (see
+:mod:`graphmem.policy.fact_graph`): a value, not a name to find in text."""
 
 
 # --------------------------------------------------------------------------- graph data
@@ -803,12 +816,15 @@ class EntityFilter(_Model):
 
     Attributes:
         type: Entity type (exact).
+        name: The whole name, case-insensitive (casefolded equality): found through a
+            name index, so the cost follows the matches, not the tenant's size.
         name_contains: Case-insensitive substring of the name.
         attributes: Attribute equality, every pair must match.
         limit: At most this many, ordered by id.
     """
 
     type: SafeName | None = None
+    name: str | None = None
     name_contains: str | None = None
     attributes: Attributes = Field(default_factory=FrozenDict)
     limit: int | None = Field(default=None, gt=0)

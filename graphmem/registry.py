@@ -1,7 +1,8 @@
 """The backend registry: :class:`Backend` objects found by URL scheme, and ``open_store``.
 
-A backend is a :class:`Backend` object: the URL schemes it serves, how to open a store,
-how to install its schema (if it keeps one), which rooms of the contract
+A backend is a :class:`Backend` object: the URL schemes it serves, how to open a store
+(and whether it opens one read-only itself), how to install its schema (if it keeps one),
+how to check a store's integrity (if it can), which rooms of the contract
 (:mod:`graphmem.contract`) it satisfies, and the extra to install when it cannot be
 imported. Backends join through the ``graphmem.backends`` entry-point group, the
 built-in ones included (see ``pyproject.toml``)::
@@ -18,6 +19,7 @@ module (its driver, networkx) only when a store is: ``import graphmem`` imports 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import threading
 from collections.abc import Callable
@@ -25,8 +27,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import urlsplit
 
-from graphmem.contract import ROOMS
-from graphmem.errors import BackendUnavailable, IdentityRequired, InvalidInput
+from graphmem.contract import ROOMS, WRITE_METHODS
+from graphmem.errors import (
+    BackendUnavailable,
+    IdentityRequired,
+    InvalidInput,
+    StoreReadOnly,
+    UnsupportedOperation,
+)
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -37,7 +45,11 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "Backend",
     "BackendFactory",
+    "ReadOnlyStore",
     "SchemaInstaller",
+    "StoreCheck",
+    "StoreChecker",
+    "check_store",
     "get_backend",
     "install_schema",
     "open_store",
@@ -54,6 +66,63 @@ BackendFactory: TypeAlias = "Callable[..., GraphStore]"
 
 SchemaInstaller: TypeAlias = Callable[..., Any]
 """``installer(url, **options) -> report``: applies a backend's schema idempotently."""
+
+StoreChecker: TypeAlias = "Callable[[str], StoreCheck]"
+"""``checker(url) -> StoreCheck``: checks a store's integrity without changing it."""
+
+
+@dataclass
+class StoreCheck:
+    """What :func:`check_store` found.
+
+    Attributes:
+        url: The store checked (without any password).
+        format: What the store is (e.g. ``sqlite (schema version 1)``).
+        counts: Rows (or items) per table or kind, all tenants together.
+        problems: Everything found wrong; empty when the store is sound.
+    """
+
+    url: str
+    format: str
+    counts: dict[str, int] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """Whether no problem was found."""
+        return not self.problems
+
+
+class ReadOnlyStore:
+    """A store whose writes raise ``StoreReadOnly``; every read goes to the store inside.
+
+    What ``open_store(url, read_only=True)`` gives for a backend that has no read-only
+    mode of its own (``Backend.read_only`` false; the embedded backend has one). The
+    writes are the contract's :data:`~graphmem.contract.WRITE_METHODS`. Closing it
+    closes the store inside.
+    """
+
+    def __init__(self, store: GraphStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        if name in WRITE_METHODS:
+
+            def refuse(*args: Any, **kwargs: Any) -> Any:
+                raise StoreReadOnly(
+                    f"the store {redact_url(self._store.url)} was opened with read_only=True; "
+                    f"{name} writes",
+                    url=redact_url(self._store.url),
+                )
+
+            return refuse
+        return getattr(self._store, name)
+
+    def __enter__(self) -> ReadOnlyStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._store.close()
 
 
 def _resolve(target: Callable[..., Any] | str) -> Callable[..., Any]:
@@ -79,6 +148,14 @@ class Backend:
             default); the conformance suite checks the claim against an open store.
         extra: The ``graphmem[...]`` extra that installs its dependencies, named when
             it cannot be imported; None when it needs nothing beyond graphmem.
+        read_only: The factory understands ``read_only=True`` itself (its store refuses
+            writes with ``StoreReadOnly`` and creates nothing). Otherwise
+            ``open_store(url, read_only=True)`` wraps the store in a
+            :class:`ReadOnlyStore`.
+        checker: ``checker(url) -> StoreCheck``, or its path: checks a store's
+            integrity without changing it (``graphmem check``); None for a backend
+            without such a check (:func:`check_store` then raises
+            ``UnsupportedOperation``).
 
     >>> from graphmem.contract import ROOMS
     >>> backend = Backend("loopback", ("loopback",), "graphmem.backends.networkx:open_networkx")
@@ -92,6 +169,8 @@ class Backend:
     schema_installer: SchemaInstaller | str | None = None
     protocols: tuple[type[Any], ...] = field(default=ROOMS)
     extra: str | None = None
+    read_only: bool = False
+    checker: StoreChecker | str | None = None
 
     def __post_init__(self) -> None:
         if not self.schemes or any(
@@ -118,18 +197,29 @@ class Backend:
     def open(self, url: str, **options: Any) -> GraphStore:
         """Open a store at ``url`` (one of :attr:`schemes`).
 
+        ``read_only=True`` among the options opens it for reading only: passed to the
+        factory when the backend has a read-only mode (:attr:`read_only`), else the store
+        is wrapped in a :class:`ReadOnlyStore`.
+
         Raises:
             BackendUnavailable: The backend cannot be imported (the message names the
                 extra to install) or cannot open the store.
-            InvalidInput: The backend refuses the URL or an option.
+            InvalidInput: The backend refuses the URL or an option; ``read_only`` is not
+                a bool.
         """
+        read_only = options.pop("read_only", False)
+        if not isinstance(read_only, bool):
+            raise InvalidInput(f"read_only must be True or False, got {read_only!r}")
+        wrap = read_only and not self.read_only
+        if read_only and not wrap:
+            options["read_only"] = True
         try:
             store: GraphStore = _resolve(self.factory)(url, **options)
         except (InvalidInput, BackendUnavailable, IdentityRequired):
             raise
         except ImportError as exc:
             raise self._unavailable(url, exc) from exc
-        return store
+        return ReadOnlyStore(store) if wrap else store
 
     def install_schema(self, url: str, **options: Any) -> Any:
         """Apply the backend's schema at ``url``; None for a backend that keeps none.
@@ -144,6 +234,26 @@ class Backend:
             return _resolve(self.schema_installer)(url, **options)
         except ImportError as exc:
             raise self._unavailable(url, exc) from exc
+
+    def check(self, url: str) -> StoreCheck:
+        """Check the integrity of the store at ``url`` without changing it.
+
+        Raises:
+            UnsupportedOperation: The backend has no integrity check.
+            BackendUnavailable: The backend cannot be imported.
+        """
+        if self.checker is None:
+            raise UnsupportedOperation(
+                f"{urlsplit(url).scheme}:// has no integrity check here (a memory:// store is "
+                "new and empty at every open; a server checks its own database)",
+                url=redact_url(url),
+            )
+        try:
+            checker = _resolve(self.checker)
+        except ImportError as exc:
+            raise self._unavailable(url, exc) from exc
+        report: StoreCheck = checker(url)
+        return report
 
 
 class _Registry:
@@ -242,7 +352,11 @@ def _scheme_of(url: object) -> str:
 
 
 def register_backend(
-    scheme: str, factory: Backend | BackendFactory | str, *, replace: bool = False
+    scheme: str,
+    factory: Backend | BackendFactory | str,
+    *,
+    replace: bool = False,
+    read_only: bool | None = None,
 ) -> None:
     """Register a backend for a URL scheme at run time (it wins over entry points).
 
@@ -251,16 +365,22 @@ def register_backend(
         factory: A :class:`Backend`, or ``factory(url, **options) -> GraphStore``, or its
             ``"module:attribute"`` path, imported on first use.
         replace: Allow replacing an existing registration (an entry point's included).
+        read_only: The factory understands ``read_only=True`` itself
+            (:attr:`Backend.read_only`; default False for a factory, the
+            :class:`Backend`'s own otherwise). Without it,
+            ``open_store(url, read_only=True)`` wraps the store in a
+            :class:`ReadOnlyStore`.
 
     Raises:
         InvalidInput: The scheme is taken and ``replace`` is false.
     """
     scheme = scheme.lower()
-    backend = (
-        factory
-        if isinstance(factory, Backend)
-        else Backend(scheme, (scheme,), factory, extra=scheme)
-    )
+    if isinstance(factory, Backend):
+        backend = factory
+        if read_only is not None:
+            backend = dataclasses.replace(factory, read_only=read_only)
+    else:
+        backend = Backend(scheme, (scheme,), factory, extra=scheme, read_only=bool(read_only))
     _registry.register(scheme, backend, replace)
 
 
@@ -300,6 +420,9 @@ def open_store(url: str = "memory://", **options: Any) -> GraphStore:
     Args:
         url: Where the memory lives; the scheme picks the backend.
         **options: Backend options (``tracer=callable`` is understood by every built-in one).
+            ``read_only=True`` opens the store for reading only: every write raises
+            :class:`~graphmem.errors.StoreReadOnly`, and nothing is ever created (a
+            ``file://`` store that does not exist is ``NotFound``).
 
     Raises:
         InvalidInput: The URL has no scheme or no backend is registered for it.
@@ -327,3 +450,18 @@ def install_schema(url: str, **options: Any) -> Any:
         BackendUnavailable: The server cannot be reached, or indexes did not come online.
     """
     return _registry.get(_scheme_of(url), url).install_schema(url, **options)
+
+
+def check_store(url: str) -> StoreCheck:
+    """Check a store's integrity without changing it (its writer may be running).
+
+    For ``file://``: SQLite's own integrity check, every checksum and row count, every
+    stored model, and graphmem's invariants (no dangling reference, sound PARENT chains).
+    The backend's :attr:`Backend.checker` does the work.
+
+    Raises:
+        InvalidInput: The URL has no scheme or names no registered backend.
+        NotFound: There is no store at the URL.
+        UnsupportedOperation: The backend has no integrity check (``memory://``, Neo4j).
+    """
+    return _registry.get(_scheme_of(url), url).check(url)

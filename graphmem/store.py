@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import time
 import unicodedata
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,13 +30,17 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from graphmem.contract import (
     MAX_TURN_WINDOW,
     ROOMS,
+    WRITE_METHODS,
     BaseStore,
+    ChangeSet,
     ConversationStore,
     EntityGraphStore,
+    Gathered,
     JSONScalar,
     RecordStore,
     RelationshipPattern,
     RoleCooccurrence,
+    SearchContext,
     SearchHit,
     SearchPair,
     SearchStore,
@@ -47,12 +51,15 @@ from graphmem.contract import (
     store_supports,
 )
 from graphmem.errors import IdentityRequired, InvalidInput
-from graphmem.models import NODE_KINDS, NodeKind, Record, check_safe_name
+from graphmem.models import NODE_KINDS, Entity, NodeKind, Record, Relationship, check_safe_name
 from graphmem.registry import (
     ENTRY_POINT_GROUP,
     Backend,
     BackendFactory,
+    ReadOnlyStore,
     SchemaInstaller,
+    StoreCheck,
+    check_store,
     get_backend,
     install_schema,
     open_store,
@@ -69,29 +76,38 @@ __all__ = [
     "INVISIBLE_CHARACTERS",
     "MAX_TURN_WINDOW",
     "ROOMS",
+    "WRITE_METHODS",
     "Backend",
     "BackendFactory",
     "BaseStore",
+    "ChangeSet",
     "ConversationStore",
     "EntityGraphStore",
+    "Gathered",
     "GraphStore",
     "JSONScalar",
+    "ReadOnlyStore",
     "RecordStore",
     "RelationshipPattern",
     "RoleCooccurrence",
     "SchemaInstaller",
+    "SearchContext",
     "SearchHit",
     "SearchPair",
     "SearchStore",
+    "StoreCheck",
     "TenantAdmin",
     "TenantDump",
     "TraceEvent",
     "Tracer",
     "as_utc",
+    "check_changes",
+    "check_gather",
     "check_owner",
     "check_printable_name",
     "check_record_deletes",
     "check_search_kinds",
+    "check_store",
     "check_tenant",
     "check_where",
     "check_window_depth",
@@ -105,6 +121,7 @@ __all__ = [
     "satisfied_protocols",
     "search_each",
     "store_supports",
+    "stored_changes",
     "traced",
 ]
 
@@ -217,6 +234,100 @@ def check_record_deletes(
             "Nothing was written.",
         )
     return out
+
+
+def _check_batch(items: object, model: type[Any], what: str) -> list[Any]:
+    if isinstance(items, model | str | Mapping) or not isinstance(items, Sequence):
+        raise InvalidInput(f"{what} takes a list; wrap a single item in [...]")
+    for index, item in enumerate(items):
+        if not isinstance(item, model):
+            raise InvalidInput(
+                f"{what}[{index}] is a {type(item).__name__}, not a {model.__name__}", index=index
+            )
+    return list(items)
+
+
+def _check_id_list(ids: object, what: str) -> list[str]:
+    if isinstance(ids, str) or not isinstance(ids, Sequence):
+        raise InvalidInput(f"{what} takes a list of ids; wrap a single id in [...]")
+    for value in ids:
+        if not isinstance(value, str) or not value:
+            raise InvalidInput(f"{what}: {value!r} is not an id (a non-empty string)")
+    return list(dict.fromkeys(ids))
+
+
+def check_changes(changes: object) -> ChangeSet:
+    """Check a :meth:`GraphStore.write_changes` argument for any backend.
+
+    Returns the change set with plain lists, each id and key to delete once.
+
+    Raises:
+        InvalidInput: Not a :class:`ChangeSet`; an item of the wrong model; an id that is
+            not a non-empty string; a relationship key that is not ``(source, target,
+            type)`` with a safe type; anything both put and deleted in the call; a
+            relationship put whose end the call deletes.
+    """
+    if not isinstance(changes, ChangeSet):
+        raise InvalidInput("write_changes takes a ChangeSet")
+    records = _check_batch(changes.records, Record, "records")
+    delete_records = check_record_deletes(changes.delete_records, records)
+    entities = _check_batch(changes.entities, Entity, "entities")
+    delete_entities = _check_id_list(changes.delete_entities, "delete_entities")
+    relationships = _check_batch(changes.relationships, Relationship, "relationships")
+    raw_keys = changes.delete_relationships
+    if isinstance(raw_keys, str) or not isinstance(raw_keys, Sequence):
+        raise InvalidInput("delete_relationships takes a list of (source_id, target_id, type)")
+    keys: dict[tuple[str, str, str], None] = {}
+    for key in raw_keys:
+        if isinstance(key, str) or not isinstance(key, Sequence) or len(key) != 3:
+            raise InvalidInput(f"delete_relationships: {key!r} is not (source_id, target_id, type)")
+        source, target, type_ = key
+        _check_id_list([source, target], "delete_relationships")
+        keys[(source, target, check_safe_name(type_, "relationship type"))] = None
+    gone = set(delete_entities)
+    both = sorted(e.id for e in entities if e.id in gone)
+    both_keys = sorted(r.key for r in relationships if r.key in keys)
+    ends = sorted({end for r in relationships for end in (r.source_id, r.target_id) if end in gone})
+    if both or both_keys or ends:
+        raise InvalidInput(
+            "a write_changes call both puts and deletes "
+            + "; ".join(
+                part
+                for part in (
+                    f"entities {both}" if both else "",
+                    f"relationships {both_keys}" if both_keys else "",
+                    f"relationships ending at deleted entities {ends}" if ends else "",
+                )
+                if part
+            )
+            + ": do one or the other. Nothing was written.",
+        )
+    return ChangeSet(records, delete_records, entities, delete_entities, relationships, list(keys))
+
+
+def stored_changes(
+    changes: ChangeSet,
+    records: Iterable[Record],
+    entities: Iterable[Entity],
+    relationships: Iterable[Relationship],
+) -> ChangeSet:
+    """A :meth:`GraphStore.write_changes` result for any backend.
+
+    ``records``, ``entities`` and ``relationships``: what the backend stored, one per key;
+    the result has one item per input position of ``changes`` (as stored for its key) and
+    its deletes as given.
+    """
+    by_record = {(r.kind, r.id): r for r in records}
+    by_entity = {e.id: e for e in entities}
+    by_rel = {r.key: r for r in relationships}
+    return ChangeSet(
+        records=[by_record[(r.kind, r.id)] for r in changes.records],
+        delete_records=changes.delete_records,
+        entities=[by_entity[e.id] for e in changes.entities],
+        delete_entities=changes.delete_entities,
+        relationships=[by_rel[r.key] for r in changes.relationships],
+        delete_relationships=changes.delete_relationships,
+    )
 
 
 def check_where(where: Mapping[str, JSONScalar] | None) -> dict[str, JSONScalar]:
@@ -361,6 +472,63 @@ def search_each(
     return out
 
 
+_MENTION_KINDS: tuple[NodeKind, ...] = ("turn", "chunk")
+
+
+def _check_mention_kinds(kinds: object, what: str) -> list[NodeKind]:
+    if isinstance(kinds, str) or not isinstance(kinds, Sequence):
+        raise InvalidInput(f"{what} takes a list of kinds; wrap a single kind in [...]")
+    bad = [kind for kind in kinds if kind not in _MENTION_KINDS]
+    if bad:
+        raise InvalidInput(f"{what} must be among {_MENTION_KINDS}, got {list(kinds)!r}")
+    return list(dict.fromkeys(kinds))
+
+
+def check_gather(
+    *,
+    chunk_ids: Sequence[str],
+    turn_ids: Sequence[str],
+    entity_ids: Sequence[str],
+    mentions_of: Mapping[NodeKind, Sequence[str]] | None,
+    seed_ids: Sequence[str],
+    mentioning: Sequence[NodeKind],
+    mentioning_limit: int | None,
+) -> tuple[list[str], list[str], list[str], dict[NodeKind, list[str]], list[str], list[NodeKind]]:
+    """The id lists and kinds of a :meth:`GraphStore.gather`, checked, without repeats.
+
+    The walk's own arguments (depth, types, direction, scope, cap) are checked as
+    :meth:`GraphStore.expand` checks them, by the backend.
+
+    Raises:
+        InvalidInput: A list that is not a list of non-empty string ids, a kind that is
+            not ``turn`` or ``chunk``, or a ``mentioning_limit`` that is not a positive
+            integer.
+    """
+    if mentions_of is not None and not isinstance(mentions_of, Mapping):
+        raise InvalidInput("mentions_of maps node kinds to lists of ids, e.g. {'chunk': ['c1']}")
+    of: dict[NodeKind, list[str]] = {}
+    for kind, ids in (mentions_of or {}).items():
+        _check_mention_kinds([kind], "the kinds of mentions_of")
+        of[kind] = _check_id_list(ids, f"mentions_of[{kind!r}]")
+    if mentioning_limit is not None and (
+        not isinstance(mentioning_limit, int)
+        or isinstance(mentioning_limit, bool)
+        or mentioning_limit <= 0
+    ):
+        raise InvalidInput(
+            f"mentioning_limit must be a positive integer, got {mentioning_limit!r}",
+            limit=mentioning_limit,
+        )
+    return (
+        _check_id_list(chunk_ids, "chunk_ids"),
+        _check_id_list(turn_ids, "turn_ids"),
+        _check_id_list(entity_ids, "entity_ids"),
+        of,
+        _check_id_list(seed_ids, "seed_ids"),
+        _check_mention_kinds(mentioning, "mentioning"),
+    )
+
+
 # --------------------------------------------------------------------------- the contract
 
 
@@ -378,9 +546,10 @@ class GraphStore(
 
     :class:`~graphmem.contract.BaseStore` (``url``, ``capabilities``, ``close``),
     :class:`~graphmem.contract.EntityGraphStore` (entities, relationships, traversal,
-    identity), :class:`~graphmem.contract.ConversationStore` (turns, branches, the session
-    log), :class:`~graphmem.contract.SearchStore` (chunks, mentions, embeddings, search,
-    expand), :class:`~graphmem.contract.RecordStore` (generic records) and
+    identity, the entity version), :class:`~graphmem.contract.ConversationStore` (turns,
+    branches, the session log), :class:`~graphmem.contract.SearchStore` (chunks, mentions,
+    embeddings, search, expand, what one retrieve reads: ``search_context``, ``gather``),
+    :class:`~graphmem.contract.RecordStore` (generic records, ``write_changes``) and
     :class:`~graphmem.contract.TenantAdmin` (dump, load, clear, list of tenants). Every
     method but ``list_tenants`` takes the tenant first.
 

@@ -14,6 +14,8 @@ NETWORKX = Backend(
     name="networkx",
     schemes=("memory", "file"),
     factory="graphmem.backends.networkx:open_networkx",
+    read_only=True,
+    checker="graphmem.backends.networkx.sqlite_check:check_url",
 )
 """The embedded backend: ``memory://`` and ``file:///path/world.graphmem``."""
 

@@ -1,32 +1,22 @@
 """What every backend's search shares: checking vectors, and the words of a text query.
 
-Both backends read a query the same way (:func:`query_words`), so "plain words, any may
-match, operators taken literally" means the same on each; and both check embeddings the
-same way (:func:`as_matrix`) before anything is stored.
+Both backends read a query the same way (:func:`query_words`, from :mod:`graphmem.words`,
+where retrieval takes it too), so "plain words, any may match, operators taken literally"
+means the same on each; and both check embeddings the same way (:func:`as_matrix`)
+before anything is stored.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from graphmem.errors import InvalidInput
+from graphmem.words import STOPWORDS, query_words
 
 __all__ = ["STOPWORDS", "as_matrix", "query_words"]
-
-# Common English words that match nearly every passage: they only add cost to an OR query.
-_STOPWORD_TEXT = """a about above after again against all am an and any are as at be because
-been before being below between both but by can did do does doing down during each few for
-from further had has have having he her here hers herself him himself his how i if in into is
-it its itself just me more most my myself no nor not now of off on once only or other our ours
-ourselves out over own same she should so some such than that the their theirs them
-themselves then there these they this those through to too under until up very was we were
-what when where which while who whom why will with would you your yours yourself yourselves"""
-STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def as_matrix(vectors: Any, dimension: int | None, what: str) -> NDArray[np.float32]:
@@ -57,14 +47,3 @@ def as_matrix(vectors: Any, dimension: int | None, what: str) -> NDArray[np.floa
         raise InvalidInput(f"{what} contain a zero vector, which has no direction to compare")
     matrix /= norms[:, None]
     return matrix
-
-
-def query_words(text: str) -> list[str]:
-    """The distinct words of a query, lower-cased, common English words left out.
-
-    >>> query_words('who owns "the Forge" NEAR(x) OR *')
-    ['owns', 'forge', 'near', 'x']
-    """
-    words = [w.lower() for w in _WORD.findall(text)]
-    kept = [w for w in words if w not in STOPWORDS] or words
-    return list(dict.fromkeys(kept))

@@ -1,14 +1,23 @@
 """Memory policy: what an agent's LLM sees, and what it may write.
 
+One concern per module, each readable on its own:
+
 - :mod:`graphmem.policy.identity`: fail-closed identity (tenant, user, session, run id);
-- :mod:`graphmem.policy.context`: conversation strategies (``none``, ``truncation``,
-  ``rolling_summary``) and the summarizer protocol;
-- :mod:`graphmem.policy.health`: the summarizer's health state machine;
-- :mod:`graphmem.policy.pii`: personal-data detectors (over
-  :mod:`graphmem.policy.normalize`'s normalised text);
-- :mod:`graphmem.policy.governance`: governed fact writes, audit, retention, retrieval;
-- :mod:`graphmem.policy.audit`: signatures, fact versions, the audit hash chain and its
-  verification.
+- what the LLM sees: :mod:`graphmem.policy.context` (``ConversationMemory`` and its
+  strategies ``none``, ``truncation``, ``rolling_summary``),
+  :mod:`graphmem.policy.llm_context` (``LLMContext``, what a turn costs),
+  :mod:`graphmem.policy.summarizers` (the summarizer protocol and the default),
+  :mod:`graphmem.policy.health` (the summarizer's health state machine),
+  :mod:`graphmem.policy.snapshots` (the portable context snapshot);
+- what it may write: :mod:`graphmem.policy.governance` (``FactMemory``, where the rules
+  meet the store), :mod:`graphmem.policy.rules` (trust, scopes, statuses, the policy),
+  :mod:`graphmem.policy.facts` (the values governed calls return),
+  :mod:`graphmem.policy.sanitize` (privacy tags, personal data, poisoning; over
+  :mod:`graphmem.policy.pii`, :mod:`graphmem.policy.poisoning` and
+  :mod:`graphmem.policy.normalize`), :mod:`graphmem.policy.consolidation` (the
+  add / update / invalidate / no-op decision), :mod:`graphmem.policy.audit`
+  (signatures, versions, the audit hash chain), :mod:`graphmem.policy.lifecycle`
+  (rollback and retention plans), :mod:`graphmem.policy.scoring` (recall scoring).
 
 Pure logic over the :class:`~graphmem.GraphStore` protocol: it runs the same on every
 backend.

@@ -2,12 +2,13 @@
 
 Governed facts (records of kind ``fact``), their audit entries (``audit``) and the
 audit log's head (``audit_head``, one record per tenant) are written only through
-:meth:`AuditChain.commit`, which makes every change of governance one atomic
-:meth:`~graphmem.GraphStore.write_records` call: the facts it writes or deletes, its
-audit entry and the new head together, or nothing. (A store that cannot write several
-kinds at once raises ``UnsupportedOperation``; the chain then writes facts first, the
-entry and the head last, so a crash in between leaves a fact no entry accounts for, and
-:meth:`AuditChain.verify` reports it.)
+:meth:`AuditChain.commit`, which makes every change of governance one atomic write: the
+facts it writes or deletes, its audit entry and the new head together, or nothing
+(:meth:`~graphmem.GraphStore.write_records`; with the graph edges that show workspace
+facts, :meth:`~graphmem.GraphStore.write_changes`). (A store that cannot write several
+kinds at once raises ``UnsupportedOperation``; the chain then writes facts and their
+edges first, the entry and the head last, so a crash in between leaves a fact no entry
+accounts for, and :meth:`AuditChain.verify` reports it.)
 
 What makes the records tamper-evident:
 
@@ -41,14 +42,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from graphmem.errors import NotFound, SignatureMismatch, UnsupportedOperation
 from graphmem.models import Record, new_id, utcnow
-from graphmem.store import GraphStore
+from graphmem.store import ChangeSet, GraphStore
 
 __all__ = [
     "AUDIT_HEAD_KIND",
@@ -242,6 +243,7 @@ class AuditChain:
         writes: Sequence[FactWrite] = (),
         deletes: Sequence[str] = (),
         purge_entries: Sequence[Record] = (),
+        graph: ChangeSet | None = None,
     ) -> tuple[str, list[Record]]:
         """Write facts, delete facts and purged entries, append one entry: all or nothing.
 
@@ -251,6 +253,8 @@ class AuditChain:
             writes: Fact records to write; each gets the next version of its id.
             deletes: Fact ids to delete.
             purge_entries: Audit entries to delete; each leaves a tombstone in this entry.
+            graph: Entity and relationship changes to make in the same write (the edges
+                that show the facts, :mod:`graphmem.policy.fact_graph`).
 
         Returns:
             The new entry's id and the fact records as stored, in the order given.
@@ -289,7 +293,7 @@ class AuditChain:
             delete[FACT_KIND] = list(deletes)
         if purge_entries:
             delete[AUDIT_KIND] = [r.id for r in purge_entries]
-        stored = self._write([*facts, record, head], delete)
+        stored = self._write([*facts, record, head], delete, graph or ChangeSet())
         return entry_id, stored[: len(facts)]
 
     def _tombstone(self, record: Record) -> dict[str, Any]:
@@ -302,17 +306,37 @@ class AuditChain:
             "deleted": list(d.get("deleted") or ()),
         }
 
-    def _write(self, put: list[Record], delete: dict[str, list[str]]) -> list[Record]:
+    def _write(
+        self, put: list[Record], delete: dict[str, list[str]], graph: ChangeSet
+    ) -> list[Record]:
         try:
-            return self._store.write_records(self._tenant, put, delete)
+            if graph.empty:
+                return self._store.write_records(self._tenant, put, delete)
+            changes = ChangeSet(
+                records=put,
+                delete_records=delete,
+                entities=graph.entities,
+                delete_entities=graph.delete_entities,
+                relationships=graph.relationships,
+                delete_relationships=graph.delete_relationships,
+            )
+            return list(self._store.write_changes(self._tenant, changes).records)
         except UnsupportedOperation:
             pass
-        # No atomic write on this store: facts first, the entry and the head last, so a
-        # crash leaves facts no entry accounts for, which verify() reports.
+        # No atomic write on this store: facts and their edges first, the entry and the
+        # head last, so a crash leaves facts no entry accounts for, which verify() reports.
         by_kind: dict[str, list[Record]] = {}
         for record in put:
             by_kind.setdefault(record.kind, []).append(record)
         stored = self._store.put_records(self._tenant, FACT_KIND, by_kind.get(FACT_KIND, []))
+        for source, target, type_ in graph.delete_relationships:
+            self._store.delete_relationship(self._tenant, source, target, type_)
+        if graph.delete_entities:
+            self._store.delete_entities(self._tenant, graph.delete_entities)
+        if graph.entities:
+            self._store.upsert_entities(self._tenant, graph.entities)
+        if graph.relationships:
+            self._store.upsert_relationships(self._tenant, graph.relationships)
         for kind, ids in delete.items():
             self._store.delete_records(self._tenant, kind, ids)
         self._store.put_records(self._tenant, AUDIT_KIND, by_kind[AUDIT_KIND])
@@ -321,8 +345,15 @@ class AuditChain:
 
     # ------------------------------------------------------------------ verifying
 
-    def verify(self, anchor: AuditHead | None = None) -> int:
+    def verify(
+        self,
+        anchor: AuditHead | None = None,
+        graph: Callable[[Sequence[Record]], Mapping[str, str]] | None = None,
+    ) -> int:
         """Check every fact, entry and the head; return how many records were checked.
+
+        ``graph(facts)`` names facts whose graph edge is out of step (fact id -> why);
+        they are reported with the rest.
 
         Raises:
             SignatureMismatch: ``record_ids`` names every record out of place (see the
@@ -341,6 +372,9 @@ class AuditChain:
         chain = self._links(entries, bad)
         self._check_chain(entries, chain, heads, bad)
         self._check_facts(facts, chain, bad)
+        if graph is not None:
+            for fact_id, why in graph([f for f in facts if f.id not in bad]).items():
+                bad.setdefault(fact_id, why)
         if anchor is not None:
             link = chain.get(anchor.seq)
             if link is None or link.id != anchor.entry_id or link.digest != anchor.digest:

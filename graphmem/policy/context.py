@@ -25,32 +25,53 @@ Strategies (chosen per conversation):
   ``recovery_interval`` appends while degraded; it folds the queue oldest batch first.
 
 Token counts use :func:`graphmem.estimate_tokens`: a turn costs the estimate of its
-context text (:func:`context_text`: its content, plus an agent turn's trajectory digest
-and the titles of the artifacts it showed); the summary the estimate of its text. Hidden
+context text (:func:`~graphmem.policy.llm_context.context_text`: its content, plus an
+agent turn's trajectory digest and the titles of the artifacts it showed); the summary
+the estimate of its text. Hidden
 artifacts never reach a context or a summary. The summary is kept as lines: when it is
 over its budget the oldest lines are dropped whole; lines are never rewritten, so a
 restored summary comes back verbatim.
+
+The pieces live in their own modules: :mod:`graphmem.policy.llm_context` (what a context
+holds and what a turn costs), :mod:`graphmem.policy.summarizers` (the summarizer
+protocol and the default), :mod:`graphmem.policy.health` (the state machine) and
+:mod:`graphmem.policy.snapshots` (the portable snapshot).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from graphmem.conversation import Conversation
-from graphmem.errors import InvalidInput, InvalidSnapshot, StoreClosed
+from graphmem.errors import InvalidInput, StoreClosed
 from graphmem.events import EventBus
 from graphmem.events import bus as default_bus
 from graphmem.models import Artifact, ArtifactRef, Role, Trajectory, Turn, estimate_tokens
 from graphmem.policy.health import HealthMachine, HealthState
 from graphmem.policy.identity import MemoryIdentity
+from graphmem.policy.llm_context import (
+    CHAT_ROLES,
+    LLMContext,
+    context_text,
+    fit_lines,
+    newest_that_fit,
+    turn_tokens,
+    without_hidden,
+)
+from graphmem.policy.snapshots import (
+    SNAPSHOT_FORMAT,
+    SNAPSHOT_VERSION,
+    SnapshotState,
+    make_snapshot,
+    read_snapshot,
+)
+from graphmem.policy.summarizers import LineSummarizer, Summarizer, as_summarizer
 from graphmem.store import GraphStore
-from graphmem.summarize import summarize_trajectory, summarize_turn
+from graphmem.summarize import summarize_turn
 
 __all__ = [
     "CHAT_ROLES",
@@ -70,214 +91,8 @@ _log = logging.getLogger("graphmem.policy")
 STRATEGIES = ("none", "truncation", "rolling_summary")
 """The strategy names :class:`ConversationMemory` accepts."""
 
-SNAPSHOT_FORMAT = "graphmem.conversation_memory"
-SNAPSHOT_VERSION = 1
 SUMMARY_SHARE = 0.25
 """Share of ``max_tokens`` the rolling summary may use (at least one token)."""
-
-CHAT_ROLES: Mapping[str, str] = {
-    "user": "user",
-    "assistant": "assistant",
-    "system": "system",
-    "player": "user",
-    "gm": "user",
-    "npc": "assistant",
-    "gm_assistant": "assistant",
-    "tool": "user",
-}
-"""How :meth:`LLMContext.to_messages` maps turn roles onto the roles chat APIs accept.
-
-The model speaks as the ``assistant``: an NPC it plays, the game master's assistant.
-People are ``user``: players and the game master. Tool output becomes ``user`` text
-(a ``tool`` message needs a call id the turn does not have). Other roles get the
-``default`` of :meth:`LLMContext.to_messages` (``user``)."""
-
-
-def _artifact_label(artifact: Artifact) -> str:
-    label = artifact.title or artifact.id
-    return f"{label} ({artifact.media_type})" if artifact.media_type else label
-
-
-def context_text(turn: Turn) -> str:
-    """A turn as an LLM's context shows it: the content, then what an agent turn adds.
-
-    An agent turn adds one line with its trajectory digest (tools, observations,
-    reasoning; :func:`graphmem.summarize.summarize_trajectory` without a length cap) and
-    one naming the artifacts shown to the user (title and media type, not the content).
-    Hidden artifacts are never mentioned.
-
-    >>> from graphmem import Turn
-    >>> print(context_text(Turn(session_id="s", role="assistant", content="1802.",
-    ...     trajectory={"tools": [{"name": "search_lore"}]},
-    ...     artifacts=[{"id": "a1", "title": "Bell chronicle"}],
-    ...     hidden_artifacts=[{"id": "scratch-7"}])))
-    1802.
-    [trajectory: used search_lore]
-    [shown to the user: Bell chronicle]
-    """
-    parts = [turn.content]
-    if turn.trajectory is not None and not turn.trajectory.is_empty:
-        parts.append(f"[trajectory: {summarize_trajectory(turn.trajectory, max_chars=None)}]")
-    if turn.artifacts:
-        shown = "; ".join(_artifact_label(a) for a in turn.artifacts)
-        parts.append(f"[shown to the user: {shown}]")
-    return "\n".join(parts)
-
-
-def _without_hidden(turn: Turn) -> Turn:
-    return turn.model_copy(update={"hidden_artifacts": ()}) if turn.hidden_artifacts else turn
-
-
-@runtime_checkable
-class Summarizer(Protocol):
-    """Folds turns evicted from the recent window into the running summary.
-
-    An LLM-backed summarizer implements this too; raising any ``Exception`` counts as a
-    failure and drives the health state machine.
-    """
-
-    def summarize(self, previous: str, evicted: Sequence[Turn]) -> str:
-        """Return the new summary, given the previous one ("" at first) and evicted turns."""
-        ...
-
-
-class LineSummarizer:
-    """The default summarizer: deterministic, no LLM.
-
-    The new summary is the previous one plus one line per evicted turn,
-    ``"<speaker or role>: <turn summary>"``, using the summary stored with the turn (made
-    by :func:`graphmem.summarize_turn` on append) and making one only if it is missing.
-
-    >>> from graphmem import Turn
-    >>> LineSummarizer().summarize("", [Turn(session_id="s", role="user", content="Hi.",
-    ...                                      summary="Greets.")])
-    'user: Greets.'
-    """
-
-    def __init__(self, max_chars_per_turn: int = 200) -> None:
-        if max_chars_per_turn <= 0:
-            raise InvalidInput(f"max_chars_per_turn must be positive, got {max_chars_per_turn}")
-        self.max_chars_per_turn = max_chars_per_turn
-
-    def summarize(self, previous: str, evicted: Sequence[Turn]) -> str:
-        """Append one line per evicted turn to ``previous``.
-
-        An agent turn's line ends with its trajectory digest in brackets
-        (:func:`graphmem.summarize.summarize_trajectory`, cut to ``max_chars_per_turn``);
-        hidden artifacts never appear.
-        """
-        lines = [previous] if previous else []
-        for turn in evicted:
-            text = turn.summary or summarize_turn(turn.content, self.max_chars_per_turn)
-            if turn.trajectory is not None and not turn.trajectory.is_empty:
-                digest = summarize_trajectory(turn.trajectory, self.max_chars_per_turn)
-                text = f"{text} [{digest}]"
-            lines.append(f"{turn.speaker or turn.role}: {text}")
-        return "\n".join(lines)
-
-
-class _CallableSummarizer:
-    def __init__(self, function: Callable[[str, Sequence[Turn]], str]) -> None:
-        self._function = function
-
-    def summarize(self, previous: str, evicted: Sequence[Turn]) -> str:
-        return self._function(previous, evicted)
-
-
-@dataclass(frozen=True, slots=True)
-class LLMContext:
-    """What to put into an LLM's context for one conversation.
-
-    Attributes:
-        strategy: The conversation's strategy (``none``, ``truncation``, ``rolling_summary``).
-        mode: How this context was built: the strategy, or ``truncation`` when a
-            rolling summary is not ``healthy`` (the fallback).
-        summary: The running summary (``""`` unless ``mode`` is ``rolling_summary``).
-        turns: The recent turns, oldest first (without their hidden artifacts).
-        token_estimate: Estimated tokens of the summary and the turns; at most ``max_tokens``.
-        max_tokens: The budget it was built for.
-        health: The summarizer's health when it was built.
-    """
-
-    strategy: str
-    mode: str
-    summary: str
-    turns: tuple[Turn, ...]
-    token_estimate: int
-    max_tokens: int
-    health: HealthState
-
-    def to_messages(
-        self, roles: Mapping[str, str] | None = None, *, default: str = "user"
-    ) -> list[dict[str, str]]:
-        """Chat messages: a system message with the summary (if any), then one per turn.
-
-        Chat APIs accept the roles ``user``, ``assistant`` and ``system`` only, so each
-        turn's role is mapped: ``roles`` over :data:`CHAT_ROLES` (``player`` and ``gm``
-        are ``user``, ``npc`` is ``assistant``, ...), and ``default`` for any other role.
-        A message's content is the turn's :func:`context_text`.
-
-        >>> from graphmem import Turn
-        >>> from graphmem.policy import HealthState
-        >>> ctx = LLMContext("truncation", "truncation", "", (
-        ...     Turn(session_id="s", role="player", content="Hi."),
-        ...     Turn(session_id="s", role="npc", content="Evening."),
-        ... ), 4, 100, HealthState.HEALTHY)
-        >>> [m["role"] for m in ctx.to_messages()]
-        ['user', 'assistant']
-        >>> [m["role"] for m in ctx.to_messages({"player": "system"})]
-        ['system', 'assistant']
-
-        Raises:
-            InvalidInput: A mapped role or ``default`` is not a non-empty string.
-        """
-        mapping = {**CHAT_ROLES, **(roles or {})}
-        for role in [default, *mapping.values()]:
-            if not isinstance(role, str) or not role.strip():
-                raise InvalidInput(f"chat roles must be non-empty strings, got {role!r}")
-        messages: list[dict[str, str]] = []
-        if self.summary:
-            messages.append(
-                {
-                    "role": mapping.get("system", "system"),
-                    "content": f"Summary of the conversation so far:\n{self.summary}",
-                }
-            )
-        for turn in self.turns:
-            messages.append(
-                {"role": mapping.get(turn.role, default), "content": context_text(turn)}
-            )
-        return messages
-
-
-def _turn_tokens(turn: Turn) -> int:
-    return estimate_tokens(context_text(turn))
-
-
-def _newest_that_fit(turns: Sequence[Turn], budget: int) -> list[Turn]:
-    """The longest run of newest turns whose tokens add up to at most ``budget``."""
-    kept: list[Turn] = []
-    used = 0
-    for turn in reversed(turns):
-        cost = _turn_tokens(turn)
-        if used + cost > budget:
-            break
-        kept.append(turn)
-        used += cost
-    kept.reverse()
-    return kept
-
-
-def _fit_lines(summary: str, budget: int) -> str:
-    """The newest whole lines of ``summary`` that fit ``budget`` tokens (never edited)."""
-    if estimate_tokens(summary) <= budget:
-        return summary
-    kept: list[str] = []
-    for line in reversed(summary.split("\n")):
-        if estimate_tokens("\n".join([line, *kept])) > budget:
-            break
-        kept.insert(0, line)
-    return "\n".join(kept)
 
 
 def _positive(value: object, what: str, *, allow_zero: bool = False) -> int:
@@ -332,14 +147,7 @@ class ConversationMemory:
         self.max_retries = _positive(max_retries, "max_retries", allow_zero=True)
         self.max_backlog = _positive(max_backlog, "max_backlog")
         self.recovery_interval = _positive(recovery_interval, "recovery_interval")
-        if summarizer is None:
-            self._summarizer: Summarizer = LineSummarizer()
-        elif isinstance(summarizer, Summarizer):
-            self._summarizer = summarizer
-        elif callable(summarizer):
-            self._summarizer = _CallableSummarizer(summarizer)
-        else:
-            raise InvalidInput("summarizer must have a summarize(previous, evicted) method")
+        self._summarizer = as_summarizer(summarizer)
         self.identity = identity
         self._bus = bus or default_bus
         self._store = store
@@ -357,7 +165,7 @@ class ConversationMemory:
             # Pick up a conversation already stored (e.g. by another process): its newest
             # turns become the window; older ones are not re-summarised (use snapshots).
             stored = self._conversation.latest(self.window_turns)
-            self._window = _newest_that_fit(stored, self._window_budget())
+            self._window = newest_that_fit(stored, self._window_budget())
 
     def __repr__(self) -> str:
         return (
@@ -484,10 +292,10 @@ class ConversationMemory:
     def _trim_window(self) -> list[Turn]:
         budget = self._window_budget()
         evicted: list[Turn] = []
-        tokens = sum(_turn_tokens(t) for t in self._window)
+        tokens = sum(turn_tokens(t) for t in self._window)
         while self._window and (len(self._window) > self.window_turns or tokens > budget):
             oldest = self._window.pop(0)
-            tokens -= _turn_tokens(oldest)
+            tokens -= turn_tokens(oldest)
             evicted.append(oldest)
         return evicted
 
@@ -496,7 +304,7 @@ class ConversationMemory:
         if not isinstance(new, str):
             raise TypeError(f"the summarizer returned a {type(new).__name__}, not a str")
         budget = self.summary_budget
-        fitted = _fit_lines(new, budget)
+        fitted = fit_lines(new, budget)
         if not fitted and new.strip():
             # One line longer than the whole budget (an LLM's paragraph): shorten it once.
             fitted = summarize_turn(new.split("\n")[-1], max_chars=budget * 4)
@@ -575,26 +383,26 @@ class ConversationMemory:
                 return LLMContext("none", "none", "", (), 0, self.max_tokens, state)
             if self.strategy == "truncation" or state is not HealthState.HEALTHY:
                 candidates = [t for batch in self._backlog for t in batch] + self._window
-                turns = _newest_that_fit(candidates, self.max_tokens)
-                tokens = sum(_turn_tokens(t) for t in turns)
+                turns = newest_that_fit(candidates, self.max_tokens)
+                tokens = sum(turn_tokens(t) for t in turns)
                 return LLMContext(
                     self.strategy,
                     "truncation",
                     "",
-                    tuple(_without_hidden(t) for t in turns),
+                    tuple(without_hidden(t) for t in turns),
                     tokens,
                     self.max_tokens,
                     state,
                 )
-            summary = _fit_lines(self._summary, self.summary_budget)
+            summary = fit_lines(self._summary, self.summary_budget)
             used = estimate_tokens(summary)
-            turns = _newest_that_fit(self._window, self.max_tokens - used)
-            tokens = used + sum(_turn_tokens(t) for t in turns)
+            turns = newest_that_fit(self._window, self.max_tokens - used)
+            tokens = used + sum(turn_tokens(t) for t in turns)
             return LLMContext(
                 self.strategy,
                 self.strategy,
                 summary,
-                tuple(_without_hidden(t) for t in turns),
+                tuple(without_hidden(t) for t in turns),
                 tokens,
                 self.max_tokens,
                 state,
@@ -611,25 +419,26 @@ class ConversationMemory:
 
         Holds the format name and version, the strategy, a hash of the identity (never
         the identity itself), the budgets, the summary text, the recent window, the
-        health and the recovery backlog. The stored turns are not in it: they stay in the
-        store.
+        health and the recovery backlog (:mod:`graphmem.policy.snapshots`). The stored
+        turns are not in it: they stay in the store.
         """
         with self._lock:
             self._check_open()
-            return {
-                "format": SNAPSHOT_FORMAT,
-                "version": SNAPSHOT_VERSION,
-                "strategy": self.strategy,
-                "conversation": self.identity.key_hash,
-                "max_tokens": self.max_tokens,
-                "window_turns": self.window_turns,
-                "health": self._health.state.value,
-                "summary": self._summary,
-                "summarized_turns": self._summarized,
-                "dropped_turns": self._dropped,
-                "window": [t.model_dump(mode="json") for t in self._window],
-                "backlog": [[t.model_dump(mode="json") for t in b] for b in self._backlog],
-            }
+            state = SnapshotState(
+                self._summary,
+                self._window,
+                list(self._backlog),
+                self._summarized,
+                self._dropped,
+                self._health.state,
+            )
+            return make_snapshot(
+                state,
+                strategy=self.strategy,
+                conversation=self.identity.key_hash,
+                max_tokens=self.max_tokens,
+                window_turns=self.window_turns,
+            )
 
     def restore(self, snapshot: Mapping[str, Any] | str | bytes) -> None:
         """Replace the context state with a snapshot made by :meth:`snapshot`.
@@ -643,77 +452,15 @@ class ConversationMemory:
         """
         with self._lock:
             self._check_open()
-            data = self._parse(snapshot)
-            window = self._turns(data.get("window", []), "window")
-            raw_backlog = data.get("backlog", [])
-            if not isinstance(raw_backlog, list):
-                raise InvalidSnapshot("snapshot backlog must be a list of lists of turns")
-            backlog = [self._turns(b, "backlog batch") for b in raw_backlog]
-            summary = data.get("summary", "")
-            if not isinstance(summary, str):
-                raise InvalidSnapshot("snapshot summary must be a string")
-            counts = [data.get("summarized_turns", 0), data.get("dropped_turns", 0)]
-            if any(isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in counts):
-                raise InvalidSnapshot("snapshot turn counts must be non-negative integers")
-            try:
-                health = HealthState(data.get("health", "healthy"))
-            except ValueError as exc:
-                raise InvalidSnapshot(f"unknown health {data.get('health')!r}") from exc
-            if health not in (HealthState.HEALTHY, HealthState.DEGRADED):
-                raise InvalidSnapshot(f"a snapshot cannot be taken in state {health}")
-            if self.strategy == "none" and (summary or window or backlog or any(counts)):
-                raise InvalidSnapshot("a non-empty snapshot cannot be restored into 'none'")
-            if self.strategy != "rolling_summary" and (
-                summary or backlog or health is not HealthState.HEALTHY
-            ):
-                raise InvalidSnapshot(f"a {self.strategy} snapshot holds no summary or backlog")
-            if health is HealthState.HEALTHY and backlog:
-                raise InvalidSnapshot("a healthy snapshot has no recovery backlog")
-            self._summary = summary
-            self._window = window
-            self._backlog = deque(backlog)
-            self._summarized, self._dropped = counts
-            self._health.reset(health)
+            state = read_snapshot(
+                snapshot,
+                strategy=self.strategy,
+                conversation=self.identity.key_hash,
+                session_id=self.identity.session_id,
+            )
+            self._summary = state.summary
+            self._window = list(state.window)
+            self._backlog = deque(state.backlog)
+            self._summarized, self._dropped = state.summarized, state.dropped
+            self._health.reset(state.health)
             self._appends_while_degraded = 0
-
-    def _parse(self, snapshot: Mapping[str, Any] | str | bytes) -> Mapping[str, Any]:
-        data: Any = snapshot
-        if isinstance(snapshot, str | bytes | bytearray):
-            try:
-                data = json.loads(snapshot)
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise InvalidSnapshot(f"snapshot is not JSON ({exc})") from exc
-        if not isinstance(data, Mapping) or data.get("format") != SNAPSHOT_FORMAT:
-            raise InvalidSnapshot(
-                f"not a graphmem conversation-memory snapshot (format {SNAPSHOT_FORMAT!r})"
-            )
-        if data.get("version") != SNAPSHOT_VERSION:
-            raise InvalidSnapshot(
-                f"snapshot version {data.get('version')!r}; this graphmem reads "
-                f"version {SNAPSHOT_VERSION}"
-            )
-        if data.get("strategy") != self.strategy:
-            raise InvalidSnapshot(
-                f"snapshot of strategy {data.get('strategy')!r} cannot be restored into a "
-                f"{self.strategy!r} conversation memory",
-                strategy=data.get("strategy"),
-            )
-        if data.get("conversation") != self.identity.key_hash:
-            raise InvalidSnapshot(
-                "snapshot belongs to another conversation (tenant, user or session differ)"
-            )
-        return data
-
-    def _turns(self, raw: object, what: str) -> list[Turn]:
-        if not isinstance(raw, list):
-            raise InvalidSnapshot(f"snapshot {what} must be a list of turns")
-        turns: list[Turn] = []
-        for index, row in enumerate(raw):
-            try:
-                turn = Turn.model_validate(row)
-            except InvalidInput as exc:
-                raise InvalidSnapshot(f"snapshot {what} turn {index}: {exc.message}") from exc
-            if turn.session_id != self.identity.session_id:
-                raise InvalidSnapshot(f"snapshot {what} turn {index} is of another session")
-            turns.append(turn)
-        return turns

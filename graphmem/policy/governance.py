@@ -1,4 +1,17 @@
-r"""Governed writes: the facts an agent learns, checked, consolidated, audited.
+"""Governed writes: the facts an agent learns, checked, consolidated, audited.
+
+:class:`FactMemory` is where the rules meet the store. Each rule lives in its own
+module, readable on its own:
+
+- :mod:`graphmem.policy.rules`: source trust, memory types, scopes, statuses and
+  :class:`GovernancePolicy` (every threshold);
+- :mod:`graphmem.policy.facts`: :class:`Fact` and what each call returns;
+- :mod:`graphmem.policy.sanitize`: privacy tags, personal data, model-directed
+  instructions;
+- :mod:`graphmem.policy.consolidation`: the add / update / invalidate / no-op decision;
+- :mod:`graphmem.policy.audit`: signatures, fact versions, the audit hash chain;
+- :mod:`graphmem.policy.lifecycle`: what rollback and retention write and delete;
+- :mod:`graphmem.policy.scoring`: recall scoring.
 
 Facts are :class:`~graphmem.Record` s of kind ``fact``; the audit trail is records of
 kind ``audit``. Both go through the store's generic record collection, so governance
@@ -13,42 +26,25 @@ What :meth:`FactMemory.learn` does, in order (nothing is written when a step fai
 3. **Input de-duplication.** The SHA-256 of the raw input (subject, relation, value,
    source type, scope, owner) is kept with the fact; the same input again within
    ``dedup_window`` (default 10 minutes) is a no-op (``duplicate_input``).
-4. **Privacy tags.** ``<private>...</private>`` sections are removed; an unclosed, stray
-   or nested tag raises ``MalformedPrivacyTag``. ``<classified:tier_N>`` (and its closing
-   ``</classified>`` or ``</classified:tier_N>``) tags are stripped, their text kept, and
-   the highest ``N`` is recorded as ``tier``.
-5. **Personal data** (:mod:`graphmem.policy.pii`) in subject, relation or value: policy
-   ``pii="reject"`` (default) raises ``PIIDetected`` naming the kinds; ``"redact"``
-   replaces each piece with ``[<kind>]`` and records the kinds in ``redacted``.
-6. **Memory poisoning** (:mod:`graphmem.policy.poisoning`): instructions aimed at the
-   model that will read the fact (``ignore previous instructions``, role markers, hidden
-   markup, tool-call look-alikes) in subject, relation or value. Policy
-   ``poisoning="review"`` (default) stores the fact ``pending_review`` (reason
-   ``suspected_poisoning``, kinds in ``Fact.poisoning``) and publishes
-   ``memory.fact_held``; ``"reject"`` raises ``PoisoningDetected``, publishes
-   ``memory.fact_rejected`` and audits the refusal (a ``refuse`` entry: kinds, no text);
-   ``"off"`` skips it. Both are counted by :meth:`FactMemory.stats`.
-7. **Trust** by source type (:data:`SOURCE_TRUST`; an unknown source gets
+4. **Privacy tags, personal data, memory poisoning** (:func:`~graphmem.policy.sanitize.sanitise`):
+   ``<private>`` sections removed, ``<classified:tier_N>`` tags stripped (``tier``);
+   personal data rejected (``PIIDetected``, policy ``pii="reject"``, the default) or
+   redacted (``"redact"``); instructions aimed at the model held for review (policy
+   ``poisoning="review"``, the default: ``pending_review``, reason
+   ``suspected_poisoning``, ``memory.fact_held`` published), refused (``"reject"``:
+   ``PoisoningDetected``, ``memory.fact_rejected``, the refusal audited as a ``refuse``
+   entry) or not looked for (``"off"``). Both are counted by :meth:`FactMemory.stats`.
+5. **Trust** by source type (:data:`SOURCE_TRUST`; an unknown source gets
    :data:`UNKNOWN_SOURCE_TRUST`). Below ``review_below`` (default 0.5) the fact is
    stored ``pending_review``: not served by reads or retrieval until approved.
-8. **Conflicts and consolidation** against the current facts with the same subject and
-   relation (case- and space-insensitive) in the same scope and owner. Similarity is
-   the Jaccard index of the values' word sets (casefolded ``\w+`` tokens):
-
-   - similarity >= ``duplicate_threshold`` (0.9) with any current or pending fact:
-     **no-op** (``near_duplicate``), the existing fact is returned;
-   - similarity >= ``update_threshold`` (0.5) with the active fact: **update** (a
-     refinement): if the new source is at least as trusted, the old fact is superseded
-     (``superseded``, ``invalid_at`` = now) and the new one added;
-   - lower similarity: a contradiction. A strictly more trusted source **invalidates**
-     the old fact (``invalidated``, ``invalid_at`` = now; it stays readable through
-     ``as_of``) and adds the new one;
-   - otherwise (less or equally trusted, or itself pending) the new fact is **added**
-     as ``pending_review`` with ``conflicts_with`` naming the facts it contradicts.
-
-   Facts are single-valued per subject and relation within a scope: a second value is
-   a refinement or a contradiction, never a second truth.
-9. **Audit.** Every mutation appends an audit entry (who, when, which key as a hash,
+6. **Conflicts and consolidation** (:func:`~graphmem.policy.consolidation.consolidate`)
+   against the current facts with the same subject and relation (case- and
+   space-insensitive) in the same scope and owner: no-op, update (the old fact
+   ``superseded``), invalidate (the old fact ``invalidated``, still readable through
+   ``as_of``) or add (``pending_review`` with ``conflicts_with`` when it contradicts a
+   fact it may not replace). Facts are single-valued per subject and relation within a
+   scope: a second value is a refinement or a contradiction, never a second truth.
+7. **Audit.** Every mutation appends an audit entry (who, when, which key as a hash,
    which fact ids, how to undo it), written with its facts in one atomic write, and
    publishes ``memory.audit.<action>`` with hashed keys only. Facts are versioned and the
    audit log is a signed hash chain (:mod:`graphmem.policy.audit`): :meth:`FactMemory.verify`
@@ -60,43 +56,30 @@ agent facts and its session's session facts, whoever wrote them: actors and sess
 labels inside a tenant, not credentials (docs/policy.md, "Who reads a session-scoped
 fact").
 
-Retrieval (:meth:`FactMemory.recall`) scores each visible fact::
-
-    score = 0.4 * relevance + 0.3 * recency + 0.2 * memory_type_weight + 0.1 * trust
-
-``relevance``: the share of the query's words (casefolded ``\w+``, minus a few stop
-words) found in the fact's subject, relation and value; facts with none are skipped
-when the query has words. ``recency``: ``0.5 ** (age / half_life)`` (half-life 7 days by
-default), age since the fact became valid. ``memory_type_weight``: semantic 1.0,
-procedural 0.8, episodic 0.6. Facts are taken best first while their lines fit
-``max_tokens`` (:func:`graphmem.estimate_tokens`); a fact that does not fit is skipped.
+Retrieval (:meth:`FactMemory.recall`) ranks the visible current facts by relevance,
+recency, memory type and trust (:mod:`graphmem.policy.scoring`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from enum import StrEnum
-from typing import Any, Literal, NoReturn
+from typing import Any, NoReturn
 from weakref import WeakKeyDictionary
 
 from graphmem.errors import (
     ForbiddenCategory,
     IdentityRequired,
     InvalidInput,
-    MalformedPrivacyTag,
     NotFound,
-    PIIDetected,
     PoisoningDetected,
 )
 from graphmem.events import EventBus, hash_key
 from graphmem.events import bus as default_bus
-from graphmem.models import Record, check_safe_name, estimate_tokens, new_id, utcnow
+from graphmem.models import Record, Relationship, check_safe_name, new_id, utcnow
 from graphmem.policy.audit import (
     AUDIT_HEAD_KIND,
     AUDIT_KIND,
@@ -106,9 +89,42 @@ from graphmem.policy.audit import (
     FactWrite,
     canonical_json,
 )
+from graphmem.policy.consolidation import consolidate, norm, similarity
+from graphmem.policy.fact_graph import FactEdge, FactGraph, edge_fields
+from graphmem.policy.facts import (
+    AuditEntry,
+    Fact,
+    GovernanceStats,
+    LearnResult,
+    PurgeResult,
+    ScoredFact,
+    iso,
+)
 from graphmem.policy.identity import check_identity
-from graphmem.policy.pii import detect_pii, redact_pii
-from graphmem.policy.poisoning import detect_poisoning
+from graphmem.policy.lifecycle import (
+    edges_before,
+    entries_to_undo,
+    oldest_befores,
+    plan_purge,
+    rollback_changes,
+    undo_step,
+    undone_by,
+)
+from graphmem.policy.rules import (
+    ALWAYS_FORBIDDEN_CATEGORIES,
+    MEMORY_TYPE_WEIGHT,
+    SCORE_WEIGHTS,
+    SOURCE_TRUST,
+    UNKNOWN_SOURCE_TRUST,
+    Decision,
+    FactStatus,
+    GovernancePolicy,
+    MemoryType,
+    Scope,
+    SourceType,
+)
+from graphmem.policy.sanitize import sanitise, strip_privacy_tags
+from graphmem.policy.scoring import check_recall, rank_facts
 from graphmem.store import GraphStore
 
 __all__ = [
@@ -134,107 +150,15 @@ __all__ = [
     "Scope",
     "ScoredFact",
     "SourceType",
+    "similarity",
     "strip_privacy_tags",
 ]
-
-
-class SourceType(StrEnum):
-    """Where a fact came from; decides its trust score."""
-
-    MANUAL = "manual"
-    USER_INPUT = "user_input"
-    AGENT_RUN = "agent_run"
-    TOOL_OUTPUT = "tool_output"
-    WEBHOOK = "webhook"
-
-
-SOURCE_TRUST: Mapping[str, float] = {
-    SourceType.MANUAL: 1.0,
-    SourceType.USER_INPUT: 0.8,
-    SourceType.AGENT_RUN: 0.6,
-    SourceType.TOOL_OUTPUT: 0.5,
-    SourceType.WEBHOOK: 0.4,
-}
-"""Trust by source type: an operator's manual entry is trusted most, a webhook least."""
-
-UNKNOWN_SOURCE_TRUST = 0.2
-"""Trust of a source type not in :data:`SOURCE_TRUST` (below the review threshold)."""
-
-
-class MemoryType(StrEnum):
-    """What kind of memory a fact is."""
-
-    SEMANTIC = "semantic"
-    EPISODIC = "episodic"
-    PROCEDURAL = "procedural"
-
-
-MEMORY_TYPE_WEIGHT: Mapping[str, float] = {
-    MemoryType.SEMANTIC: 1.0,
-    MemoryType.PROCEDURAL: 0.8,
-    MemoryType.EPISODIC: 0.6,
-}
-"""Retrieval weight by memory type: lasting knowledge first, single episodes last."""
-
-SCORE_WEIGHTS: Mapping[str, float] = {
-    "relevance": 0.4,
-    "recency": 0.3,
-    "memory_type": 0.2,
-    "trust": 0.1,
-}
-"""The weights of :meth:`FactMemory.recall`'s score; they add up to 1."""
-
-
-class Scope(StrEnum):
-    """Who a fact belongs to."""
-
-    AGENT = "agent"
-    SESSION = "session"
-    WORKSPACE = "workspace"
-
-
-class FactStatus(StrEnum):
-    """Where a fact stands."""
-
-    ACTIVE = "active"
-    PENDING_REVIEW = "pending_review"
-    SUPERSEDED = "superseded"
-    INVALIDATED = "invalidated"
-    REJECTED = "rejected"
-
-
-class Decision(StrEnum):
-    """What :meth:`FactMemory.learn` decided."""
-
-    ADD = "add"
-    UPDATE = "update"
-    INVALIDATE = "invalidate"
-    NOOP = "no_op"
-
-
-ALWAYS_FORBIDDEN_CATEGORIES = frozenset(
-    {"credentials", "password", "secret", "api_key", "private_key", "biometric"}
-)
-"""Categories no policy can allow: such facts are never stored."""
-
-_BELIEVED = (FactStatus.ACTIVE, FactStatus.SUPERSEDED, FactStatus.INVALIDATED)
-_STOP_WORDS = frozenset(
-    re.findall(
-        r"\w+",
-        "a an and are as at be by did do does for from has have how i in is it its of on or "
-        "the to was were what when where which who why with",
-    )
-)
-_WORD = re.compile(r"\w+")
-_SPACES = re.compile(r"\s+")
-_PRIVATE_TAG = re.compile(r"<\s*(/?)\s*private\s*>", re.IGNORECASE)
-_CLASSIFIED_TAG = re.compile(r"<\s*(/?)\s*classified(?::\s*tier_(\d{1,3}))?\s*>", re.IGNORECASE)
-_ANY_PRIVACY_TAG = re.compile(r"<\s*/?\s*(?:private|classified)\b[^>]*>?", re.IGNORECASE)
 
 # One lock per (store, tenant) in this process: audit sequence numbers stay gap-free and
 # conflict checks see each other's writes, however many FactMemory objects there are.
 _locks: WeakKeyDictionary[Any, dict[str, threading.RLock]] = WeakKeyDictionary()
 _locks_guard = threading.Lock()
+_fallback_locks: dict[int, dict[str, threading.RLock]] = {}
 
 
 def _tenant_lock(store: GraphStore, tenant: str) -> threading.RLock:
@@ -244,411 +168,6 @@ def _tenant_lock(store: GraphStore, tenant: str) -> threading.RLock:
         except TypeError:  # a store that cannot be weakly referenced: one lock per object
             by_tenant = _fallback_locks.setdefault(id(store), {})
         return by_tenant.setdefault(tenant, threading.RLock())
-
-
-_fallback_locks: dict[int, dict[str, threading.RLock]] = {}
-
-
-# --------------------------------------------------------------------------- values
-
-
-@dataclass(frozen=True)
-class GovernancePolicy:
-    """The rules a :class:`FactMemory` applies; every threshold is documented here.
-
-    Attributes:
-        pii: ``"reject"`` (raise ``PIIDetected``) or ``"redact"`` (replace with ``[kind]``).
-        forbidden_categories: Forbidden in addition to ``ALWAYS_FORBIDDEN_CATEGORIES``.
-        review_below: Facts from sources trusted less than this wait for review (0.5).
-        duplicate_threshold: Value similarity at or above which a write is a no-op (0.9).
-        update_threshold: Similarity at or above which a new value refines the old (0.5);
-            below it the values contradict.
-        dedup_window: How long the same raw input is a no-op (10 minutes).
-        half_life: Recency half-life of retrieval scoring (7 days).
-        signing_key: When set, every fact, audit entry and the audit head carries an
-            HMAC-SHA256 signature, checked on every read and, with the hash chain, by
-            :meth:`FactMemory.verify`.
-        poisoning: What a write carrying instructions aimed at the model does
-            (:mod:`graphmem.policy.poisoning`): ``"review"`` (default: stored
-            ``pending_review``, not served until approved, ``memory.fact_held``
-            published), ``"reject"`` (``PoisoningDetected``; the refusal is audited) or
-            ``"off"`` (no detection).
-        retention_max_age: Retention: facts and audit entries older than this are purged
-            by :meth:`FactMemory.apply_retention` (None: kept whatever their age).
-        retention_max_entries: Retention: at most this many facts and this many audit
-            entries are kept by :meth:`FactMemory.apply_retention` (None: no cap).
-    """
-
-    pii: Literal["reject", "redact"] = "reject"
-    poisoning: Literal["review", "reject", "off"] = "review"
-    forbidden_categories: frozenset[str] = frozenset()
-    review_below: float = 0.5
-    duplicate_threshold: float = 0.9
-    update_threshold: float = 0.5
-    dedup_window: timedelta = timedelta(minutes=10)
-    half_life: timedelta = timedelta(days=7)
-    signing_key: bytes | None = field(default=None, repr=False)
-    retention_max_age: timedelta | None = None
-    retention_max_entries: int | None = None
-
-    @property
-    def retention(self) -> bool:
-        """Whether the policy sets retention (an age, a count cap or both)."""
-        return self.retention_max_age is not None or self.retention_max_entries is not None
-
-    def __post_init__(self) -> None:
-        if self.pii not in ("reject", "redact"):
-            raise InvalidInput(f"pii policy must be 'reject' or 'redact', got {self.pii!r}")
-        if self.poisoning not in ("review", "reject", "off"):
-            raise InvalidInput(
-                f"poisoning policy must be 'review', 'reject' or 'off', got {self.poisoning!r}"
-            )
-        for name in ("review_below", "duplicate_threshold", "update_threshold"):
-            value = getattr(self, name)
-            if not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
-                raise InvalidInput(f"{name} must be between 0 and 1, got {value!r}")
-        if self.update_threshold > self.duplicate_threshold:
-            raise InvalidInput("update_threshold must not exceed duplicate_threshold")
-        for name in ("dedup_window", "half_life"):
-            value = getattr(self, name)
-            if not isinstance(value, timedelta) or value <= timedelta(0):
-                raise InvalidInput(f"{name} must be a positive timedelta")
-        if self.signing_key is not None and (
-            not isinstance(self.signing_key, bytes) or not self.signing_key
-        ):
-            raise InvalidInput("signing_key must be non-empty bytes")
-        age = self.retention_max_age
-        if age is not None and (not isinstance(age, timedelta) or age <= timedelta(0)):
-            raise InvalidInput("retention_max_age must be a positive timedelta or None")
-        cap = self.retention_max_entries
-        if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap <= 0):
-            raise InvalidInput("retention_max_entries must be a positive integer or None")
-        object.__setattr__(
-            self,
-            "forbidden_categories",
-            frozenset(c.casefold() for c in self.forbidden_categories),
-        )
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
-def _time(value: Any) -> datetime | None:
-    return datetime.fromisoformat(value) if isinstance(value, str) else None
-
-
-@dataclass(frozen=True)
-class Fact:
-    """One governed fact, as read back from the store.
-
-    Attributes:
-        id: The record id.
-        subject, relation, value: The fact, as stored (sanitised).
-        memory_type: ``semantic``, ``episodic`` or ``procedural``.
-        scope: ``agent``, ``session`` or ``workspace``; ``owner`` is the actor or session
-            it belongs to (``""`` for workspace).
-        actor: Who wrote it.
-        source_type, trust: Its source and the trust score that gave.
-        category: Its category, or None.
-        status: ``active``, ``pending_review``, ``superseded``, ``invalidated``, ``rejected``.
-        tier: The highest ``<classified:tier_N>`` seen, or None.
-        redacted: Kinds of personal data redacted from it.
-        valid_at: When it became believed (None while pending or if rejected).
-        invalid_at: When it stopped being believed.
-        created_at: When it was first written.
-        supersedes, superseded_by, conflicts_with: Links to other facts.
-        version: How many times this fact record was written (1 for a new fact); each
-            write is in the audit log's hash chain (:mod:`graphmem.policy.audit`).
-        poisoning: Kinds of model-directed instructions found in it when it was held
-            for review (:mod:`graphmem.policy.poisoning`); empty for most facts.
-    """
-
-    id: str
-    subject: str
-    relation: str
-    value: str
-    memory_type: str
-    scope: str
-    owner: str
-    actor: str
-    source_type: str
-    trust: float
-    category: str | None
-    status: str
-    tier: int | None
-    redacted: tuple[str, ...]
-    valid_at: datetime | None
-    invalid_at: datetime | None
-    created_at: datetime
-    supersedes: str | None = None
-    superseded_by: str | None = None
-    conflicts_with: tuple[str, ...] = ()
-    version: int = 1
-    poisoning: tuple[str, ...] = ()
-
-    @property
-    def text(self) -> str:
-        """``"<subject> <relation> <value>"``: what retrieval matches and prompts show."""
-        return f"{self.subject} {self.relation} {self.value}"
-
-    def believed_at(self, when: datetime) -> bool:
-        """Whether the memory held this fact to be true at ``when``."""
-        if self.status not in _BELIEVED or self.valid_at is None or self.valid_at > when:
-            return False
-        return self.invalid_at is None or when < self.invalid_at
-
-    @classmethod
-    def from_record(cls, record: Record) -> Fact:
-        """Read a ``fact`` record."""
-        d = record.data
-        return cls(
-            id=record.id,
-            subject=d["subject"],
-            relation=d["relation"],
-            value=d["value"],
-            memory_type=d["memory_type"],
-            scope=d["scope"],
-            owner=d["owner"],
-            actor=d["actor"],
-            source_type=d["source_type"],
-            trust=float(d["trust"]),
-            category=d.get("category"),
-            status=d["status"],
-            tier=d.get("tier"),
-            redacted=tuple(d.get("redacted") or ()),
-            valid_at=_time(d.get("valid_at")),
-            invalid_at=_time(d.get("invalid_at")),
-            created_at=record.created_at,
-            supersedes=d.get("supersedes"),
-            superseded_by=d.get("superseded_by"),
-            conflicts_with=tuple(d.get("conflicts_with") or ()),
-            version=int(d.get("version") or 0),
-            poisoning=tuple(d.get("poisoning") or ()),
-        )
-
-
-@dataclass(frozen=True)
-class LearnResult:
-    """What :meth:`FactMemory.learn` did.
-
-    Attributes:
-        decision: ``add``, ``update``, ``invalidate`` or ``no_op``.
-        reason: Why, as a short static string: ``new``, ``near_duplicate``,
-            ``duplicate_input``, ``refines``, ``contradiction_more_trusted``,
-            ``contradiction_pending_review``, ``low_trust``, ``suspected_poisoning``.
-        fact: The fact written, or the existing one a no-op matched.
-        changed: Older facts this write superseded or invalidated.
-        audit_id: The audit entry, or None for a no-op.
-    """
-
-    decision: Decision
-    reason: str
-    fact: Fact | None
-    changed: tuple[Fact, ...] = ()
-    audit_id: str | None = None
-
-    @property
-    def pending_review(self) -> bool:
-        """Whether the fact written waits for review."""
-        return self.fact is not None and self.fact.status == FactStatus.PENDING_REVIEW
-
-
-@dataclass(frozen=True)
-class AuditEntry:
-    """One audited mutation.
-
-    Attributes:
-        id: The record id (pass it to :meth:`FactMemory.rollback_to`).
-        seq: Position in the tenant's audit log (1, 2, ...).
-        action: ``add``, ``update``, ``invalidate``, ``approve``, ``reject``,
-            ``rollback`` or ``purge``.
-        actor: Who did it.
-        session: Their session, if any.
-        key: The hashed subject + relation (no text), or None.
-        fact_ids: The facts it changed.
-        at: When.
-        rolled_back: Whether a later rollback undid it (it is kept for the audit).
-        rolled_back_by: The rollback's entry id.
-        detail: Small static facts about it (reason, counts).
-
-    Entries are never changed once written (the log is a hash chain): whether one was
-    rolled back is read from the rollback entry that lists it (``undone``).
-    """
-
-    id: str
-    seq: int
-    action: str
-    actor: str
-    session: str | None
-    key: str | None
-    fact_ids: tuple[str, ...]
-    at: datetime
-    rolled_back: bool
-    rolled_back_by: str | None
-    detail: Mapping[str, Any]
-
-    @classmethod
-    def from_record(cls, record: Record, rolled_back_by: str | None = None) -> AuditEntry:
-        """Read an ``audit`` record; ``rolled_back_by``: the rollback entry that undid it."""
-        d = record.data
-        rolled_back_by = rolled_back_by or d.get("rolled_back_by")
-        return cls(
-            id=record.id,
-            seq=int(d["seq"]),
-            action=d["action"],
-            actor=d["actor"],
-            session=d.get("session"),
-            key=d.get("key"),
-            fact_ids=tuple(d.get("fact_ids") or ()),
-            at=record.created_at,
-            rolled_back=rolled_back_by is not None or bool(d.get("rolled_back")),
-            rolled_back_by=rolled_back_by,
-            detail=dict(d.get("detail") or {}),
-        )
-
-
-@dataclass(frozen=True)
-class ScoredFact:
-    """A fact with its retrieval score and the parts of it."""
-
-    fact: Fact
-    score: float
-    relevance: float
-    recency: float
-    type_weight: float
-    trust: float
-    tokens: int
-
-
-@dataclass(frozen=True)
-class PurgeResult:
-    """What :meth:`FactMemory.purge` removed."""
-
-    facts: int
-    audit_entries: int
-
-
-@dataclass(frozen=True)
-class GovernanceStats:
-    """Health statistics of a tenant's governed memory.
-
-    ``poisoning_held``: facts held for review because they carried instructions aimed at
-    the model; ``poisoning_rejected``: writes refused for that (audited ``refuse``
-    entries still kept).
-    """
-
-    facts: int
-    by_status: Mapping[str, int]
-    by_memory_type: Mapping[str, int]
-    by_source_type: Mapping[str, int]
-    mean_trust: float
-    audit_entries: int
-    rolled_back_entries: int
-    signed: bool
-    poisoning_held: int
-    poisoning_rejected: int
-    oldest_fact_at: datetime | None
-    newest_fact_at: datetime | None
-
-
-# --------------------------------------------------------------------------- pure helpers
-
-
-def strip_privacy_tags(text: str) -> tuple[str, int | None]:
-    """Remove ``<private>`` sections and ``<classified:tier_N>`` tags; return text and tier.
-
-    >>> strip_privacy_tags("Meet at <private>my flat</private>the <classified:tier_2>mill"
-    ...                    "</classified>.")
-    ('Meet at the mill.', 2)
-
-    Raises:
-        MalformedPrivacyTag: An unclosed, stray or nested ``<private>``, an unclosed or
-            stray ``<classified>``, or a tag of either name in another form.
-    """
-    out: list[str] = []
-    depth = 0
-    last = 0
-    for match in _PRIVATE_TAG.finditer(text):
-        closing = bool(match.group(1))
-        if not closing:
-            if depth:
-                raise MalformedPrivacyTag("nested <private> tags", rule="privacy_tag")
-            out.append(text[last : match.start()])
-            depth = 1
-        else:
-            if not depth:
-                raise MalformedPrivacyTag("</private> without <private>", rule="privacy_tag")
-            depth = 0
-        last = match.end()
-    if depth:
-        raise MalformedPrivacyTag(
-            "<private> is not closed; close it with </private>", rule="privacy_tag"
-        )
-    out.append(text[last:])
-    text = "".join(out)
-    tier: int | None = None
-    open_tags = 0
-    for match in _CLASSIFIED_TAG.finditer(text):
-        if match.group(1):
-            if not open_tags:
-                raise MalformedPrivacyTag(
-                    "</classified> without <classified:tier_N>", rule="privacy_tag"
-                )
-            open_tags -= 1
-        else:
-            if match.group(2) is None:
-                raise MalformedPrivacyTag(
-                    "<classified> needs a tier: <classified:tier_N>", rule="privacy_tag"
-                )
-            open_tags += 1
-            tier = max(tier or 0, int(match.group(2)))
-    if open_tags:
-        raise MalformedPrivacyTag(
-            "<classified:tier_N> is not closed; close it with </classified>", rule="privacy_tag"
-        )
-    text = _CLASSIFIED_TAG.sub("", text)
-    if _ANY_PRIVACY_TAG.search(text):
-        raise MalformedPrivacyTag("a malformed <private> or <classified> tag", rule="privacy_tag")
-    return text, tier
-
-
-def _words(text: str) -> set[str]:
-    return {w.casefold() for w in _WORD.findall(text)}
-
-
-def similarity(a: str, b: str) -> float:
-    """Jaccard index of the word sets of ``a`` and ``b`` (1.0 for two texts with no words).
-
-    >>> similarity("lives in Paris", "lives in Paris, France")
-    0.75
-    """
-    wa, wb = _words(a), _words(b)
-    if not wa and not wb:
-        return 1.0 if a.strip().casefold() == b.strip().casefold() else 0.0
-    return len(wa & wb) / len(wa | wb)
-
-
-def _norm(text: str) -> str:
-    return _SPACES.sub(" ", text.strip()).casefold()
-
-
-def _undo_step(record: Record) -> dict[str, Any]:
-    """How to undo a write of ``record``: its data and ``created_at`` before the write."""
-    return {"id": record.id, "before": dict(record.data), "created_at": _iso(record.created_at)}
-
-
-def _undone_by(entries: Sequence[Record]) -> dict[str, str]:
-    """Which rollback entry undid each rolled-back entry (entry id -> rollback id)."""
-    return {
-        undone: entry.id
-        for entry in entries
-        if entry.data.get("action") == "rollback"
-        for undone in entry.data.get("undone") or ()
-    }
-
-
-# --------------------------------------------------------------------------- the memory
 
 
 class FactMemory:
@@ -695,6 +214,7 @@ class FactMemory:
             raise InvalidInput("policy must be a GovernancePolicy")
         self._lock = _tenant_lock(store, self._tenant)
         self._chain = AuditChain(store, self._tenant, self.policy.signing_key)
+        self._graph = FactGraph(store, self._tenant, self._check)
 
     def __repr__(self) -> str:
         return f"FactMemory(tenant={self._tenant!r}, actor={self.actor!r})"
@@ -727,7 +247,7 @@ class FactMemory:
             raise InvalidInput("verify needs a policy with a signing_key")
         if anchor is not None and not isinstance(anchor, AuditHead):
             raise InvalidInput("anchor must be an AuditHead from audit_head()")
-        return self._chain.verify(anchor)
+        return self._chain.verify(anchor, self._graph.drift)
 
     def audit_head(self) -> AuditHead | None:
         """The audit log's signed head (checked): its last seq, entry id and digest.
@@ -781,9 +301,9 @@ class FactMemory:
         """
         where: dict[str, Any] = {}
         if subject is not None:
-            where["subject_key"] = _norm(subject)
+            where["subject_key"] = norm(subject)
         if relation is not None:
-            where["relation_key"] = _norm(relation)
+            where["relation_key"] = norm(relation)
         found = self._read_facts(where)
         if include_all:
             return found
@@ -798,7 +318,7 @@ class FactMemory:
         """The tenant's audit entries, oldest first (the newest ``limit`` if given)."""
         records = self._store.find_records(self._tenant, AUDIT_KIND, limit=limit)
         self._check(records)
-        undone = _undone_by(records)  # a rollback is newer than what it undid
+        undone = undone_by(records)  # a rollback is newer than what it undid
         entries = (AuditEntry.from_record(r, undone.get(r.id)) for r in records)
         return sorted(entries, key=lambda e: e.seq)
 
@@ -810,14 +330,24 @@ class FactMemory:
         *,
         key: str | None,
         writes: Sequence[FactWrite] = (),
-        deletes: Sequence[str] = (),
+        deletes: Sequence[Record] = (),
         undo: list[dict[str, Any]] | None = None,
         detail: Mapping[str, Any] | None = None,
         extra: Mapping[str, Any] | None = None,
         purge_entries: Sequence[Record] = (),
+        restore: Mapping[tuple[str, str, str], Relationship] | None = None,
+        known: Sequence[Fact] | None = None,
     ) -> tuple[str, list[Record]]:
-        """Write facts and their audit entry in one atomic write; publish the audit event."""
-        fact_ids = list(dict.fromkeys([*(w.id for w in writes), *deletes]))
+        """Write facts, their edges and their audit entry in one atomic write; publish it.
+
+        ``deletes``: the fact records to delete, as stored; ``restore``: edges to put
+        back at keys no fact shows any more (rollback); ``known``: stored facts read
+        already that may share their edges (:meth:`FactGraph.changes`).
+        """
+        fact_ids = list(dict.fromkeys([*(w.id for w in writes), *(r.id for r in deletes)]))
+        graph, replaced = self._graph.changes(writes, deletes, restore, known)
+        if undo is not None:
+            undo = [*undo, *replaced]  # a rollback puts back what the edges replaced
         entry = {
             "action": action,
             "actor": self.actor,
@@ -829,7 +359,11 @@ class FactMemory:
             **(extra or {}),
         }
         entry_id, stored = self._chain.commit(
-            entry, writes=writes, deletes=deletes, purge_entries=purge_entries
+            entry,
+            writes=writes,
+            deletes=[r.id for r in deletes],
+            purge_entries=purge_entries,
+            graph=graph,
         )
         self._bus.publish(
             f"memory.audit.{action}",
@@ -871,6 +405,9 @@ class FactMemory:
     ) -> LearnResult:
         """Write one fact through every governance rule (see the module docstring).
 
+        A ``workspace`` fact whose subject names an entity is also shown in the graph
+        once believed (:mod:`graphmem.policy.fact_graph`): ``Fact.edge`` says where.
+
         Raises:
             IdentityRequired: ``scope="session"`` without a session.
             InvalidInput: Empty subject, relation or value (after sanitising), an unknown
@@ -882,6 +419,77 @@ class FactMemory:
         for name, text in (("subject", subject), ("relation", relation), ("value", value)):
             if not isinstance(text, str) or not text.strip():
                 raise InvalidInput(f"a fact needs a non-empty {name}")
+        return self._learn(
+            {"subject": subject, "relation": relation, "value": value},
+            source_type=source_type,
+            memory_type=memory_type,
+            scope=scope,
+            category=category,
+        )
+
+    def relate(
+        self,
+        source_id: str,
+        type: str,
+        target_id: str,
+        *,
+        source_type: str = SourceType.MANUAL,
+        memory_type: str = MemoryType.SEMANTIC,
+        category: str | None = None,
+    ) -> LearnResult:
+        """Write one relationship between two entities through every governance rule.
+
+        The governed form of :meth:`graphmem.Memory.upsert_relationships`: a workspace
+        fact ``"<source name> <type> <target name>"`` that shows in the graph as
+        ``(source_id)-[type]->(target_id)`` once believed, with its trust, identity and
+        lifecycle on the edge. It passes the steps :meth:`learn` does (category, privacy
+        tags, personal data and poisoning in the names, trust, consolidation against the
+        facts about the same entity and type, audit); a single-valued type, like any
+        governed relation: a second target refines or contradicts the first.
+
+        Raises:
+            InvalidInput: ``type`` is not a safe name; an end is not an entity (the
+                error names the missing ids); what :meth:`learn` raises for.
+            ForbiddenCategory, MalformedPrivacyTag, PIIDetected, PoisoningDetected: As
+                :meth:`learn`.
+        """
+        check_safe_name(type, "relationship type")
+        ids = [source_id, target_id]
+        for what, value in zip(("source_id", "target_id"), ids, strict=True):
+            if not isinstance(value, str) or not value:
+                raise InvalidInput(f"{what} must be an entity id (a non-empty string)")
+        found = {e.id: e for e in self._store.get_entities(self._tenant, ids)}
+        missing = [i for i in dict.fromkeys(ids) if i not in found]
+        if missing:
+            raise InvalidInput(
+                f"relate needs two entities; not in tenant {self._tenant!r}: {missing}; "
+                "upsert them first. Nothing was written.",
+                missing_ids=missing,
+            )
+        source, target = found[source_id], found[target_id]
+        return self._learn(
+            {"subject": source.name, "relation": type, "value": target.name},
+            source_type=source_type,
+            memory_type=memory_type,
+            scope=Scope.WORKSPACE,
+            category=category,
+            pinned=(source.id, type, target.id),
+        )
+
+    def _learn(
+        self,
+        parts: Mapping[str, str],
+        *,
+        source_type: str,
+        memory_type: str,
+        scope: str,
+        category: str | None,
+        pinned: tuple[str, str, str] | None = None,
+    ) -> LearnResult:
+        """:meth:`learn` and :meth:`relate` after their input checks.
+
+        ``pinned``: the edge's ``(source_id, type, target_id)``, given by :meth:`relate`.
+        """
         try:
             memory_type = MemoryType(memory_type).value
             scope = Scope(scope).value
@@ -902,7 +510,7 @@ class FactMemory:
         owner = {Scope.AGENT: self.actor, Scope.SESSION: self.session or "", Scope.WORKSPACE: ""}[
             Scope(scope)
         ]
-        key = hash_key(_norm(subject), _norm(relation))
+        key = hash_key(norm(parts["subject"]), norm(parts["relation"]))
         if category is not None:
             category = check_safe_name(category, "category").casefold()
             if (
@@ -915,43 +523,17 @@ class FactMemory:
                     rule="forbidden_category",
                     category=category,
                 )
-        input_hash = hashlib.sha256(
-            canonical_json([subject, relation, value, source_type, scope, owner]).encode("utf-8")
-        ).hexdigest()
+        raw: list[Any] = [parts["subject"], parts["relation"], parts["value"]]
+        raw += [source_type, scope, owner]
+        if pinned is not None:  # two entities may share a name: the ids tell them apart
+            raw.append(list(pinned))
+        input_hash = hashlib.sha256(canonical_json(raw).encode("utf-8")).hexdigest()
 
         # Sanitise before the lock: all of it is pure and may raise.
-        clean: dict[str, str] = {}
-        tier: int | None = None
-        redacted: list[str] = []
-        poisoning: set[str] = set()
-        for name, text in (("subject", subject), ("relation", relation), ("value", value)):
-            try:
-                stripped, found_tier = strip_privacy_tags(text)
-            except MalformedPrivacyTag:
-                self._reject("privacy_tag", key)
-                raise
-            if found_tier is not None:
-                tier = max(tier or 0, found_tier)
-            if self.policy.poisoning != "off":
-                poisoning.update(m.kind for m in detect_poisoning(stripped))
-            kinds = [m.kind for m in detect_pii(stripped)]
-            if kinds:
-                if self.policy.pii == "reject":
-                    self._reject("pii", key, sorted(set(kinds)))
-                    raise PIIDetected(
-                        f"the fact's {name} holds personal data ({', '.join(sorted(set(kinds)))}); "
-                        "remove it, or use a policy with pii='redact'",
-                        rule="pii",
-                        kinds=tuple(sorted(set(kinds))),
-                    )
-                stripped, kinds = redact_pii(stripped)
-                redacted.extend(kinds)
-            stripped = _SPACES.sub(" ", stripped).strip()
-            if not stripped:
-                raise InvalidInput(f"the fact's {name} is empty once private parts are removed")
-            clean[name] = stripped
+        done = sanitise(parts, self.policy, lambda rule, kinds: self._reject(rule, key, kinds))
+        clean = done.clean
         trust = SOURCE_TRUST.get(source_type, UNKNOWN_SOURCE_TRUST)
-        poison = sorted(poisoning)
+        poison = list(done.poisoning)
         if poison and self.policy.poisoning == "reject":
             self._refuse_poisoning(key, poison)
 
@@ -967,51 +549,28 @@ class FactMemory:
             if recent:
                 self._check(recent)
                 return LearnResult(Decision.NOOP, "duplicate_input", Fact.from_record(recent[0]))
-            same = [
-                f
-                for f in self._read_facts(
-                    {
-                        "subject_key": _norm(clean["subject"]),
-                        "relation_key": _norm(clean["relation"]),
-                    }
-                )
-                if f.scope == scope and f.owner == owner
-            ]
-            live = [f for f in same if f.status in (FactStatus.ACTIVE, FactStatus.PENDING_REVIEW)]
-            for existing in live:
-                if similarity(existing.value, clean["value"]) >= self.policy.duplicate_threshold:
-                    return LearnResult(Decision.NOOP, "near_duplicate", existing)
-            active = [f for f in live if f.status == FactStatus.ACTIVE]
-            pending = trust < self.policy.review_below or bool(poison)
-            decision, reason = Decision.ADD, "low_trust" if pending else "new"
-            changed: list[Fact] = []
-            conflicts: list[str] = []
-            new_status = FactStatus.PENDING_REVIEW if pending else FactStatus.ACTIVE
-            old_status = FactStatus.ACTIVE
-            for old in active:
-                sim = similarity(old.value, clean["value"])
-                if sim >= self.policy.update_threshold and not pending and trust >= old.trust:
-                    decision, reason, old_status = Decision.UPDATE, "refines", FactStatus.SUPERSEDED
-                    changed.append(old)
-                elif sim < self.policy.update_threshold and not pending and trust > old.trust:
-                    decision, reason = Decision.INVALIDATE, "contradiction_more_trusted"
-                    old_status = FactStatus.INVALIDATED
-                    changed.append(old)
-                else:
-                    conflicts.append(old.id)
-            if conflicts:
-                new_status = FactStatus.PENDING_REVIEW
-                if decision is Decision.ADD:
-                    reason = "contradiction_pending_review"
-            if poison:
-                reason = "suspected_poisoning"
             fact_id = new_id()
+            edge: FactEdge | None = None
+            if pinned is not None:
+                edge = FactEdge(*pinned)
+            elif scope == Scope.WORKSPACE:
+                edge = self._graph.plan(
+                    clean["subject"], clean["relation"], clean["value"], fact_id
+                )
+            same, slot = self._same(clean, scope, owner, edge)
+            plan = consolidate(
+                same, clean["value"], trust, poisoned=bool(poison), policy=self.policy
+            )
+            if plan.decision is Decision.NOOP:
+                return LearnResult(Decision.NOOP, plan.reason, plan.duplicate)
+            decision, reason, new_status = plan.decision, plan.reason, plan.status
+            changed, conflicts, old_status = plan.changed, list(plan.conflicts), plan.old_status
             data: dict[str, Any] = {
                 "subject": clean["subject"],
                 "relation": clean["relation"],
                 "value": clean["value"],
-                "subject_key": _norm(clean["subject"]),
-                "relation_key": _norm(clean["relation"]),
+                "subject_key": norm(clean["subject"]),
+                "relation_key": norm(clean["relation"]),
                 "memory_type": memory_type,
                 "scope": scope,
                 "owner": owner,
@@ -1021,22 +580,23 @@ class FactMemory:
                 "trust": trust,
                 "category": category,
                 "status": new_status.value,
-                "tier": tier,
-                "redacted": sorted(set(redacted)),
-                "valid_at": _iso(now) if new_status == FactStatus.ACTIVE else None,
+                "tier": done.tier,
+                "redacted": list(done.redacted),
+                "valid_at": iso(now) if new_status == FactStatus.ACTIVE else None,
                 "invalid_at": None,
                 "supersedes": changed[0].id if decision is Decision.UPDATE else None,
                 "superseded_by": None,
                 "conflicts_with": conflicts,
                 "input_hash": input_hash,
                 "poisoning": poison,
+                **edge_fields(edge),
             }
             writes = [FactWrite(fact_id, data, now)]
             undo: list[dict[str, Any]] = [{"id": fact_id, "before": None}]
             for old in changed:
                 record = self._store.get_record(self._tenant, FACT_KIND, old.id)
-                undo.append(_undo_step(record))
-                update: dict[str, Any] = {"status": old_status.value, "invalid_at": _iso(now)}
+                undo.append(undo_step(record))
+                update: dict[str, Any] = {"status": old_status.value, "invalid_at": iso(now)}
                 if old_status == FactStatus.SUPERSEDED:
                     update["superseded_by"] = fact_id
                 writes.append(FactWrite(old.id, {**record.data, **update}, record.created_at))
@@ -1046,6 +606,7 @@ class FactMemory:
                 writes=writes,
                 undo=undo,
                 detail={"reason": reason, "status": new_status.value},
+                known=slot,
             )
             facts = [Fact.from_record(r) for r in stored]
             if poison:
@@ -1053,6 +614,27 @@ class FactMemory:
                     "memory.fact_held", rule="poisoning", key=key, kinds=poison, fact_id=fact_id
                 )
             return LearnResult(decision, reason, facts[0], tuple(facts[1:]), audit_id)
+
+    def _same(
+        self, clean: Mapping[str, str], scope: str, owner: str, edge: FactEdge | None
+    ) -> tuple[list[Fact], list[Fact] | None]:
+        """The facts a new one consolidates with, and those of its edge's slot (if any).
+
+        Same subject and relation, scope and owner. A fact the graph shows is about an
+        entity: it meets the facts about the same entity and relationship type (whatever
+        name the subject was given), and those of the same subject text that the graph
+        does not show.
+        """
+        found = self._read_facts(
+            {"subject_key": norm(clean["subject"]), "relation_key": norm(clean["relation"])}
+        )
+        slot: list[Fact] | None = None
+        if edge is not None:
+            slot = self._graph.same_slot(edge)
+            found = [f for f in found if f.edge is None]
+            seen = {f.id for f in found}
+            found += [f for f in slot if f.id not in seen and self._visible(f)]
+        return [f for f in found if f.scope == scope and f.owner == owner], slot
 
     def approve(self, fact_id: str) -> Fact:
         """Approve a fact waiting for review: it becomes active (valid from now).
@@ -1073,10 +655,14 @@ class FactMemory:
                 raise InvalidInput(f"fact {fact_id!r} is {fact.status}, not pending review")
             now = utcnow()
             record = self._store.get_record(self._tenant, FACT_KIND, fact_id)
-            undo = [_undo_step(record)]
+            undo = [undo_step(record)]
             update: dict[str, Any] = {"status": FactStatus.REJECTED.value}
             if approve:
-                update = {"status": FactStatus.ACTIVE.value, "valid_at": _iso(now)}
+                update = {
+                    "status": FactStatus.ACTIVE.value,
+                    "valid_at": iso(now),
+                    "reviewed_by": self.actor,
+                }
             writes = [FactWrite(fact_id, {**record.data, **update}, record.created_at)]
             if approve:
                 for other_id in fact.conflicts_with:
@@ -1087,12 +673,12 @@ class FactMemory:
                     if other.data.get("status") != FactStatus.ACTIVE:
                         continue
                     self._check([other])
-                    undo.append(_undo_step(other))
-                    changed = {"status": FactStatus.INVALIDATED.value, "invalid_at": _iso(now)}
+                    undo.append(undo_step(other))
+                    changed = {"status": FactStatus.INVALIDATED.value, "invalid_at": iso(now)}
                     writes.append(FactWrite(other_id, {**other.data, **changed}, other.created_at))
             _, stored = self._commit(
                 "approve" if approve else "reject",
-                key=hash_key(_norm(fact.subject), _norm(fact.relation)),
+                key=hash_key(norm(fact.subject), norm(fact.relation)),
                 writes=writes,
                 undo=undo,
             )
@@ -1120,51 +706,27 @@ class FactMemory:
                 self._tenant, AUDIT_KIND, since=target_record.created_at
             )
             self._check(since)
-            undone = _undone_by(since)
-            if entry_id in undone:
+            if entry_id in undone_by(since):
                 raise InvalidInput(f"audit entry {entry_id!r} was rolled back itself")
             target = AuditEntry.from_record(target_record)
-            later = [
-                r
-                for r in since
-                if int(r.data["seq"]) > target.seq
-                and r.id not in undone
-                and not r.data.get("rolled_back")
-                and r.data.get("undo") is not None
-            ]
-            later.sort(key=lambda r: int(r.data["seq"]), reverse=True)
-            restore: dict[str, dict[str, Any]] = {}
-            for record in later:
-                for step in record.data["undo"]:
-                    restore[step["id"]] = step  # the oldest 'before' wins
-            writes: list[FactWrite] = []
-            deletes: list[str] = []
-            for fact_id, step in restore.items():
-                try:
-                    current: Record | None = self._store.get_record(
-                        self._tenant, FACT_KIND, fact_id
-                    )
-                except NotFound:
-                    current = None
-                before = step["before"]
-                if before is None:
-                    if current is not None:
-                        deletes.append(fact_id)
-                    continue
-                if current is not None:
-                    # A new version with the old content: writing the old version back
-                    # as it was would be exactly the replay verify() refuses.
-                    version, created = current.data.get("version"), current.created_at
-                else:
-                    version = before.get("version")
-                    created = _time(step.get("created_at")) or utcnow()
-                writes.append(FactWrite(fact_id, {**before, "version": version}, created))
+            later = entries_to_undo(since, target.seq)
+            restore = oldest_befores(later)
+            current = {
+                r.id: r
+                for r in (
+                    self._store.get_records(self._tenant, FACT_KIND, list(restore))
+                    if restore
+                    else []
+                )
+            }
+            writes, deletes = rollback_changes(restore, current)
             if later:
                 self._commit(
                     "rollback",
                     key=None,
                     writes=writes,
-                    deletes=deletes,
+                    deletes=[current[fact_id] for fact_id in deletes],
+                    restore=edges_before(later),
                     detail={"to": entry_id, "entries": len(later)},
                     extra={"undone": [r.id for r in later]},
                 )
@@ -1206,41 +768,16 @@ class FactMemory:
             audit = self._store.find_records(self._tenant, AUDIT_KIND, newest_first=False)
             audit.sort(key=lambda r: int(r.data["seq"]))
             self._check(facts + audit)
-            undone = _undone_by(audit)
-
-            def keep_fact(r: Record) -> bool:
-                return r.data.get("status") in (FactStatus.SUPERSEDED, FactStatus.INVALIDATED)
-
-            def keep_entry(r: Record) -> bool:
-                return (
-                    r.id in undone
-                    or bool(r.data.get("rolled_back"))
-                    or r.data.get("action")
-                    in (Decision.UPDATE, Decision.INVALIDATE, "rollback", "purge")
-                )
-
-            def doomed(records: list[Record], keep: Any) -> list[str]:
-                gone: list[str] = []
-                if max_age is not None:
-                    cutoff = now - max_age
-                    gone = [r.id for r in records if r.created_at < cutoff and not keep(r)]
-                if max_entries is not None:
-                    left = len(records) - len(gone)
-                    for r in records:
-                        if left <= max_entries:
-                            break
-                        if r.id not in gone and not keep(r):
-                            gone.append(r.id)
-                            left -= 1
-                return gone
-
-            fact_ids = doomed(facts, keep_fact)
-            entry_ids = set(doomed(audit, keep_entry))
+            fact_ids, entry_ids = plan_purge(
+                facts, audit, max_age=max_age, max_entries=max_entries, now=now
+            )
             if fact_ids or entry_ids:
+                doomed = set(fact_ids)
                 self._commit(
                     "purge",
                     key=None,
-                    deletes=fact_ids,
+                    deletes=[r for r in facts if r.id in doomed],
+                    known=[Fact.from_record(r) for r in facts if r.id not in doomed],
                     detail={"facts": len(fact_ids), "audit_entries": len(entry_ids)},
                     purge_entries=[r for r in audit if r.id in entry_ids],
                 )
@@ -1280,12 +817,12 @@ class FactMemory:
                     f"fact {fact_id!r} is {fact.status}; only a live fact is forgotten"
                 )
             record = self._store.get_record(self._tenant, FACT_KIND, fact_id)
-            update = {"status": FactStatus.INVALIDATED.value, "invalid_at": _iso(utcnow())}
+            update = {"status": FactStatus.INVALIDATED.value, "invalid_at": iso(utcnow())}
             _, stored = self._commit(
                 Decision.INVALIDATE.value,
-                key=hash_key(_norm(fact.subject), _norm(fact.relation)),
+                key=hash_key(norm(fact.subject), norm(fact.relation)),
                 writes=[FactWrite(fact_id, {**record.data, **update}, record.created_at)],
-                undo=[_undo_step(record)],
+                undo=[undo_step(record)],
                 detail={"reason": "forgotten"},
             )
             return Fact.from_record(stored[0])
@@ -1297,7 +834,7 @@ class FactMemory:
         records = self._store.find_records(self._tenant, FACT_KIND, newest_first=False)
         audit = self._store.find_records(self._tenant, AUDIT_KIND)
         self._check(records + audit)
-        undone = _undone_by(audit)
+        undone = undone_by(audit)
         facts = [Fact.from_record(r) for r in records]
         return GovernanceStats(
             facts=len(facts),
@@ -1334,62 +871,18 @@ class FactMemory:
     ) -> list[ScoredFact]:
         """The visible current facts that best answer ``query``, within ``max_tokens``.
 
-        Scored as the module docstring says; ties broken by newer first, then id.
+        Scored as :mod:`graphmem.policy.scoring` says; ties broken by newer first, then id.
 
         Raises:
             InvalidInput: ``max_tokens`` or ``limit`` not positive; unknown memory type.
         """
-        if not isinstance(query, str):
-            raise InvalidInput("query must be a str")
-        if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens <= 0:
-            raise InvalidInput(f"max_tokens must be a positive integer, got {max_tokens!r}")
-        if limit is not None and (not isinstance(limit, int) or limit <= 0):
-            raise InvalidInput(f"limit must be a positive integer, got {limit!r}")
-        types = None
-        if memory_types is not None:
-            try:
-                types = {MemoryType(t).value for t in memory_types}
-            except ValueError as exc:
-                raise InvalidInput(str(exc)) from exc
-        now = now or utcnow()
-        terms = _words(query) - _STOP_WORDS
-        half_life = self.policy.half_life.total_seconds()
-        scored: list[ScoredFact] = []
-        for fact in self.facts():
-            if types is not None and fact.memory_type not in types:
-                continue
-            relevance = len(terms & _words(fact.text)) / len(terms) if terms else 0.0
-            if terms and relevance == 0.0:
-                continue
-            since = fact.valid_at or fact.created_at
-            age = max(0.0, (now - since).total_seconds())
-            recency = 0.5 ** (age / half_life)
-            weight = MEMORY_TYPE_WEIGHT[fact.memory_type]
-            score = (
-                SCORE_WEIGHTS["relevance"] * relevance
-                + SCORE_WEIGHTS["recency"] * recency
-                + SCORE_WEIGHTS["memory_type"] * weight
-                + SCORE_WEIGHTS["trust"] * fact.trust
-            )
-            scored.append(
-                ScoredFact(
-                    fact,
-                    round(score, 6),
-                    round(relevance, 6),
-                    round(recency, 6),
-                    weight,
-                    fact.trust,
-                    estimate_tokens(fact.text),
-                )
-            )
-        scored.sort(key=lambda s: (-s.score, -s.fact.created_at.timestamp(), s.fact.id))
-        out: list[ScoredFact] = []
-        used = 0
-        for item in scored:
-            if used + item.tokens > max_tokens:
-                continue
-            out.append(item)
-            used += item.tokens
-            if limit is not None and len(out) >= limit:
-                break
-        return out
+        types = check_recall(query, max_tokens, limit, memory_types)
+        return rank_facts(
+            self.facts(),
+            query,
+            half_life=self.policy.half_life,
+            now=now or utcnow(),
+            max_tokens=max_tokens,
+            limit=limit,
+            memory_types=types,
+        )

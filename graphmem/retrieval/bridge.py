@@ -26,9 +26,13 @@ passage mentions (the publisher). Each round of this method:
    mentioned by more than ``max_mentioning`` passages is skipped).
 
 ``hops`` rounds run (the ranking of one round picks the sources of the next), so a third
-passage reached from the second can rise too. Every step is one batch call of the store
-per kind (the residual searches: one per source), so a round costs a bounded number of
-round trips whatever the number of hits.
+passage reached from the second can rise too. A round costs one :meth:`GraphStore.gather`
+call (the sources' mentions and texts, the walk one fact away, what mentions every
+source), one read of the reached chunks' pages, and one scoped search per distinct
+residual query (at most ``seeds`` + 1); the first search and the final read are one call
+each. So a round costs a bounded number of round trips whatever the number of hits.
+
+:class:`BridgeRetriever` runs it (preset ``multihop``).
 """
 
 from __future__ import annotations
@@ -38,13 +42,21 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from graphmem.backends.search import query_words
 from graphmem.models import ContextResult, NodeKind, Relationship
 from graphmem.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
-from graphmem.retrieval.ingest import EntityLinker
+from graphmem.retrieval.steps import (
+    Query,
+    Retriever,
+    Walk,
+    confidence_factor,
+    finish,
+    rel_key,
+    search,
+)
 from graphmem.store import GraphStore
+from graphmem.words import query_words
 
-__all__ = ["residual_words", "run_bridge_query"]
+__all__ = ["BridgeRetriever", "residual_words"]
 
 _DOC_KINDS: tuple[NodeKind, ...] = ("chunk", "turn")
 Doc = tuple[NodeKind, str]
@@ -77,163 +89,197 @@ def residual_words(words: Sequence[str], covered: set[str]) -> list[str]:
     return [w for w in words if w not in covered and (len(w) < _STEM or w[:_STEM] not in covered)]
 
 
-def run_bridge_query(
-    store: GraphStore,
-    tenant: str,
-    query: Any,
-    settings: FusionSettings,
-    linker: Callable[[], EntityLinker] | None,
-    embed: Embed | None = None,
-) -> list[ContextResult]:
-    """Run the bridge method; see the module docstring. ``query`` is a pipeline ``Query``.
+def _fused_scaled(found: Mapping[NodeKind, Any], settings: FusionSettings) -> dict[Doc, float]:
+    """Each kind's vector and full-text rankings, fused and scaled to a best of 1."""
+    scores: dict[Doc, float] = {}
+    for kind, pair in found.items():
+        fused = reciprocal_rank_fusion(
+            [
+                ([h.id for h in pair.vector], settings.vector_weight),
+                ([h.id for h in pair.text], settings.fulltext_weight),
+            ],
+            settings.rrf_k,
+        )
+        scores.update(((kind, node), value) for node, value in _scaled(fused).items())
+    return scores
 
-    ``embed`` embeds the residual queries (their vector search); without it, or for a
-    query without a vector, they are searched by full text only.
+
+class BridgeRetriever(Retriever):
+    """Multi-hop retrieval over documents without an LLM (preset ``multihop``).
+
+    See the module docstring for the method. The settings' ``method`` is not read: this
+    retriever is the bridge method; ``hops`` is its number of rounds.
     """
-    from graphmem.retrieval.pipeline import _confidence_factor, _materialise, cut, search_both
 
-    scope = query.scope
-    scope_set = set(scope) if scope is not None else None
-    candidates = max(settings.candidates, query.k)
-    doc_kinds = [kind for kind in _DOC_KINDS if kind in query.kinds]
-    search_kinds: list[NodeKind] = list(doc_kinds)
-    if "entity" in query.kinds:
-        search_kinds.append("entity")
+    default_preset = "multihop"
 
-    def search(
-        asked: Any, kinds: list[NodeKind], k: int, within: list[str] | None
-    ) -> dict[Doc, float]:
-        """Each kind's vector and full-text rankings, fused and scaled to a best of 1."""
-        found = search_both(store, tenant, kinds, asked, settings, k, within)
-        scores: dict[Doc, float] = {}
-        for kind, pair in found.items():
-            fused = reciprocal_rank_fusion(
-                [
-                    ([h.id for h in pair.vector], settings.vector_weight),
-                    ([h.id for h in pair.text], settings.fulltext_weight),
-                ],
-                settings.rrf_k,
+    def run(self, query: Query) -> list[ContextResult]:
+        """Run the bridge method; see the module docstring.
+
+        The residual queries are embedded for their vector search when the query has a
+        vector; otherwise they are searched by full text only.
+        """
+        store, tenant, settings = self.store, self.tenant, self.settings
+        scope = query.scope
+        scope_set = set(scope) if scope is not None else None
+        candidates = max(settings.candidates, query.k)
+        doc_kinds = [kind for kind in _DOC_KINDS if kind in query.kinds]
+        search_kinds: list[NodeKind] = list(doc_kinds)
+        if "entity" in query.kinds:
+            search_kinds.append("entity")
+
+        def scoped(
+            asked: Query, kinds: list[NodeKind], k: int, within: list[str] | None
+        ) -> dict[Doc, float]:
+            vector = asked.vector if settings.vector_weight > 0 else None
+            text = asked.text if settings.fulltext_weight > 0 else None
+            if vector is None and text is None:
+                return {}
+            found = store.hybrid_search(
+                tenant, kinds, vector=vector, text=text, k=k, scope_ids=within
             )
-            scores.update(((kind, node), value) for node, value in _scaled(fused).items())
-        return scores
+            return _fused_scaled(found, settings)
 
-    # 1. text: vector and full text, fused per kind
-    text_signal: dict[tuple[str, str], dict[str, float]] = {}
-    text: dict[Doc, float] = {}
-    entity_text: dict[str, float] = {}
-    for (kind, node), value in search(query, search_kinds, candidates, scope).items():
-        if kind == "entity":
-            entity_text[node] = value
-        else:
-            text[(kind, node)] = value
-            text_signal[(kind, node)] = {"text_score": value}
+        # 1. text: vector and full text, fused per kind (one call, the scope checked)
+        first = search(store, tenant, query, settings, search_kinds, candidates)
+        text_signal: dict[tuple[str, str], dict[str, float]] = {}
+        text: dict[Doc, float] = {}
+        entity_text: dict[str, float] = {}
+        for (kind, node), value in _fused_scaled(first.hits, settings).items():
+            if kind == "entity":
+                entity_text[node] = value
+            else:
+                text[(kind, node)] = value
+                text_signal[(kind, node)] = {"text_score": value}
 
-    linked: list[str] = []
-    if settings.link_query and query.text is not None and linker is not None:
-        linked = [e for e in linker().link(query.text) if scope_set is None or e in scope_set]
+        linked: list[str] = []
+        if settings.link_query and query.text is not None:
+            linker = self.linking.linker(first.entity_version or None)
+            linked = [e for e in linker.link(query.text) if scope_set is None or e in scope_set]
 
-    words = query_words(query.text) if query.text is not None else []
-    chain: dict[Doc, set[str]] = {}  # passage -> _stems of the passages that led to it
-    covered: dict[Doc, set[str]] = {}  # seed -> _stems of itself and of its chain
-    about: dict[str, frozenset[str]] = {}  # chunk -> the entities its document is about
+        words = query_words(query.text) if query.text is not None else []
+        chain: dict[Doc, set[str]] = {}  # passage -> _stems of the passages that led to it
+        covered: dict[Doc, set[str]] = {}  # seed -> _stems of itself and of its chain
+        about: dict[str, frozenset[str]] = {}  # chunk -> the entities its document is about
+        walks = query.hops > 0 and settings.hop_decay > 0
+        cover = settings.residual_query and bool(words)
 
-    # 2. rounds of bridging from the best passages so far
-    current = dict(text)
-    via: dict[str, float] = {}  # entity -> best path weight into it (for entity results)
-    facts: dict[str, Relationship] = {}
-    anchor: dict[tuple[str, str], tuple[float, str]] = {}
-    rounds = query.hops if settings.graph_weight > 0 and settings.seeds > 0 else 0
-    for _round in range(rounds):
-        top = heapq.nsmallest(settings.seeds, current.items(), key=lambda kv: (-kv[1], kv[0]))
-        if not top and not linked:
-            break
-        best = _scaled(dict(top))
-        sources: dict[str, list[tuple[float, Doc | None]]] = {e: [(1.0, None)] for e in linked}
-        for kind in doc_kinds:
-            nodes = [node for (k, node), _s in top if k == kind]
-            for node, ents in (store.get_mentions(tenant, kind, nodes) if nodes else {}).items():
-                for entity_id in ents:
-                    if scope_set is None or entity_id in scope_set:
-                        sources.setdefault(entity_id, []).append((best[(kind, node)], (kind, node)))
-        if not sources:
-            break
-        if query.hops > 0 and settings.hop_decay > 0:
-            sub = store.expand(
+        # 2. rounds of bridging from the best passages so far
+        current = dict(text)
+        via: dict[str, float] = {}  # entity -> best path weight into it (for entity results)
+        facts: dict[str, Relationship] = {}
+        anchor: dict[tuple[str, str], tuple[float, str]] = {}
+        rounds = query.hops if settings.graph_weight > 0 and settings.seeds > 0 else 0
+        for _round in range(rounds):
+            top = heapq.nsmallest(settings.seeds, current.items(), key=lambda kv: (-kv[1], kv[0]))
+            if not top and not linked:
+                break
+            best = _scaled(dict(top))
+            nodes = {kind: [node for (k, node), _s in top if k == kind] for kind in doc_kinds}
+            gathered = store.gather(
                 tenant,
-                sorted(sources),
-                depth=1,
+                chunk_ids=nodes.get("chunk", []) if cover else [],
+                turn_ids=nodes.get("turn", []) if cover else [],
+                mentions_of={kind: ids for kind, ids in nodes.items() if ids},
+                seed_ids=linked,
+                seed_mentions=True,
+                depth=1 if walks else 0,
                 rel_types=query.rel_types,
                 within=scope,
-                max_nodes=max(settings.max_mentioning, len(sources)),
+                max_nodes=settings.max_mentioning,
+                mentioning=doc_kinds,
+                mentioning_limit=settings.max_mentioning + 1,
             )
-            known = {e: max(s for s, _src in paths) for e, paths in sources.items()}
-            for rel in sub.relationships:
-                facts[f"{rel.source_id}|{rel.type}|{rel.target_id}"] = rel
-                for a, b in ((rel.source_id, rel.target_id), (rel.target_id, rel.source_id)):
-                    if a in known and b not in known:
-                        sources.setdefault(b, []).append((known[a] * settings.hop_decay, None))
-        for entity_id, paths in sources.items():
-            via[entity_id] = max(via.get(entity_id, 0.0), max(s for s, _src in paths))
-        reached: dict[tuple[NodeKind, str], list[str]] = {}  # (kind, entity) -> passages
-        for kind in doc_kinds:
-            found = store.find_mentioning(
-                tenant, kind, sorted(sources), limit=settings.max_mentioning + 1
-            )
-            for entity_id, nodes in found.items():
-                # a hub (mentioned nearly everywhere) links nothing specific
-                if len(nodes) <= settings.max_mentioning:
-                    reached[(kind, entity_id)] = nodes
-        if not reached:
-            break
-        if "chunk" in doc_kinds:
-            _learn_about(store, tenant, reached, about)
-        if settings.residual_query and words:
-            _cover(store, tenant, [doc for doc, _s in top], chain, covered)
-        residual = {doc: residual_words(words, covered[doc]) for doc, _s in top if doc in covered}
-        relevance = _relevance(query, words, sources, reached, residual, embed, search)
-        bridge: dict[Doc, tuple[float, str, Doc | None]] = {}
-        for (kind, entity_id), nodes in reached.items():
-            damped = 1.0 / len(nodes) ** settings.hub_damping
-            for weight, src in sources[entity_id]:
-                ranks = relevance.get(src, {})
-                for node in nodes:
-                    doc: Doc = (kind, node)
-                    if src == doc:
-                        continue
-                    specific = 1.0 if entity_id in about.get(node, ()) else damped
-                    gain = weight * specific * ranks.get(doc, 0.0)
-                    if gain > bridge.get(doc, (0.0, "", None))[0]:
-                        bridge[doc] = (gain, entity_id, src)
-        current = dict(text)
-        anchor = {}  # this round's bridges replace the last round's
-        for signal in text_signal.values():
-            signal.pop("bridge", None)
-        for doc, (gain, entity_id, src) in bridge.items():
-            current[doc] = current.get(doc, 0.0) + settings.graph_weight * gain
-            text_signal.setdefault(doc, {})["bridge"] = gain
-            anchor[doc] = (gain, entity_id)
-            if src is not None and src in covered:
-                chain[doc] = covered[src]
+            sources: dict[str, list[tuple[float, Doc | None]]] = {e: [(1.0, None)] for e in linked}
+            for kind in doc_kinds:
+                for node, ents in gathered.mentions.get(kind, {}).items():
+                    for entity_id in ents:
+                        if scope_set is None or entity_id in scope_set:
+                            sources.setdefault(entity_id, []).append(
+                                (best[(kind, node)], (kind, node))
+                            )
+            if not sources:
+                break
+            if walks:
+                known = {e: max(s for s, _src in paths) for e, paths in sources.items()}
+                for rel in gathered.subgraph.relationships:
+                    facts[rel_key(rel)] = rel
+                    for a, b in ((rel.source_id, rel.target_id), (rel.target_id, rel.source_id)):
+                        if a in known and b not in known:
+                            sources.setdefault(b, []).append((known[a] * settings.hop_decay, None))
+            for entity_id, paths in sources.items():
+                via[entity_id] = max(via.get(entity_id, 0.0), max(s for s, _src in paths))
+            reached: dict[tuple[NodeKind, str], list[str]] = {}  # (kind, entity) -> passages
+            for kind in doc_kinds:
+                found = gathered.mentioning.get(kind, {})
+                for entity_id in sorted(sources):
+                    mentioned = found.get(entity_id)
+                    # a hub (mentioned nearly everywhere) links nothing specific
+                    if mentioned and len(mentioned) <= settings.max_mentioning:
+                        reached[(kind, entity_id)] = mentioned
+            if not reached:
+                break
+            if "chunk" in doc_kinds:
+                _learn_about(store, tenant, reached, about)
+            if cover:
+                _cover(gathered, [doc for doc, _s in top], chain, covered)
+            residual = {
+                doc: residual_words(words, covered[doc]) for doc, _s in top if doc in covered
+            }
+            relevance = _relevance(query, words, sources, reached, residual, self.embed, scoped)
+            bridge: dict[Doc, tuple[float, str, Doc | None]] = {}
+            for (kind, entity_id), reached_nodes in reached.items():
+                damped = 1.0 / len(reached_nodes) ** settings.hub_damping
+                for weight, src in sources[entity_id]:
+                    ranks = relevance.get(src, {})
+                    for node in reached_nodes:
+                        doc: Doc = (kind, node)
+                        if src == doc:
+                            continue
+                        specific = 1.0 if entity_id in about.get(node, ()) else damped
+                        gain = weight * specific * ranks.get(doc, 0.0)
+                        if gain > bridge.get(doc, (0.0, "", None))[0]:
+                            bridge[doc] = (gain, entity_id, src)
+            current = dict(text)
+            anchor = {}  # this round's bridges replace the last round's
+            for signal in text_signal.values():
+                signal.pop("bridge", None)
+            for doc, (gain, entity_id, src) in bridge.items():
+                current[doc] = current.get(doc, 0.0) + settings.graph_weight * gain
+                text_signal.setdefault(doc, {})["bridge"] = gain
+                anchor[doc] = (gain, entity_id)
+                if src is not None and src in covered:
+                    chain[doc] = covered[src]
 
-    # 3. results
-    scored: list[tuple[float, str, str]] = [(s, kind, node) for (kind, node), s in current.items()]
-    entity_via = _scaled(via)
-    if "entity" in query.kinds:
-        for entity_id in set(entity_text) | set(entity_via) | set(linked):
-            score = entity_text.get(entity_id, 0.0) + settings.graph_weight * entity_via.get(
-                entity_id, 1.0 if entity_id in linked else 0.0
-            )
-            scored.append((score, "entity", entity_id))
-    rel_by_key: dict[str, Relationship] = {}
-    if "relationship" in query.kinds and settings.relationship_results:
-        for key, rel in facts.items():
-            ends = entity_via.get(rel.source_id, 0.0) + entity_via.get(rel.target_id, 0.0)
-            factor = _confidence_factor(rel, settings)
-            rel_by_key[key] = rel
-            scored.append((settings.graph_weight * ends / 2 * factor, "relationship", key))
-    top_k = cut(store, tenant, [(-s, kind, n) for s, kind, n in scored], query, settings)
-    distance = dict.fromkeys(linked, 0)
-    return _materialise(store, tenant, top_k, {}, rel_by_key, dict(anchor), distance, text_signal)
+        # 3. results
+        scored: list[tuple[float, str, str]] = [
+            (s, kind, node) for (kind, node), s in current.items()
+        ]
+        entity_via = _scaled(via)
+        if "entity" in query.kinds:
+            for entity_id in set(entity_text) | set(entity_via) | set(linked):
+                value = entity_text.get(entity_id, 0.0) + settings.graph_weight * entity_via.get(
+                    entity_id, 1.0 if entity_id in linked else 0.0
+                )
+                scored.append((value, "entity", entity_id))
+        rel_by_key: dict[str, Relationship] = {}
+        if "relationship" in query.kinds and settings.relationship_results:
+            for key, rel in facts.items():
+                ends = entity_via.get(rel.source_id, 0.0) + entity_via.get(rel.target_id, 0.0)
+                factor = confidence_factor(rel, settings)
+                rel_by_key[key] = rel
+                scored.append((settings.graph_weight * ends / 2 * factor, "relationship", key))
+        return finish(
+            store,
+            tenant,
+            query,
+            settings,
+            [(-s, kind, n) for s, kind, n in scored],
+            walk=Walk(distance=dict.fromkeys(linked, 0)),
+            rel_by_key=rel_by_key,
+            best_anchor=dict(anchor),
+            signals=text_signal,
+        )
 
 
 def _learn_about(
@@ -265,33 +311,30 @@ def _learn_about(
 
 
 def _cover(
-    store: GraphStore,
-    tenant: str,
+    gathered: Any,
     seeds: list[Doc],
     chain: Mapping[Doc, set[str]],
     covered: dict[Doc, set[str]],
 ) -> None:
     """Set ``covered`` of each seed: the words of its text and of the chain that led to it."""
     texts: dict[Doc, str] = {}
-    chunks = [node for kind, node in seeds if kind == "chunk"]
-    turns = [node for kind, node in seeds if kind == "turn"]
-    for chunk in store.get_chunks(tenant, chunks) if chunks else []:
+    for chunk in gathered.chunks:
         title = chunk.attributes.get("title")
         texts[("chunk", chunk.id)] = f"{title if isinstance(title, str) else ''} {chunk.text}"
-    for turn in store.get_turns(tenant, turns) if turns else []:
+    for turn in gathered.turns:
         texts[("turn", turn.id)] = turn.content
     for doc in seeds:
         covered[doc] = _stems(texts.get(doc, "")) | chain.get(doc, set())
 
 
 def _relevance(
-    query: Any,
+    query: Query,
     words: list[str],
     sources: Mapping[str, list[tuple[float, Doc | None]]],
     reached: Mapping[tuple[NodeKind, str], list[str]],
     residual: Mapping[Doc, list[str]],
-    embed: Embed | None,
-    search: Callable[[Any, list[NodeKind], int, list[str] | None], dict[Doc, float]],
+    embed: Embed,
+    search: Callable[[Query, list[NodeKind], int, list[str] | None], dict[Doc, float]],
 ) -> dict[Doc | None, dict[Doc, float]]:
     """For each source, the passages reached from it ranked by what it leaves unanswered.
 
@@ -312,12 +355,12 @@ def _relevance(
             key = " ".join(rest) if rest and rest != words else ""
             group_of[src] = key
             groups.setdefault(key, set()).add(entity_id)
-    asked: dict[str, Any] = {"": query}
+    asked: dict[str, Query] = {"": query}
     wording = [key for key in groups if key]
     if wording:
-        if embed is not None and query.vector is not None:
+        if query.vector is not None:
             vectors = list(embed(wording))
-        else:  # rank the vector side by the whole query's vector
+        else:  # no vector to rank by
             vectors = [query.vector] * len(wording)
         for key, vector in zip(wording, vectors, strict=True):
             asked[key] = replace(query, text=key, vector=vector)

@@ -54,8 +54,9 @@ import numpy as np
 
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.models import Entity, Relationship
-from graphmem.retrieval.ingest import EntityLinker
+from graphmem.retrieval.linking import EntityLinker
 from graphmem.retrieval.schema import GraphSchema, read_descriptions
+from graphmem.retrieval.steps import check_query
 from graphmem.store import GraphStore, RelationshipPattern, RoleCooccurrence
 
 __all__ = [
@@ -700,6 +701,7 @@ class GraphQA:
     ) -> tuple[list[PlannedPath], dict[str, float]]:
         if not isinstance(question, str) or not question.strip():
             raise InvalidInput("the question is empty; ask something (e.g. 'where is Mira?')")
+        check_query(question, "the question")  # at most MAX_QUERY_LENGTH characters
         hops = self.settings.max_hops if max_hops is None else max_hops
         if not isinstance(hops, int) or isinstance(hops, bool) or hops < 1:
             raise InvalidInput(f"max_hops must be a positive integer, got {max_hops!r}")

@@ -1,14 +1,15 @@
-"""Ingest without an LLM: chunking, entity linking (Aho-Corasick) and the Extractor protocol."""
+"""Ingest without an LLM: chunking, the Extractor protocol (entity linking: :mod:`.linking`)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from graphmem.errors import InvalidInput
-from graphmem.models import Entity, Relationship, entity_aliases, estimate_tokens
+from graphmem.models import Entity, Relationship, estimate_tokens
+from graphmem.retrieval.linking import EntityLinker
 
 __all__ = [
     "EntityLinker",
@@ -57,89 +58,6 @@ def chunk_text(text: str, *, max_tokens: int = 200, overlap: int = 1) -> list[st
     if current:
         chunks.append(" ".join(current))
     return chunks
-
-
-def _is_word_char(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
-
-
-class EntityLinker:
-    """Finds the entities a text names: their names and aliases, whole words, any case.
-
-    One Aho-Corasick automaton (``pyahocorasick``) over every name and alias, so linking
-    a text costs one pass over it whatever the number of entities. Overlapping matches
-    resolve to the longest (``New Haven`` wins over ``Haven``), unless ``nested`` is asked:
-    then a name inside a longer one counts too ("the Prague astronomical clock" names the
-    clock and Prague). Queries are read the first way, one reading per phrase; documents
-    and turns the second, since a passage that names the clock does mention Prague, and
-    the graph walk discounts a broad entity by how many passages mention it.
-
-    >>> linker = EntityLinker([Entity(id="mira", type="npc", name="Mira",
-    ...                               attributes={"aliases": ["the smith"]}),
-    ...                        Entity(id="forge", type="place", name="Mira's Forge")])
-    >>> linker.link("Ask THE SMITH at Mira's Forge; not Miranda.")
-    ['mira', 'forge']
-    >>> linker.link("Mira's Forge is shut.")
-    ['forge']
-    >>> linker.link("Mira's Forge is shut.", nested=True)
-    ['forge', 'mira']
-    """
-
-    def __init__(self, entities: Iterable[Entity], *, min_length: int = 2) -> None:
-        import ahocorasick
-
-        self._automaton = ahocorasick.Automaton()
-        patterns: dict[str, set[str]] = {}
-        for entity in entities:
-            for name in (entity.name, *entity_aliases(entity)):
-                key = " ".join(name.lower().split())
-                if len(key) >= min_length:
-                    patterns.setdefault(key, set()).add(entity.id)
-        for key, ids in patterns.items():
-            self._automaton.add_word(key, (len(key), tuple(sorted(ids))))
-        self.size = len(patterns)
-        if patterns:
-            self._automaton.make_automaton()
-
-    def link(self, text: str, *, nested: bool = False) -> list[str]:
-        """The ids of the entities named in ``text``, in order of first appearance.
-
-        ``nested``: also the names inside a longer name (see the class docstring).
-        """
-        return [entity_id for _start, _end, entity_id in self.spans(text, nested=nested)]
-
-    def spans(self, text: str, *, nested: bool = False) -> list[tuple[int, int, str]]:
-        """``(start, end, entity_id)`` of each whole-word mention, in the normalised text.
-
-        Longest matches only (leftmost first), or with ``nested`` also the matches lying
-        wholly inside one of those; a match across the end of a longer one is never kept.
-        """
-        if not self.size:
-            return []
-        lowered = " ".join(text.lower().split())
-        found: list[tuple[int, int, tuple[str, ...]]] = []
-        for end, (length, ids) in self._automaton.iter(lowered):
-            start = end - length + 1
-            if start > 0 and _is_word_char(lowered[start - 1]):
-                continue
-            if end + 1 < len(lowered) and _is_word_char(lowered[end + 1]):
-                continue
-            found.append((start, end + 1, ids))
-        found.sort(key=lambda m: (m[0], -(m[1] - m[0])))
-        out: list[tuple[int, int, str]] = []
-        seen: set[str] = set()
-        last_end = -1
-        for start, end, ids in found:
-            if start < last_end:
-                if not nested or end > last_end:
-                    continue  # inside a longer match, or across its end (another reading)
-            else:
-                last_end = end
-            for entity_id in ids:
-                if entity_id not in seen:
-                    seen.add(entity_id)
-                    out.append((start, end, entity_id))
-        return out
 
 
 @dataclass

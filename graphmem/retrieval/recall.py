@@ -55,10 +55,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from graphmem.backends.search import STOPWORDS
 from graphmem.models import Turn
 from graphmem.retrieval.timeexpr import TimeQuery, read_time
 from graphmem.store import GraphStore, SearchPair
+from graphmem.words import STOPWORDS
 
 if TYPE_CHECKING:
     from graphmem.retrieval.fusion import FusionSettings
@@ -230,11 +230,13 @@ def turn_pool(
     *,
     depth: int = 1,
     now: datetime | None = None,
+    window: Sequence[Turn] | None = None,
 ) -> TurnPool:
     """The candidates of a question from its turn hits, with their signals.
 
     One store call (:meth:`GraphStore.turn_window`) fetches the hits and the turns within
-    ``depth`` PARENT edges of them.
+    ``depth`` PARENT edges of them, unless ``window`` holds them already (as
+    :meth:`GraphStore.search_context` gives them with the hits).
 
     Args:
         store: The store.
@@ -243,13 +245,14 @@ def turn_pool(
         pair: The turn hits of :meth:`GraphStore.hybrid_search`.
         depth: How far along PARENT the neighbours are taken (0: the hits only).
         now: The time relative expressions ("last week") count from; default: now.
+        window: The window of the hits, read already (None: read it here).
     """
     text, vector = _scaled_text(pair.text), _scaled_vector(pair.vector)
     text_rank, vector_rank = _ranks(pair.text), _ranks(pair.vector)
     hits = list(dict.fromkeys([*(h.id for h in pair.text), *(h.id for h in pair.vector)]))
     if not hits:
         return TurnPool()
-    fetched = store.turn_window(tenant, hits, depth=depth)
+    fetched = list(window) if window is not None else store.turn_window(tenant, hits, depth=depth)
     turns = {t.id: t for t in fetched}
     ids = [i for i in hits if i in turns] + [
         t.id for t in fetched if t.id not in text_rank and t.id not in vector_rank

@@ -136,7 +136,7 @@ class _State:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.store: GraphStore | None = None
-        self.inline_reads = False
+        self._inline = False
         self.fragments = _Fragments()
         self._memories: dict[str, Memory] = {}
         self._contexts: OrderedDict[tuple[Any, ...], ConversationMemory] = OrderedDict()
@@ -145,7 +145,17 @@ class _State:
     def open(self) -> None:
         store = self.config.store
         self.store = open_store(store) if isinstance(store, str) else store
-        self.inline_reads = "inline_reads" in self.store.capabilities
+
+    @property
+    def inline_reads(self) -> bool:
+        """Whether reads may run on the event loop: the store answers them from memory.
+
+        Asked again until it holds: a reopened ``file://`` store gains the capability
+        once its warm-up has every model in memory, and keeps it.
+        """
+        if not self._inline and self.store is not None:
+            self._inline = "inline_reads" in self.store.capabilities
+        return self._inline
 
     def close(self) -> None:
         if self.store is not None and isinstance(self.config.store, str):
@@ -1361,6 +1371,19 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
         context = mem.render_context(results, body.max_tokens) if body.max_tokens else None
         return s.RetrieveOut(results=results, context=context)
 
+    @router.post("/ask", tags=["retrieval"], response_model=s.AskOut)
+    async def ask(mem: Mem, request: Request, body: s.AskRequest) -> s.AskOut:
+        """Answer a question about the entity graph: entities at the end of a typed walk.
+
+        Each answer carries the relation path and one chain of facts from the entity the
+        question names to it, each fact with its own provenance.
+        """
+        _text(_limits(request), "question", body.question)
+        answers = await _scan(
+            mem.ask, body.question, k=body.k, max_hops=body.max_hops, semantic=body.semantic
+        )
+        return s.AskOut(answers=[s.GraphAnswerOut.of(a) for a in answers])
+
     # -------------------------------------------------------------- governed facts
     @router.post("/facts", tags=["facts"], response_model=s.LearnOut)
     async def learn(mem: Mem, request: Request, body: s.LearnRequest) -> s.LearnOut:
@@ -1377,6 +1400,25 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
             source_type=body.source_type,
             memory_type=body.memory_type,
             scope=body.scope,
+            category=body.category,
+        )
+        return s.LearnOut.of(result)
+
+    @router.post("/facts/relate", tags=["facts"], response_model=s.LearnOut)
+    async def relate(mem: Mem, request: Request, body: s.RelateRequest) -> s.LearnOut:
+        """Write one relationship through the governance rules: an edge once believed.
+
+        The governed twin of ``POST /relationships``: trust, personal data, poisoning,
+        consolidation and the audit trail apply; the edge carries the fact's provenance.
+        """
+        facts = _state(request).facts(mem, body.actor, body.session)
+        result = await _write(
+            facts.relate,
+            body.source_id,
+            body.type,
+            body.target_id,
+            source_type=body.source_type,
+            memory_type=body.memory_type,
             category=body.category,
         )
         return s.LearnOut.of(result)

@@ -9,7 +9,7 @@ Every request body forbids unknown fields, as the models do.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, WithJsonSchema
 
@@ -31,7 +31,12 @@ from graphmem.models import (
 )
 from graphmem.policy.governance import AuditEntry, Fact, LearnResult, ScoredFact
 
+if TYPE_CHECKING:
+    from graphmem.retrieval.graphqa import GraphAnswer
+
 __all__ = [
+    "AskOut",
+    "AskRequest",
     "AuditLog",
     "BeliefList",
     "BeliefOrNone",
@@ -54,6 +59,7 @@ __all__ = [
     "FactList",
     "ForgetBeliefsRequest",
     "ForkRequest",
+    "GraphAnswerOut",
     "Health",
     "IdList",
     "ImportReport",
@@ -69,10 +75,12 @@ __all__ = [
     "MindRecallRequest",
     "ObserveRequest",
     "PathOut",
+    "PathStepOut",
     "PromptOut",
     "RecallOut",
     "RecallRequest",
     "RecapIn",
+    "RelateRequest",
     "RecapList",
     "RecollectionList",
     "RelationshipBatch",
@@ -339,6 +347,63 @@ class RetrieveOut(_Body):
     context: str | None = Field(default=None, description="Prompt text, when max_tokens was given.")
 
 
+class AskRequest(_Body):
+    """A question about the entity graph (see ``Memory.ask``)."""
+
+    question: str
+    k: Annotated[int, Field(ge=1, le=MAX_K)] = 10
+    max_hops: Annotated[int, Field(ge=1, le=MAX_DEPTH)] | None = Field(
+        default=None, description="The longest relation path considered (default 3)."
+    )
+    semantic: bool | None = Field(
+        default=None,
+        description="Compare words by embedding too; false: by stem only; "
+        "null: when the server has an embedder.",
+    )
+
+
+class PathStepOut(_Body):
+    """One step of a relation path: a relationship type and the way it is walked."""
+
+    type: str
+    direction: Literal["out", "in", "both"]
+
+
+class GraphAnswerOut(_Body):
+    """An entity that answers a graph question, with the chain of facts that leads to it."""
+
+    entity: Entity
+    score: float = Field(description="The weight of the path that reached it (0..1).")
+    path: list[PathStepOut]
+    facts: list[Relationship] = Field(
+        description="One chain of facts from the topic to the answer, each with provenance."
+    )
+    topic: str = Field(description="The id of the entity the question named.")
+    support: int = Field(description="How many chains of the path reach the answer.")
+    type_fit: float = Field(description="How well the answer's type fits what is asked (0..1).")
+    explanation: str = Field(description="The chain as text.")
+
+    @classmethod
+    def of(cls, answer: GraphAnswer) -> GraphAnswerOut:
+        """The wire form of a :class:`~graphmem.retrieval.graphqa.GraphAnswer`."""
+        return cls(
+            entity=answer.entity,
+            score=answer.score,
+            path=[PathStepOut(type=p.type, direction=p.direction) for p in answer.path],
+            facts=list(answer.facts),
+            topic=answer.topic,
+            support=answer.support,
+            type_fit=answer.type_fit,
+            explanation=answer.explain(),
+        )
+
+
+class AskOut(_Body):
+    """Answers to a graph question, best first (empty when no path reaches one)."""
+
+    answers: list[GraphAnswerOut]
+
+
 # --------------------------------------------------------------------------- governed facts
 
 
@@ -358,6 +423,17 @@ class LearnRequest(FactActor):
     source_type: ShortText = "manual"
     memory_type: Literal["semantic", "episodic", "procedural"] = "semantic"
     scope: Literal["agent", "session", "workspace"] = "agent"
+    category: ShortText | None = None
+
+
+class RelateRequest(FactActor):
+    """One relationship to write through the governance rules (see ``Memory.relate``)."""
+
+    source_id: IdText
+    type: ShortText
+    target_id: IdText
+    source_type: ShortText = "manual"
+    memory_type: Literal["semantic", "episodic", "procedural"] = "semantic"
     category: ShortText | None = None
 
 

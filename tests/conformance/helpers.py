@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from graphmem import (
+    ChangeSet,
     Chunk,
     Entity,
     EntityFilter,
@@ -136,6 +137,9 @@ STORE_CALLS: dict[str, StoreCall] = {
     "write_records": lambda s, t: s.write_records(
         t, [Record(id="r", kind="note")], delete={"other": ["x"]}
     ),
+    "write_changes": lambda s, t: s.write_changes(
+        t, ChangeSet(records=[Record(id="r", kind="note")], delete_entities=["x"])
+    ),
     "dump": lambda s, t: s.dump(t),
     "load": lambda s, t: s.load(t, TenantDump(entities=[ent("a")])),
     "clear": lambda s, t: s.clear(t),
@@ -157,4 +161,11 @@ STORE_CALLS: dict[str, StoreCall] = {
         t, ["entity", "chunk"], vector=[1.0, 0.0], text="a", k=3
     ),
     "expand": lambda s, t: s.expand(t, ["a"]),
+    "entity_version": lambda s, t: s.entity_version(t),
+    "search_context": lambda s, t: s.search_context(
+        t, ["turn", "chunk"], vector=None, text="a", k=3, scope_ids=["a"], window_depth=1
+    ),
+    "gather": lambda s, t: s.gather(
+        t, chunk_ids=["c"], mentions_of={"turn": ["x"]}, seed_ids=["a"], mentioning=["chunk"]
+    ),
 }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -275,6 +276,29 @@ def test_find_by_name_substring_is_case_insensitive(store: GraphStore, tenant: s
     assert store.find_entities(tenant, EntityFilter(name_contains="dragon")) == []
 
 
+def test_find_by_whole_name_is_case_insensitive(store: GraphStore, tenant: str) -> None:
+    _village(store, tenant)
+    store.upsert_entities(tenant, [ent("ash", "concept", name="ASHLYN")])
+
+    assert ids(store.find_entities(tenant, EntityFilter(name="ashlyn"))) == ["ash", "ashlyn"]
+    assert store.find_entities(tenant, EntityFilter(name="Ash")) == []  # not a part of one
+    both = EntityFilter(name="Ashlyn", type="npc", name_contains="lyn")
+    assert ids(store.find_entities(tenant, both)) == ["ashlyn"]
+
+
+def test_find_by_whole_name_follows_renames_and_deletes(store: GraphStore, tenant: str) -> None:
+    _village(store, tenant)
+
+    store.update_entity(tenant, "ashlyn", name="Ashlyn the Bold")
+    store.delete_entities(tenant, ["mira"])
+    store.upsert_entities(tenant, [ent("tomas", name="Ashlyn")])
+
+    assert store.find_entities(tenant, EntityFilter(name="mira ashford")) == []
+    assert ids(store.find_entities(tenant, EntityFilter(name="ashlyn"))) == ["tomas"]
+    assert ids(store.find_entities(tenant, EntityFilter(name="ASHLYN THE BOLD"))) == ["ashlyn"]
+    assert store.find_entities(tenant, EntityFilter(name="tomas the miller")) == []
+
+
 def test_find_by_attribute_equality(store: GraphStore, tenant: str) -> None:
     _village(store, tenant)
 
@@ -323,3 +347,15 @@ def test_returned_entities_are_read_only_values(store: GraphStore, tenant: str) 
         got.attributes["occupation"] = "baker"  # type: ignore[index]
 
     assert store.get_entity(tenant, "mira").attributes == {"occupation": "smith"}
+
+
+def test_the_name_index_survives_a_reopen(
+    store: GraphStore, tenant: str, reopen: Callable[[], GraphStore]
+) -> None:
+    _village(store, tenant)
+    store.update_entity(tenant, "mira", name="Mira")
+
+    again = reopen()
+
+    assert ids(again.find_entities(tenant, EntityFilter(name="MIRA"))) == ["mira"]
+    assert again.find_entities(tenant, EntityFilter(name="Mira Ashford")) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from datetime import timedelta
 
-from graphmem import GraphStore, RelationshipPattern
+from graphmem import ChangeSet, GraphStore, RelationshipPattern
 from graphmem.models import utcnow
 
 from .helpers import ent, rel
@@ -96,6 +96,30 @@ def test_a_deleted_fact_stops_counting(store: GraphStore, tenant: str) -> None:
     store.delete_relationship(tenant, "forge", "mill", "borders")
 
     assert [p.type for p in store.relationship_patterns(tenant)] == ["knows", "owns", "works_at"]
+
+
+def test_patterns_follow_writes_of_changes(store: GraphStore, tenant: str) -> None:
+    _village(store, tenant)
+    assert len(store.relationship_patterns(tenant)) == 4  # computed, so cached where kept
+
+    store.write_changes(
+        tenant,
+        ChangeSet(
+            entities=[ent("ale", "item")],
+            relationships=[rel("tomas", "ale", "owns")],
+            delete_relationships=[("forge", "mill", "borders")],
+        ),
+    )
+    assert [(p.type, p.facts) for p in store.relationship_patterns(tenant)] == [
+        ("knows", 2),
+        ("owns", 2),
+        ("works_at", 2),
+    ]
+    store.write_changes(tenant, ChangeSet(delete_entities=["mira"]))
+    assert [(p.type, p.facts) for p in store.relationship_patterns(tenant)] == [
+        ("owns", 1),
+        ("works_at", 1),
+    ]
 
 
 def test_empty_and_other_tenants_have_none(

@@ -15,10 +15,13 @@ from graphmem.server.keys import add_key  # noqa: E402
 
 @pytest.fixture(scope="module")
 def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
-    """One server per test module: memory://, keys for tenants alpha and beta, hashing embedder."""
+    """One server per test module: memory://, keys for alpha, beta and gamma, hashing embedder."""
     directory = tmp_path_factory.mktemp("serve")
     keys_file = directory / "keys.toml"
-    keys = {tenant: add_key(keys_file, tenant=tenant, name=tenant) for tenant in ("alpha", "beta")}
+    keys = {
+        tenant: add_key(keys_file, tenant=tenant, name=tenant)
+        for tenant in ("alpha", "beta", "gamma")
+    }
     with graphmem_serve(
         "--store",
         "memory://",
@@ -43,4 +46,11 @@ def alpha(api: Api) -> Iterator[httpx.Client]:
 @pytest.fixture(scope="module")
 def beta(api: Api) -> Iterator[httpx.Client]:
     with api.client("beta") as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def gamma(api: Api) -> Iterator[httpx.Client]:
+    """A third tenant, for tests whose writes must not show in alpha's listings."""
+    with api.client("gamma") as client:
         yield client

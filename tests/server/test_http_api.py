@@ -242,6 +242,47 @@ def test_documents_and_retrieval_with_provenance(alpha: httpx.Client, world: Non
     problem_of(alpha.post("/v1/retrieve", json={"query": "   "}), 422)
 
 
+def test_ask_answers_a_graph_question_with_its_chain_of_facts(
+    alpha: httpx.Client, world: None
+) -> None:
+    body = {"question": "what does Halden Crook run?", "semantic": False}
+    answers = alpha.post("/v1/ask", json=body).json()["answers"]
+    assert [a["entity"]["id"] for a in answers] == ["mill"]
+    best = answers[0]
+    assert (best["topic"], best["path"]) == ("halden", [{"type": "runs", "direction": "out"}])
+    assert [(f["source_id"], f["type"], f["target_id"]) for f in best["facts"]] == [
+        ("halden", "runs", "mill")
+    ]
+    assert best["explanation"] == "halden -runs-> mill"
+    two_hops = {"question": "what does the one Odile Marrow distrusts run?", "semantic": False}
+    chained = alpha.post("/v1/ask", json=two_hops).json()["answers"]
+    assert chained[0]["entity"]["id"] == "mill"
+    assert [f["type"] for f in chained[0]["facts"]] == ["distrusts", "runs"]
+    nobody = {"question": "who is nobody at all?", "semantic": False}
+    assert alpha.post("/v1/ask", json=nobody).json() == {"answers": []}
+    problem_of(alpha.post("/v1/ask", json={"question": "mill", "k": 0}), 422)
+
+
+def test_governed_relationship_is_an_edge_with_its_fact(gamma: httpx.Client) -> None:
+    entities = [
+        {"id": "halden", "type": "npc", "name": "Halden Crook"},
+        {"id": "river", "type": "location", "name": "The River"},
+    ]
+    assert gamma.post("/v1/entities", json={"entities": entities}).status_code == 200
+    body = {"actor": "quest-agent", "source_id": "halden", "type": "owns", "target_id": "river"}
+    related = gamma.post("/v1/facts/relate", json=body).json()
+    assert (related["decision"], related["fact"]["status"]) == ("add", "active")
+    edges = gamma.get("/v1/entities/halden/relationships", params={"types": ["owns"]}).json()
+    [edge] = edges["relationships"]
+    assert edge["target_id"] == "river"
+    assert edge["attributes"]["fact_id"] == related["fact"]["id"]
+    audit = gamma.get("/v1/facts/audit").json()["entries"]
+    assert related["audit_id"] in [e["id"] for e in audit]
+    missing = {**body, "target_id": "nowhere"}
+    assert "nowhere" in problem_of(gamma.post("/v1/facts/relate", json=missing), 422)["detail"]
+    problem_of(gamma.post("/v1/facts/relate", json={**body, "type": "owns\n"}), 422)
+
+
 def test_governed_facts(alpha: httpx.Client) -> None:
     learned = alpha.post(
         "/v1/facts",

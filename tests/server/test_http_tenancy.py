@@ -190,6 +190,13 @@ ROUTES: dict[tuple[str, str], Call] = {
     ("POST", "/v1/retrieve"): lambda c, i: c.post(
         "/v1/retrieve", json={"query": f"{MARK} agent plan", "max_tokens": 500}
     ),
+    ("POST", "/v1/facts/relate"): lambda c, i: c.post(
+        "/v1/facts/relate",
+        json={"actor": "spy", "source_id": "spy", "type": "hides_in", "target_id": "safehouse"},
+    ),
+    ("POST", "/v1/ask"): lambda c, i: c.post(
+        "/v1/ask", json={"question": f"where does the {MARK} Agent hide?", "semantic": False}
+    ),
     # The same subject and relation as alpha's fact (keys are case-insensitive): beta's is
     # new, not a contradiction of alpha's.
     ("POST", "/v1/facts"): lambda c, i: c.post(

@@ -99,6 +99,17 @@ async def _exercise(client: Client) -> dict[str, Any]:
     )
     assert retrieved["results"][0]["provenance"]["evidence"]
     assert "mill" in retrieved["context"]
+    related = _structured(
+        await client.call_tool(
+            "relate_entities", {"source_id": "mira", "type": "trusts", "target_id": "odile"}
+        )
+    )
+    assert related["decision"] == "add" and related["fact"]["status"] == "active"
+    asked = _structured(
+        await client.call_tool("ask", {"question": "who does Odile Marrow distrust?"})
+    )
+    assert asked["answers"][0]["entity"]["id"] == "halden"
+    assert asked["answers"][0]["facts"][0]["type"] == "distrusts"
     gone = _structured(await client.call_tool("forget_fact", {"fact_id": remembered["fact"]["id"]}))
     assert gone["status"] == "invalidated"
     retired = _structured(
@@ -214,8 +225,11 @@ def test_mcp_over_stdio_in_a_subprocess(tmp_path: Path) -> None:
     with graphmem.open(url, tenant="village") as mem:
         [turn] = [t for t in mem.conversation("s1").turns() if t.id == seen["answer"]["id"]]
         assert turn.hidden_artifacts[0].id == "scratch"
-        assert [f.status for f in mem.fact_memory(actor="mcp-agent").facts(include_all=True)] == [
-            "invalidated"
+        facts = mem.fact_memory(actor="mcp-agent").facts(include_all=True)
+        # the remembered fact was forgotten; the governed relationship stays believed
+        assert sorted((f.relation, f.status) for f in facts) == [
+            ("trusts", "active"),
+            ("works_at", "invalidated"),
         ]
         assert mem.recap("tavern").text == "Previously: a sword hidden."
         assert mem.belief("tomas", "sword", "located_in") is not None

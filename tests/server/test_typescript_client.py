@@ -48,6 +48,7 @@ def test_node_client_creates_forks_and_reads_a_snapshot(api: Api, built: Path) -
         "branches": [2, 2],
         "odileThinksTheBoatIsAt": ["north-bank"],  # she did not see it moved
         "odileSees": seen["odileSees"],
+        "odileDistrusts": ["odile -distrusts-> kestrel"],
         "missing": "404 NotFound",
     }
     assert "the boat located in the north bank" in seen["odileSees"]

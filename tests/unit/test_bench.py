@@ -69,6 +69,49 @@ def test_quick_recall_bench_reports_indexing_append_embedding_and_retrieve(capsy
     assert retrieve["value"] > 0 and retrieve["baseline"] > 0
 
 
+def test_quick_governance_bench_reports_learn_relate_and_snapshot(capsys):
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    args = parser.parse_args(["--governance", "--quick", "--json", "--samples", "100"])
+    assert bench.run(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    rows = {r["name"]: r for r in report["results"]}
+    assert sorted(rows) == [
+        "governed learn with its edge (workspace)",
+        "governed relate (one relationship)",
+        "snapshot p50, NPC with 10 governed facts (edges)",
+    ]
+    assert all(r["value"] > 0 and r["baseline"] > 0 for r in rows.values())
+
+
+def test_quick_storage_bench_reports_every_figure_beside_its_baseline(capsys):
+    parser = argparse.ArgumentParser()
+    bench.add_arguments(parser)
+    args = parser.parse_args(["--storage", "--quick", "--json", "--samples", "60"])
+    assert bench.run(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    by_name = {r["name"]: r for r in report["results"]}
+    ingest = by_name["bulk ingest into file:// (2,000 entities, 19,993 relationships)"]
+    assert ingest["unit"] == "items/s" and ingest["baseline"] > 0
+    reopen = by_name["reopen file:// (2,000 entities, 19,993 relationships)"]
+    assert reopen["unit"] == "s" and reopen["baseline"] > 0
+    assert by_name["peak memory added by that reopen"]["baseline"] > 0
+    assert (
+        by_name["reopen of the journal (previous format), baseline the reopen above"]["value"] > 0
+    )
+    for what in ("first use of each NPC", "asked again"):
+        name = f"identity snapshot p50 on the reopened file:// store ({what})"
+        assert by_name[name]["value"] > 0 and by_name[name]["baseline"] > 0
+    assert by_name["identity snapshot p50 on memory://"]["baseline"] > 0
+    assert by_name["identity snapshot p50 after preload=True (first use of each NPC)"]["value"] > 0
+
+
+def test_storage_world_has_ten_relationships_out_of_each_entity():
+    entities, rels = bench._world(500, seed=1, per_entity=10)
+    assert len(entities) == 500
+    assert 4800 <= len(rels) <= 5000
+
+
 def test_table_has_headers_and_says_which_way_is_better(capsys):
     parser = argparse.ArgumentParser()
     bench.add_arguments(parser)

@@ -106,6 +106,26 @@ def test_retrieve_with_the_hashing_embedder_and_text_only(
     assert "evidence:" in out
 
 
+def test_ask_answers_from_the_graph(url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with graphmem.open(url, tenant="t") as mem:
+        mem.upsert_entities(
+            [
+                {"id": "halden", "type": "npc", "name": "Halden Crook"},
+                {"id": "mill", "type": "location", "name": "The Mill"},
+            ]
+        )
+        mem.upsert_relationships([{"source_id": "halden", "target_id": "mill", "type": "runs"}])
+    at = ["--store", url, "--tenant", "t", "--no-semantic"]
+    status, out, _ = run(capsys, "ask", *at, "what does Halden Crook run?", "--json")
+    answers = json.loads(out)["answers"]
+    assert status == 0 and [a["entity"]["id"] for a in answers] == ["mill"]
+    assert answers[0]["path"] == ["->runs"] and answers[0]["facts"][0]["type"] == "runs"
+    status, out, _ = run(capsys, "ask", *at, "what does Halden Crook run?")
+    assert status == 0 and out.split()[1:] == ["The", "Mill", "(mill)", "halden", "-runs->", "mill"]
+    status, out, _ = run(capsys, "ask", *at, "who is nobody?")
+    assert status == 0 and out.startswith("no answer")
+
+
 def test_missing_embeddings_extra_is_cli_advice(
     url: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -92,9 +92,9 @@ def test_an_embedder_matches_words_no_stem_shares() -> None:
     question = "who penned The Long Road?"
     with _library(SynonymEmbedder([("penned", "written")])) as mem:
         assert mem.ask(question, semantic=False)[0].entity.id == "ann"  # the only way out
-        plan = mem._answerer(False, None).plan(question)
+        plan = mem._retrieval().answerer(False, None).plan(question)
         assert plan[0].parts["explained"] == 0.0
-        semantic = mem._answerer(True, None).plan(question)
+        semantic = mem._retrieval().answerer(True, None).plan(question)
         assert semantic[0].parts["explained"] == pytest.approx(0.8)  # semantic_weight
         assert [a.entity.id for a in mem.ask(question, semantic=True)] == ["ann"]
 
@@ -121,5 +121,5 @@ def test_an_embedder_of_the_wrong_shape_is_invalid_input() -> None:
 
 def test_the_answerer_is_kept_per_memory() -> None:
     with _library(SynonymEmbedder([])) as mem:
-        assert mem._answerer(True, None) is mem._answerer(None, None)
-        assert mem._answerer(False, None) is not mem._answerer(True, None)
+        assert mem._retrieval().answerer(True, None) is mem._retrieval().answerer(None, None)
+        assert mem._retrieval().answerer(False, None) is not mem._retrieval().answerer(True, None)

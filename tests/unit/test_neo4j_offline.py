@@ -57,7 +57,7 @@ from graphmem.backends.neo4j.store import (  # noqa: E402
     Neo4jStore,
     _translate,
 )
-from graphmem.store import ROOMS, SearchHit, SearchPair, satisfied_protocols  # noqa: E402
+from graphmem.store import ROOMS, ChangeSet, SearchHit, SearchPair, satisfied_protocols  # noqa: E402
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
 ENTITY = {
@@ -124,10 +124,12 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         "entities/delete_entities": lambda: [{"deleted": len(params["ids"])}],
         "entities/find_entities": lambda: [{"entity": ENTITY}],
         "entities/count_entities": lambda: [{"count": 2}],
+        "entities/get_entity_version": lambda: [{"count": 2, "latest": T0}],
         "relationships/upsert_relationships": lambda: [{"written": len(rows), "changed": []}],
         "relationships/find_missing_entities": lambda: [{"missing": []}],
         "relationships/get_relationships": lambda: [{"rels": [REL]}],
         "relationships/delete_relationship": lambda: [{"deleted": 1}],
+        "relationships/delete_relationships": lambda: [{"deleted": len(params["keys"])}],
         "relationships/invalidate_relationship": lambda: [
             {"rel": dict(REL, invalid_at=params["at"] or params["now"], expired_at=params["now"])}
         ],
@@ -949,6 +951,31 @@ def test_write_records_is_one_transaction(store: Neo4jStore, server: FakeServer)
     assert sent == [] and server.transactions == 1
 
 
+def test_write_changes_is_one_transaction(store: Neo4jStore, server: FakeServer) -> None:
+    changes = ChangeSet(
+        records=[Record(id="f", kind="fact")],
+        delete_records={"audit": ["a"]},
+        delete_entities=["value:f0"],
+        delete_relationships=[("mira", "forge", "works_at")],
+    )
+    with queries(server) as sent:
+        stored = store.write_changes("t", changes)
+    assert server.transactions == 1
+    assert sent == [
+        "relationships/delete_relationships",
+        "entities/delete_entities",
+        "records/put_records",
+        "records/delete_records",
+    ]
+    assert server.calls[0][1]["keys"] == [
+        {"source_id": "mira", "target_id": "forge", "type": "works_at"}
+    ]
+    assert [(r.kind, r.id) for r in stored.records] == [("fact", "f")]
+    with queries(server) as sent, pytest.raises(InvalidInput):
+        store.write_changes("t", ChangeSet(delete_relationships=[("a", "b", "not safe")]))
+    assert sent == [] and server.transactions == 1
+
+
 def test_record_reads_map_rows_back(store: Neo4jStore, server: FakeServer) -> None:
     record = store.get_record("t", "fact", "r1")
     assert record.data == {"subject": "mira", "n": 1, "tags": ["a"]}
@@ -1439,6 +1466,75 @@ def test_expand_depth_zero_and_unknown_seed(store: Neo4jStore, server: FakeServe
     assert info.value.entity_id == "ghost"  # type: ignore[attr-defined]
 
 
+def test_gather_is_made_of_the_reads_it_stands_for(store: Neo4jStore, server: FakeServer) -> None:
+    got = store.gather(
+        "t",
+        chunk_ids=["c1"],
+        mentions_of={"chunk": ["c1"]},
+        seed_ids=["ghost"],
+        seed_mentions=True,
+        depth=1,
+        mentioning=["turn"],
+        mentioning_limit=2,
+    )
+    names = [name for name, _ in server.calls]
+    assert names == [
+        "mentions/get_chunk_mentions",
+        "entities/get_entities",  # which seeds are entities: "ghost" is left out
+        "traversal/expand_entities",
+        "mentions/find_mentioning_turns",
+        "chunks/get_chunks",
+    ]
+    assert server.calls[2][1]["seeds"] == ["mira"]
+    assert [c.id for c in got.chunks] == ["c1"] and got.turns == [] and got.entities == []
+    assert got.mentions == {"chunk": store.get_mentions("t", "chunk", ["c1"])}
+    assert [e.id for e in got.subgraph.entities] == ["mira", "zed", "ada"]
+    members = sorted(e.id for e in got.subgraph.entities)
+    assert got.mentioning == {"turn": store.find_mentioning("t", "turn", members, limit=2)}
+    with pytest.raises(InvalidInput):
+        store.gather("t", mentioning=["entity"])  # type: ignore[list-item]
+
+
+def test_search_context_adds_the_window_scope_and_version(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    server.overrides["schema/list_indexes"] = lambda params: ALL_INDEXES
+    got = store.search_context(
+        "t",
+        ["turn"],
+        vector=[3.0, 0.0, 4.0],
+        text="forge",
+        k=3,
+        scope_ids=["mira", "x"],
+        window_depth=1,
+    )
+    names = [name for name, _ in server.calls if not name.startswith("schema/")]
+    assert names == [
+        "search/query_hybrid_nodes",
+        "conversations/get_turn_window",
+        "entities/get_entities",
+        "entities/get_entity_version",
+    ]
+    assert server.calls[-3][1]["ids"] == ["turn1"]
+    assert [t.id for t in got.window] == ["t1"]
+    assert got.unknown_scope == ["x"]  # the canned server knows only mira
+    assert got.entity_version == store.entity_version("t")
+
+
+def test_entity_version_changes_with_every_entity_write(store: Neo4jStore) -> None:
+    seen = {store.entity_version("t")}
+    store.upsert_entities("t", [ent("mira")])
+    seen.add(store.entity_version("t"))
+    store.update_entity("t", "mira", name="Mira the smith")
+    seen.add(store.entity_version("t"))
+    store.delete_entities("t", ["mira"])
+    seen.add(store.entity_version("t"))
+    store.clear("t")
+    seen.add(store.entity_version("t"))
+    assert len(seen) == 5  # the canned server's count and latest update never change
+    assert store.entity_version("t") != store.entity_version("u")
+
+
 def test_load_writes_chunks_then_mentions_in_the_transaction(
     store: Neo4jStore, server: FakeServer
 ) -> None:
@@ -1740,6 +1836,12 @@ ACCESS: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
         WRITE,
         lambda s: s.write_records("t", [Record(kind="fact", data={})], {"audit": ["a1"]}),
     ),
+    "write_changes": (
+        WRITE,
+        lambda s: s.write_changes(
+            "t", ChangeSet(records=[Record(kind="fact", data={})], delete_entities=["gone"])
+        ),
+    ),
     "get_record": (READ, lambda s: s.get_record("t", "fact", "r1")),
     "find_records": (READ, lambda s: s.find_records("t", "fact")),
     "delete_records": (WRITE, lambda s: s.delete_records("t", "fact", ["r1"])),
@@ -1763,6 +1865,34 @@ ACCESS: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
         ),
     ),
     "expand": (READ, lambda s: s.expand("t", ["mira"], depth=2)),
+    "entity_version": (READ, lambda s: s.entity_version("t")),
+    "search_context": (
+        READ,
+        lambda s: s.search_context(
+            "t",
+            ["entity", "turn", "chunk"],
+            vector=[1.0, 0.0],
+            text="forge",
+            k=3,
+            scope_ids=["mira", "nobody"],
+            window_depth=1,
+        ),
+    ),
+    "gather": (
+        READ,
+        lambda s: s.gather(
+            "t",
+            chunk_ids=["c1"],
+            turn_ids=["t1"],
+            entity_ids=["mira"],
+            mentions_of={"chunk": ["c1"]},
+            seed_ids=["mira"],
+            seed_mentions=True,
+            depth=2,
+            mentioning=["chunk", "turn"],
+            mentioning_limit=5,
+        ),
+    ),
     "dump": (READ, lambda s: s.dump("t")),
     "load": (
         WRITE,

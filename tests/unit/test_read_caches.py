@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graphmem.models import Chunk, Entity
-from graphmem.retrieval.pipeline import _graph_contenders
+from graphmem.retrieval.steps import _graph_contenders
 from graphmem.store import GraphStore, open_store
 
 

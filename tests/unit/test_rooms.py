@@ -8,7 +8,7 @@ from itertools import combinations
 import pytest
 
 import graphmem
-from graphmem import BackendUnavailable, InvalidInput
+from graphmem import BackendUnavailable, InvalidInput, StoreReadOnly, UnsupportedOperation
 from graphmem.backends.builtin import NEO4J, NETWORKX
 from graphmem.contract import (
     ROOMS,
@@ -34,10 +34,10 @@ def test_graph_store_is_the_union_of_the_rooms_which_do_not_overlap():
     assert set(GraphStore.__mro__) >= set(ROOMS)
     assert {room.__name__: len(members) for room, members in rooms.items()} == {
         "BaseStore": 3,
-        "EntityGraphStore": 18,
+        "EntityGraphStore": 19,
         "ConversationStore": 13,
-        "SearchStore": 14,
-        "RecordStore": 7,
+        "SearchStore": 16,
+        "RecordStore": 8,
         "TenantAdmin": 4,
     }
 
@@ -66,9 +66,28 @@ def test_the_store_types_are_importable_from_graphmem_store_as_before():
         "registered_schemes",
         "install_schema",
         "ENTRY_POINT_GROUP",
+        "ChangeSet",
+        "SearchContext",
+        "Gathered",
+        "WRITE_METHODS",
+        "ReadOnlyStore",
+        "StoreCheck",
+        "check_store",
+        "check_changes",
+        "stored_changes",
+        "check_gather",
     ):
         assert hasattr(store, name), name
     assert graphmem.TenantDump is store.TenantDump
+    assert graphmem.ChangeSet is store.ChangeSet
+
+
+def test_the_writes_are_operations_of_the_contract():
+    from graphmem.contract import WRITE_METHODS
+
+    assert protocol_members(GraphStore) > WRITE_METHODS
+    assert not WRITE_METHODS & protocol_members(BaseStore)
+    assert "write_changes" in protocol_members(RecordStore)
 
 
 class _RecordsOnly:
@@ -85,6 +104,9 @@ class _RecordsOnly:
 
     def write_records(self, tenant, put=(), delete=None):
         return []
+
+    def write_changes(self, tenant, changes):
+        return changes
 
     def get_record(self, tenant, kind, record_id):
         raise KeyError(record_id)
@@ -211,3 +233,43 @@ def test_a_backend_declares_rooms_of_the_contract_only():
 def test_a_plugin_may_not_take_a_built_in_scheme_without_replace():
     with pytest.raises(InvalidInput, match="already registered"):
         register_backend("bolt", NETWORKX)
+
+
+def test_a_backend_says_whether_it_opens_read_only_and_how_it_checks_a_store():
+    from graphmem.store import check_store
+
+    assert NETWORKX.read_only and not NEO4J.read_only
+    assert NETWORKX.checker is not None and NEO4J.checker is None
+    with pytest.raises(UnsupportedOperation, match="no integrity check"):
+        check_store("neo4j://localhost")
+    with pytest.raises(UnsupportedOperation, match="no integrity check"):
+        check_store("memory://")
+
+
+def test_a_plugin_s_checker_and_read_only_mode_come_from_its_backend():
+    from graphmem.store import StoreCheck, check_store
+
+    opened = []
+
+    def factory(url, **options):
+        opened.append(options)
+        return graphmem.open_store("memory://", **options)
+
+    backend = Backend(
+        "checked",
+        ("checked",),
+        factory,
+        read_only=True,
+        checker=lambda url: StoreCheck(url, "checked", counts={"entities": 0}),
+    )
+    register_backend("checked", backend, replace=True)
+    assert check_store("checked://db").counts == {"entities": 0}
+    with graphmem.open_store("checked://db", read_only=True) as store, pytest.raises(StoreReadOnly):
+        store.upsert_entities("t", [])
+    assert opened == [{"read_only": True}]
+    register_backend("checked", backend, replace=True, read_only=False)
+    store = graphmem.open_store("checked://db", read_only=True)
+    try:
+        assert type(store).__name__ == "ReadOnlyStore" and opened[-1] == {}
+    finally:
+        store.close()

@@ -29,6 +29,7 @@ export type PerspectiveIdentity = Schemas["PerspectiveIdentity"];
 export type Event = Schemas["Event"];
 export type Belief = Schemas["Belief"];
 export type ContextResult = Schemas["ContextResult"];
+export type GraphAnswer = Schemas["GraphAnswerOut"];
 export type Problem = Schemas["Problem"];
 
 /** A graphmem error answer (RFC 9457 problem): `problem.title` names the error class. */
@@ -213,6 +214,17 @@ export class GraphmemClient {
   /** GraphRAG retrieval, every result with its provenance. */
   retrieve(request: Body<"retrieve">): Promise<Answer<"retrieve">> {
     return this.call("POST", "/v1/retrieve", request);
+  }
+
+  /** Relate two entities through the governance rules: an edge of the graph once believed. */
+  relate(request: Body<"relate">): Promise<Answer<"relate">> {
+    return this.call("POST", "/v1/facts/relate", request);
+  }
+
+  /** A question about the entity graph, answered by a typed walk with its chain of facts. */
+  async ask(request: Body<"ask">): Promise<GraphAnswer[]> {
+    const answer = await this.call<Answer<"ask">>("POST", "/v1/ask", request);
+    return answer.answers;
   }
 
   /** Write one governed fact (trust, PII, conflicts, audit). */

@@ -1,7 +1,7 @@
 /**
  * The three calls a game makes, against a live `graphmem serve`:
  * create an NPC and a fact, append and fork a conversation, read the snapshot;
- * then what an NPC believes, apart from what is true.
+ * then what an NPC believes, apart from what is true, and a question about the graph.
  *
  *   GRAPHMEM_URL=http://127.0.0.1:8750 GRAPHMEM_KEY=gmk_... node dist/example.js
  *
@@ -66,6 +66,8 @@ await memory.recordEvent({
   present: ["kestrel"],
 });
 const believed = await memory.beliefs("odile", { about: "boat" });
+// 5. A question about the graph, answered by walking its facts.
+const distrusted = await memory.ask({ question: "who does Odile Marrow distrust?", semantic: false });
 const seen = await memory.prompt("odile", 100, { perspective: true });
 
 let missing = "";
@@ -84,6 +86,7 @@ console.log(
     branches: branches.map((b) => b.length),
     odileThinksTheBoatIsAt: believed.map((b) => b.fact.object),
     odileSees: seen.prompt,
+    odileDistrusts: distrusted.map((a) => a.explanation),
     missing,
   }),
 );

@@ -28,6 +28,7 @@ from typing import Any, LiteralString, TypeVar
 import neo4j
 from neo4j import exceptions as neo4j_errors
 
+from graphmem.backends import composed
 from graphmem.backends.neo4j.connection import ConnectionSettings, parse_connection
 from graphmem.backends.neo4j.fulltext import lucene_query
 from graphmem.backends.neo4j.mapping import (
@@ -73,14 +74,18 @@ from graphmem.models import (
     utcnow,
 )
 from graphmem.store import (
+    ChangeSet,
+    Gathered,
     JSONScalar,
     RelationshipPattern,
     RoleCooccurrence,
+    SearchContext,
     SearchHit,
     SearchPair,
     TenantDump,
     Tracer,
     as_utc,
+    check_changes,
     check_owner,
     check_record_deletes,
     check_search_kinds,
@@ -88,6 +93,7 @@ from graphmem.store import (
     check_where,
     check_window_depth,
     search_each,
+    stored_changes,
     traced,
 )
 
@@ -122,6 +128,7 @@ KEY_QUERIES: tuple[str, ...] = (
     "schema/create_record_owner_index",
     "schema/create_turn_session_index",
     "schema/create_entity_type_index",
+    "schema/create_entity_name_index",
     "schema/create_entity_embedding_index",
     "schema/create_turn_embedding_index",
     "schema/create_chunk_embedding_index",
@@ -452,6 +459,10 @@ def _clock_mode(
     return "current", utcnow(), None
 
 
+_Written = tuple[list[Record], list[Entity], list[Relationship]]
+"""What a ``write_changes`` transaction stored: records, entities, relationships."""
+
+
 def _dedupe(items: Sequence[T], key: Callable[[T], object]) -> list[T]:
     # The last item with a key wins, at the position of the first (like dict assignment).
     latest: dict[object, T] = {}
@@ -645,6 +656,9 @@ class Neo4jStore:
         self._close_lock = threading.Lock()
         # (when read, ONLINE vector index name -> dimension); see _online_vector_index.
         self._index_cache: tuple[float, dict[str, int]] | None = None
+        # Entity writes made through this store, per tenant (see entity_version).
+        self._entity_writes: dict[str, int] = {}
+        self._entity_writes_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"Neo4jStore({self.url!r})"
@@ -885,6 +899,11 @@ class Neo4jStore:
             for entity in batch
         ]
 
+    def _entity_written(self, tenant: str) -> None:
+        """Count an entity write of this store (see :meth:`entity_version`)."""
+        with self._entity_writes_lock:
+            self._entity_writes[tenant] = self._entity_writes.get(tenant, 0) + 1
+
     def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
         """Insert or replace entities by id, in one batch; return them as stored."""
         tenant = self._check(tenant)
@@ -893,9 +912,12 @@ class Neo4jStore:
         if not batch:
             return []
         now = utcnow()
-        stored = self._execute(
-            lambda tx: self._upsert_entities_tx(tx, tenant, batch, now), write=True
-        )
+        try:
+            stored = self._execute(
+                lambda tx: self._upsert_entities_tx(tx, tenant, batch, now), write=True
+            )
+        finally:  # a write whose outcome is unknown may have landed
+            self._entity_written(tenant)
         by_id = {entity.id: entity for entity in stored}
         return [by_id[entity.id] for entity in given]
 
@@ -976,7 +998,10 @@ class Neo4jStore:
             )
             return self._upsert_entities_tx(tx, tenant, [updated], now)[0]
 
-        return self._execute(work, write=True)
+        try:
+            return self._execute(work, write=True)
+        finally:
+            self._entity_written(tenant)
 
     def delete_entities(self, tenant: str, entity_ids: Sequence[str]) -> int:
         """Delete entities and their relationships; return how many existed."""
@@ -992,7 +1017,10 @@ class Neo4jStore:
                 deleted += self._run(tx, "entities/delete_entities", params)[0]["deleted"]
             return deleted
 
-        return self._execute(work, write=True)
+        try:
+            return self._execute(work, write=True)
+        finally:
+            self._entity_written(tenant)
 
     def find_entities(self, tenant: str, filter: EntityFilter) -> list[Entity]:
         """Return entities matching every condition of ``filter``, ordered by id."""
@@ -1003,6 +1031,7 @@ class Neo4jStore:
             "tenant": tenant,
             "type": filter.type,
             "name_lower": None if not filter.name_contains else filter.name_contains.casefold(),
+            "name_exact": None if filter.name is None else filter.name.casefold(),
             "attrs": attribute_columns(filter.attributes),
             "limit": _limit(filter.limit),
         }
@@ -1518,25 +1547,52 @@ class Neo4jStore:
         tenant = self._check(tenant)
         given = _check_records(put, None, "put")
         deletes = check_record_deletes(delete, given)
-        batch = _dedupe(given, lambda r: (r.kind, r.id))
-        if not batch and not deletes:
-            return []
-        now = utcnow()
+        written = self._write_checked(tenant, ChangeSet(records=given, delete_records=deletes))
+        return list(written.records)
 
-        def work(tx: neo4j.ManagedTransaction) -> list[Record]:
+    def write_changes(self, tenant: str, changes: ChangeSet) -> ChangeSet:
+        """Put and delete records, entities and relationships, in one transaction."""
+        tenant = self._check(tenant)
+        return self._write_checked(tenant, check_changes(changes))
+
+    def _write_checked(self, tenant: str, changes: ChangeSet) -> ChangeSet:
+        """One transaction for a checked change set, in the order the protocol gives."""
+        given = _check_records(changes.records, None, "records")
+        entities = _check_entities(changes.entities, "entities")
+        rels = _check_relationships(changes.relationships, "relationships")
+        records = _dedupe(given, lambda r: (r.kind, r.id))
+        entity_batch = _dedupe(entities, lambda e: e.id)
+        rel_batch = _dedupe(rels, _relationship_key)
+        if changes.empty:
+            return ChangeSet()
+        now = utcnow()
+        keys = [
+            {"source_id": source, "target_id": target, "type": type_}
+            for source, target, type_ in changes.delete_relationships
+        ]
+
+        def work(tx: neo4j.ManagedTransaction) -> _Written:
+            for part in _slices(keys):
+                params = {"tenant": tenant, "keys": list(part)}
+                self._run(tx, "relationships/delete_relationships", params)
+            for ids in _slices(list(changes.delete_entities)):
+                self._run(tx, "entities/delete_entities", {"tenant": tenant, "ids": list(ids)})
+            stored_entities = (
+                self._upsert_entities_tx(tx, tenant, entity_batch, now) if entity_batch else []
+            )
+            stored_rels = self._upsert_relationships_tx(tx, tenant, rel_batch) if rel_batch else []
             stored: list[Record] = []
-            for kind in dict.fromkeys(r.kind for r in batch):
-                of_kind = [r for r in batch if r.kind == kind]
+            for kind in dict.fromkeys(r.kind for r in records):
+                of_kind = [r for r in records if r.kind == kind]
                 stored.extend(self._put_records_tx(tx, tenant, kind, of_kind, now))
-            for kind, ids in deletes.items():
+            for kind, ids in changes.delete_records.items():
                 self._run(
                     tx, "records/delete_records", {"tenant": tenant, "kind": kind, "ids": ids}
                 )
-            return stored
+            return stored, stored_entities, stored_rels
 
-        stored = self._execute(work, write=True)
-        by_key = {(record.kind, record.id): record for record in stored}
-        return [by_key[(record.kind, record.id)] for record in given]
+        stored, stored_entities, stored_rels = self._execute(work, write=True)
+        return stored_changes(changes, stored, stored_entities, stored_rels)
 
     def get_record(self, tenant: str, kind: str, record_id: str) -> Record:
         """Return one record; ``NotFound`` if there is no record of ``kind`` with that id."""
@@ -1739,7 +1795,10 @@ class Neo4jStore:
                             missing=[(kind, m["node_id"], m["entity_id"]) for m in missing],
                         )
 
-        self._execute(work, write=True)
+        try:
+            self._execute(work, write=True)
+        finally:
+            self._entity_written(tenant)
 
     # ------------------------------------------------------------------ chunks and mentions
 
@@ -2287,7 +2346,100 @@ class Neo4jStore:
         deletes what is left. A failure part-way leaves part of the tenant: clear again.
         """
         tenant = self._check(tenant)
-        self._autocommit("tenant/clear_tenant", {"tenant": tenant}, write=True)
+        try:
+            self._autocommit("tenant/clear_tenant", {"tenant": tenant}, write=True)
+        finally:
+            self._entity_written(tenant)
+
+    # ------------------------------------------------------------------ retrieval reads
+
+    def entity_version(self, tenant: str) -> str:
+        """This store's entity writes, and the tenant's entity count and latest update.
+
+        One query. Writes by other processes are seen when they change the count or the
+        latest ``updated_at``.
+        """
+        tenant = self._check(tenant)
+        row = self._read("entities/get_entity_version", {"tenant": tenant})[0]
+        with self._entity_writes_lock:
+            written = self._entity_writes.get(tenant, 0)
+        latest = row["latest"]
+        return f"{written}:{row['count']}:{'' if latest is None else latest}"
+
+    def search_context(
+        self,
+        tenant: str,
+        kinds: Sequence[NodeKind],
+        *,
+        vector: Any,
+        text: str | None,
+        k: int,
+        scope_ids: Sequence[str] | None = None,
+        window_depth: int | None = None,
+    ) -> SearchContext:
+        """``hybrid_search``, the turn hits' window, the unknown scope, the entity version.
+
+        Composed of those operations (:mod:`graphmem.backends.composed`): two round
+        trips, one more for a window of turn hits and one more for a scope.
+        """
+        self._check(tenant)
+        return composed.search_context(
+            self._operation,
+            tenant,
+            kinds,
+            vector=vector,
+            text=text,
+            k=k,
+            scope_ids=scope_ids,
+            window_depth=window_depth,
+        )
+
+    def gather(
+        self,
+        tenant: str,
+        *,
+        chunk_ids: Sequence[str] = (),
+        turn_ids: Sequence[str] = (),
+        entity_ids: Sequence[str] = (),
+        mentions_of: Mapping[NodeKind, Sequence[str]] | None = None,
+        seed_ids: Sequence[str] = (),
+        seed_mentions: bool = False,
+        depth: int = 0,
+        rel_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        within: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+        mentioning: Sequence[NodeKind] = (),
+        mentioning_limit: int | None = None,
+    ) -> Gathered:
+        """Nodes, mentions, a walk from seeds and what mentions it.
+
+        Composed of the operations each part stands for (:mod:`graphmem.backends.composed`):
+        one round trip per part asked for, plus one to tell which seeds are entities.
+        """
+        self._check(tenant)
+        return composed.gather(
+            self._operation,
+            tenant,
+            chunk_ids=chunk_ids,
+            turn_ids=turn_ids,
+            entity_ids=entity_ids,
+            mentions_of=mentions_of,
+            seed_ids=seed_ids,
+            seed_mentions=seed_mentions,
+            depth=depth,
+            rel_types=rel_types,
+            direction=direction,
+            within=within,
+            max_nodes=max_nodes,
+            mentioning=mentioning,
+            mentioning_limit=mentioning_limit,
+        )
+
+    def _operation(self, name: str) -> Callable[..., Any]:
+        """The public operation ``name`` (for :mod:`graphmem.backends.composed`)."""
+        method: Callable[..., Any] = getattr(self, name)
+        return method
 
     def list_tenants(self) -> list[str]:
         """Every tenant that holds something (an entity, turn, chunk or record), sorted."""

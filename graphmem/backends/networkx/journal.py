@@ -1,173 +1,161 @@
-"""The one-file persistence of ``file://`` stores: a JSON Lines write-ahead journal.
+"""The ``file://`` format of graphmem before SQLite: a JSON Lines journal, read only.
 
-The file is a header line followed by change records, one JSON object per line. Every
-mutation appends its record (flushed and, by default, fsynced) *before* it is applied
-in memory and acknowledged, so nothing acknowledged is lost if the process dies. When
-the journal has grown well past the live data, and on close, the file is compacted:
-the whole state is written to a temporary file beside it, fsynced and atomically
-renamed over the old one (``os.replace``), so a reader sees either the old file or the
-new one, never half of either. A torn last line (a crash mid-write) is ignored on open.
+A journal is a header line (``{"kind": "graphmem-file", "version": 1}``) followed by
+change records, one JSON object per line, each the same change record the embedded store
+applies in memory. A torn last line (a crash mid-write) was never acknowledged and is
+skipped. graphmem no longer writes journals: opening one for writing converts it to an
+SQLite store once (see :mod:`graphmem.backends.networkx.sqlite_file`); a read-only open
+replays it in place and changes nothing.
 
-One process at a time: the file is held under an exclusive ``flock`` while open.
+Anything in the file that is not what graphmem wrote (a line that is not JSON, a record
+that is not an object, an unknown operation, a record that cannot be applied) raises
+:class:`~graphmem.errors.StoreCorrupted`, never a ``KeyError`` or ``AssertionError``.
 """
 
 from __future__ import annotations
 
-import fcntl
+import base64
 import json
-import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from graphmem.errors import BackendUnavailable
+from graphmem.errors import BackendUnavailable, GraphmemError, StoreCorrupted
+from graphmem.models import Chunk, Entity, Record, Relationship, Turn
+
+__all__ = ["HEADER", "HEADER_LINES", "is_journal", "replay"]
 
 HEADER = {"kind": "graphmem-file", "version": 1}
-_COMPACT_MIN_BYTES = 1 << 20
+# Appends wrote the header with json.dumps' default separators, compaction without spaces.
+HEADER_LINES = (
+    (json.dumps(HEADER) + "\n").encode(),
+    (json.dumps(HEADER, separators=(",", ":")) + "\n").encode(),
+)
+_OPS = frozenset(
+    {
+        "put",
+        "delete_entities",
+        "delete_chunks",
+        "mentions",
+        "embed",
+        "delete_relationship",
+        "delete_turn",
+        "delete_conversation",
+        "delete_records",
+        "clear",
+    }
+)
+_MODELS: tuple[tuple[str, type[Any]], ...] = (
+    ("entities", Entity),
+    ("relationships", Relationship),
+    ("turns", Turn),
+    ("records", Record),
+    ("chunks", Chunk),
+)
 
 
-class Journal:
-    """An open ``file://`` store file, locked for this process."""
-
-    def __init__(self, path: Path, *, fsync: bool = True) -> None:
-        self.path = path
-        self.fsync = fsync
-        self._handle: IO[str] | None = None
-        self._live_bytes = 0
-        self._journal_bytes = 0
-        self._open_locked()
-
-    # ------------------------------------------------------------------ open / lock
-
-    def _open_locked(self) -> None:
-        locked = False
+def is_journal(head: bytes) -> bool:
+    """Whether the first bytes of a file are a journal's (or a torn first header line)."""
+    if head.startswith(b"{"):
+        first = head.split(b"\n", 1)[0]
+        if b"\n" not in head:
+            # Torn while its header was written: nothing was ever acknowledged in it.
+            return any(line.startswith(head) for line in HEADER_LINES)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            while True:
-                handle = self.path.open("a+", encoding="utf-8")
-                try:
-                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    handle.close()
-                    locked = True
-                    break
-                # A compaction elsewhere may have renamed a new file over the one we locked.
-                if os.fstat(handle.fileno()).st_ino == os.stat(self.path).st_ino:
-                    break
-                handle.close()
-        except OSError as exc:
-            raise BackendUnavailable(
-                f"cannot open {self.path}: {exc}", path=str(self.path)
+            record = json.loads(first)
+        except ValueError:
+            return False
+        return isinstance(record, dict) and record.get("kind") == HEADER["kind"]
+    return False
+
+
+def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The change records of a journal with their line numbers (header checked)."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StoreCorrupted(
+            f"{path} is a graphmem journal with bytes that are not UTF-8 (at byte "
+            f"{exc.start}); restore it from a backup",
+            path=str(path),
+        ) from exc
+    except OSError as exc:
+        raise BackendUnavailable(f"cannot read {path}: {exc}", path=str(path)) from exc
+    # The text after the last newline is a torn write (or empty): never acknowledged.
+    lines = text.split("\n")[:-1]
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise StoreCorrupted(
+                f"{path} line {number} is corrupt (not JSON); restore it from a backup",
+                path=str(path),
+                line=number,
             ) from exc
-        if locked:
-            raise BackendUnavailable(
-                f"{self.path} is already open (in another process or another store); "
-                "close it there first",
-                path=str(self.path),
+        if not isinstance(record, dict):
+            raise StoreCorrupted(
+                f"{path} line {number} is corrupt (not a JSON object); restore it from a backup",
+                path=str(path),
+                line=number,
             )
-        self._handle = handle
-
-    def records(self) -> Iterator[tuple[int, dict[str, Any]]]:
-        """The records in the file, with their line numbers (header checked, torn tail skipped)."""
-        assert self._handle is not None
-        self._handle.seek(0)
-        size = 0
-        lines = self._handle.read().split("\n")
-        # The text after the last newline is a torn write (or empty): never acknowledged.
-        complete, _torn = lines[:-1], lines[-1]
-        for number, line in enumerate(complete, start=1):
-            size += len(line.encode("utf-8")) + 1
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
+        if number == 1:
+            if record.get("version") != HEADER["version"]:
                 raise BackendUnavailable(
-                    f"{self.path} line {number} is corrupt ({exc.msg}); restore it from a backup",
-                    path=str(self.path),
-                ) from exc
-            if number == 1:
-                if record.get("kind") != HEADER["kind"]:
-                    raise BackendUnavailable(
-                        f"{self.path} is not a graphmem store file", path=str(self.path)
-                    )
-                if record.get("version") != HEADER["version"]:
-                    raise BackendUnavailable(
-                        f"{self.path} has format version {record.get('version')!r}; "
-                        f"this graphmem reads version {HEADER['version']}",
-                        path=str(self.path),
-                    )
-                continue
-            yield number, record
-        if _torn:
-            # Cut the torn tail so the next record starts on a line of its own.
-            self._handle.truncate(size)
-        self._journal_bytes = self._live_bytes = size
+                    f"{path} has journal format version {record.get('version')!r}; this "
+                    f"graphmem reads version {HEADER['version']}",
+                    path=str(path),
+                )
+            continue
+        yield number, record
 
-    # ------------------------------------------------------------------ writing
 
-    def append(self, record: dict[str, Any]) -> None:
-        """Append one record durably; raise ``BackendUnavailable`` if it cannot be written."""
-        handle = self._handle
-        if handle is None:
-            raise BackendUnavailable(f"{self.path} is closed", path=str(self.path))
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-        try:
-            if self._journal_bytes == 0:
-                header = json.dumps(HEADER) + "\n"
-                handle.write(header)
-                self._journal_bytes += len(header)
-            handle.write(line)
-            handle.flush()
-            if self.fsync:
-                os.fsync(handle.fileno())
-        except OSError as exc:
-            raise BackendUnavailable(
-                f"cannot write {self.path}: {exc}; the change was not applied",
-                path=str(self.path),
-            ) from exc
-        self._journal_bytes += len(line.encode("utf-8"))
+def _decode(record: dict[str, Any]) -> dict[str, Any]:
+    op = record.get("op")
+    if op not in _OPS or not isinstance(record.get("tenant"), str):
+        raise ValueError(f"unknown change record {op!r}")
+    if op == "embed":
+        import numpy as np
 
-    def wants_compaction(self) -> bool:
-        """Whether the journal has grown to more than twice the live data (and past 1 MiB)."""
-        return self._journal_bytes > max(_COMPACT_MIN_BYTES, 2 * self._live_bytes)
+        raw = base64.b64decode(record["float32_le"], validate=True)
+        matrix = np.frombuffer(raw, dtype="<f4").astype(np.float32)
+        out = {k: v for k, v in record.items() if k not in ("float32_le", "dimension")}
+        out["vectors"] = matrix.reshape(len(record["ids"]), int(record["dimension"]))
+        return out
+    if op != "put":
+        return record
+    out = dict(record)
+    for key, model in _MODELS:
+        if key in out:
+            out[key] = [model.model_validate(row) for row in out[key]]
+    return out
 
-    def compact(self, records: Iterator[dict[str, Any]]) -> None:
-        """Replace the file by ``records`` (the whole state) atomically."""
-        assert self._handle is not None
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        size = 0
-        try:
-            with tmp.open("w", encoding="utf-8") as out:
-                for record in (HEADER, *records):
-                    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-                    out.write(line)
-                    size += len(line.encode("utf-8"))
-                out.flush()
-                os.fsync(out.fileno())
-            new_handle = tmp.open("a+", encoding="utf-8")
-            fcntl.flock(new_handle.fileno(), fcntl.LOCK_EX)
-            os.replace(tmp, self.path)
-            self._fsync_dir()
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            raise BackendUnavailable(
-                f"cannot compact {self.path}: {exc}; the previous file is intact",
-                path=str(self.path),
-            ) from exc
-        old, self._handle = self._handle, new_handle
-        old.close()
-        self._journal_bytes = self._live_bytes = size
 
-    def _fsync_dir(self) -> None:
-        fd = os.open(self.path.parent, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+def replay(path: Path, apply: Callable[[dict[str, Any]], None]) -> None:
+    """Decode every change record of the journal at ``path`` and hand it to ``apply``.
 
-    def close(self) -> None:
-        """Release the lock and the file."""
-        if self._handle is not None:
-            self._handle.close()
-            self._handle = None
+    Raises:
+        StoreCorrupted: A line or a record is not what graphmem wrote.
+        BackendUnavailable: The file cannot be read, or has an unknown format version.
+    """
+    number = 0
+    try:
+        for line, record in _records(path):
+            number = line
+            apply(_decode(record))
+    except GraphmemError as exc:
+        if isinstance(exc, BackendUnavailable):
+            raise
+        raise StoreCorrupted(
+            f"{path} line {number} cannot be replayed ({exc}); restore it from a backup",
+            path=str(path),
+            line=number,
+        ) from exc
+    except Exception as exc:  # anything else: a record that graphmem did not write
+        raise StoreCorrupted(
+            f"{path} line {number} cannot be replayed ({type(exc).__name__}: {exc}); "
+            "restore it from a backup",
+            path=str(path),
+            line=number,
+        ) from exc

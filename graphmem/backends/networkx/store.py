@@ -6,19 +6,20 @@ conversation turns live beside the graph with a parent pointer and a children in
 Stored models are immutable, so reads hand them out without copying.
 
 Every mutation is expressed as a *change record* (a plain dict) that is applied by one
-function, ``_apply``. A ``file://`` store first appends the record to its journal, then
-applies it; reopening replays the same records through the same function, so a
-reopened store is exactly the store that was closed.
+function, ``_apply``. A ``file://`` store first commits the record to its SQLite database
+(:mod:`graphmem.backends.networkx.sqlite_file`), then applies it. Reopening loads the ids
+and adjacency of the graph; the entity and relationship models are read on first use.
 """
 
 from __future__ import annotations
 
-import base64
+import gc
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import wraps
+from functools import partial, wraps
 from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
@@ -26,8 +27,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import networkx as nx
 
-from graphmem.backends.networkx.journal import Journal
-from graphmem.errors import BackendUnavailable, InvalidInput, NotFound, StoreClosed
+from graphmem.backends import composed
+from graphmem.errors import InvalidInput, NotFound, StoreClosed, StoreReadOnly
 from graphmem.models import (
     NODE_KINDS,
     Chunk,
@@ -49,27 +50,34 @@ from graphmem.models import (
     utcnow,
 )
 from graphmem.store import (
+    WRITE_METHODS,
+    ChangeSet,
+    Gathered,
     JSONScalar,
     RelationshipPattern,
     RoleCooccurrence,
+    SearchContext,
     SearchHit,
     SearchPair,
     TenantDump,
     Tracer,
     as_utc,
+    check_changes,
     check_owner,
     check_record_deletes,
     check_search_kinds,
     check_tenant,
     check_where,
     check_window_depth,
+    stored_changes,
     traced,
 )
 
 if TYPE_CHECKING:
     from graphmem.backends.networkx.indexes import TextIndex, VectorIndex
+    from graphmem.backends.networkx.sqlite_file import SQLiteFile
 
-__all__ = ["NetworkXStore", "open_networkx"]
+__all__ = ["NetworkXStore", "file_path", "open_networkx", "paused_gc"]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -78,8 +86,9 @@ _REL_KEY = attrgetter("source_id", "target_id", "type")
 _DIRECTIONS = ("out", "in", "both")
 # Flags that are not operations (the operations are the rooms the store satisfies).
 _CAPABILITIES = frozenset({"inline_reads"})
+_WHOLE_FILE_CAPABILITIES = _CAPABILITIES | {"persistence"}
+_FILE_CAPABILITIES = _WHOLE_FILE_CAPABILITIES - {"inline_reads"}
 _MENTION_KINDS = ("turn", "chunk")
-_EMBED_CHUNK = 4096  # vectors per journal record
 
 
 @dataclass(slots=True)
@@ -113,10 +122,51 @@ class _Tenant:
     vectors: dict[str, VectorIndex] = field(default_factory=dict)
     # Built on the first full-text search of a kind, then kept up to date.
     texts: dict[str, TextIndex] = field(default_factory=dict)
+    # Casefolded entity name -> ids of the entities of that name (EntityFilter.name):
+    # None until the first lookup by name builds it (a reopened file store reads
+    # names with the models, on first use), then kept in step by every entity write.
+    names: dict[str, set[str]] | None = None
+    name_keys: dict[str, str] = field(default_factory=dict)  # entity id -> its key in names
+    # A reopened file store reads models on first use; this reads all the rest at once,
+    # and near(entity_id) those of a node, its relationships and their other ends.
+    fill: Callable[[], None] | None = None
+    near: Callable[[str], None] | None = None
     # Summaries of the current facts (relationship_patterns, relationship_cooccurrence) as
     # last computed, each with until when it holds (None: until a write of entities or
     # facts; else the next instant a fact becomes or stops being current).
     summaries: dict[str, tuple[datetime | None, list[Any]]] = field(default_factory=dict)
+
+    def named(self) -> dict[str, set[str]]:
+        """The name index, built from every entity on first use."""
+        if self.names is None:
+            names: dict[str, set[str]] = {}
+            keys: dict[str, str] = {}
+            for entity_id, node in _whole(self).graph._node.items():
+                key = keys[entity_id] = node["e"].name.casefold()
+                names.setdefault(key, set()).add(entity_id)
+            self.names, self.name_keys = names, keys
+        return self.names
+
+    def name_entity(self, entity: Entity) -> None:
+        """Keep the name index (when built) in step with an entity written."""
+        if self.names is None:
+            return
+        key = entity.name.casefold()
+        if self.name_keys.get(entity.id) != key:
+            self.unname(entity.id)
+            self.name_keys[entity.id] = key
+            self.names.setdefault(key, set()).add(entity.id)
+
+    def unname(self, entity_id: str) -> None:
+        """Take an entity out of the name index (when built); its model is not read."""
+        key = self.name_keys.pop(entity_id, None)
+        if self.names is None or key is None:
+            return
+        ids = self.names.get(key)
+        if ids is not None:
+            ids.discard(entity_id)
+            if not ids:
+                del self.names[key]
 
     def put_record(self, record: Record) -> None:
         """Store a record, keeping the owner index in step."""
@@ -176,19 +226,72 @@ _EMPTY = _Tenant()
 _valid_tenants: set[str] = set()
 
 
+_PROMOTE = 100_000  # young objects after which paused_gc promotes instead of scanning
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector around a bulk change or a load.
+
+    A batch allocates a dict and a model per item and frees none of them, which makes
+    the collector scan every live object again and again: pausing it during writes more
+    than doubled the ingest rate of ``graphmem bench --storage``. When a load made more
+    than ``_PROMOTE`` objects (a million edges at open), they are then moved to the oldest
+    generation unscanned (``gc.freeze`` + ``gc.unfreeze``, skipped if the program froze
+    objects of its own) rather than scanned at the next allocation: they are live data.
+    Smaller writes leave the collector to run as usual.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        if gc.get_count()[0] >= _PROMOTE and not gc.get_freeze_count():
+            gc.freeze()
+            gc.unfreeze()
+        gc.enable()
+
+
+def _whole(data: _Tenant) -> _Tenant:
+    """The tenant with every model in memory (a reopened file store reads them lazily)."""
+    if data.fill is not None:
+        data.fill()
+    return data
+
+
 def _operation(
     method: Callable[Concatenate[NetworkXStore, str, _P], _R],
 ) -> Callable[Concatenate[NetworkXStore, str, _P], _R]:
-    """Check the store is open and the tenant named, hold the lock, report to the tracer."""
+    """Check the store is open and the tenant named, hold the lock, report to the tracer.
+
+    A read-only store refuses writes here, before any work; a reader of a file first
+    syncs what other processes committed, and runs the operation in one read transaction.
+    """
     name = method.__name__
+    writes = name in WRITE_METHODS
 
     @wraps(method)
     def wrapper(self: NetworkXStore, tenant: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         if self._closed:
             raise StoreClosed(f"the store {self._url} is closed; open it again", url=self._url)
+        if writes and self._read_only:
+            raise StoreReadOnly(
+                f"the store {self._url} was opened with read_only=True; {name} writes. "
+                "Open it without read_only to write (one writer at a time).",
+                url=self._url,
+            )
         if type(tenant) is not str or tenant not in _valid_tenants:
             _valid_tenants.add(check_tenant(tenant))
         with self._lock:
+            self._ops += 1  # the warm-up of a reopened file backs off while this moves
+            if writes:
+                with paused_gc():
+                    return self._run(method, name, tenant, args, kwargs)
+            if self._follow is not None:
+                with self._follow.following():
+                    return self._run(method, name, tenant, args, kwargs)
             if self._tracer is None:
                 return method(self, tenant, *args, **kwargs)
             with traced(self._tracer, name, {"tenant": tenant, "args": args, **kwargs}):
@@ -291,30 +394,41 @@ class NetworkXStore:
         *,
         path: Path | None = None,
         fsync: bool = True,
+        read_only: bool = False,
+        preload: bool = False,
+        warm: bool = False,
         tracer: Tracer | None = None,
     ) -> None:
         self._url = url
         self._tracer = tracer
         self._lock = threading.RLock()
         self._closed = False
+        self._read_only = read_only
+        self._ops = 0  # operations run (read by the warm-up thread of a file store)
         self._tenants: dict[str, _Tenant] = {}
-        self._journal: Journal | None = None
+        self._file: SQLiteFile | None = None
+        self._follow: SQLiteFile | None = None  # a reader syncs from its file per operation
+        # Entity writes applied per tenant (entity_version): kept across clear(); and how
+        # often the whole store was (re)loaded from its file (a reader far behind reloads).
+        self._entity_writes: dict[str, int] = {}
+        self._loads = 0
         if path is not None:
-            self._journal = Journal(path, fsync=fsync)
-            number = 0
+            from graphmem.backends.networkx.sqlite_file import SQLiteFile
+
+            self._file = SQLiteFile(self, path, read_only=read_only, fsync=fsync)
             try:
-                for line, record in self._journal.records():
-                    number = line
-                    self._apply(self._decode(record))
-            except (InvalidInput, KeyError, ValueError, TypeError) as exc:
-                self._journal.close()
-                raise BackendUnavailable(
-                    f"{path} line {number} cannot be replayed ({exc}); restore it from a backup",
-                    path=str(path),
-                ) from exc
+                self._file.load()
+                if preload:
+                    with paused_gc():
+                        for data in self._tenants.values():
+                            _whole(data)
             except BaseException:
-                self._journal.close()
+                self._file.close()
                 raise
+            if read_only:
+                self._follow = self._file
+            if warm:
+                self._file.warm()
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -325,20 +439,34 @@ class NetworkXStore:
 
     @property
     def capabilities(self) -> frozenset[str]:
-        """What this backend can do."""
-        return _CAPABILITIES | {"persistence"} if self._journal else _CAPABILITIES
+        """How this store behaves, as flags (its operations are the rooms it satisfies).
+
+        ``persistence`` for ``file://``. ``inline_reads`` (reads answered from memory,
+        without I/O) holds for ``memory://`` and for a ``file://`` writer once every model
+        is in memory (after its warm-up, or ``preload``); a reader syncs from the file
+        before each operation, so never.
+        """
+        if self._file is None:
+            return _CAPABILITIES
+        if self._read_only or any(d.fill is not None for d in list(self._tenants.values())):
+            return _FILE_CAPABILITIES
+        return _WHOLE_FILE_CAPABILITIES
 
     def close(self) -> None:
-        """Compact the file (for ``file://``), release it; later calls raise ``StoreClosed``."""
+        """Release the store (and its file); later calls raise ``StoreClosed``.
+
+        The file is released even when closing it fails (the error is raised after).
+        """
+        if self._file is not None:
+            self._file.stop_warming()  # before the lock: the warm-up takes it to put models in
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-            if self._journal is not None:
-                self._journal.compact(self._snapshot_records())
-                self._journal.close()
             for data in self._tenants.values():
                 data.texts.clear()  # the full-text indexes are rebuilt when a store opens
+            if self._file is not None:
+                self._file.close()
 
     def __enter__(self) -> NetworkXStore:
         return self
@@ -348,16 +476,26 @@ class NetworkXStore:
 
     # ------------------------------------------------------------------ change records
 
+    def _run(self, method: Callable[..., _R], name: str, tenant: str, args: Any, kwargs: Any) -> _R:
+        if self._tracer is None:
+            return method(self, tenant, *args, **kwargs)
+        with traced(self._tracer, name, {"tenant": tenant, "args": args, **kwargs}):
+            return method(self, tenant, *args, **kwargs)
+
     def _tenant(self, tenant: str) -> _Tenant:
         return self._tenants.get(tenant, _EMPTY)
 
+    def _make_tenant(self, tenant: str) -> _Tenant:
+        if self._file is None:
+            return _Tenant()
+        return _Tenant(graph=self._file.new_graph(tenant))
+
     def _commit(self, record: dict[str, Any]) -> None:
-        """Make a change durable (file stores), then apply it."""
-        if self._journal is not None:
-            self._journal.append(self._encode(record))
-        self._apply(record)
-        if self._journal is not None and self._journal.wants_compaction():
-            self._journal.compact(self._snapshot_records())
+        """Make a change durable (file stores: one SQLite transaction), then apply it."""
+        if self._file is not None:
+            self._file.commit(record)
+        else:
+            self._apply(record)
 
     def _apply(self, record: dict[str, Any]) -> None:
         op = record["op"]
@@ -366,18 +504,24 @@ class NetworkXStore:
         if data is None:
             if op != "put":
                 return
-            data = self._tenants[tenant] = _Tenant()
+            data = self._tenants[tenant] = self._make_tenant(tenant)
+        written = ("entities", "relationships", "delete_entities", "delete_relationships")
         if op in ("delete_entities", "delete_relationship") or (
-            op == "put" and (record.get("entities") or record.get("relationships"))
+            op == "put" and any(record.get(part) for part in written)
         ):
             data.summaries.clear()
+        if op in ("delete_entities", "clear") or (op == "put" and record.get("entities")):
+            self._entity_writes[tenant] = self._entity_writes.get(tenant, 0) + 1
         if op == "put":
+            for source, target, type_ in record.get("delete_relationships", ()):  # write_changes
+                data.graph.remove_edge(source, target, key=type_)
+            if record.get("delete_entities"):  # write_changes
+                self._remove_entities(data, record["delete_entities"])
             self._apply_put(data, record)
             for kind, ids in record.get("delete_records", {}).items():  # write_records
                 self._apply_delete_records(data, kind, ids)
         elif op == "delete_entities":
-            data.graph.remove_nodes_from(record["ids"])
-            data.forget_nodes("entity", record["ids"])
+            self._remove_entities(data, record["ids"])
         elif op == "delete_chunks":
             for chunk_id in record["ids"]:
                 del data.chunks[chunk_id]
@@ -420,12 +564,22 @@ class NetworkXStore:
             raise AssertionError(f"unknown change record {op!r}")
 
     @staticmethod
+    def _remove_entities(data: _Tenant, ids: Sequence[str]) -> None:
+        for entity_id in ids if data.names is not None else ():
+            data.unname(entity_id)
+        data.graph.remove_nodes_from(ids)
+        data.forget_nodes("entity", ids)
+
+    @staticmethod
     def _apply_put(data: _Tenant, record: dict[str, Any]) -> None:
         graph = data.graph
         nodes = graph._node  # direct dict access: this is the hot path of bulk ingest
         texts = data.texts
         entity_index = texts.get("entity")
+        named = data.names is not None  # else the index is built from the models when asked
         for entity in record.get("entities", ()):
+            if named:
+                data.name_entity(entity)
             if entity.id in nodes:
                 nodes[entity.id]["e"] = entity
             else:
@@ -438,8 +592,21 @@ class NetworkXStore:
             if chunk_index is not None:
                 chunk_index.set(chunk.id, _chunk_text(chunk))
         turn_index = texts.get("turn")
-        for rel in record.get("relationships", ()):
-            graph.add_edge(rel.source_id, rel.target_id, key=rel.type, r=rel)
+        rels = record.get("relationships")
+        if rels:
+            # Straight into networkx's adjacency (what add_edge does, at a third of the cost);
+            # both ends are stored entities, checked before the record was made.
+            succ, pred, factory = graph._succ, graph._pred, graph.edge_attr_dict_factory
+            for rel in rels:
+                source, target = rel.source_id, rel.target_id
+                keydict = succ[source].get(target)
+                if keydict is None:
+                    keydict = succ[source][target] = pred[target][source] = {}
+                edge = keydict.get(rel.type)
+                if edge is None:
+                    edge = keydict[rel.type] = factory()
+                edge["r"] = rel
+            nx._clear_cache(graph)
         for turn in record.get("turns", ()):
             old = data.turns.get(turn.id)
             if old is not None and old.parent_id is not None and old.parent_id != turn.parent_id:
@@ -492,88 +659,12 @@ class NetworkXStore:
         if not session.order:
             del data.sessions[turn.session_id]
 
-    def _encode(self, record: dict[str, Any]) -> dict[str, Any]:
-        if record["op"] == "embed":
-            # Compact: the float32 rows as base64 (about 1.4 bytes per stored byte).
-            matrix = record["vectors"]
-            out = {k: v for k, v in record.items() if k != "vectors"}
-            out["dimension"] = int(matrix.shape[1])
-            out["float32_le"] = base64.b64encode(matrix.astype("<f4").tobytes()).decode("ascii")
-            return out
-        if record["op"] != "put":
-            return record
-        out = dict(record)
-        for key in ("entities", "relationships", "turns", "records", "chunks"):
-            if key in out:
-                out[key] = [m.model_dump(mode="json") for m in out[key]]
-        return out
-
-    @staticmethod
-    def _decode(record: dict[str, Any]) -> dict[str, Any]:
-        if record.get("op") == "embed":
-            np = _indexes().np
-            raw = base64.b64decode(record["float32_le"])
-            matrix = np.frombuffer(raw, dtype="<f4").astype(np.float32)
-            out = {k: v for k, v in record.items() if k not in ("float32_le", "dimension")}
-            out["vectors"] = matrix.reshape(len(record["ids"]), record["dimension"])
-            return out
-        if record.get("op") != "put":
-            return record
-        out = dict(record)
-        models: tuple[tuple[str, type[Any]], ...] = (
-            ("entities", Entity),
-            ("relationships", Relationship),
-            ("turns", Turn),
-            ("records", Record),
-            ("chunks", Chunk),
-        )
-        for key, model in models:
-            if key in out:
-                out[key] = [model.model_validate(row) for row in out[key]]
-        return out
-
-    def _snapshot_records(self) -> Iterator[dict[str, Any]]:
-        """The whole state as change records, in chunks (for compaction)."""
-        chunk = 5000
-        for tenant in sorted(self._tenants):
-            data = self._tenants[tenant]
-            dump = self._dump(data)
-            for key in ("entities", "relationships", "turns", "records", "chunks"):
-                items: list[Any] = getattr(dump, key)
-                for start in range(0, len(items), chunk):
-                    yield self._encode(
-                        {"op": "put", "tenant": tenant, key: items[start : start + chunk]}
-                    )
-            yield {"op": "put", "tenant": tenant, "heads": dump.heads}
-            for kind in _MENTION_KINDS:
-                links = sorted(data.mentions[kind].items())
-                for start in range(0, len(links), chunk):
-                    yield {
-                        "op": "mentions",
-                        "tenant": tenant,
-                        "kind": kind,
-                        "links": {n: sorted(e) for n, e in links[start : start + chunk]},
-                    }
-            for kind, index in sorted(data.vectors.items()):
-                for start in range(0, len(index), _EMBED_CHUNK):
-                    ids = index.ids[start : start + _EMBED_CHUNK]
-                    yield self._encode(
-                        {
-                            "op": "embed",
-                            "tenant": tenant,
-                            "kind": kind,
-                            "ids": ids,
-                            "vectors": index.matrix[start : start + len(ids)],
-                        }
-                    )
-
     # ------------------------------------------------------------------ entities
 
-    @_operation
-    def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
-        """Insert or replace entities by id, in one batch; return them as stored."""
-        batch = _check_models(entities, Entity, "entities")
-        nodes = self._tenant(tenant).graph._node
+    @staticmethod
+    def _stored_entities(data: _Tenant, batch: Sequence[Entity]) -> dict[str, Entity]:
+        """The entities of a batch as they will be stored (last of an id wins)."""
+        nodes = data.graph._node
         now = utcnow()
         stored: dict[str, Entity] = {}
         for entity in batch:
@@ -584,6 +675,13 @@ class NetworkXStore:
                     update={"created_at": created, "updated_at": max(now, created)}
                 )
             stored[entity.id] = entity
+        return stored
+
+    @_operation
+    def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
+        """Insert or replace entities by id, in one batch; return them as stored."""
+        batch = _check_models(entities, Entity, "entities")
+        stored = self._stored_entities(self._tenant(tenant), batch)
         if stored:
             self._commit({"op": "put", "tenant": tenant, "entities": list(stored.values())})
         return [stored[e.id] for e in batch]
@@ -654,7 +752,14 @@ class NetworkXStore:
         needle = filter.name_contains.casefold() if filter.name_contains else None
         wanted = filter.attributes.items()
         found = []
-        for node in self._tenant(tenant).graph._node.values():
+        data = self._tenant(tenant)
+        nodes: Iterable[Any]
+        if filter.name is not None:
+            named = data.named().get(filter.name.casefold(), ())
+            nodes = [data.graph._node[entity_id] for entity_id in named]
+        else:
+            nodes = _whole(data).graph._node.values()
+        for node in nodes:
             entity: Entity = node["e"]
             if filter.type is not None and entity.type != filter.type:
                 continue
@@ -674,15 +779,31 @@ class NetworkXStore:
 
     # ------------------------------------------------------------------ relationships
 
-    @_operation
-    def upsert_relationships(
-        self, tenant: str, relationships: Sequence[Relationship]
-    ) -> list[Relationship]:
-        """Insert or replace relationships keyed by (source, target, type), in one batch."""
-        batch = _check_models(relationships, Relationship, "relationships")
-        graph = self._tenant(tenant).graph
+    @staticmethod
+    def _stored_relationships(
+        data: _Tenant,
+        tenant: str,
+        batch: Sequence[Relationship],
+        added: Mapping[str, Entity] | None = None,
+        gone: frozenset[str] = frozenset(),
+    ) -> dict[tuple[str, str, str], Relationship]:
+        """The relationships of a batch as they will be stored (last of a key wins).
+
+        ``added``: entities the same write puts; ``gone``: entities it deletes (with their
+        relationships, so a replaced one is new again).
+
+        Raises:
+            InvalidInput: An end is not an entity (nothing is written).
+        """
+        graph = data.graph
+        added = added or {}
         missing = sorted(
-            {end for r in batch for end in (r.source_id, r.target_id) if end not in graph._node}
+            {
+                end
+                for r in batch
+                for end in (r.source_id, r.target_id)
+                if end not in added and (end not in graph._node or end in gone)
+            }
         )
         if missing:
             raise InvalidInput(
@@ -695,13 +816,22 @@ class NetworkXStore:
         stored: dict[tuple[str, str, str], Relationship] = {}
         succ = graph._succ
         for rel in batch:
-            old = succ[rel.source_id].get(rel.target_id, {}).get(rel.type)
+            old = succ.get(rel.source_id, {}).get(rel.target_id, {}).get(rel.type)
             if old is not None and old["r"].created_at != rel.created_at:
                 created = old["r"].created_at
                 if rel.expired_at is not None and rel.expired_at < created:
                     created = rel.expired_at
                 rel = rel.model_copy(update={"created_at": created})
             stored[rel.key] = rel
+        return stored
+
+    @_operation
+    def upsert_relationships(
+        self, tenant: str, relationships: Sequence[Relationship]
+    ) -> list[Relationship]:
+        """Insert or replace relationships keyed by (source, target, type), in one batch."""
+        batch = _check_models(relationships, Relationship, "relationships")
+        stored = self._stored_relationships(self._tenant(tenant), tenant, batch)
         if stored:
             self._commit({"op": "put", "tenant": tenant, "relationships": list(stored.values())})
         return [stored[r.key] for r in batch]
@@ -842,7 +972,7 @@ class NetworkXStore:
         Kept until the next write of entities or facts (or until the next instant a fact
         with validity bounds becomes or stops being current), so asking again is free.
         """
-        data = self._tenant(tenant)
+        data = _whole(self._tenant(tenant))
         cached, facts, until = self._current_facts(data, "patterns", utcnow())
         if cached is not None:
             return list(cached)
@@ -863,7 +993,7 @@ class NetworkXStore:
 
         Kept as :meth:`relationship_patterns` is.
         """
-        data = self._tenant(tenant)
+        data = _whole(self._tenant(tenant))
         cached, facts, until = self._current_facts(data, "cooccurrence", utcnow())
         if cached is not None:
             return list(cached)
@@ -1035,13 +1165,16 @@ class NetworkXStore:
 
         Current facts, or those :meth:`Relationship.held` at ``as_of`` / ``recorded_as_of``.
         """
-        graph = self._tenant(tenant).graph
+        data = self._tenant(tenant)
+        graph = data.graph
         nodes = graph._node
         node = nodes.get(entity_id)
         if node is None:
             raise NotFound(
                 f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
             )
+        if data.near is not None:
+            data.near(entity_id)
         now = utcnow()
         timed = as_of is not None or recorded_as_of is not None
         if timed:
@@ -1317,20 +1450,51 @@ class NetworkXStore:
         """Put records of any kinds and delete records by kind and id, in one atomic write."""
         batch = _check_models(put, Record, "put")
         deletes = check_record_deletes(delete, batch)
+        written = self._write_checked(tenant, ChangeSet(records=batch, delete_records=deletes))
+        return list(written.records)
+
+    @_operation
+    def write_changes(self, tenant: str, changes: ChangeSet) -> ChangeSet:
+        """Put and delete records, entities and relationships, in one atomic write."""
+        return self._write_checked(tenant, check_changes(changes))
+
+    def _write_checked(self, tenant: str, changes: ChangeSet) -> ChangeSet:
+        """One change record for a checked change set: all of it is durable, or none."""
+        records = _check_models(changes.records, Record, "records")
+        entities = _check_models(changes.entities, Entity, "entities")
+        rels = _check_models(changes.relationships, Relationship, "relationships")
         data = self._tenant(tenant)
-        stored = self._stored_records(data, batch, None, "put")
+        graph = data.graph
+        gone = frozenset(i for i in changes.delete_entities if i in graph._node)
+        dropped = [
+            key
+            for key in changes.delete_relationships
+            if key[0] not in gone
+            and key[1] not in gone
+            and key[2] in graph._succ.get(key[0], {}).get(key[1], {})
+        ]
+        added = self._stored_entities(data, entities)
+        stored_rels = self._stored_relationships(data, tenant, rels, added, gone)
+        stored = self._stored_records(data, records, None, "records")
         present = {
             kind: [i for i in ids if i in data.records.get(kind, {})]
-            for kind, ids in deletes.items()
+            for kind, ids in changes.delete_records.items()
         }
         present = {kind: ids for kind, ids in present.items() if ids}
-        if stored or present:
-            # One change record, so one journal line: all of it is durable, or none.
-            self._commit(
-                {"op": "put", "tenant": tenant, "records": stored, "delete_records": present}
-            )
-        by_key = {(r.kind, r.id): r for r in stored}
-        return [by_key[(r.kind, r.id)] for r in batch]
+        change: dict[str, Any] = {"op": "put", "tenant": tenant}
+        for name, value in (
+            ("entities", list(added.values())),
+            ("relationships", list(stored_rels.values())),
+            ("records", stored),
+            ("delete_records", present),
+            ("delete_entities", sorted(gone)),
+            ("delete_relationships", [list(key) for key in dropped]),
+        ):
+            if value:
+                change[name] = value
+        if len(change) > 2:
+            self._commit(change)
+        return stored_changes(changes, stored, added.values(), stored_rels.values())
 
     @_operation
     def get_record(self, tenant: str, kind: str, record_id: str) -> Record:
@@ -1643,7 +1807,7 @@ class NetworkXStore:
             return index
         data.texts[kind] = index
         if kind == "entity":
-            for node_id, node in data.graph._node.items():
+            for node_id, node in _whole(data).graph._node.items():
                 index.set(node_id, entity_text(node["e"]))
         elif kind == "turn":
             for turn_id, turn in data.turns.items():
@@ -1743,7 +1907,7 @@ class NetworkXStore:
         return self._dump(self._tenant(tenant))
 
     def _dump(self, data: _Tenant) -> TenantDump:
-        graph = data.graph
+        graph = _whole(data).graph
         entities = sorted((n["e"] for n in graph._node.values()), key=lambda e: e.id)
         rels = sorted((d["r"] for _s, _t, d in graph.edges(data=True)), key=lambda r: r.key)
         turns: list[Turn] = []
@@ -1825,12 +1989,89 @@ class NetworkXStore:
         if tenant in self._tenants:
             self._commit({"op": "clear", "tenant": tenant})
 
+    # ------------------------------------------------------------------ retrieval reads
+
+    def _unwrapped(self, name: str) -> Callable[..., Any]:
+        """The operation ``name`` without its lock and tracer (for a caller that holds them)."""
+        method: Callable[..., Any] = getattr(type(self), name).__wrapped__
+        return partial(method, self)
+
+    @_operation
+    def entity_version(self, tenant: str) -> str:
+        """How many entity writes this store has applied to the tenant (a version)."""
+        return f"{self._loads}.{self._entity_writes.get(tenant, 0)}"
+
+    @_operation
+    def search_context(
+        self,
+        tenant: str,
+        kinds: Sequence[NodeKind],
+        *,
+        vector: Any,
+        text: str | None,
+        k: int,
+        scope_ids: Sequence[str] | None = None,
+        window_depth: int | None = None,
+    ) -> SearchContext:
+        """``hybrid_search``, the turn hits' window, the entity version: one operation."""
+        return composed.search_context(
+            self._unwrapped,
+            tenant,
+            kinds,
+            vector=vector,
+            text=text,
+            k=k,
+            scope_ids=scope_ids,
+            window_depth=window_depth,
+        )
+
+    @_operation
+    def gather(
+        self,
+        tenant: str,
+        *,
+        chunk_ids: Sequence[str] = (),
+        turn_ids: Sequence[str] = (),
+        entity_ids: Sequence[str] = (),
+        mentions_of: Mapping[NodeKind, Sequence[str]] | None = None,
+        seed_ids: Sequence[str] = (),
+        seed_mentions: bool = False,
+        depth: int = 0,
+        rel_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        within: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+        mentioning: Sequence[NodeKind] = (),
+        mentioning_limit: int | None = None,
+    ) -> Gathered:
+        """Nodes, mentions, a walk from seeds and what mentions it: one operation."""
+        return composed.gather(
+            self._unwrapped,
+            tenant,
+            chunk_ids=chunk_ids,
+            turn_ids=turn_ids,
+            entity_ids=entity_ids,
+            mentions_of=mentions_of,
+            seed_ids=seed_ids,
+            seed_mentions=seed_mentions,
+            depth=depth,
+            rel_types=rel_types,
+            direction=direction,
+            within=within,
+            max_nodes=max_nodes,
+            mentioning=mentioning,
+            mentioning_limit=mentioning_limit,
+            is_entity=self._tenant(tenant).graph._node.__contains__,
+        )
+
     def list_tenants(self) -> list[str]:
         """Every tenant that holds something (an entity, turn, chunk or record), sorted."""
         with self._lock:
             if self._closed:
                 raise StoreClosed(f"the store {self._url} is closed; open it again", url=self._url)
-            with traced(self._tracer, "list_tenants", {}):
+            # A reader first syncs what the writer committed, as before any operation.
+            following = self._follow.following() if self._follow is not None else nullcontext()
+            with traced(self._tracer, "list_tenants", {}), following:
                 return sorted(
                     name
                     for name, data in self._tenants.items()
@@ -1935,25 +2176,58 @@ def _same_json(stored: Any, wanted: Any) -> bool:
 def open_networkx(url: str = "memory://", **options: Any) -> NetworkXStore:
     """Open an embedded store: ``memory://`` or ``file:///path/world.graphmem[?fsync=false]``.
 
-    Every ``memory://`` open is a new, empty store. A ``file://`` URL names one file; it
-    is created if missing and held exclusively by this process while open.
+    Every ``memory://`` open is a new, empty store. A ``file://`` URL names one SQLite
+    database; a writer creates it if missing and holds it exclusively while open; with
+    ``read_only=True`` it is read beside the writer (a missing file is ``NotFound``).
+
+    Options: ``tracer``, ``read_only`` (refuse writes; never create anything), ``fsync``
+    (default true: each write is on disk before it returns), ``preload`` (default false:
+    read every entity and relationship model at open, not when first used), ``warm``
+    (default false: read the models nobody used yet in a background thread after open,
+    backing off while operations run; the store then holds what ``preload`` holds, in
+    memory too; see :mod:`~graphmem.backends.networkx.sqlite_warm`). ``fsync``,
+    ``preload`` and ``warm`` may also be given in the URL
+    (``?fsync=false&preload=true&warm=true``).
     """
     tracer = options.pop("tracer", None)
     fsync = options.pop("fsync", None)
+    preload = options.pop("preload", None)
+    warm = options.pop("warm", None)
+    read_only = options.pop("read_only", False)
     if options:
         raise InvalidInput(f"unknown options for {url.split(':', 1)[0]}://: {sorted(options)}")
+    if not isinstance(read_only, bool):
+        raise InvalidInput(f"read_only must be True or False, got {read_only!r}")
     parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    if scheme == "memory":
-        return NetworkXStore(url, tracer=tracer)
+    if parts.scheme.lower() == "memory":
+        return NetworkXStore(url, read_only=read_only, tracer=tracer)
+    path = file_path(url)
+    query = parse_qs(parts.query)
+    if fsync is None:
+        fsync = query.get("fsync", ["true"])[-1].lower() not in ("0", "false", "no")
+    if preload is None:
+        preload = query.get("preload", ["false"])[-1].lower() in ("1", "true", "yes")
+    if warm is None:
+        warm = query.get("warm", ["false"])[-1].lower() in ("1", "true", "yes")
+    return NetworkXStore(
+        url,
+        path=path,
+        fsync=bool(fsync),
+        read_only=read_only,
+        preload=bool(preload),
+        warm=bool(warm),
+        tracer=tracer,
+    )
+
+
+def file_path(url: str) -> Path:
+    """The path a ``file://`` URL names (relative to the working directory without ``///``)."""
+    parts = urlsplit(url)
     host = "" if parts.netloc in ("", "localhost") else parts.netloc
     raw_path = unquote(host + parts.path)
     if not raw_path:
         raise InvalidInput(f"file URL {url!r} names no file; use file:///path/world.graphmem")
-    query = parse_qs(parts.query)
-    if fsync is None:
-        fsync = query.get("fsync", ["true"])[-1].lower() not in ("0", "false", "no")
     path = Path(raw_path).expanduser()
     if path.is_dir():
         raise InvalidInput(f"{path} is a directory; a file:// store is one file")
-    return NetworkXStore(url, path=path, fsync=bool(fsync), tracer=tracer)
+    return path

@@ -1,17 +1,19 @@
 """A short transcript: a rolling-summary conversation that degrades and recovers.
 
-Run it with ``python -m graphmem.policy.demo``. Everything printed comes from the real
-code: an embedded store, a conversation memory with a summarizer whose service goes
-down for a while, and the ``memory.health_changed`` events as they are published.
+Run it with ``graphmem demo --policy`` or ``python -m graphmem.demos.policy``. Everything
+printed comes from the real code: an embedded store, a conversation memory with a
+summarizer whose service goes down for a while, and the ``memory.health_changed`` events
+as they are published.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import graphmem
 from graphmem.events import EventBus
 from graphmem.models import Turn
-from graphmem.policy.context import LineSummarizer
+from graphmem.policy import LineSummarizer
 
 __all__ = ["FlakySummarizer", "run"]
 
@@ -32,8 +34,6 @@ class FlakySummarizer:
 
 def run(out: Callable[[str], object] = print) -> None:
     """Play the transcript, writing each line with ``out``."""
-    import graphmem
-
     bus = EventBus()
     bus.subscribe(
         "memory.health_changed",
