@@ -6,6 +6,13 @@
 - ``mem``: a ``graphmem.Memory`` over ``store`` and ``tenant`` (it does not own the store);
 - ``reopen()``: closes ``store`` and opens the same URL again (persistent backends only);
 - ``other_store()``: one more store of the same backend at a URL of its own.
+
+``--backend NAME`` (repeatable, or comma-separated) picks the backends: ids of
+``backends.py`` or any registered URL scheme (a plugin's, opened as ``NAME://``); by
+default every backend of ``backends.py``. Each module is marked with the rooms of the
+contract it exercises (``MODULE_ROOMS``, and README.md here), so ``-m search`` selects
+the search modules; a test is skipped on a store that does not satisfy its rooms, and a
+test that uses ``mem`` needs the whole ``GraphStore``.
 """
 
 from __future__ import annotations
@@ -20,20 +27,19 @@ import pytest
 
 import graphmem
 from graphmem import EventBus, GraphStore, Memory, StoreClosed
+from graphmem.contract import (
+    ROOMS,
+    ConversationStore,
+    EntityGraphStore,
+    RecordStore,
+    SearchStore,
+    TenantAdmin,
+)
 from graphmem.events import Event
+from graphmem.store import store_supports
 
 from .backends import BACKENDS, BackendSpec
 from .fuzz_calls import OUTCOMES, TALLY
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip the long fuzz run unless the marker expression names it (``-m fuzz_long``)."""
-    if "fuzz_long" in (config.getoption("markexpr", "") or ""):
-        return
-    skip = pytest.mark.skip(reason="the long fuzz run: select it with -m fuzz_long")
-    for item in items:
-        if item.get_closest_marker("fuzz_long") is not None:
-            item.add_marker(skip)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -44,6 +50,105 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     terminalreporter.line(f"{'backend':8s}" + "".join(f"{o:>14s}" for o in OUTCOMES))
     for backend, counts in sorted(TALLY.items()):
         terminalreporter.line(f"{backend:8s}" + "".join(f"{counts[o]:14d}" for o in OUTCOMES))
+
+
+HERE = Path(__file__).parent
+
+ROOM_MARKERS: dict[type[Any], str] = {
+    EntityGraphStore: "entity_graph",
+    ConversationStore: "conversations",
+    SearchStore: "search",
+    RecordStore: "records",
+    TenantAdmin: "tenant_admin",
+}
+EVERY_ROOM = tuple(ROOM_MARKERS)
+
+MODULE_ROOMS: dict[str, tuple[type[Any], ...]] = {
+    "test_entities": (EntityGraphStore,),
+    "test_relationships": (EntityGraphStore,),
+    "test_relationship_patterns": (EntityGraphStore,),
+    "test_traversal": (EntityGraphStore,),
+    "test_identity": (EntityGraphStore,),
+    "test_graph_questions": (EntityGraphStore,),
+    "test_conversations": (ConversationStore, TenantAdmin),
+    "test_session_log": (ConversationStore,),
+    "test_turn_window": (ConversationStore,),
+    "test_agent_turns": (ConversationStore, EntityGraphStore, TenantAdmin),
+    "test_policy_context": (ConversationStore,),
+    "test_search": (SearchStore, EntityGraphStore, ConversationStore, TenantAdmin),
+    "test_hybrid_search": (SearchStore, EntityGraphStore, ConversationStore),
+    "test_retrieval_reads": (SearchStore, EntityGraphStore, ConversationStore),
+    "test_records": (RecordStore, TenantAdmin),
+    "test_record_writes": (RecordStore, TenantAdmin),
+    "test_change_writes": (RecordStore, EntityGraphStore, TenantAdmin),
+    "test_two_clocks": (RecordStore, EntityGraphStore, TenantAdmin),
+    "test_minds": (RecordStore, EntityGraphStore, TenantAdmin),
+    "test_policy_governance": (RecordStore, TenantAdmin),
+    "test_policy_fact_graph": (RecordStore, EntityGraphStore, SearchStore, TenantAdmin),
+    "test_policy_identity": (RecordStore, ConversationStore, TenantAdmin),
+    "test_policy_poisoning": (RecordStore,),
+    "test_policy_retention": (RecordStore, TenantAdmin),
+    "test_policy_signing": (RecordStore,),
+    "test_dump_load": (TenantAdmin, EntityGraphStore, ConversationStore),
+    "test_rooms": (),
+    "test_plugin_backend": (),
+}
+"""The rooms each conformance module exercises (a module not listed: every room).
+
+They become the module's markers, and a backend runs the module's tests only if its store
+satisfies every one of them. Modules that drive every operation (tenancy, bad input,
+names, the stateful test) are left out on purpose: they need the whole store.
+"""
+
+
+def _selected_backends(config: pytest.Config) -> list[BackendSpec]:
+    names = [n.strip() for value in config.getoption("--backend") for n in value.split(",")]
+    names = [n for n in names if n]
+    if not names:
+        return list(BACKENDS)
+    by_id = {spec.id: spec for spec in BACKENDS}
+    schemes = set(graphmem.registered_schemes())
+    out: list[BackendSpec] = []
+    for name in dict.fromkeys(names):
+        if name in by_id:
+            out.append(by_id[name])
+        elif name in schemes:  # a plugin's backend: a fresh store at NAME:// for each test
+            out.append(BackendSpec(id=name, make_url=_plugin_url(name), persistent=False))
+        else:
+            known = ", ".join(sorted(set(by_id) | schemes))
+            raise pytest.UsageError(f"--backend {name}: no such backend (known: {known})")
+    return out
+
+
+def _plugin_url(scheme: str) -> Callable[[Any, Path], str]:
+    return lambda server, directory: f"{scheme}://"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames:
+        specs = _selected_backends(metafunc.config)
+        metafunc.parametrize(
+            "backend", [pytest.param(spec, id=spec.id, marks=spec.marks) for spec in specs]
+        )
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with the rooms its module exercises; skip the long fuzz run unless
+    the marker expression names it (``-m fuzz_long``)."""
+    long_fuzz = "fuzz_long" in (config.getoption("markexpr", "") or "")
+    skip = pytest.mark.skip(reason="the long fuzz run: select it with -m fuzz_long")
+    for item in items:
+        if item.path.parent != HERE:
+            continue
+        for room in MODULE_ROOMS.get(item.path.stem, EVERY_ROOM):
+            item.add_marker(ROOM_MARKERS[room])
+        if not long_fuzz and item.get_closest_marker("fuzz_long") is not None:
+            item.add_marker(skip)
+
+
+def _rooms_of(node: pytest.Item) -> list[type[Any]]:
+    return [room for room, marker in ROOM_MARKERS.items() if node.get_closest_marker(marker)]
 
 
 class _Servers:
@@ -76,12 +181,6 @@ def _servers() -> Iterator[_Servers]:
     servers = _Servers()
     yield servers
     servers.close()
-
-
-@pytest.fixture(params=[pytest.param(spec, id=spec.id, marks=spec.marks) for spec in BACKENDS])
-def backend(request: pytest.FixtureRequest) -> BackendSpec:
-    spec: BackendSpec = request.param
-    return spec
 
 
 class Harness:
@@ -121,6 +220,8 @@ class Harness:
     def cleanup(self) -> None:
         try:
             try:
+                if not store_supports(self.current, TenantAdmin):
+                    return  # nothing to clear with; the stores are closed below
                 for tenant in self.tenants:
                     self.current.clear(tenant)
             except StoreClosed:
@@ -141,7 +242,14 @@ def harness(backend: BackendSpec, _servers: _Servers, tmp_path: Path) -> Iterato
 
 
 @pytest.fixture
-def store(harness: Harness) -> GraphStore:
+def store(harness: Harness, request: pytest.FixtureRequest) -> GraphStore:
+    lacking = [
+        room.__name__
+        for room in _rooms_of(request.node)
+        if not store_supports(harness.current, room)
+    ]
+    if lacking:
+        pytest.skip(f"{harness.spec.id}:// does not satisfy {', '.join(lacking)}")
     return harness.current
 
 
@@ -156,7 +264,10 @@ def tenant(new_tenant: Callable[[], str]) -> str:
 
 
 @pytest.fixture
-def mem(store: GraphStore, tenant: str) -> Memory:
+def mem(store: GraphStore, tenant: str, harness: Harness) -> Memory:
+    lacking = [room.__name__ for room in ROOMS if not store_supports(store, room)]
+    if lacking:
+        pytest.skip(f"Memory needs a whole GraphStore; {harness.spec.id}:// lacks {lacking}")
     return Memory(store, tenant, owns_store=False)
 
 

@@ -6,8 +6,6 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 from typing import Any
 
-import pytest
-
 from graphmem import (
     ChangeSet,
     Chunk,
@@ -171,10 +169,3 @@ STORE_CALLS: dict[str, StoreCall] = {
         t, chunk_ids=["c"], mentions_of={"turn": ["x"]}, seed_ids=["a"], mentioning=["chunk"]
     ),
 }
-
-
-def skip_without_search(store: GraphStore) -> None:
-    """Skip the test on a backend without chunks, mentions and both searches."""
-    missing = {"chunks", "mentions", "vector_search", "fulltext_search"} - store.capabilities
-    if missing:
-        pytest.skip(f"this backend has no retrieval yet (lacks {', '.join(sorted(missing))})")

@@ -11,12 +11,7 @@ import pytest
 
 from graphmem import Chunk, GraphStore, IdentityRequired, InvalidInput, SearchPair, Turn
 
-from .helpers import ent, skip_without_search
-
-
-@pytest.fixture(autouse=True)
-def _needs_search(store: GraphStore) -> None:
-    skip_without_search(store)
+from .helpers import ent
 
 
 @pytest.fixture

@@ -13,12 +13,7 @@ import pytest
 from graphmem import Chunk, GraphStore, InvalidInput, Memory, Relationship, Turn
 from graphmem.retrieval import MAX_QUERY_LENGTH
 
-from .helpers import ent, skip_without_search
-
-
-@pytest.fixture(autouse=True)
-def _needs_search(store: GraphStore) -> None:
-    skip_without_search(store)
+from .helpers import ent
 
 
 @pytest.fixture

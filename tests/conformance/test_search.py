@@ -12,13 +12,6 @@ from graphmem import Chunk, GraphStore, InvalidInput, NotFound, Turn
 from .helpers import canonical, ent, ids, keys, rel
 
 
-@pytest.fixture(autouse=True)
-def _needs_search(store: GraphStore) -> None:
-    missing = {"chunks", "mentions", "vector_search", "fulltext_search"} - store.capabilities
-    if missing:
-        pytest.skip(f"this backend has no retrieval yet (lacks {', '.join(sorted(missing))})")
-
-
 def chunk(chunk_id: str, text: str, **attributes: object) -> Chunk:
     return Chunk(id=chunk_id, text=text, attributes=attributes)
 

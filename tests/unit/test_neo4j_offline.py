@@ -57,7 +57,7 @@ from graphmem.backends.neo4j.store import (  # noqa: E402
     Neo4jStore,
     _translate,
 )
-from graphmem.store import ChangeSet, SearchHit, SearchPair  # noqa: E402
+from graphmem.store import ROOMS, ChangeSet, SearchHit, SearchPair, satisfied_protocols  # noqa: E402
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
 ENTITY = {
@@ -1577,8 +1577,9 @@ def test_load_writes_chunks_then_mentions_in_the_transaction(
         store.load("t", TenantDump(mentions=[("turn", "t9", "mira")]))
 
 
-def test_capabilities_include_retrieval(store: Neo4jStore) -> None:
-    assert {"chunks", "mentions", "vector_search", "fulltext_search"} <= store.capabilities
+def test_neo4j_store_satisfies_every_room(store: Neo4jStore) -> None:
+    assert satisfied_protocols(store) == frozenset(ROOMS)
+    assert store.capabilities == {"persistence", "concurrent_writers"}
 
 
 def test_index_names_are_neomodels() -> None:
@@ -1925,13 +1926,9 @@ on a cluster (neo4j:// URLs) reads go to followers and read replicas, writes to 
 
 
 def test_every_store_operation_has_an_access_mode() -> None:
-    from graphmem.store import GraphStore
+    from graphmem.store import GraphStore, protocol_members
 
-    operations = {
-        name
-        for name, member in vars(GraphStore).items()
-        if callable(member) and not name.startswith("_") and name != "close"
-    }
+    operations = protocol_members(GraphStore) - {"url", "capabilities", "close"}
     assert set(ACCESS) == operations, "classify every new operation as a read or a write"
 
 

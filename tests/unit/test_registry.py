@@ -2,7 +2,14 @@ import pytest
 
 import graphmem
 from graphmem import BackendUnavailable, IdentityRequired, InvalidInput
-from graphmem.store import GraphStore, check_tenant, redact_url, register_backend
+from graphmem.store import (
+    ROOMS,
+    GraphStore,
+    check_tenant,
+    redact_url,
+    register_backend,
+    satisfied_protocols,
+)
 
 
 def test_builtin_schemes_are_registered():
@@ -31,7 +38,8 @@ def test_unknown_option_is_invalid():
 def test_memory_store_satisfies_the_protocol():
     store = graphmem.open_store("memory://")
     assert isinstance(store, GraphStore)
-    assert "entities" in store.capabilities
+    assert satisfied_protocols(store) == frozenset(ROOMS)
+    assert store.capabilities == {"inline_reads"}
     store.close()
 
 

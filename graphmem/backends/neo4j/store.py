@@ -196,22 +196,8 @@ _ALREADY_EXISTS = (
     "Neo.ClientError.Schema.ConstraintAlreadyExists",
     "Neo.ClientError.Schema.IndexAlreadyExists",
 )
-_CAPABILITIES = frozenset(
-    {
-        "entities",
-        "relationships",
-        "traversal",
-        "identity",
-        "conversations",
-        "session_log",
-        "persistence",
-        "concurrent_writers",
-        "chunks",
-        "mentions",
-        "vector_search",
-        "fulltext_search",
-    }
-)
+# Flags that are not operations (the operations are the rooms the store satisfies).
+_CAPABILITIES = frozenset({"persistence", "concurrent_writers"})
 
 
 @dataclass(frozen=True, slots=True)

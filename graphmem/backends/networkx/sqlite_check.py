@@ -20,7 +20,13 @@ from graphmem.backends.networkx.sqlite_file import (
     _take,
 )
 from graphmem.backends.networkx.sqlite_rows import state_problems
-from graphmem.errors import BackendUnavailable, GraphmemError, InvalidInput, NotFound
+from graphmem.errors import (
+    BackendUnavailable,
+    GraphmemError,
+    InvalidInput,
+    NotFound,
+    UnsupportedOperation,
+)
 from graphmem.models import Chunk, Entity, Record, Relationship, Turn
 from graphmem.store import StoreCheck
 
@@ -31,9 +37,20 @@ __all__ = ["check_file", "check_url"]
 
 
 def check_url(url: str) -> StoreCheck:
-    """:func:`check_file` for a ``file://`` URL (``graphmem check --store URL``)."""
+    """:func:`check_file` for a ``file://`` URL (``graphmem check --store URL``).
+
+    Raises:
+        UnsupportedOperation: A ``memory://`` URL: such a store is new and empty at every
+            open, so there is nothing to check.
+    """
     from graphmem.backends.networkx.store import file_path
 
+    if url.split("://", 1)[0].lower() != "file":
+        raise UnsupportedOperation(
+            f"{url.split('://', 1)[0].lower()}:// has no integrity check here (a memory:// "
+            "store is new and empty at every open)",
+            url=url,
+        )
     report = check_file(file_path(url))
     report.url = url
     return report

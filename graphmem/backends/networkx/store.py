@@ -94,22 +94,8 @@ _ONE_MICROSECOND = timedelta(microseconds=1)
 _LAST_TIME = datetime.max.replace(tzinfo=UTC)
 _REL_KEY = attrgetter("source_id", "target_id", "type")
 _DIRECTIONS = ("out", "in", "both")
-_CAPABILITIES = frozenset(
-    {
-        "entities",
-        "relationships",
-        "traversal",
-        "identity",
-        "conversations",
-        "session_log",
-        "records",
-        "chunks",
-        "mentions",
-        "vector_search",
-        "fulltext_search",
-        "inline_reads",
-    }
-)
+# Flags that are not operations (the operations are the rooms the store satisfies).
+_CAPABILITIES = frozenset({"inline_reads"})
 _WHOLE_FILE_CAPABILITIES = _CAPABILITIES | {"persistence"}
 _FILE_CAPABILITIES = _WHOLE_FILE_CAPABILITIES - {"inline_reads"}
 _MENTION_KINDS = ("turn", "chunk")
@@ -451,11 +437,12 @@ class NetworkXStore:
 
     @property
     def capabilities(self) -> frozenset[str]:
-        """What this backend can do.
+        """How this store behaves, as flags (its operations are the rooms it satisfies).
 
-        ``inline_reads`` (reads answered from memory, without I/O) holds for ``memory://``
-        and for a ``file://`` writer once every model is in memory (after its warm-up, or
-        ``preload``); a reader syncs from the file before each operation, so never.
+        ``persistence`` for ``file://``. ``inline_reads`` (reads answered from memory,
+        without I/O) holds for ``memory://`` and for a ``file://`` writer once every model
+        is in memory (after its warm-up, or ``preload``); a reader syncs from the file
+        before each operation, so never.
         """
         if self._file is None:
             return _CAPABILITIES
