@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from contextlib import nullcontext
 from typing import Any
 
+from graphmem.backends.load_plan import LoadPlan, plan_load, turns_missing, turns_taken
 from graphmem.backends.networkx.base import (
-    _check_kind,
-    _check_models,
     _operation,
 )
 from graphmem.backends.networkx.chunks import ChunkRoom
@@ -20,10 +19,6 @@ from graphmem.backends.networkx.state import (
 )
 from graphmem.errors import InvalidInput, StoreClosed
 from graphmem.models import (
-    Chunk,
-    Entity,
-    Record,
-    Relationship,
     Turn,
 )
 from graphmem.store import (
@@ -73,20 +68,19 @@ class TenantRoom(RecordRoom, ChunkRoom):
 
     @_operation
     def load(self, tenant: str, dump: TenantDump) -> None:
-        """Write a dump at once: all of it or nothing."""
-        if not isinstance(dump, TenantDump):
-            raise InvalidInput("load takes a TenantDump")
+        """Write a dump at once: all of it or nothing.
+
+        The dump is checked by :func:`~graphmem.backends.load_plan.plan_load`, then
+        against the tenant (relationship ends, turn ids taken, parents and heads outside
+        the dump, mentioned nodes), all before the one change record is made.
+        """
+        plan = plan_load(dump)
         data = self._tenant(tenant)
-        entities = {e.id: e for e in _check_models(dump.entities, Entity, "entities")}
-        rels = _check_models(dump.relationships, Relationship, "relationships")
-        turns = _check_models(dump.turns, Turn, "turns")
-        records = self._stored_records(
-            data, _check_models(dump.records, Record, "records"), None, "records"
-        )
+        entities = {e.id for e in plan.entities}
         missing = sorted(
             {
                 end
-                for r in rels
+                for r in plan.relationships
                 for end in (r.source_id, r.target_id)
                 if end not in entities and end not in data.graph._node
             }
@@ -96,24 +90,33 @@ class TenantRoom(RecordRoom, ChunkRoom):
                 f"relationships point at entities that do not exist: {missing[:10]}",
                 missing_ids=missing,
             )
-        heads = _check_turn_tree(data, turns, dump.heads)
-        chunks = {c.id: c for c in _check_models(dump.chunks, Chunk, "chunks")}
-        mentions = _check_dump_mentions(data, dump, entities, chunks, turns)
+        taken = [turn_id for turn_id in plan.turn_ids if turn_id in data.turns]
+        if taken:
+            raise turns_taken(tenant, taken)
+        unknown = [
+            turn_id
+            for turn_id, session_id in plan.refs
+            if turn_id not in data.turns or data.turns[turn_id].session_id != session_id
+        ]
+        if unknown:
+            raise turns_missing(unknown)
+        _check_mentioned(data, plan, entities)
+        records = self._stored_records(data, plan.records, None, "records")
         record: dict[str, Any] = {"op": "put", "tenant": tenant}
-        if entities:
-            record["entities"] = list(entities.values())
-        if rels:
-            record["relationships"] = list({r.key: r for r in rels}.values())
-        if turns:
-            record["turns"] = turns
-        if heads:
-            record["heads"] = heads
+        if plan.entities:
+            record["entities"] = plan.entities
+        if plan.relationships:
+            record["relationships"] = plan.relationships
+        if plan.turns:
+            record["turns"] = plan.turns
+        if plan.heads:
+            record["heads"] = plan.heads
         if records:
             record["records"] = records
-        if chunks:
-            record["chunks"] = list(chunks.values())
-        if mentions:
-            record["mentions"] = mentions
+        if plan.chunks:
+            record["chunks"] = plan.chunks
+        if plan.mentions:
+            record["mentions"] = [list(mention) for mention in plan.mentions]
         if len(record) > 2:
             self._commit(record)
 
@@ -141,85 +144,22 @@ class TenantRoom(RecordRoom, ChunkRoom):
                 )
 
 
-def _check_dump_mentions(
-    data: _Tenant,
-    dump: TenantDump,
-    entities: Mapping[str, Entity],
-    chunks: Mapping[str, Chunk],
-    turns: Sequence[Turn],
-) -> list[list[str]]:
-    """Check the mentions of a dump name known nodes; return them as journal rows."""
-    turn_ids = {t.id for t in turns}
-    rows: list[list[str]] = []
-    for index, mention in enumerate(dump.mentions):
-        if not isinstance(mention, tuple | list) or len(mention) != 3:
-            raise InvalidInput(f"mentions[{index}] must be (kind, node_id, entity_id)")
-        kind, node_id, entity_id = (str(part) for part in mention)
-        _check_kind(kind, _MENTION_KINDS)
-        known = (
-            node_id in chunks or node_id in data.chunks
-            if kind == "chunk"
-            else node_id in turn_ids or node_id in data.turns
-        )
-        if not known:
-            raise InvalidInput(f"mentions[{index}] names an unknown {kind} {node_id!r}")
-        if entity_id not in entities and entity_id not in data.graph._node:
-            raise InvalidInput(f"mentions[{index}] names an unknown entity {entity_id!r}")
-        rows.append([kind, node_id, entity_id])
-    return rows
-
-
-def _check_turn_tree(
-    data: _Tenant, turns: list[Turn], heads: Mapping[str, str | None]
-) -> dict[str, str | None]:
-    """Check that ``turns`` extend the stored trees soundly; return the heads to set."""
-    batch: dict[str, Turn] = {}
-    for turn in turns:
-        if turn.id in data.turns or turn.id in batch:
-            raise InvalidInput(
-                f"turn id {turn.id!r} is already stored or repeated", turn_id=turn.id
-            )
-        batch[turn.id] = turn
-    for turn in turns:
-        parent_id = turn.parent_id
-        if parent_id is None:
+def _check_mentioned(data: _Tenant, plan: LoadPlan, entities: set[str]) -> None:
+    """Check every mention of a load names a node and an entity, stored or in the dump."""
+    nodes: dict[str, tuple[set[str], Mapping[str, object]]] = {
+        "turn": (set(plan.turn_ids), data.turns),
+        "chunk": ({c.id for c in plan.chunks}, data.chunks),
+    }
+    for kind, node_id, entity_id in plan.mentions:
+        loaded, stored = nodes[kind]
+        if node_id not in loaded and node_id not in stored:
+            name, what = node_id, kind
+        elif entity_id not in entities and entity_id not in data.graph._node:
+            name, what = entity_id, "entity"
+        else:
             continue
-        parent = batch.get(parent_id) or data.turns.get(parent_id)
-        if parent is None:
-            raise InvalidInput(
-                f"turn {turn.id!r} names parent {parent_id!r}, which is neither stored nor in "
-                "the batch",
-                turn_id=turn.id,
-            )
-        if parent.session_id != turn.session_id:
-            raise InvalidInput(
-                f"turn {turn.id!r} of session {turn.session_id!r} names a parent in session "
-                f"{parent.session_id!r}",
-                turn_id=turn.id,
-            )
-    # A cycle can only form inside the batch: walk each chain with a bound.
-    for turn in turns:
-        steps, current = 0, turn.parent_id
-        while current is not None and current in batch:
-            steps += 1
-            if steps > len(batch):
-                raise InvalidInput(f"the parents of turn {turn.id!r} form a cycle")
-            current = batch[current].parent_id
-    last: dict[str, str] = {}
-    for turn in turns:
-        last[turn.session_id] = turn.id
-    out: dict[str, str | None] = {}
-    for session_id in dict.fromkeys([*last, *heads]):
-        head = heads.get(session_id)
-        if head is None:
-            head = last.get(session_id)
-            if head is None:
-                continue
-        found = batch.get(head) or data.turns.get(head)
-        if found is None or found.session_id != session_id:
-            raise InvalidInput(
-                f"head {head!r} of session {session_id!r} is not a turn of that session",
-                session_id=session_id,
-            )
-        out[session_id] = head
-    return out
+        raise InvalidInput(
+            f"dump.mentions name an unknown {what} {name!r} (neither stored nor in the dump); "
+            "nothing was written",
+            missing=[(kind, node_id, entity_id)],
+        )
