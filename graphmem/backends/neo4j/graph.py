@@ -21,7 +21,6 @@ from graphmem.backends.neo4j.mapping import (
 )
 from graphmem.backends.neo4j.plumbing import Neo4jBase
 from graphmem.backends.neo4j.rows import (
-    _as_utc,
     _check_direction,
     _check_entities,
     _check_relationships,
@@ -336,7 +335,7 @@ class GraphRoom(Neo4jBase):
             "source_id": check_id(source_id, "source id"),
             "target_id": check_id(target_id, "target id"),
             "type": check_safe_name(type, "relationship type"),
-            "at": None if at is None else _as_utc(at),
+            "at": as_utc(at, "at"),
             "now": now,
         }
 

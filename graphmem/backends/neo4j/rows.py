@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from graphmem.backends.neo4j.mapping import (
@@ -137,12 +137,6 @@ def _check_scope(scope_ids: Sequence[str] | None) -> list[str] | None:
 def _slices(rows: Sequence[T], size: int = BATCH_ROWS) -> Iterator[Sequence[T]]:
     for start in range(0, len(rows), size):
         yield rows[start : start + size]
-
-
-def _as_utc(value: datetime) -> datetime:
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
 
 
 def _check_items(items: object, model: type[T], what: str) -> list[T]:

@@ -13,11 +13,10 @@ from typing import Any
 import networkx as nx
 
 from graphmem.backends.networkx.state import (
-    _chunk_text,
     _Session,
     _Tenant,
 )
-from graphmem.models import entity_text
+from graphmem.models import chunk_search_text, entity_text
 
 
 def remove_entities(data: _Tenant, ids: Sequence[str]) -> None:
@@ -48,7 +47,7 @@ def apply_put(data: _Tenant, record: dict[str, Any]) -> None:
     for chunk in record.get("chunks", ()):
         data.chunks[chunk.id] = chunk
         if chunk_index is not None:
-            chunk_index.set(chunk.id, _chunk_text(chunk))
+            chunk_index.set(chunk.id, chunk_search_text(chunk))
     turn_index = texts.get("turn")
     rels = record.get("relationships")
     if rels:

@@ -25,7 +25,6 @@ from graphmem.backends.networkx.graph import (
 )
 from graphmem.backends.networkx.state import (
     _EMPTY,
-    _chunk_text,
     _indexes,
     _Tenant,
     _whole,
@@ -41,6 +40,7 @@ from graphmem.models import (
     Direction,
     NodeKind,
     Subgraph,
+    chunk_search_text,
     construct_trusted,
     entity_text,
     utcnow,
@@ -205,7 +205,7 @@ class SearchRoom(GraphRoom, ChunkRoom):
                 index.set(turn_id, turn.content)
         else:
             for chunk_id, chunk in data.chunks.items():
-                index.set(chunk_id, _chunk_text(chunk))
+                index.set(chunk_id, chunk_search_text(chunk))
         return index
 
     @_operation

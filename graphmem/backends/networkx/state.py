@@ -156,11 +156,6 @@ class _Tenant:
                         del self.mentions[mention_kind][node]
 
 
-def _chunk_text(chunk: Chunk) -> str:
-    title = chunk.attributes.get("title")
-    return f"{title}\n{chunk.text}" if isinstance(title, str) and title else chunk.text
-
-
 _EMPTY = _Tenant()
 
 
