@@ -7,6 +7,7 @@ from typing import Any
 
 import neo4j
 
+from graphmem.backends.batches import check_models, dedupe
 from graphmem.backends.neo4j.mapping import (
     chunk_from_row,
     chunk_props,
@@ -15,8 +16,6 @@ from graphmem.backends.neo4j.mapping import (
 )
 from graphmem.backends.neo4j.plumbing import Neo4jBase
 from graphmem.backends.neo4j.rows import (
-    _check_chunks,
-    _dedupe,
     _limit,
     _mention_queries,
     _slices,
@@ -42,8 +41,8 @@ class ChunkRoom(Neo4jBase):
         A replaced chunk keeps its ``created_at``, its mentions and its embedding.
         """
         tenant = self._check(tenant)
-        given = _check_chunks(chunks, "chunks")
-        batch = _dedupe(given, lambda c: c.id)
+        given = check_models(chunks, Chunk, "chunks")
+        batch = dedupe(given, lambda c: c.id)
         if not batch:
             return []
         stored = self._execute(lambda tx: self._upsert_chunks_tx(tx, tenant, batch), write=True)

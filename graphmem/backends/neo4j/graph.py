@@ -12,6 +12,7 @@ from typing import Any
 
 import neo4j
 
+from graphmem.backends.batches import check_models, dedupe
 from graphmem.backends.neo4j.mapping import (
     attribute_columns,
     entity_from_row,
@@ -22,10 +23,7 @@ from graphmem.backends.neo4j.mapping import (
 from graphmem.backends.neo4j.plumbing import Neo4jBase
 from graphmem.backends.neo4j.rows import (
     _check_direction,
-    _check_entities,
-    _check_relationships,
     _clock_mode,
-    _dedupe,
     _entity_row,
     _limit,
     _relationship_key,
@@ -90,8 +88,8 @@ class GraphRoom(Neo4jBase):
     def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
         """Insert or replace entities by id, in one batch; return them as stored."""
         tenant = self._check(tenant)
-        given = _check_entities(entities, "entities")
-        batch = _dedupe(given, lambda e: e.id)
+        given = check_models(entities, Entity, "entities")
+        batch = dedupe(given, lambda e: e.id)
         if not batch:
             return []
         now = utcnow()
@@ -266,8 +264,8 @@ class GraphRoom(Neo4jBase):
     ) -> list[Relationship]:
         """Insert or replace relationships keyed by (source, target, type), in one batch."""
         tenant = self._check(tenant)
-        given = _check_relationships(relationships, "relationships")
-        batch = _dedupe(given, _relationship_key)
+        given = check_models(relationships, Relationship, "relationships")
+        batch = dedupe(given, _relationship_key)
         if not batch:
             return []
         stored = self._execute(

@@ -12,6 +12,7 @@ from typing import Any
 
 import neo4j
 
+from graphmem.backends.batches import check_models, check_records, dedupe
 from graphmem.backends.neo4j.graph import GraphRoom
 from graphmem.backends.neo4j.mapping import (
     attribute_columns,
@@ -20,10 +21,6 @@ from graphmem.backends.neo4j.mapping import (
     wire_time,
 )
 from graphmem.backends.neo4j.rows import (
-    _check_entities,
-    _check_records,
-    _check_relationships,
-    _dedupe,
     _limit,
     _record_row,
     _relationship_key,
@@ -39,7 +36,9 @@ from graphmem.errors import (
     NotFound,
 )
 from graphmem.models import (
+    Entity,
     Record,
+    Relationship,
     check_safe_name,
     utcnow,
 )
@@ -86,8 +85,8 @@ class RecordRoom(GraphRoom):
         """Insert or replace records of one kind by id, in one atomic batch."""
         tenant = self._check(tenant)
         check_safe_name(kind, "record kind")
-        given = _check_records(records, kind, "records")
-        batch = _dedupe(given, lambda r: r.id)
+        given = check_records(records, kind, "records")
+        batch = dedupe(given, lambda r: r.id)
         if not batch:
             return []
         now = utcnow()
@@ -105,7 +104,7 @@ class RecordRoom(GraphRoom):
     ) -> list[Record]:
         """Put records of any kinds and delete records by kind and id, in one transaction."""
         tenant = self._check(tenant)
-        given = _check_records(put, None, "put")
+        given = check_records(put, None, "put")
         deletes = check_record_deletes(delete, given)
         written = self._write_checked(tenant, ChangeSet(records=given, delete_records=deletes))
         return list(written.records)
@@ -117,12 +116,12 @@ class RecordRoom(GraphRoom):
 
     def _write_checked(self, tenant: str, changes: ChangeSet) -> ChangeSet:
         """One transaction for a checked change set, in the order the protocol gives."""
-        given = _check_records(changes.records, None, "records")
-        entities = _check_entities(changes.entities, "entities")
-        rels = _check_relationships(changes.relationships, "relationships")
-        records = _dedupe(given, lambda r: (r.kind, r.id))
-        entity_batch = _dedupe(entities, lambda e: e.id)
-        rel_batch = _dedupe(rels, _relationship_key)
+        given = check_records(changes.records, None, "records")
+        entities = check_models(changes.entities, Entity, "entities")
+        rels = check_models(changes.relationships, Relationship, "relationships")
+        records = dedupe(given, lambda r: (r.kind, r.id))
+        entity_batch = dedupe(entities, lambda e: e.id)
+        rel_batch = dedupe(rels, _relationship_key)
         if changes.empty:
             return ChangeSet()
         now = utcnow()

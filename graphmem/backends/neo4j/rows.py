@@ -8,7 +8,7 @@ each node kind, so the kind-generic operations are written once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -25,19 +25,15 @@ from graphmem.backends.neo4j.plumbing import (
     T,
 )
 from graphmem.checks import (
-    check_id,
     check_ids,
 )
 from graphmem.errors import InvalidInput
 from graphmem.models import (
-    Chunk,
     Entity,
     Record,
     Relationship,
-    check_safe_name,
     utcnow,
 )
-from graphmem.store import check_owner
 
 _DIRECTIONS = ("out", "in", "both")
 
@@ -139,67 +135,10 @@ def _slices(rows: Sequence[T], size: int = BATCH_ROWS) -> Iterator[Sequence[T]]:
         yield rows[start : start + size]
 
 
-def _check_items(items: object, model: type[T], what: str) -> list[T]:
-    if isinstance(items, (model, str, Mapping)) or not isinstance(items, Iterable):  # noqa: UP038
-        raise InvalidInput(f"{what} takes a list of {model.__name__}; wrap one in [...]")
-    out = list(items)
-    for index, item in enumerate(out):
-        if not isinstance(item, model):
-            raise InvalidInput(
-                f"{what}[{index}] is a {type(item).__name__}, not a {model.__name__}",
-                index=index,
-            )
-    return out
-
-
-def _check_chunks(items: object, what: str) -> list[Chunk]:
-    chunks = _check_items(items, Chunk, what)
-    for index, chunk in enumerate(chunks):
-        check_id(chunk.id, f"{what}[{index}] id")
-    return chunks
-
-
-def _check_entities(items: object, what: str) -> list[Entity]:
-    entities = _check_items(items, Entity, what)
-    for index, entity in enumerate(entities):
-        # model_construct skips validation: never trust a type that reaches the store.
-        check_safe_name(entity.type, f"{what}[{index}] type")
-        check_id(entity.id, f"{what}[{index}] id")
-    return entities
-
-
-def _check_relationships(items: object, what: str) -> list[Relationship]:
-    rels = _check_items(items, Relationship, what)
-    for index, rel in enumerate(rels):
-        # The type becomes a relationship type through $(...): check it here, always.
-        check_safe_name(rel.type, f"{what}[{index}] type")
-        check_id(rel.source_id, f"{what}[{index}] source_id")
-        check_id(rel.target_id, f"{what}[{index}] target_id")
-    return rels
-
-
 def _check_direction(value: object) -> str:
     if not isinstance(value, str) or value not in _DIRECTIONS:
         raise InvalidInput(f"direction must be one of out, in, both; got {value!r}", value=value)
     return value
-
-
-def _check_records(items: object, kind: str | None, what: str) -> list[Record]:
-    """Records of a batch, each of ``kind`` (when given) and with a safe kind name."""
-    checked = _check_items(items, Record, what)
-    for index, record in enumerate(checked):
-        check_safe_name(record.kind, f"{what}[{index}].kind")
-        if record.owner is not None:
-            check_owner(record.owner)
-        if record.blob is not None and not isinstance(record.blob, bytes):
-            raise InvalidInput(f"{what}[{index}].blob must be bytes", index=index)
-        if kind is not None and record.kind != kind:
-            raise InvalidInput(
-                f"{what}[{index}] is of kind {record.kind!r}, not {kind!r}; put records of "
-                "one kind per call. Nothing was written.",
-                index=index,
-            )
-    return checked
 
 
 def _clock_mode(
@@ -215,14 +154,6 @@ def _clock_mode(
 
 _Written = tuple[list[Record], list[Entity], list[Relationship]]
 """What a ``write_changes`` transaction stored: records, entities, relationships."""
-
-
-def _dedupe(items: Sequence[T], key: Callable[[T], object]) -> list[T]:
-    # The last item with a key wins, at the position of the first (like dict assignment).
-    latest: dict[object, T] = {}
-    for item in items:
-        latest[key(item)] = item
-    return list(latest.values())
 
 
 def _entity_row(entity: Entity, tenant: str) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import inspect
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from functools import partial, wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Self, TypeVar, cast
@@ -38,16 +38,10 @@ from graphmem.checks import (
 from graphmem.errors import InvalidInput, StoreClosed, StoreReadOnly
 from graphmem.models import (
     NODE_KINDS,
-    Entity,
-    Record,
-    Relationship,
-    Turn,
-    check_safe_name,
 )
 from graphmem.store import (
     WRITE_METHODS,
     Tracer,
-    check_owner,
     check_tenant,
     traced,
 )
@@ -116,29 +110,6 @@ def _text_parameters(method: Callable[..., Any]) -> dict[str, tuple[int, bool]]:
         for index, p in enumerate(params)
         if p.annotation in ("str", "str | None")
     }
-
-
-def _check_models(items: Sequence[Any], model: type[Any], what: str) -> list[Any]:
-    if isinstance(items, model | str | Mapping):
-        raise InvalidInput(f"{what} takes a list; wrap a single item in [...]")
-    out = list(items)
-    for index, item in enumerate(out):
-        if not isinstance(item, model):
-            raise InvalidInput(
-                f"{what}[{index}] is a {type(item).__name__}, not a {model.__name__}", index=index
-            )
-        # model_construct skips validation: names that may reach a query are checked again.
-        if isinstance(item, Entity | Relationship):
-            check_safe_name(item.type, f"{what}[{index}].type")
-        elif isinstance(item, Turn):
-            check_safe_name(item.role, f"{what}[{index}].role")
-        elif isinstance(item, Record):
-            check_safe_name(item.kind, f"{what}[{index}].kind")
-            if item.owner is not None:
-                check_owner(item.owner)
-            if item.blob is not None and not isinstance(item.blob, bytes):
-                raise InvalidInput(f"{what}[{index}].blob must be bytes", index=index)
-    return out
 
 
 def _check_kind(kind: str, allowed: Sequence[str] = NODE_KINDS) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from graphmem.backends.batches import check_models
 from graphmem.backends.networkx.base import (
     NetworkXBase,
     _check_kind,
-    _check_models,
     _operation,
 )
 from graphmem.backends.networkx.state import (
@@ -32,7 +32,7 @@ class ChunkRoom(NetworkXBase):
     @_operation
     def upsert_chunks(self, tenant: str, chunks: Sequence[Chunk]) -> list[Chunk]:
         """Insert or replace chunks by id, in one batch; return them as stored."""
-        batch = _check_models(chunks, Chunk, "chunks")
+        batch = check_models(chunks, Chunk, "chunks")
         known = self._tenant(tenant).chunks
         stored: dict[str, Chunk] = {}
         for chunk in batch:

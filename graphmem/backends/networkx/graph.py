@@ -13,9 +13,9 @@ from typing import Any
 
 import networkx as nx
 
+from graphmem.backends.batches import check_models
 from graphmem.backends.networkx.base import (
     NetworkXBase,
-    _check_models,
     _check_types,
     _operation,
 )
@@ -90,7 +90,7 @@ class GraphRoom(NetworkXBase):
     @_operation
     def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
         """Insert or replace entities by id, in one batch; return them as stored."""
-        batch = _check_models(entities, Entity, "entities")
+        batch = check_models(entities, Entity, "entities")
         stored = self._stored_entities(self._tenant(tenant), batch)
         if stored:
             self._commit({"op": "put", "tenant": tenant, "entities": list(stored.values())})
@@ -238,7 +238,7 @@ class GraphRoom(NetworkXBase):
         self, tenant: str, relationships: Sequence[Relationship]
     ) -> list[Relationship]:
         """Insert or replace relationships keyed by (source, target, type), in one batch."""
-        batch = _check_models(relationships, Relationship, "relationships")
+        batch = check_models(relationships, Relationship, "relationships")
         stored = self._stored_relationships(self._tenant(tenant), tenant, batch)
         if stored:
             self._commit({"op": "put", "tenant": tenant, "relationships": list(stored.values())})

@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from graphmem.backends.batches import check_models
 from graphmem.backends.networkx.base import (
-    _check_models,
     _operation,
 )
 from graphmem.backends.networkx.graph import (
@@ -73,7 +73,7 @@ class RecordRoom(GraphRoom):
     def put_records(self, tenant: str, kind: str, records: Sequence[Record]) -> list[Record]:
         """Insert or replace records of one kind by id, in one atomic batch."""
         check_safe_name(kind, "record kind")
-        batch = _check_models(records, Record, "records")
+        batch = check_models(records, Record, "records")
         stored = self._stored_records(self._tenant(tenant), batch, kind, "records")
         if stored:
             self._commit({"op": "put", "tenant": tenant, "records": stored})
@@ -88,7 +88,7 @@ class RecordRoom(GraphRoom):
         delete: Mapping[str, Sequence[str]] | None = None,
     ) -> list[Record]:
         """Put records of any kinds and delete records by kind and id, in one atomic write."""
-        batch = _check_models(put, Record, "put")
+        batch = check_models(put, Record, "put")
         deletes = check_record_deletes(delete, batch)
         written = self._write_checked(tenant, ChangeSet(records=batch, delete_records=deletes))
         return list(written.records)
@@ -100,9 +100,9 @@ class RecordRoom(GraphRoom):
 
     def _write_checked(self, tenant: str, changes: ChangeSet) -> ChangeSet:
         """One change record for a checked change set: all of it is durable, or none."""
-        records = _check_models(changes.records, Record, "records")
-        entities = _check_models(changes.entities, Entity, "entities")
-        rels = _check_models(changes.relationships, Relationship, "relationships")
+        records = check_models(changes.records, Record, "records")
+        entities = check_models(changes.entities, Entity, "entities")
+        rels = check_models(changes.relationships, Relationship, "relationships")
         data = self._tenant(tenant)
         graph = data.graph
         gone = frozenset(i for i in changes.delete_entities if i in graph._node)
