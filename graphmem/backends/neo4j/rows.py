@@ -38,9 +38,6 @@ from graphmem.models import (
 _DIRECTIONS = ("out", "in", "both")
 
 
-_MENTION_KINDS = ("turn", "chunk")
-
-
 @dataclass(frozen=True, slots=True)
 class _MentionQueries:
     link: str

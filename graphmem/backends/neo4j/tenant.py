@@ -12,7 +12,7 @@ from typing import Any
 
 import neo4j
 
-from graphmem.backends.load_plan import plan_load, turns_missing, turns_taken
+from graphmem.backends.load_plan import MENTION_KINDS, plan_load, turns_missing, turns_taken
 from graphmem.backends.neo4j.chunks import ChunkRoom
 from graphmem.backends.neo4j.mapping import (
     chunk_from_row,
@@ -26,7 +26,6 @@ from graphmem.backends.neo4j.mapping import (
 from graphmem.backends.neo4j.plumbing import BATCH_ROWS
 from graphmem.backends.neo4j.records import RecordRoom
 from graphmem.backends.neo4j.rows import (
-    _MENTION_KINDS,
     _mention_queries,
     _slices,
 )
@@ -76,7 +75,7 @@ class TenantRoom(RecordRoom, ChunkRoom):
                         (r["kind"], r["node_id"], r["entity_id"])
                         for r in self._run(tx, "tenant/dump_mentions", params)
                     ),
-                    key=lambda m: (_MENTION_KINDS.index(m[0]), m[1], m[2]),
+                    key=lambda m: (MENTION_KINDS.index(m[0]), m[1], m[2]),
                 ),
             )
 

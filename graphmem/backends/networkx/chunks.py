@@ -6,13 +6,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graphmem.backends.batches import check_models
+from graphmem.backends.load_plan import MENTION_KINDS
 from graphmem.backends.networkx.base import (
     NetworkXBase,
     _check_kind,
     _operation,
 )
 from graphmem.backends.networkx.state import (
-    _MENTION_KINDS,
     _Tenant,
 )
 from graphmem.checks import (
@@ -75,7 +75,7 @@ class ChunkRoom(NetworkXBase):
         self, tenant: str, kind: NodeKind, mentions: Mapping[str, Sequence[str]]
     ) -> int:
         """Set the entities each turn or chunk mentions (replacing earlier mentions)."""
-        _check_kind(kind, _MENTION_KINDS)
+        _check_kind(kind, MENTION_KINDS)
         if not isinstance(mentions, Mapping):
             raise InvalidInput("mentions must map node ids to lists of entity ids")
         data = self._tenant(tenant)
@@ -102,7 +102,7 @@ class ChunkRoom(NetworkXBase):
         self, tenant: str, kind: NodeKind, node_ids: Sequence[str]
     ) -> dict[str, list[str]]:
         """The entity ids each turn or chunk mentions, sorted; nodes without any are absent."""
-        _check_kind(kind, _MENTION_KINDS)
+        _check_kind(kind, MENTION_KINDS)
         known = self._tenant(tenant).mentions[kind]
         return {n: sorted(known[n]) for n in check_ids(node_ids, "node_ids") if n in known}
 
@@ -116,7 +116,7 @@ class ChunkRoom(NetworkXBase):
         limit: int | None = None,
     ) -> dict[str, list[str]]:
         """For each entity, the ids of the turns or chunks mentioning it (sorted, capped)."""
-        _check_kind(kind, _MENTION_KINDS)
+        _check_kind(kind, MENTION_KINDS)
         check_limit(limit)
         data = self._tenant(tenant)
         known, ordered = data.mentioned_by[kind], data.sorted_mentions[kind]

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
+from graphmem.backends.load_plan import MENTION_KINDS
 from graphmem.models import (
     Chunk,
     Entity,
@@ -26,9 +27,6 @@ from graphmem.models import (
 
 if TYPE_CHECKING:
     from graphmem.backends.networkx.indexes import TextIndex, VectorIndex
-
-
-_MENTION_KINDS = ("turn", "chunk")
 
 
 @dataclass(slots=True)
@@ -50,14 +48,14 @@ class _Tenant:
     chunks: dict[str, Chunk] = field(default_factory=dict)
     # kind -> node id -> entity ids it mentions, and the reverse index.
     mentions: dict[str, dict[str, set[str]]] = field(
-        default_factory=lambda: {k: {} for k in _MENTION_KINDS}
+        default_factory=lambda: {k: {} for k in MENTION_KINDS}
     )
     mentioned_by: dict[str, dict[str, set[str]]] = field(
-        default_factory=lambda: {k: {} for k in _MENTION_KINDS}
+        default_factory=lambda: {k: {} for k in MENTION_KINDS}
     )
     # kind -> entity id -> mentioning node ids, sorted: filled by reads, emptied by writes.
     sorted_mentions: dict[str, dict[str, list[str]]] = field(
-        default_factory=lambda: {k: {} for k in _MENTION_KINDS}
+        default_factory=lambda: {k: {} for k in MENTION_KINDS}
     )
     vectors: dict[str, VectorIndex] = field(default_factory=dict)
     # Built on the first full-text search of a kind, then kept up to date.
@@ -148,7 +146,7 @@ class _Tenant:
             if kind != "entity":
                 self.unlink(kind, node_id)
                 continue
-            for mention_kind in _MENTION_KINDS:
+            for mention_kind in MENTION_KINDS:
                 self.sorted_mentions[mention_kind].pop(node_id, None)
                 for node in self.mentioned_by[mention_kind].pop(node_id, ()):
                     self.mentions[mention_kind][node].discard(node_id)

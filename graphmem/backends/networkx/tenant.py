@@ -6,14 +6,19 @@ from collections.abc import Mapping
 from contextlib import nullcontext
 from typing import Any
 
-from graphmem.backends.load_plan import LoadPlan, plan_load, turns_missing, turns_taken
+from graphmem.backends.load_plan import (
+    MENTION_KINDS,
+    LoadPlan,
+    plan_load,
+    turns_missing,
+    turns_taken,
+)
 from graphmem.backends.networkx.base import (
     _operation,
 )
 from graphmem.backends.networkx.chunks import ChunkRoom
 from graphmem.backends.networkx.records import RecordRoom
 from graphmem.backends.networkx.state import (
-    _MENTION_KINDS,
     _Tenant,
     _whole,
 )
@@ -52,7 +57,7 @@ class TenantRoom(RecordRoom, ChunkRoom):
         chunks = sorted(data.chunks.values(), key=lambda c: c.id)
         mentions = [
             (kind, node_id, entity_id)
-            for kind in _MENTION_KINDS
+            for kind in MENTION_KINDS
             for node_id, entity_ids in sorted(data.mentions[kind].items())
             for entity_id in sorted(entity_ids)
         ]
