@@ -26,10 +26,7 @@ from graphmem.checks import (
     check_positive,
 )
 from graphmem.errors import InvalidInput
-from graphmem.models import (
-    Chunk,
-    NodeKind,
-)
+from graphmem.models import Chunk, NodeKind
 
 
 class ChunkRoom(Neo4jBase):

@@ -27,14 +27,8 @@ from graphmem.backends.neo4j.rows import (
     _slices,
     _Written,
 )
-from graphmem.checks import (
-    check_id,
-    check_ids,
-)
-from graphmem.errors import (
-    InvalidInput,
-    NotFound,
-)
+from graphmem.checks import check_id, check_ids
+from graphmem.errors import InvalidInput, NotFound
 from graphmem.models import (
     Entity,
     Record,

@@ -24,9 +24,7 @@ from graphmem.backends.neo4j.plumbing import (
     NO_LIMIT,
     T,
 )
-from graphmem.checks import (
-    check_ids,
-)
+from graphmem.checks import check_ids
 from graphmem.errors import InvalidInput
 from graphmem.models import (
     Entity,

@@ -16,10 +16,7 @@ import neo4j
 
 from graphmem.backends import composed
 from graphmem.backends.neo4j.fulltext import lucene_query
-from graphmem.backends.neo4j.mapping import (
-    entity_from_row,
-    relationship_from_row,
-)
+from graphmem.backends.neo4j.mapping import entity_from_row, relationship_from_row
 from graphmem.backends.neo4j.plumbing import Neo4jBase
 from graphmem.backends.neo4j.rows import (
     _KINDS,

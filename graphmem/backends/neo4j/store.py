@@ -13,9 +13,10 @@ the boundary, into graphmem's error tree.
 
 The store is composed of rooms, one concern each, over :mod:`.plumbing` (driver,
 sessions, retries, error translation) and :mod:`.rows` (input checks and query rows):
-:mod:`.graph` (entities, relationships, traversal, identity), :mod:`.conversations`,
-:mod:`.records`, :mod:`.chunks` (chunks and mentions), :mod:`.search` (embeddings,
-vector, full-text and hybrid search) and :mod:`.tenant` (dump, load, clear). How the
+:mod:`.graph` (entities, relationships), :mod:`.traversal` (walks, identity),
+:mod:`.conversations`, :mod:`.records`, :mod:`.chunks` (chunks and mentions),
+:mod:`.search` (embeddings, vector, full-text and hybrid search) and :mod:`.tenant`
+(dump, load, clear). The load is planned by :mod:`graphmem.backends.load_plan`. How the
 data is laid out is described in :mod:`graphmem.backends.neo4j.mapping`.
 """
 
@@ -47,6 +48,7 @@ from graphmem.backends.neo4j.search import (
     SearchRoom,
 )
 from graphmem.backends.neo4j.tenant import TenantRoom
+from graphmem.backends.neo4j.traversal import TraversalRoom
 from graphmem.checks import MAX_DEPTH
 from graphmem.errors import InvalidInput
 from graphmem.store import Tracer
@@ -86,7 +88,7 @@ _CAPABILITIES = frozenset(
 )
 
 
-class Neo4jStore(TenantRoom, SearchRoom, ConversationRoom):
+class Neo4jStore(TenantRoom, SearchRoom, TraversalRoom, ConversationRoom):
     """A :class:`graphmem.store.GraphStore` on a Neo4j 5.26+ server (Community is enough).
 
     Open one with :func:`open_neo4j` (or ``graphmem.open("neo4j://...", tenant=...)``).

@@ -25,10 +25,7 @@ from graphmem.backends.neo4j.mapping import (
 )
 from graphmem.backends.neo4j.plumbing import BATCH_ROWS
 from graphmem.backends.neo4j.records import RecordRoom
-from graphmem.backends.neo4j.rows import (
-    _mention_queries,
-    _slices,
-)
+from graphmem.backends.neo4j.rows import _mention_queries, _slices
 from graphmem.errors import InvalidInput
 from graphmem.models import (
     Record,

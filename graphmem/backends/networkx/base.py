@@ -31,14 +31,9 @@ from graphmem.backends.networkx.state import (
     _whole,
     paused_gc,
 )
-from graphmem.checks import (
-    check_arguments,
-    check_safe_names,
-)
+from graphmem.checks import check_arguments, check_safe_names
 from graphmem.errors import InvalidInput, StoreClosed, StoreReadOnly
-from graphmem.models import (
-    NODE_KINDS,
-)
+from graphmem.models import NODE_KINDS
 from graphmem.store import (
     WRITE_METHODS,
     Tracer,

@@ -12,10 +12,7 @@ from typing import Any
 
 import networkx as nx
 
-from graphmem.backends.networkx.state import (
-    _Session,
-    _Tenant,
-)
+from graphmem.backends.networkx.state import _Session, _Tenant
 from graphmem.models import chunk_search_text, entity_text
 
 

@@ -12,18 +12,10 @@ from graphmem.backends.networkx.base import (
     _check_kind,
     _operation,
 )
-from graphmem.backends.networkx.state import (
-    _Tenant,
-)
-from graphmem.checks import (
-    check_ids,
-    check_limit,
-)
+from graphmem.backends.networkx.state import _Tenant
+from graphmem.checks import check_ids, check_limit
 from graphmem.errors import InvalidInput
-from graphmem.models import (
-    Chunk,
-    NodeKind,
-)
+from graphmem.models import Chunk, NodeKind
 
 
 class ChunkRoom(NetworkXBase):

@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from graphmem.backends.networkx.base import (
-    NetworkXBase,
-    _operation,
-)
-from graphmem.backends.networkx.graph import (
-    _LAST_TIME,
-    _ONE_MICROSECOND,
-)
-from graphmem.checks import (
-    check_ids,
-    check_limit,
-)
+from graphmem.backends.networkx.base import NetworkXBase, _operation
+from graphmem.checks import check_ids, check_limit
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.models import (
     SessionInfo,
@@ -24,6 +15,9 @@ from graphmem.models import (
     TurnFilter,
 )
 from graphmem.store import check_window_depth
+
+_ONE_MICROSECOND = timedelta(microseconds=1)
+_LAST_TIME = datetime.max.replace(tzinfo=UTC)  # no turn can follow one made then
 
 
 class ConversationRoom(NetworkXBase):

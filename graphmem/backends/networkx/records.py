@@ -11,18 +11,10 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.backends.batches import check_models
-from graphmem.backends.networkx.base import (
-    _operation,
-)
-from graphmem.backends.networkx.graph import (
-    GraphRoom,
-    _same_json,
-)
+from graphmem.backends.networkx.base import _operation
+from graphmem.backends.networkx.graph import GraphRoom, _same_json
 from graphmem.backends.networkx.state import _Tenant
-from graphmem.checks import (
-    check_ids,
-    check_limit,
-)
+from graphmem.checks import check_ids, check_limit
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.models import (
     Entity,

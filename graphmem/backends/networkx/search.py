@@ -20,7 +20,6 @@ from graphmem.backends.networkx.chunks import ChunkRoom
 from graphmem.backends.networkx.graph import (
     _DIRECTIONS,
     _REL_KEY,
-    GraphRoom,
     _is_current,
 )
 from graphmem.backends.networkx.state import (
@@ -29,6 +28,7 @@ from graphmem.backends.networkx.state import (
     _Tenant,
     _whole,
 )
+from graphmem.backends.networkx.traversal import TraversalRoom
 from graphmem.checks import (
     check_depth,
     check_ids,
@@ -67,7 +67,7 @@ def _query_vector(data: _Tenant, kind: str, vector: Any) -> tuple[VectorIndex | 
     return (index if dimension is not None else None), query[0]
 
 
-class SearchRoom(GraphRoom, ChunkRoom):
+class SearchRoom(TraversalRoom, ChunkRoom):
     """Embeddings and exact vector, BM25 full-text and hybrid search."""
 
     @_operation

@@ -12,10 +12,10 @@ Reopening loads the ids and adjacency of the graph; the entity and relationship 
 are read on first use.
 
 The store is composed of rooms, one concern each, over :mod:`.base` and the tenant
-state of :mod:`.state`: :mod:`.graph` (entities, relationships, traversal, identity),
-:mod:`.conversations`, :mod:`.records`, :mod:`.chunks` (chunks and mentions),
-:mod:`.search` (embeddings, vector, full-text and hybrid search) and :mod:`.tenant`
-(dump, load, clear).
+state of :mod:`.state`: :mod:`.graph` (entities, relationships), :mod:`.traversal`
+(walks, identity), :mod:`.conversations`, :mod:`.records`, :mod:`.chunks` (chunks and
+mentions), :mod:`.search` (embeddings, vector, full-text and hybrid search) and
+:mod:`.tenant` (dump, load, clear, planned by :mod:`graphmem.backends.load_plan`).
 """
 
 from __future__ import annotations

@@ -13,23 +13,13 @@ from graphmem.backends.load_plan import (
     turns_missing,
     turns_taken,
 )
-from graphmem.backends.networkx.base import (
-    _operation,
-)
+from graphmem.backends.networkx.base import _operation
 from graphmem.backends.networkx.chunks import ChunkRoom
 from graphmem.backends.networkx.records import RecordRoom
-from graphmem.backends.networkx.state import (
-    _Tenant,
-    _whole,
-)
+from graphmem.backends.networkx.state import _Tenant, _whole
 from graphmem.errors import InvalidInput, StoreClosed
-from graphmem.models import (
-    Turn,
-)
-from graphmem.store import (
-    TenantDump,
-    traced,
-)
+from graphmem.models import Turn
+from graphmem.store import TenantDump, traced
 
 
 class TenantRoom(RecordRoom, ChunkRoom):
