@@ -2,7 +2,7 @@
 
 Both backends load a :class:`~graphmem.store.TenantDump` all or nothing. What can be
 checked from the dump alone is checked here, once, for both: the models (see
-:mod:`graphmem.backends.batches`), turn ids repeated, a parent or a head in another
+:mod:`graphmem.backends.model_checks`), turn ids repeated, a parent or a head in another
 session, a cycle of parents, the shape of the mentions. What needs the stored tenant is
 left to the backend, and named by the plan: the turn ids it must not hold yet
 (:attr:`LoadPlan.turn_ids`), the parents and heads outside the dump it must hold as
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from graphmem.backends.batches import check_models, check_records, dedupe
+from graphmem.backends.model_checks import check_models, check_records, dedupe
 from graphmem.checks import check_id
 from graphmem.errors import InvalidInput
 from graphmem.models import Chunk, Entity, Record, Relationship, Turn

@@ -7,7 +7,7 @@ from typing import Any
 
 import neo4j
 
-from graphmem.backends.batches import check_models, dedupe
+from graphmem.backends.model_checks import check_models, dedupe
 from graphmem.backends.neo4j.mapping import (
     chunk_from_row,
     chunk_props,

@@ -12,7 +12,7 @@ from typing import Any
 
 import neo4j
 
-from graphmem.backends.batches import check_models, dedupe
+from graphmem.backends.model_checks import check_models, dedupe
 from graphmem.backends.neo4j.mapping import (
     attribute_columns,
     entity_from_row,

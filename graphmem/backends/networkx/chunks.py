@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphmem.backends.batches import check_models
 from graphmem.backends.load_plan import MENTION_KINDS
+from graphmem.backends.model_checks import check_models
 from graphmem.backends.networkx.base import (
     NetworkXBase,
     _check_kind,

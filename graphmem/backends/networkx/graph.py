@@ -11,7 +11,7 @@ from datetime import datetime
 from operator import attrgetter
 from typing import Any
 
-from graphmem.backends.batches import check_models
+from graphmem.backends.model_checks import check_models
 from graphmem.backends.networkx.base import NetworkXBase, _operation
 from graphmem.backends.networkx.state import (
     _EMPTY,

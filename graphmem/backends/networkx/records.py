@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from graphmem.backends.batches import check_models
+from graphmem.backends.model_checks import check_models
 from graphmem.backends.networkx.base import _operation
 from graphmem.backends.networkx.graph import GraphRoom, _same_json
 from graphmem.backends.networkx.state import _Tenant
