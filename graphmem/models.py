@@ -76,6 +76,7 @@ __all__ = [
     "Turn",
     "TurnFilter",
     "check_safe_name",
+    "chunk_search_text",
     "entity_aliases",
     "entity_text",
     "estimate_tokens",
@@ -407,6 +408,18 @@ def entity_text(entity: Entity) -> str:
     if isinstance(description, str) and description.strip():
         text = f"{text}: {description}"
     return text
+
+
+def chunk_search_text(chunk: Chunk) -> str:
+    """The text a chunk is searched by: its title attribute (if a string) and its text.
+
+    >>> chunk = Chunk(id="c", text="Halden runs it.", attributes={"title": "Mill"})
+    >>> print(chunk_search_text(chunk))
+    Mill
+    Halden runs it.
+    """
+    title = chunk.attributes.get("title")
+    return f"{title}\n{chunk.text}" if isinstance(title, str) and title else chunk.text
 
 
 class Provenance(_Model):

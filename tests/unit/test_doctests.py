@@ -36,6 +36,7 @@ MODULES = [
     "graphmem.words",
     "graphmem.analysis",
     "graphmem.backends.networkx.indexes",
+    "graphmem.backends.model_checks",
     "graphmem.retrieval.bridge",
     "graphmem.retrieval.linking",
     "graphmem.retrieval.pipeline",

@@ -67,6 +67,7 @@ from graphmem.models import (
     Relationship,
     Trajectory,
     Turn,
+    chunk_search_text,
     entity_text,
 )
 
@@ -76,7 +77,6 @@ __all__ = [
     "attribute_columns",
     "chunk_from_row",
     "chunk_props",
-    "chunk_text",
     "entity_from_row",
     "entity_props",
     "record_from_row",
@@ -314,17 +314,6 @@ def record_from_row(row: Mapping[str, Any]) -> Record:
     )
 
 
-def chunk_text(chunk: Chunk) -> str:
-    """The text a chunk is searched by: its title attribute (if a string) and its text.
-
-    >>> print(chunk_text(Chunk(id="c", text="Halden runs it.", attributes={"title": "Mill"})))
-    Mill
-    Halden runs it.
-    """
-    title = chunk.attributes.get("title")
-    return f"{title}\n{chunk.text}" if isinstance(title, str) and title else chunk.text
-
-
 def chunk_props(chunk: Chunk, tenant: str) -> dict[str, Any]:
     """Every stored property of a chunk except its created_at, embedding and mentions.
 
@@ -336,7 +325,7 @@ def chunk_props(chunk: Chunk, tenant: str) -> dict[str, Any]:
         "text": chunk.text,
         "source": chunk.source,
         "attributes_json": _attributes_json(chunk.attributes),
-        "search_text": chunk_text(chunk),
+        "search_text": chunk_search_text(chunk),
     }
 
 

@@ -1,0 +1,387 @@
+"""The graph room of ``Neo4jStore``: entities and relationships (walks: :mod:`.traversal`).
+
+Batch writes are ``UNWIND`` queries in one transaction; a relationship's type is spliced
+in only after the safe-name check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import neo4j
+
+from graphmem.backends.model_checks import check_models, dedupe
+from graphmem.backends.neo4j.mapping import (
+    attribute_columns,
+    entity_from_row,
+    relationship_from_row,
+    to_datetime,
+    wire_time,
+)
+from graphmem.backends.neo4j.plumbing import Neo4jBase
+from graphmem.backends.neo4j.rows import (
+    _clock_mode,
+    _entity_row,
+    _limit,
+    _relationship_key,
+    _relationship_row,
+    _slices,
+)
+from graphmem.checks import check_id, check_ids
+from graphmem.errors import InvalidInput, NotFound
+from graphmem.models import (
+    Entity,
+    EntityFilter,
+    Relationship,
+    RelationshipFilter,
+    check_safe_name,
+    utcnow,
+)
+from graphmem.store import (
+    RelationshipPattern,
+    RoleCooccurrence,
+    as_utc,
+)
+
+
+class GraphRoom(Neo4jBase):
+    """Entities and relationships on Neo4j: batch writes, reads, invalidation, summaries."""
+
+    def _upsert_entities_tx(
+        self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Entity], now: datetime
+    ) -> list[Entity]:
+        rows = [_entity_row(entity, tenant) for entity in batch]
+        stored: dict[str, Mapping[str, Any]] = {}
+        for chunk in _slices(rows):
+            params = {"tenant": tenant, "rows": list(chunk), "now": wire_time(now)}
+            result = self._run(tx, "entities/upsert_entities", params)[0]
+            stored.update((row["id"], row) for row in result["changed"])
+        # Only replaced entities come back (their created_at is kept, updated_at is now);
+        # every other one is stored as it was sent.
+        return [
+            entity.model_copy(
+                update={
+                    "created_at": to_datetime(stored[entity.id]["created_at"]),
+                    "updated_at": to_datetime(stored[entity.id]["updated_at"]),
+                }
+            )
+            if entity.id in stored
+            else entity.model_copy()
+            for entity in batch
+        ]
+
+    def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
+        """Insert or replace entities by id, in one batch; return them as stored."""
+        tenant = self._check(tenant)
+        given = check_models(entities, Entity, "entities")
+        batch = dedupe(given, lambda e: e.id)
+        if not batch:
+            return []
+        now = utcnow()
+        try:
+            stored = self._execute(
+                lambda tx: self._upsert_entities_tx(tx, tenant, batch, now), write=True
+            )
+        finally:  # a write whose outcome is unknown may have landed
+            self._entity_written(tenant)
+        by_id = {entity.id: entity for entity in stored}
+        return [by_id[entity.id] for entity in given]
+
+    def get_entity(self, tenant: str, entity_id: str) -> Entity:
+        """Return the entity; ``NotFound`` if there is none with that id."""
+        found = self.get_entities(tenant, [check_id(entity_id, "entity id")])
+        if not found:
+            raise NotFound(
+                f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
+            )
+        return found[0]
+
+    def get_entities(self, tenant: str, entity_ids: Sequence[str]) -> list[Entity]:
+        """Return the entities that exist among ``entity_ids``, in the order asked."""
+        tenant = self._check(tenant)
+        ids = check_ids(entity_ids, "entity_ids")
+        if not ids:
+            return []
+        rows = self._read(
+            "entities/get_entities", {"tenant": tenant, "ids": list(dict.fromkeys(ids))}
+        )
+        by_id = {row["entity"]["id"]: entity_from_row(row["entity"]) for row in rows}
+        return [by_id[i] for i in ids if i in by_id]
+
+    def update_entity(
+        self,
+        tenant: str,
+        entity_id: str,
+        *,
+        name: str | None = None,
+        type: str | None = None,
+        attributes: Mapping[str, Any] | None = None,
+        remove_attributes: Sequence[str] = (),
+    ) -> Entity:
+        """Merge ``attributes`` into the entity (and rename / retype it); bump ``updated_at``.
+
+        The read and the write happen in one transaction that holds the entity's write
+        lock, so concurrent updates of one entity do not lose each other's changes.
+        Keys both set and removed end up removed.
+        """
+        tenant = self._check(tenant)
+        check_id(entity_id, "entity id")
+        if type is not None:
+            check_safe_name(type, "entity type")
+        if isinstance(remove_attributes, str):  # one key, as the embedded backend takes it
+            remove_attributes = [remove_attributes]
+        if attributes is not None and not isinstance(attributes, Mapping):
+            raise InvalidInput("attributes takes a mapping of attribute names to values")
+        # Validate the new name and attribute values before anything is sent.
+        Entity(
+            id=entity_id,
+            type="probe",
+            name="probe" if name is None else name,
+            attributes=dict(attributes or {}),
+        )
+        now = utcnow()
+
+        def work(tx: neo4j.ManagedTransaction) -> Entity:
+            rows = self._run(tx, "entities/lock_entity", {"tenant": tenant, "id": entity_id})
+            if not rows:
+                raise NotFound(
+                    f"no entity {entity_id!r} in tenant {tenant!r}",
+                    entity_id=entity_id,
+                    tenant=tenant,
+                )
+            current = entity_from_row(rows[0]["entity"])
+            merged = dict(current.attributes)
+            merged.update(attributes or {})
+            for key in remove_attributes:
+                merged.pop(key, None)
+            updated = Entity(
+                id=current.id,
+                type=type if type is not None else current.type,
+                name=name if name is not None else current.name,
+                attributes=merged,
+                created_at=current.created_at,
+                updated_at=current.updated_at,
+            )
+            return self._upsert_entities_tx(tx, tenant, [updated], now)[0]
+
+        try:
+            return self._execute(work, write=True)
+        finally:
+            self._entity_written(tenant)
+
+    def delete_entities(self, tenant: str, entity_ids: Sequence[str]) -> int:
+        """Delete entities and their relationships; return how many existed."""
+        tenant = self._check(tenant)
+        ids = list(dict.fromkeys(check_ids(entity_ids, "entity_ids")))
+        if not ids:
+            return 0
+
+        def work(tx: neo4j.ManagedTransaction) -> int:
+            deleted = 0
+            for chunk in _slices(ids):
+                params = {"tenant": tenant, "ids": list(chunk)}
+                deleted += self._run(tx, "entities/delete_entities", params)[0]["deleted"]
+            return deleted
+
+        try:
+            return self._execute(work, write=True)
+        finally:
+            self._entity_written(tenant)
+
+    def find_entities(self, tenant: str, filter: EntityFilter) -> list[Entity]:
+        """Return entities matching every condition of ``filter``, ordered by id."""
+        tenant = self._check(tenant)
+        if not isinstance(filter, EntityFilter):
+            raise InvalidInput("find_entities takes an EntityFilter")
+        params = {
+            "tenant": tenant,
+            "type": filter.type,
+            "name_lower": None if not filter.name_contains else filter.name_contains.casefold(),
+            "name_exact": None if filter.name is None else filter.name.casefold(),
+            "attrs": attribute_columns(filter.attributes),
+            "limit": _limit(filter.limit),
+        }
+        rows = self._read("entities/find_entities", params)
+        return [entity_from_row(row["entity"]) for row in rows]
+
+    def count_entities(self, tenant: str) -> int:
+        """Return the number of entities."""
+        tenant = self._check(tenant)
+        return int(self._read("entities/count_entities", {"tenant": tenant})[0]["count"])
+
+    def _upsert_relationships_tx(
+        self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Relationship]
+    ) -> list[Relationship]:
+        # Sorted by source: the query write-locks each source before it looks the
+        # relationship up, and one lock order keeps concurrent batches from deadlocking.
+        order = sorted(range(len(batch)), key=lambda i: (batch[i].source_id, batch[i].key))
+        rows = [_relationship_row(index, batch[index], tenant) for index in order]
+        written = 0
+        kept: dict[int, Any] = {}
+        for part in _slices(rows):
+            params = {"tenant": tenant, "rows": list(part)}
+            result = self._run(tx, "relationships/upsert_relationships", params)[0]
+            written += int(result["written"])
+            kept.update((row["index"], row["created_at"]) for row in result["changed"])
+        if written < len(rows):
+            ends = sorted({rel.source_id for rel in batch} | {rel.target_id for rel in batch})
+            missing = self._run(
+                tx, "relationships/find_missing_entities", {"tenant": tenant, "ids": ends}
+            )[0]["missing"]
+            raise InvalidInput(
+                f"relationship ends are not entities of tenant {tenant!r}: "
+                f"{', '.join(map(repr, sorted(missing)))}; upsert them first (nothing was "
+                "written)",
+                missing_ids=sorted(missing),
+                tenant=tenant,
+            )
+        # The query keeps the first created_at of a replaced relationship; every other one
+        # is what was sent. model_copy: the query kept created_at <= expired_at already.
+        return [
+            rel.model_copy(update={"created_at": to_datetime(kept[index])})
+            if index in kept
+            else rel.model_copy()
+            for index, rel in enumerate(batch)
+        ]
+
+    def upsert_relationships(
+        self, tenant: str, relationships: Sequence[Relationship]
+    ) -> list[Relationship]:
+        """Insert or replace relationships keyed by (source, target, type), in one batch."""
+        tenant = self._check(tenant)
+        given = check_models(relationships, Relationship, "relationships")
+        batch = dedupe(given, _relationship_key)
+        if not batch:
+            return []
+        stored = self._execute(
+            lambda tx: self._upsert_relationships_tx(tx, tenant, batch), write=True
+        )
+        by_key = {rel.key: rel for rel in stored}
+        return [by_key[rel.key] for rel in given]
+
+    def get_relationships(
+        self, tenant: str, entity_id: str, filter: RelationshipFilter
+    ) -> list[Relationship]:
+        """Return relationships of an entity (outgoing by default); ``NotFound`` if unknown."""
+        tenant = self._check(tenant)
+        check_id(entity_id, "entity id")
+        if not isinstance(filter, RelationshipFilter):
+            raise InvalidInput("get_relationships takes a RelationshipFilter")
+        if filter.include_invalid:
+            mode, at, recorded = "all", utcnow(), None
+        else:
+            mode, at, recorded = _clock_mode(filter.as_of, filter.recorded_as_of)
+        params = {
+            "tenant": tenant,
+            "entity_id": entity_id,
+            "direction": filter.direction,
+            "types": None if filter.types is None else list(filter.types),
+            "mode": mode,
+            "at": at,
+            "recorded": recorded,
+            "limit": _limit(filter.limit),
+        }
+        rows = self._read("relationships/get_relationships", params)
+        if not rows:
+            raise NotFound(
+                f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
+            )
+        return [relationship_from_row(row) for row in rows[0]["rels"]]
+
+    def delete_relationship(self, tenant: str, source_id: str, target_id: str, type: str) -> bool:
+        """Delete one relationship; return whether it existed."""
+        tenant = self._check(tenant)
+        params = {
+            "tenant": tenant,
+            "source_id": check_id(source_id, "source id"),
+            "target_id": check_id(target_id, "target id"),
+            "type": check_safe_name(type, "relationship type"),
+        }
+        return bool(self._write("relationships/delete_relationship", params)[0]["deleted"])
+
+    def invalidate_relationship(
+        self,
+        tenant: str,
+        source_id: str,
+        target_id: str,
+        type: str,
+        *,
+        at: datetime | None = None,
+    ) -> Relationship:
+        """Mark a fact as no longer holding from ``at`` (default now) and expired now."""
+        tenant = self._check(tenant)
+        if at is not None and not isinstance(at, datetime):
+            raise InvalidInput(f"at must be a datetime, got {at!r}")
+        now = utcnow()
+        params = {
+            "tenant": tenant,
+            "source_id": check_id(source_id, "source id"),
+            "target_id": check_id(target_id, "target id"),
+            "type": check_safe_name(type, "relationship type"),
+            "at": as_utc(at, "at"),
+            "now": now,
+        }
+
+        def work(tx: neo4j.ManagedTransaction) -> Relationship:
+            rows = self._run(tx, "relationships/invalidate_relationship", params)
+            if not rows:
+                raise NotFound(
+                    f"no {type} relationship from {source_id!r} to {target_id!r} in tenant "
+                    f"{tenant!r}",
+                    source_id=source_id,
+                    target_id=target_id,
+                    type=type,
+                    tenant=tenant,
+                )
+            # A model error (at before valid_at) rolls the change back.
+            return relationship_from_row(rows[0]["rel"])
+
+        return self._execute(work, write=True)
+
+    def count_relationships(self, tenant: str) -> int:
+        """Return the number of relationships, invalidated ones included."""
+        tenant = self._check(tenant)
+        return int(self._read("relationships/count_relationships", {"tenant": tenant})[0]["count"])
+
+    def relationship_patterns(self, tenant: str) -> list[RelationshipPattern]:
+        """Each (source type, type, target type) of the current facts, with its count; one query."""
+        tenant = self._check(tenant)
+        rows = self._read(
+            "relationships/count_relationship_patterns", {"tenant": tenant, "now": utcnow()}
+        )
+        return [
+            RelationshipPattern(row["source_type"], row["type"], row["target_type"], row["facts"])
+            for row in rows
+        ]
+
+    def relationship_cooccurrence(self, tenant: str) -> list[RoleCooccurrence]:
+        """For every two roles some entity has both of, how many entities do; one query."""
+        tenant = self._check(tenant)
+        rows = self._read(
+            "relationships/count_role_cooccurrence", {"tenant": tenant, "now": utcnow()}
+        )
+        return [
+            RoleCooccurrence(
+                row["type_a"],
+                row["direction_a"],
+                row["type_b"],
+                row["direction_b"],
+                row["entities"],
+            )
+            for row in rows
+        ]
+
+    def entity_version(self, tenant: str) -> str:
+        """This store's entity writes, and the tenant's entity count and latest update.
+
+        One query. Writes by other processes are seen when they change the count or the
+        latest ``updated_at``.
+        """
+        tenant = self._check(tenant)
+        row = self._read("entities/get_entity_version", {"tenant": tenant})[0]
+        with self._entity_writes_lock:
+            written = self._entity_writes.get(tenant, 0)
+        latest = row["latest"]
+        return f"{written}:{row['count']}:{'' if latest is None else latest}"
