@@ -16,7 +16,7 @@ from typing import Any
 from graphmem.models import Direction, NodeKind, Subgraph
 from graphmem.store import Gathered, SearchContext, check_gather, check_window_depth
 
-__all__ = ["Operations", "gather", "search_context"]
+__all__ = ["ComposedReads", "Operations", "gather", "search_context"]
 
 Operations = Callable[[str], Callable[..., Any]]
 """Gives the store operation of a name (``"hybrid_search"``, ``"expand"``, ...)."""
@@ -115,3 +115,81 @@ def gather(
         subgraph=subgraph if subgraph.entities else Subgraph(entities=(), relationships=()),
         mentioning={kind: dict(sorted(found.items())) for kind, found in reached.items()},
     )
+
+
+class ComposedReads:
+    """``search_context`` and ``gather`` for a backend that composes them of its operations.
+
+    The backend says how its operations are reached for a tenant (:meth:`_composed`) and,
+    if it can tell cheaply, which ids are entities (:meth:`_entity_test`); the signatures
+    and the composition are written once, here.
+    """
+
+    def _composed(self, tenant: str) -> Operations:
+        """How the operations are reached for ``tenant`` (after any check of the tenant)."""
+        raise NotImplementedError
+
+    def _entity_test(self, tenant: str) -> Callable[[str], bool] | None:
+        """Tells the ids of ``tenant`` that are entities; None: ``get_entities`` tells."""
+        return None
+
+    def search_context(
+        self,
+        tenant: str,
+        kinds: Sequence[NodeKind],
+        *,
+        vector: Any,
+        text: str | None,
+        k: int,
+        scope_ids: Sequence[str] | None = None,
+        window_depth: int | None = None,
+    ) -> SearchContext:
+        """``hybrid_search``, the turn hits' window, the unknown scope, the entity version."""
+        return search_context(
+            self._composed(tenant),
+            tenant,
+            kinds,
+            vector=vector,
+            text=text,
+            k=k,
+            scope_ids=scope_ids,
+            window_depth=window_depth,
+        )
+
+    def gather(
+        self,
+        tenant: str,
+        *,
+        chunk_ids: Sequence[str] = (),
+        turn_ids: Sequence[str] = (),
+        entity_ids: Sequence[str] = (),
+        mentions_of: Mapping[NodeKind, Sequence[str]] | None = None,
+        seed_ids: Sequence[str] = (),
+        seed_mentions: bool = False,
+        depth: int = 0,
+        rel_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        within: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+        mentioning: Sequence[NodeKind] = (),
+        mentioning_limit: int | None = None,
+    ) -> Gathered:
+        """Nodes, mentions, a walk from seeds and what mentions it."""
+        return gather(
+            self._composed(tenant),
+            tenant,
+            chunk_ids=chunk_ids,
+            turn_ids=turn_ids,
+            entity_ids=entity_ids,
+            mentions_of=mentions_of,
+            seed_ids=seed_ids,
+            seed_mentions=seed_mentions,
+            depth=depth,
+            rel_types=rel_types,
+            direction=direction,
+            within=within,
+            max_nodes=max_nodes,
+            mentioning=mentioning,
+            mentioning_limit=mentioning_limit,
+            is_entity=self._entity_test(tenant),
+        )

@@ -47,9 +47,7 @@ from graphmem.models import (
     utcnow,
 )
 from graphmem.store import (
-    Gathered,
     GraphStore,
-    SearchContext,
     SearchHit,
     SearchPair,
     check_search_kinds,
@@ -138,7 +136,7 @@ def _vector_index_dimensions(indexes: Iterable[Mapping[str, Any]]) -> dict[str, 
     return out
 
 
-class SearchRoom(Neo4jBase):
+class SearchRoom(composed.ComposedReads, Neo4jBase):
     """Embeddings and vector, full-text and hybrid search on the shared indexes."""
 
     def put_embeddings(self, tenant: str, kind: NodeKind, ids: Sequence[str], vectors: Any) -> None:
@@ -511,72 +509,12 @@ class SearchRoom(Neo4jBase):
             entities=tuple(entities), relationships=tuple(rels[k] for k in sorted(rels))
         )
 
-    def search_context(
-        self,
-        tenant: str,
-        kinds: Sequence[NodeKind],
-        *,
-        vector: Any,
-        text: str | None,
-        k: int,
-        scope_ids: Sequence[str] | None = None,
-        window_depth: int | None = None,
-    ) -> SearchContext:
-        """``hybrid_search``, the turn hits' window, the unknown scope, the entity version.
+    def _composed(self, tenant: str) -> composed.Operations:
+        """The public operations, of which ``search_context`` and ``gather`` are composed.
 
-        Composed of those operations (:mod:`graphmem.backends.composed`): two round
-        trips, one more for a window of turn hits and one more for a scope.
+        See :mod:`graphmem.backends.composed`: ``search_context`` takes two round trips,
+        one more for a window of turn hits and one more for a scope; ``gather`` one per
+        part asked for, plus one to tell which seeds are entities.
         """
         self._check(tenant)
-        return composed.search_context(
-            self._operation,
-            tenant,
-            kinds,
-            vector=vector,
-            text=text,
-            k=k,
-            scope_ids=scope_ids,
-            window_depth=window_depth,
-        )
-
-    def gather(
-        self,
-        tenant: str,
-        *,
-        chunk_ids: Sequence[str] = (),
-        turn_ids: Sequence[str] = (),
-        entity_ids: Sequence[str] = (),
-        mentions_of: Mapping[NodeKind, Sequence[str]] | None = None,
-        seed_ids: Sequence[str] = (),
-        seed_mentions: bool = False,
-        depth: int = 0,
-        rel_types: Sequence[str] | None = None,
-        direction: Direction = "both",
-        within: Sequence[str] | None = None,
-        max_nodes: int | None = None,
-        mentioning: Sequence[NodeKind] = (),
-        mentioning_limit: int | None = None,
-    ) -> Gathered:
-        """Nodes, mentions, a walk from seeds and what mentions it.
-
-        Composed of the operations each part stands for (:mod:`graphmem.backends.composed`):
-        one round trip per part asked for, plus one to tell which seeds are entities.
-        """
-        self._check(tenant)
-        return composed.gather(
-            self._operation,
-            tenant,
-            chunk_ids=chunk_ids,
-            turn_ids=turn_ids,
-            entity_ids=entity_ids,
-            mentions_of=mentions_of,
-            seed_ids=seed_ids,
-            seed_mentions=seed_mentions,
-            depth=depth,
-            rel_types=rel_types,
-            direction=direction,
-            within=within,
-            max_nodes=max_nodes,
-            mentioning=mentioning,
-            mentioning_limit=mentioning_limit,
-        )
+        return self._operation

@@ -7,7 +7,7 @@ of the public operations (:mod:`graphmem.backends.composed`) under one lock.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from graphmem.backends import composed
@@ -46,8 +46,6 @@ from graphmem.models import (
     utcnow,
 )
 from graphmem.store import (
-    Gathered,
-    SearchContext,
     SearchHit,
     SearchPair,
     check_search_kinds,
@@ -67,7 +65,7 @@ def _query_vector(data: _Tenant, kind: str, vector: Any) -> tuple[VectorIndex | 
     return (index if dimension is not None else None), query[0]
 
 
-class SearchRoom(TraversalRoom, ChunkRoom):
+class SearchRoom(TraversalRoom, ChunkRoom, composed.ComposedReads):
     """Embeddings and exact vector, BM25 full-text and hybrid search."""
 
     @_operation
@@ -289,65 +287,14 @@ class SearchRoom(TraversalRoom, ChunkRoom):
             {"entities": tuple(nodes[n]["e"] for n in seen), "relationships": tuple(rels)},
         )
 
-    @_operation
-    def search_context(
-        self,
-        tenant: str,
-        kinds: Sequence[NodeKind],
-        *,
-        vector: Any,
-        text: str | None,
-        k: int,
-        scope_ids: Sequence[str] | None = None,
-        window_depth: int | None = None,
-    ) -> SearchContext:
-        """``hybrid_search``, the turn hits' window, the entity version: one operation."""
-        return composed.search_context(
-            self._unwrapped,
-            tenant,
-            kinds,
-            vector=vector,
-            text=text,
-            k=k,
-            scope_ids=scope_ids,
-            window_depth=window_depth,
-        )
+    def _composed(self, tenant: str) -> composed.Operations:
+        return self._unwrapped  # the composite is one operation, under one lock
 
-    @_operation
-    def gather(
-        self,
-        tenant: str,
-        *,
-        chunk_ids: Sequence[str] = (),
-        turn_ids: Sequence[str] = (),
-        entity_ids: Sequence[str] = (),
-        mentions_of: Mapping[NodeKind, Sequence[str]] | None = None,
-        seed_ids: Sequence[str] = (),
-        seed_mentions: bool = False,
-        depth: int = 0,
-        rel_types: Sequence[str] | None = None,
-        direction: Direction = "both",
-        within: Sequence[str] | None = None,
-        max_nodes: int | None = None,
-        mentioning: Sequence[NodeKind] = (),
-        mentioning_limit: int | None = None,
-    ) -> Gathered:
-        """Nodes, mentions, a walk from seeds and what mentions it: one operation."""
-        return composed.gather(
-            self._unwrapped,
-            tenant,
-            chunk_ids=chunk_ids,
-            turn_ids=turn_ids,
-            entity_ids=entity_ids,
-            mentions_of=mentions_of,
-            seed_ids=seed_ids,
-            seed_mentions=seed_mentions,
-            depth=depth,
-            rel_types=rel_types,
-            direction=direction,
-            within=within,
-            max_nodes=max_nodes,
-            mentioning=mentioning,
-            mentioning_limit=mentioning_limit,
-            is_entity=self._tenant(tenant).graph._node.__contains__,
-        )
+    def _entity_test(self, tenant: str) -> Callable[[str], bool]:
+        nodes: dict[str, Any] = self._tenant(tenant).graph._node
+        return nodes.__contains__
+
+    # One operation each (lock, checks, tracer) over the composition written once in
+    # ComposedReads; _operation is typed for methods of this backend's own classes.
+    search_context = _operation(composed.ComposedReads.search_context)  # type: ignore[type-var,assignment]
+    gather = _operation(composed.ComposedReads.gather)  # type: ignore[type-var,assignment]
