@@ -500,6 +500,19 @@ class ConversationStore(Protocol):
         """
         ...
 
+    def append_turns(self, tenant: str, session_id: str, turns: Sequence[Turn]) -> list[Turn]:
+        """Append ``turns`` as one chain after the session's head, atomically; the last is the head.
+
+        The head is read and moved in the same transaction, so concurrent appends and
+        batches to one conversation stay on one branch (never a silent fork): the first
+        turn's parent is the head at the time of the write, each later turn's parent the
+        turn before it; the parents the turns carry are ignored. Times increase strictly
+        along the chain as in :meth:`append_turn`. All or nothing: a turn of another
+        session, a repeated id or one that is taken raises ``InvalidInput`` and writes
+        nothing. An empty list writes nothing and returns ``[]``.
+        """
+        ...
+
     def get_turn(self, tenant: str, turn_id: str) -> Turn:
         """Return a turn by id; ``NotFound`` if unknown."""
         ...
@@ -996,6 +1009,7 @@ WRITE_METHODS = frozenset(
         "delete_relationship",
         "invalidate_relationship",
         "append_turn",
+        "append_turns",
         "fork",
         "delete_turn",
         "delete_conversation",

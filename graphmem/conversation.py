@@ -7,7 +7,6 @@ new branch there. Nothing is lost by forking: every branch stays stored and coun
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -54,7 +53,6 @@ class Conversation:
         check_limit(max_history, "max_history")
         self._store = store
         self._tenant = tenant
-        self._lock = threading.Lock()
         self.session_id = session_id
         self.max_history = max_history
         # Told of every stored turn (the memory queues them for indexing).
@@ -115,36 +113,33 @@ class Conversation:
         """Append a list of entries as one chain after the head, in one batch.
 
         Each entry is a ``Turn`` or a mapping with ``role`` and ``content`` (and optionally
-        ``speaker``, ``turn_id``, ``summary``, ``created_at``). All or nothing.
+        ``speaker``, ``turn_id``, ``summary``, ``created_at``). All or nothing. The store
+        reads the head and writes the chain in one transaction, so appends and batches
+        from other threads, processes or servers never fork the conversation.
         """
-        with self._lock:
-            head = self._store.head(self._tenant, self.session_id)
-            parent_id = head.id if head else None
-            turns: list[Turn] = []
-            for index, entry in enumerate(_items(entries, "entries")):
-                if not isinstance(entry, Turn | Mapping):
-                    raise InvalidInput(
-                        f"entry {index} is a {type(entry).__name__}; give a Turn or a dict",
-                        index=index,
-                    )
-                data = entry.model_dump() if isinstance(entry, Turn) else dict(entry)
-                data.pop("id", None)
-                data["session_id"] = self.session_id
-                data["parent_id"] = parent_id
-                data["id"] = new_id()
-                try:
-                    turn = Turn.model_validate(data)
-                except InvalidInput as exc:
-                    raise InvalidInput(f"entry {index}: {exc.message}", index=index) from exc
-                turns.append(turn)
-                parent_id = turn.id
-            if turns:
-                self._store.load(
-                    self._tenant, TenantDump(turns=turns, heads={self.session_id: turns[-1].id})
+        turns: list[Turn] = []
+        for index, entry in enumerate(_items(entries, "entries")):
+            if not isinstance(entry, Turn | Mapping):
+                raise InvalidInput(
+                    f"entry {index} is a {type(entry).__name__}; give a Turn or a dict",
+                    index=index,
                 )
-                if self._on_append is not None:
-                    self._on_append(turns)
-            return turns
+            data = entry.model_dump() if isinstance(entry, Turn) else dict(entry)
+            data.pop("id", None)
+            data.pop("parent_id", None)
+            data["session_id"] = self.session_id
+            data["id"] = new_id()
+            try:
+                turn = Turn.model_validate(data)
+            except InvalidInput as exc:
+                raise InvalidInput(f"entry {index}: {exc.message}", index=index) from exc
+            turns.append(turn)
+        if not turns:
+            return []
+        stored = self._store.append_turns(self._tenant, self.session_id, turns)
+        if self._on_append is not None:
+            self._on_append(stored)
+        return stored
 
     def fork(self, turn: Turn | str) -> Turn:
         """Move the head to an earlier turn of this conversation; return that turn.

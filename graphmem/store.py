@@ -56,7 +56,15 @@ from graphmem.contract import (
     store_supports,
 )
 from graphmem.errors import InvalidInput
-from graphmem.models import NODE_KINDS, Entity, NodeKind, Record, Relationship, check_safe_name
+from graphmem.models import (
+    NODE_KINDS,
+    Entity,
+    NodeKind,
+    Record,
+    Relationship,
+    Turn,
+    check_safe_name,
+)
 from graphmem.registry import (
     ENTRY_POINT_GROUP,
     Backend,
@@ -106,6 +114,7 @@ __all__ = [
     "TraceEvent",
     "Tracer",
     "as_utc",
+    "check_chain",
     "check_changes",
     "check_gather",
     "check_owner",
@@ -319,6 +328,36 @@ def traced(
         yield
     finally:
         tracer(TraceEvent(name, dict(params), time.perf_counter() - start, round_trips))
+
+
+def check_chain(session_id: str, turns: object) -> list[Turn]:
+    """The turns of :meth:`GraphStore.append_turns`, checked.
+
+    A list of ``Turn``s of the session, each id once.
+    """
+    if isinstance(turns, str | bytes | Mapping | Turn) or not isinstance(turns, Iterable):
+        raise InvalidInput(
+            f"append_turns takes a list of Turns, got {type(turns).__name__}"
+            + ("; wrap a single turn in [...]" if isinstance(turns, Turn) else "")
+        )
+    chain = list(turns)
+    seen: set[str] = set()
+    for index, turn in enumerate(chain):
+        if not isinstance(turn, Turn):
+            raise InvalidInput(f"turn {index} is a {type(turn).__name__}, not a Turn", index=index)
+        # A model that skipped validation is not trusted: validate it again.
+        turn = Turn.model_validate(turn.model_dump())
+        if turn.session_id != session_id:
+            raise InvalidInput(
+                f"turn {index} belongs to session {turn.session_id!r}, not {session_id!r}",
+                index=index,
+                turn_id=turn.id,
+            )
+        if turn.id in seen:
+            raise InvalidInput(f"turn id {turn.id!r} is given twice", turn_id=turn.id)
+        seen.add(turn.id)
+        chain[index] = turn
+    return chain
 
 
 def check_window_depth(depth: object) -> int:

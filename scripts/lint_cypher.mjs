@@ -15,7 +15,8 @@ import { join, relative } from 'node:path';
 import { isNotParamError, lintCypherQuery, testData } from '@neo4j-cypher/language-support';
 
 const LABELS = ['Entity', 'Turn', 'Conversation', 'Chunk', 'Record'];
-const RELATIONSHIP_TYPES = ['PARENT', 'HEAD', 'MENTIONS'];
+// __TYPE__: the slot a relationship type is written into (graphmem/backends/neo4j/queries.py).
+const RELATIONSHIP_TYPES = ['PARENT', 'HEAD', 'MENTIONS', '__TYPE__'];
 const ROW_KEYS = [
   'index', 'props', 'source_id', 'target_id', 'parent_id', 'head_id', 'turns', 'node', 'hop',
   'frontier', 'seen', 'found', 'node_id', 'entity_id', 'entity_ids', 'vector', 'score',
@@ -26,7 +27,7 @@ const PROPERTY_KEYS = [
   // Entity, Turn and Chunk: what the full-text index covers, and the embedding's length
   'search_text', 'embedding_dim',
   // Entity
-  'type', 'name', 'name_lower', 'attributes_json', 'updated_at',
+  'type', 'name', 'name_lower', 'name_lower_long', 'attributes_json', 'updated_at',
   // entity relationships
   'session_id', 'confidence', 'source', 'confirmed', 'evidence', 'valid_at', 'invalid_at',
   'expired_at',

@@ -1,21 +1,21 @@
-// Insert or replace relationships keyed by (source, target, type), one row each.
-// $rows: [{index, source_id, target_id, type, created_at, valid_at, invalid_at, expired_at,
+// Insert or replace relationships of one type keyed by (source, target), one row each.
+// The type is written into the type slot (graphmem.backends.neo4j.queries.TYPE_SLOT)
+// after the safe-name check: Neo4j 5.26.0 gives every relationship created with a dynamic
+// type, CREATE (a)-[r:$(row.type)]->(b), the first type the server ever saw, so the
+// caller runs this query once per type.
+// $rows: [{index, source_id, target_id, created_at, valid_at, invalid_at, expired_at,
 // props}], distinct keys, sorted by source_id (so concurrent batches lock their sources in
-// one order); type has passed the safe-name check; props holds every other stored
-// property; the times are ISO 8601 text (the driver's DateTime conversion would cost more
-// than the write), stored as DateTime. A row whose ends do not both exist writes nothing and is not
-// counted: the caller sees `written` short of its rows, names the missing ids and rolls
-// the transaction back.
+// one order); props holds every other stored property; the times are ISO 8601 text (the
+// driver's DateTime conversion would cost more than the write), stored as DateTime. A row
+// whose ends do not both exist writes nothing and is not counted: the caller sees
+// `written` short of its rows, names the missing ids and rolls the transaction back.
 //
-// The plan does not depend on the store's statistics. A MERGE (a)-[:$(row.type)]->(b)
-// lets the planner answer the relationship from a scan of every relationship, which it
-// picks when the statistics say the store is empty (after a clear: minutes for the first
-// 5,000 rows, issue 16). Here both ends come from the (tenant, id) uniqueness constraint,
-// the source is write-locked before the look-up (every writer of a relationship locks
-// its source first, so two batches never both create it: what MERGE's own locking
-// gave), and the existing relationship is looked up with a variable-length pattern of
-// length one between the bound ends, which no scan operator can answer: only an
-// expansion from a bound node, whose cost is the node's degree.
+// The plan does not depend on the store's statistics: both ends come from the
+// (tenant, id) uniqueness constraint, the source is write-locked before the look-up
+// (every writer of a relationship locks its source first, so two batches never both
+// create it: what MERGE's own locking gave), and the existing relationship is found by
+// expanding between the two bound ends (Expand(Into): from the end with fewer
+// relationships of the type, so a hub NPC costs no more than its partner).
 // A replaced relationship keeps its created_at (moved back to the new expired_at if that
 // is earlier, so expired_at is never before created_at); every other property is replaced.
 // Returns one row: how many rows were written, and the created_at (as text) of the rows
@@ -27,14 +27,14 @@ SET a._lock = true
 REMOVE a._lock
 WITH a, b, row,
      head(COLLECT {
-       MATCH (a)-[found*1..1]->(b)
-       WHERE type(found[0]) = row.type
-       RETURN found[0] AS existing
+       MATCH (a)-[found:__TYPE__]->(b)
+       RETURN found
+       LIMIT 1
      }) AS existing
 CALL (a, b, row, existing) {
   WITH a, b, row, existing
   WHERE existing IS NULL
-  CREATE (a)-[r:$(row.type)]->(b)
+  CREATE (a)-[r:__TYPE__]->(b)
   RETURN r
   UNION ALL
   WITH existing

@@ -1,7 +1,9 @@
 // Vector and full-text search of several kinds in one query (hybrid_search): for each
 // kind asked, the shared vector index and the shared full-text index are each asked for
 // their best $fetch, and the hits of the tenant (and of $scope, when it is not null) are
-// kept, best first (then by id), at most $k; `fetched` says how many the index gave, so
+// kept, best first (then by id), at most $k (an entity is in the scope when its id is in
+// $scope; a turn or a chunk when it MENTIONS such an entity, as in the one-kind
+// queries); `fetched` says how many the index gave, so
 // the caller can tell whether a larger fetch could find more (it then continues with
 // the one-kind queries, search/query_<kind>_vectors and _text, from a larger fetch).
 // A branch runs only when its index parameter is not null ($<kind>_vector_index,
@@ -43,7 +45,10 @@ CALL () {
   CALL db.index.vector.queryNodes(index, $fetch, $vector) YIELD node, score
   WITH count(*) AS fetched,
        collect(CASE
-                 WHEN node.tenant = $tenant AND ($scope IS NULL OR node.id IN $scope)
+                 WHEN node.tenant = $tenant
+                      AND ($scope IS NULL
+                           OR EXISTS { MATCH (node)-[:MENTIONS]->(e:Entity {tenant: $tenant})
+                                       WHERE e.id IN $scope })
                    THEN {id: node.id, score: score}
                END) AS kept
   RETURN 'turn' AS kind, 'vector' AS how, fetched, kept,
@@ -59,7 +64,10 @@ CALL () {
   CALL db.index.fulltext.queryNodes(index, $text, {limit: $fetch}) YIELD node, score
   WITH count(*) AS fetched,
        collect(CASE
-                 WHEN node.tenant = $tenant AND ($scope IS NULL OR node.id IN $scope)
+                 WHEN node.tenant = $tenant
+                      AND ($scope IS NULL
+                           OR EXISTS { MATCH (node)-[:MENTIONS]->(e:Entity {tenant: $tenant})
+                                       WHERE e.id IN $scope })
                    THEN {id: node.id, score: score}
                END) AS kept
   RETURN 'turn' AS kind, 'text' AS how, fetched, kept, null AS dimension
@@ -69,7 +77,10 @@ CALL () {
   CALL db.index.vector.queryNodes(index, $fetch, $vector) YIELD node, score
   WITH count(*) AS fetched,
        collect(CASE
-                 WHEN node.tenant = $tenant AND ($scope IS NULL OR node.id IN $scope)
+                 WHEN node.tenant = $tenant
+                      AND ($scope IS NULL
+                           OR EXISTS { MATCH (node)-[:MENTIONS]->(e:Entity {tenant: $tenant})
+                                       WHERE e.id IN $scope })
                    THEN {id: node.id, score: score}
                END) AS kept
   RETURN 'chunk' AS kind, 'vector' AS how, fetched, kept,
@@ -85,7 +96,10 @@ CALL () {
   CALL db.index.fulltext.queryNodes(index, $text, {limit: $fetch}) YIELD node, score
   WITH count(*) AS fetched,
        collect(CASE
-                 WHEN node.tenant = $tenant AND ($scope IS NULL OR node.id IN $scope)
+                 WHEN node.tenant = $tenant
+                      AND ($scope IS NULL
+                           OR EXISTS { MATCH (node)-[:MENTIONS]->(e:Entity {tenant: $tenant})
+                                       WHERE e.id IN $scope })
                    THEN {id: node.id, score: score}
                END) AS kept
   RETURN 'chunk' AS kind, 'text' AS how, fetched, kept, null AS dimension

@@ -5,6 +5,8 @@
 // path from an entity to itself is the entity alone, and a shortest-path search between
 // one node and itself would look for a cycle (or, planned as the legacy ShortestPath
 // operator, fail on common end nodes). An OPTIONAL MATCH from a null node matches nothing.
+// `origin` carries its label: on Neo4j 5.26.0 a SHORTEST search from an unlabelled null
+// start fails with EntityNotFound ("Node -1 was unexpectedly deleted").
 // The hop bound is a parameter, so it is a post-filter on the path found: when the
 // shortest path is longer than $max_depth, no path is within it.
 // Among equally short paths SHORTEST 1 returns any one (the Cypher manual: "which one
@@ -12,7 +14,7 @@
 OPTIONAL MATCH (a:Entity {tenant: $tenant, id: $source_id})
 OPTIONAL MATCH (b:Entity {tenant: $tenant, id: $target_id})
 WITH a, b, CASE WHEN a <> b THEN a END AS origin
-OPTIONAL MATCH p = SHORTEST 1 (origin)-[r WHERE ($rel_types IS NULL OR type(r) IN $rel_types)
+OPTIONAL MATCH p = SHORTEST 1 (origin:Entity)-[r WHERE ($rel_types IS NULL OR type(r) IN $rel_types)
                                           AND (r.valid_at IS NULL OR r.valid_at <= $now)
                                           AND (r.invalid_at IS NULL OR $now < r.invalid_at)
                                           AND (r.expired_at IS NULL OR $now < r.expired_at)]->+(b)

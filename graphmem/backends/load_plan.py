@@ -44,7 +44,7 @@ class LoadPlan:
         refs: ``(turn_id, session_id)`` of each parent or head outside the dump: it must
             be a stored turn of that session.
         heads: The head to set per session: the one the dump names, else the session's
-            last turn in the dump.
+            last turn in ``parents_first`` (never a parent of another turn of the dump).
         records: Its records, one per ``(kind, id)``.
         chunks: Its chunks, one per id.
         mentions: Its ``(kind, node_id, entity_id)`` triples, each once, in order.
@@ -102,10 +102,14 @@ def plan_load(dump: object) -> LoadPlan:
                 turn_id=turn.id,
             )
         links.append((turn.id, turn.parent_id))
-    heads: dict[str, str] = {turn.session_id: turn.id for turn in turns}  # the last ones
+    parents_first = _parents_first(turns, by_id)
+    # Without a head named, the session's last turn in an order where every parent comes
+    # before its children: a dump that lists a child before its parent still ends its
+    # branch at the child, not wherever the dump happened to stop.
+    heads: dict[str, str] = {turn.session_id: turn.id for turn in parents_first}
     for session_id, head_id in _check_heads(dump.heads).items():
         if head_id is None:
-            continue  # the last turn of the session in the dump, if it has any
+            continue  # the session's last turn in parents_first, if it has any
         head = by_id.get(head_id)
         if head is None:
             refs.append((head_id, session_id))
@@ -123,7 +127,7 @@ def plan_load(dump: object) -> LoadPlan:
             lambda r: r.key,
         ),
         turns=turns,
-        parents_first=_parents_first(turns, by_id),
+        parents_first=parents_first,
         turn_ids=list(by_id),
         links=links,
         refs=refs,

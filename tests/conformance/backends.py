@@ -30,6 +30,8 @@ class BackendSpec:
         persistent: Whether closing and reopening the same URL gives the data back
             (the ``reopen`` fixture skips otherwise).
         server: A session-wide context manager factory for a server, or None.
+        shared: Whether several processes may open the URL and write at once (a server
+            backend; a file:// store has one writer, which serves the others).
         marks: pytest marks of the parameter.
     """
 
@@ -37,6 +39,7 @@ class BackendSpec:
     make_url: Callable[[Any, Path], str]
     persistent: bool
     server: Callable[[], AbstractContextManager[Any]] | None = None
+    shared: bool = False
     marks: tuple[pytest.MarkDecorator, ...] = field(default=())
 
 
@@ -62,6 +65,7 @@ BACKENDS: tuple[BackendSpec, ...] = (
         make_url=_neo4j_url,
         persistent=True,
         server=neo4j_server,
+        shared=True,
         marks=(pytest.mark.neo4j,),
     ),
 )

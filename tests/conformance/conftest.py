@@ -71,6 +71,7 @@ MODULE_ROOMS: dict[str, tuple[type[Any], ...]] = {
     "test_identity": (EntityGraphStore,),
     "test_graph_questions": (EntityGraphStore,),
     "test_conversations": (ConversationStore, TenantAdmin),
+    "test_concurrent_appends": (ConversationStore,),
     "test_session_log": (ConversationStore,),
     "test_turn_window": (ConversationStore,),
     "test_agent_turns": (ConversationStore, EntityGraphStore, TenantAdmin),

@@ -50,7 +50,7 @@ from graphmem import (  # noqa: E402
     UnsupportedOperation,
 )
 from graphmem.backends.neo4j.connection import parse_connection  # noqa: E402
-from graphmem.backends.neo4j.queries import load_query, query_names  # noqa: E402
+from graphmem.backends.neo4j.queries import TYPE_SLOT, load_query, query_names  # noqa: E402
 from graphmem.backends.neo4j.store import (  # noqa: E402
     BATCH_ROWS,
     NO_LIMIT,
@@ -148,9 +148,9 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         "traversal/get_identity_snapshot": lambda: [
             {"entity": ENTITY, "facts": [{"rel": REL, "other": OTHER}]}
         ],
-        "conversations/append_turn": lambda: [
+        "conversations/append_turns": lambda: [
             {
-                "created_at": T0 + timedelta(microseconds=1),
+                "created": [T0 + timedelta(microseconds=1)],
                 "parent_id": "t0",
                 "past_last_time": False,
             }
@@ -260,7 +260,7 @@ class FakeTx:
         self.server = server
 
     def run(self, query: str, params: dict[str, Any]) -> list[FakeRecord]:
-        name = self.server.names[query]
+        name = self.server.name_of(query)
         code = "\n".join(line.split("//", 1)[0] for line in query.splitlines())
         needed = set(PARAMETER.findall(code))
         missing = needed - set(params)
@@ -308,11 +308,23 @@ class FakeServer:
 
     def __init__(self) -> None:
         self.names = {load_query(n): n for n in query_names()}
+
         self.calls: list[tuple[str, dict[str, Any]]] = []
         self.transactions = 0
         self.access: list[str] = []  # "read" / "write", one per transaction
         self.overrides: dict[str, Callable[[dict[str, Any]], list[dict[str, Any]]]] = {}
         self.closed = False
+
+    def name_of(self, query: str) -> str:
+        """The query file a text comes from (a typed query: its type back in the slot)."""
+        if query in self.names:
+            return self.names[query]
+        for text, name in self.names.items():
+            if TYPE_SLOT in text:
+                slot = r"`[A-Za-z][A-Za-z0-9_]*`"
+                if re.fullmatch(re.escape(text).replace(TYPE_SLOT, slot), query):
+                    return name
+        raise KeyError(query)
 
     def answer(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         if name in self.overrides:
@@ -417,8 +429,12 @@ ONE_QUERY: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
         lambda s: s.identity_snapshot("t", "mira"),
     ),
     "append_turn": (
-        "conversations/append_turn",
+        "conversations/append_turns",
         lambda s: s.append_turn("t", Turn(session_id="s", role="player", content="hi")),
+    ),
+    "append_turns": (
+        "conversations/append_turns",
+        lambda s: s.append_turns("t", "s", [Turn(session_id="s", role="player", content="hi")]),
     ),
     "get_turn": ("conversations/get_turn", lambda s: s.get_turn("t", "t1")),
     "head": ("conversations/get_head", lambda s: s.head("t", "s")),
@@ -572,7 +588,8 @@ def test_load_numbers_a_dumps_turns_parents_first(store: Neo4jStore, server: Fak
     [session] = params["sessions"]
     assert [t["content"] for t in session["turns"]] == ["root", "child", "grandchild", "other root"]
     heads = [p for name, p in server.calls if name == "tenant/set_heads"][0]["heads"]
-    assert heads == [{"session_id": "s", "head_id": root.id}]  # the last one of the dump
+    # No head named: the last turn in parents-first order (a leaf), not the dump's last.
+    assert heads == [{"session_id": "s", "head_id": other.id}]
 
 
 def test_a_long_dump_is_checked_in_linear_time(store: Neo4jStore, server: FakeServer) -> None:
@@ -631,10 +648,10 @@ def test_append_returns_parent_and_bumped_time(store: Neo4jStore) -> None:
 def test_append_after_the_last_time_is_invalid_in_its_transaction(
     store: Neo4jStore, server: FakeServer
 ) -> None:
-    # The query reports the bump past year 9999; the error is raised inside the
-    # transaction function, so the driver rolls the append back.
-    server.overrides["conversations/append_turn"] = lambda params: [
-        {"created_at": "+10000-01-01T00:00:00Z", "parent_id": "t0", "past_last_time": True}
+    # The query reports the bump past year 9999 and writes no turn (one auto-commit
+    # statement: nothing to roll back).
+    server.overrides["conversations/append_turns"] = lambda params: [
+        {"created": None, "parent_id": "t0", "past_last_time": True}
     ]
     with pytest.raises(InvalidInput, match="last time"):
         store.append_turn("t", Turn(session_id="s", role="player", content="hi"))
@@ -1204,7 +1221,7 @@ def test_search_text_is_written_with_entities_and_turns(
         "Mira (the smith): Forges blades."
     )
     store.append_turn("t", Turn(session_id="s", role="player", content="A wyvern!"))
-    assert server.calls[-1][1]["props"]["search_text"] == "A wyvern!"
+    assert server.calls[-1][1]["rows"][0]["props"]["search_text"] == "A wyvern!"
 
 
 def test_mentions_are_sent_deduplicated_and_read_back_sorted(
@@ -1833,6 +1850,10 @@ ACCESS: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
         WRITE,
         lambda s: s.append_turn("t", Turn(session_id="s", role="player", content="hi")),
     ),
+    "append_turns": (
+        WRITE,
+        lambda s: s.append_turns("t", "s", [Turn(session_id="s", role="player", content="hi")]),
+    ),
     "get_turn": (READ, lambda s: s.get_turn("t", "t1")),
     "get_turns": (READ, lambda s: s.get_turns("t", ["t1"])),
     "head": (READ, lambda s: s.head("t", "s")),
@@ -2138,7 +2159,7 @@ def test_hot_paths_send_times_as_text_and_read_them_back(
     assert rel_row["created_at"] == later.isoformat() and rel_row["valid_at"] == T0.isoformat()
     assert rel_row["invalid_at"] is None and rel_row["expired_at"] is None
     assert not {"valid_at", "invalid_at", "expired_at"} & set(rel_row["props"])
-    append = sent["conversations/append_turn"]
+    [append] = sent["conversations/append_turns"]["rows"]
     assert append["created_at"] == T0.isoformat() and "created_at" not in append["props"]
     assert isinstance(sent["traversal/get_identity_snapshot"]["at"], str)
 

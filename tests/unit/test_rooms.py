@@ -35,7 +35,7 @@ def test_graph_store_is_the_union_of_the_rooms_which_do_not_overlap():
     assert {room.__name__: len(members) for room, members in rooms.items()} == {
         "BaseStore": 3,
         "EntityGraphStore": 19,
-        "ConversationStore": 13,
+        "ConversationStore": 14,
         "SearchStore": 16,
         "RecordStore": 8,
         "TenantAdmin": 4,

@@ -8,7 +8,6 @@ the write transaction.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import neo4j
 
@@ -35,14 +34,14 @@ from graphmem.models import (
     Turn,
     TurnFilter,
 )
-from graphmem.store import check_window_depth
+from graphmem.store import check_chain, check_window_depth
 
 
 class ConversationRoom(Neo4jBase):
     """Conversation turns on Neo4j: PARENT-linked trees with a HEAD per session."""
 
     def append_turn(self, tenant: str, turn: Turn) -> Turn:
-        """Append ``turn`` after its session's head and make it the head; one query.
+        """Append ``turn`` after its session's head and make it the head; one round trip.
 
         Its ``created_at`` is moved to just after the parent's if it is not later already.
         A turn id that is taken raises ``InvalidInput``.
@@ -50,30 +49,43 @@ class ConversationRoom(Neo4jBase):
         tenant = self._check(tenant)
         if not isinstance(turn, Turn):
             raise InvalidInput(f"append_turn takes a Turn, got {type(turn).__name__}")
-        props = turn_props(turn)
-        created_at = wire_time(props.pop("created_at"))
-        params = {
-            "tenant": tenant,
-            "session_id": turn.session_id,
-            "props": props,
-            "created_at": created_at,
-        }
+        return self._append(tenant, turn.session_id, [turn])[0]
 
-        def work(tx: neo4j.ManagedTransaction) -> dict[str, Any]:
-            row = dict(self._run(tx, "conversations/append_turn", params)[0])
-            if row["past_last_time"]:  # raised inside the transaction: it is rolled back
-                raise InvalidInput(
-                    f"the head of session {turn.session_id!r} was created at the last time "
-                    "there is (9999-12-31T23:59:59.999999Z); no turn can follow it on its "
-                    "branch",
-                    turn_id=turn.id,
+    def append_turns(self, tenant: str, session_id: str, turns: Sequence[Turn]) -> list[Turn]:
+        """Append a chain after the session's head in one statement; all or nothing."""
+        tenant = self._check(tenant)
+        session_id = check_id(session_id, "session_id")
+        chain = check_chain(session_id, turns)
+        return self._append(tenant, session_id, chain) if chain else []
+
+    def _append(self, tenant: str, session_id: str, turns: Sequence[Turn]) -> list[Turn]:
+        """One auto-commit statement (``conversations/append_turns``): one network round trip.
+
+        Not repeated after a lost connection (it may have been applied; the next attempt
+        would append the turns again under new sequence numbers, or fail on their ids).
+        """
+        rows = []
+        for turn in turns:
+            props = turn_props(turn)
+            rows.append({"props": props, "created_at": wire_time(props.pop("created_at"))})
+        params = {"tenant": tenant, "session_id": session_id, "rows": rows}
+        [row] = self._autocommit("conversations/append_turns", params, write=True, repeat=False)
+        if row["past_last_time"]:
+            raise InvalidInput(
+                f"the head of session {session_id!r} was created at the last time there is "
+                "(9999-12-31T23:59:59.999999Z); no turn can follow it on its branch",
+                turn_id=turns[0].id,
+            )
+        parent_id = row["parent_id"]
+        stored = []
+        for turn, created_at in zip(turns, row["created"], strict=True):
+            stored.append(
+                turn.model_copy(
+                    update={"parent_id": parent_id, "created_at": to_datetime(created_at)}
                 )
-            return row
-
-        row = self._execute(work, write=True)
-        return turn.model_copy(
-            update={"parent_id": row["parent_id"], "created_at": to_datetime(row["created_at"])}
-        )
+            )
+            parent_id = turn.id
+        return stored
 
     def get_turn(self, tenant: str, turn_id: str) -> Turn:
         """Return a turn by id; ``NotFound`` if unknown."""

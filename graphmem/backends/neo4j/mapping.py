@@ -171,6 +171,20 @@ def _attributes_json(attributes: Mapping[str, Any]) -> str:
     return json.dumps(attributes, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
+INDEXED_NAME_BYTES = 4_000
+"""The longest casefolded name (UTF-8 bytes) kept in ``name_lower``, the property of the
+``(tenant, name_lower)`` range index: a range index refuses a key over about 8 KB ("Property
+value is too large to index"). A longer name goes to ``name_lower_long``, which no index
+covers; ``entities/find_entities`` reads either."""
+
+
+def _name_columns(name: str) -> dict[str, str]:
+    folded = name.casefold()
+    if len(folded) * 4 <= INDEXED_NAME_BYTES or len(folded.encode()) <= INDEXED_NAME_BYTES:
+        return {"name_lower": folded}
+    return {"name_lower_long": folded}
+
+
 def entity_props(entity: Entity, tenant: str) -> dict[str, Any]:
     """Every stored property of an entity except its times and embedding."""
     props: dict[str, Any] = {
@@ -178,7 +192,7 @@ def entity_props(entity: Entity, tenant: str) -> dict[str, Any]:
         "id": entity.id,
         "type": entity.type,
         "name": entity.name,
-        "name_lower": entity.name.casefold(),
+        **_name_columns(entity.name),
         "attributes_json": _attributes_json(entity.attributes),
         "search_text": entity_text(entity),
     }

@@ -22,7 +22,7 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from graphmem.backends.neo4j.connection import ConnectionSettings
-from graphmem.backends.neo4j.queries import load_query
+from graphmem.backends.neo4j.queries import load_query, load_typed_query
 from graphmem.checks import check_arguments
 from graphmem.errors import (
     BackendUnavailable,
@@ -201,6 +201,23 @@ def _translate(exc: Exception, url: str, query_name: str | None) -> GraphmemErro
     return GraphmemError(f"unexpected error from Neo4j at {url}{where}: {exc!r}", **data)
 
 
+def _translate_once(exc: Exception, url: str, query_name: str | None) -> GraphmemError:
+    """:func:`_translate` for a write that is not repeated.
+
+    A lost connection may have left it applied, so it is not reported as "nothing was
+    written".
+    """
+    if isinstance(exc, _CONNECTION_ERRORS) and not isinstance(exc, neo4j_errors.Neo4jError):
+        return BackendUnavailable(
+            f"the connection to Neo4j at {url} failed during query {query_name} "
+            f"({type(exc).__name__}: {exc}); the write may or may not have been applied: "
+            "read before you repeat it",
+            url=url,
+            query_name=query_name,
+        )
+    return _translate(exc, url, query_name)
+
+
 class Neo4jBase:
     """The driver, the bookmarks and the tracer of a store, and the running of query files."""
 
@@ -297,11 +314,24 @@ class Neo4jBase:
         self._check_open()
         return check_tenant(tenant)
 
-    def _run(self, tx: neo4j.ManagedTransaction, name: str, params: Mapping[str, Any]) -> Rows:
-        """Run the query file ``name`` in ``tx``: one round trip, reported to the tracer."""
+    def _run(
+        self,
+        tx: neo4j.ManagedTransaction,
+        name: str,
+        params: Mapping[str, Any],
+        *,
+        rel_type: str | None = None,
+    ) -> Rows:
+        """Run the query file ``name`` in ``tx``: one round trip, reported to the tracer.
+
+        ``rel_type``: the relationship type written into the file's type slot
+        (:func:`~graphmem.backends.neo4j.queries.load_typed_query`).
+        """
         # The driver types queries as LiteralString to discourage building them from
-        # input; ours come verbatim from the packaged files, never from input.
-        query: LiteralString = load_query(name)
+        # input; ours come from the packaged files, a type only after the safe-name check.
+        query: LiteralString = (
+            load_query(name) if rel_type is None else load_typed_query(name, rel_type)
+        )
         check_arguments((), params)  # the driver cannot encode a lone surrogate
         with traced(self._tracer, name, params, round_trips=1):
             try:
@@ -335,7 +365,9 @@ class Neo4jBase:
             )
             raise _translate(exc, self.url, name) from exc
 
-    def _autocommit(self, name: str, params: Mapping[str, Any], *, write: bool) -> Rows:
+    def _autocommit(
+        self, name: str, params: Mapping[str, Any], *, write: bool, repeat: bool = True
+    ) -> Rows:
         """Run one query file as an auto-commit transaction: one network round trip.
 
         The driver sends RUN and PULL together and the server commits when the result is
@@ -345,7 +377,11 @@ class Neo4jBase:
         TRANSACTIONS``): an error the driver calls retryable, a lost connection
         included, is retried here with backoff for up to ``max_transaction_retry_time``
         (the driver's own rule for managed transactions), which for a write is only safe
-        when repeating it changes nothing.
+        when repeating it changes nothing. ``repeat=False``, for a write that must not be
+        applied twice (``append_turns``): only what the server says it rolled back
+        (``Neo.TransientError.*``: a deadlock, a leader switch) is tried again; a
+        connection lost on the way is ``BackendUnavailable`` saying the write may or may
+        not have been applied.
         """
         self._check_open()
         query: LiteralString = load_query(name)
@@ -365,6 +401,9 @@ class Neo4jBase:
                 except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
                     now = time.monotonic()
                     deadline = now + self._retry_seconds if deadline is None else deadline
+                    rolled_back = isinstance(exc, neo4j_errors.TransientError)
+                    if not repeat and not rolled_back:
+                        raise _translate_once(exc, self.url, name) from exc
                     if not exc.is_retryable() or now + delay > deadline:
                         raise _translate(exc, self.url, name) from exc
                     time.sleep(delay * random.uniform(0.8, 1.2))

@@ -16,9 +16,17 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from graphmem.checks import check_safe_name
 from graphmem.errors import GraphmemError
 
-__all__ = ["QUERY_NAME_PATTERN", "cypher_root", "load_query", "query_names"]
+__all__ = [
+    "QUERY_NAME_PATTERN",
+    "TYPE_SLOT",
+    "cypher_root",
+    "load_query",
+    "load_typed_query",
+    "query_names",
+]
 
 QUERY_NAME_PATTERN = re.compile(r"\A[a-z][a-z0-9]*/[a-z][a-z0-9]*_[a-z0-9_]+\Z")
 """A query name: ``<area>/<verb>_<object>``, the file's path under ``cypher/`` without
@@ -54,6 +62,31 @@ def load_query(name: str) -> str:
     if not resource.is_file():
         raise GraphmemError(f"no Cypher file for query {name!r}", query_name=name)
     return resource.read_text(encoding="utf-8")
+
+
+TYPE_SLOT = "__TYPE__"
+"""Where a query file takes a relationship type written out (``-[r:__TYPE__]->``).
+
+Neo4j 5.26.0 mis-plans a dynamic type, ``CREATE (a)-[r:$(row.type)]->(b)``: every
+relationship of the batch, and of later batches, gets the first type the server ever
+saw (fixed in later 5.26 patches). So a write whose type varies runs once per type with
+the type spelled out; a type is spliced in only after the safe-name check."""
+
+
+@functools.lru_cache(maxsize=4096)
+def load_typed_query(name: str, rel_type: str) -> str:
+    """The query ``name`` with its :data:`TYPE_SLOT` replaced by ``rel_type``.
+
+    Raises:
+        InvalidInput: ``rel_type`` is not a safe name.
+        GraphmemError: The file has no type slot (a bug in graphmem).
+    """
+    check_safe_name(rel_type, "relationship type")
+    text = load_query(name)
+    if TYPE_SLOT not in text:
+        raise GraphmemError(f"query {name!r} has no {TYPE_SLOT} slot", query_name=name)
+    # A safe name has no backtick; the quotes keep a name that is also a keyword a type.
+    return text.replace(TYPE_SLOT, f"`{rel_type}`")
 
 
 def query_names() -> list[str]:

@@ -117,7 +117,7 @@ class RecordRoom(GraphRoom):
         entity_batch = dedupe(entities, lambda e: e.id)
         rel_batch = dedupe(rels, _relationship_key)
         if changes.empty:
-            return ChangeSet()
+            return stored_changes(changes, [], [], [])
         now = utcnow()
         keys = [
             {"source_id": source, "target_id": target, "type": type_}

@@ -7,14 +7,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from graphmem.backends.networkx.base import NetworkXBase, _operation
-from graphmem.checks import check_ids, check_limit
+from graphmem.checks import check_id, check_ids, check_limit
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.models import (
     SessionInfo,
     Turn,
     TurnFilter,
 )
-from graphmem.store import check_window_depth
+from graphmem.store import check_chain, check_window_depth
 
 _ONE_MICROSECOND = timedelta(microseconds=1)
 _LAST_TIME = datetime.max.replace(tzinfo=UTC)  # no turn can follow one made then
@@ -36,28 +36,45 @@ class ConversationRoom(NetworkXBase):
         """Append after the session's head; the turn becomes the head."""
         if not isinstance(turn, Turn):
             raise InvalidInput(f"append_turn takes a Turn, not a {type(turn).__name__}")
+        return self._append(tenant, turn.session_id, [turn])[0]
+
+    @_operation
+    def append_turns(self, tenant: str, session_id: str, turns: Sequence[Turn]) -> list[Turn]:
+        """Append a chain after the session's head, under the store's lock; all or nothing."""
+        return self._append(
+            tenant, check_id(session_id, "session_id"), check_chain(session_id, turns)
+        )
+
+    def _append(self, tenant: str, session_id: str, turns: Sequence[Turn]) -> list[Turn]:
         data = self._tenant(tenant)
-        if turn.id in data.turns:
-            raise InvalidInput(f"turn id {turn.id!r} is already stored", turn_id=turn.id)
-        session = data.sessions.get(turn.session_id)
-        head = data.turns[session.head] if session and session.head else None
-        update: dict[str, Any] = {"parent_id": head.id if head else None}
-        if head is not None and turn.created_at <= head.created_at:
-            # Keep time strictly increasing along a branch (same-microsecond appends).
-            if head.created_at == _LAST_TIME:
-                raise InvalidInput(
-                    f"the head of session {turn.session_id!r} was created at the last time "
-                    f"there is ({_LAST_TIME.isoformat()}); no turn can follow it on its branch",
-                    turn_id=head.id,
-                )
-            update["created_at"] = head.created_at + _ONE_MICROSECOND
-        stored = turn.model_copy(update=update)
+        for turn in turns:
+            if turn.id in data.turns:
+                raise InvalidInput(f"turn id {turn.id!r} is already stored", turn_id=turn.id)
+        if not turns:
+            return []
+        session = data.sessions.get(session_id)
+        parent = data.turns[session.head] if session and session.head else None
+        stored: list[Turn] = []
+        for turn in turns:
+            update: dict[str, Any] = {"parent_id": parent.id if parent else None}
+            if parent is not None and turn.created_at <= parent.created_at:
+                # Keep time strictly increasing along a branch (same-microsecond appends).
+                if parent.created_at == _LAST_TIME:
+                    raise InvalidInput(
+                        f"the head of session {session_id!r} was created at the last time "
+                        f"there is ({_LAST_TIME.isoformat()}); no turn can follow it on its "
+                        "branch",
+                        turn_id=parent.id,
+                    )
+                update["created_at"] = parent.created_at + _ONE_MICROSECOND
+            parent = turn.model_copy(update=update)
+            stored.append(parent)
         self._commit(
             {
                 "op": "put",
                 "tenant": tenant,
-                "turns": [stored],
-                "heads": {turn.session_id: stored.id},
+                "turns": stored,
+                "heads": {session_id: stored[-1].id},
             }
         )
         return stored
