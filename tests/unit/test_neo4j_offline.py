@@ -116,7 +116,7 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     """What the server would answer, shaped as the query's RETURN clause."""
     rows = params.get("rows", [])
     answers: dict[str, Callable[[], list[dict[str, Any]]]] = {
-        "admin/ping_database": lambda: [{"ok": 1}],
+        "admin/ping_database": lambda: [{"version": "5.26.0", "edition": "community"}],
         "admin/list_tenants": lambda: [{"tenant": "a"}, {"tenant": "b"}],
         "entities/upsert_entities": lambda: [{"written": len(rows), "changed": []}],
         "entities/get_entities": lambda: [{"entity": ENTITY}],
@@ -330,6 +330,9 @@ class FakeServer:
         if name in self.overrides:
             return self.overrides[name](params)
         return canned(name, params)
+
+    def verify_connectivity(self) -> None:
+        """A fake server is always reachable."""
 
     def session(self, **config: Any) -> FakeSession:
         return FakeSession(self, config["default_access_mode"])
@@ -2273,3 +2276,23 @@ def test_list_tenants_is_one_query_across_tenants(store: Neo4jStore, server: Fak
     store.close()
     with pytest.raises(StoreClosed):
         store.list_tenants()
+
+
+@pytest.mark.parametrize("version", ["5.13.0", "5.25.1", "4.4.30"])
+def test_a_server_older_than_5_26_is_refused_on_open(server: FakeServer, version: str) -> None:
+    server.overrides["admin/ping_database"] = lambda params: [
+        {"version": version, "edition": "community"}
+    ]
+    with pytest.raises(UnsupportedOperation, match=r"5\.26 or newer") as info:
+        Neo4jStore(server, parse_connection("bolt://localhost")).ping()  # type: ignore[arg-type]
+    assert info.value.data["version"] == version
+
+
+@pytest.mark.parametrize("version", ["5.26.0", "5.26.19", "2025.01.0", "2026.10.1"])
+def test_every_5_26_patch_and_later_is_served(server: FakeServer, version: str) -> None:
+    server.overrides["admin/ping_database"] = lambda params: [
+        {"version": version, "edition": "community"}
+    ]
+    store = Neo4jStore(server, parse_connection("bolt://localhost"))  # type: ignore[arg-type]
+    store.ping()
+    assert store.server_version == version

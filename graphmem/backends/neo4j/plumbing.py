@@ -29,6 +29,7 @@ from graphmem.errors import (
     GraphmemError,
     InvalidInput,
     StoreClosed,
+    UnsupportedOperation,
 )
 from graphmem.store import (
     Tracer,
@@ -218,6 +219,38 @@ def _translate_once(exc: Exception, url: str, query_name: str | None) -> Graphme
     return _translate(exc, url, query_name)
 
 
+MINIMUM_VERSION = (5, 26)
+"""The oldest Neo4j graphmem runs on: its queries use Cypher of 5.26 (``SHORTEST``,
+``CALL (x) { ... }``, ``OPTIONAL CALL``, ``COLLECT { ... }``). Every 5.26 patch release
+serves (the 5.26.0 bugs graphmem met are worked around: see
+:data:`~graphmem.backends.neo4j.queries.TYPE_SLOT` and ``traversal/find_path``), as do
+the calendar-versioned releases after it (2025.01 and on)."""
+
+
+def check_server_version(version: object, url: str) -> None:
+    """Refuse a server older than :data:`MINIMUM_VERSION` with ``UnsupportedOperation``.
+
+    >>> check_server_version("5.26.0", "bolt://db")
+    >>> check_server_version("2025.06.2", "bolt://db")
+    >>> check_server_version("5.13.0", "bolt://db")
+    Traceback (most recent call last):
+    ...
+    graphmem.errors.UnsupportedOperation: Neo4j at bolt://db is 5.13.0; graphmem needs ...
+    """
+    parts = str(version).split(".")
+    try:
+        found = (int(parts[0]), int(parts[1]))
+    except (IndexError, ValueError):
+        return  # a version string of a form we do not know: let the queries speak
+    if found < MINIMUM_VERSION:
+        raise UnsupportedOperation(
+            f"Neo4j at {url} is {version}; graphmem needs Neo4j 5.26 or newer (any 5.26.x "
+            "patch release, or 2025.01 and later): upgrade the server",
+            url=url,
+            version=str(version),
+        )
+
+
 class Neo4jBase:
     """The driver, the bookmarks and the tracer of a store, and the running of query files."""
 
@@ -241,6 +274,8 @@ class Neo4jBase:
         )
         self._closed = False
         self._close_lock = threading.Lock()
+        self.server_version: str | None = None
+        """The server's Neo4j version (``5.26.0``), read when the store opens."""
         # (when read, ONLINE vector index name -> dimension); see _online_vector_index.
         self._index_cache: tuple[float, dict[str, int]] | None = None
         # Entity writes made through this store, per tenant (see entity_version).
@@ -456,13 +491,16 @@ class Neo4jBase:
 
         Raises:
             BackendUnavailable: It does not, and the message says which.
+            UnsupportedOperation: The server is older than :data:`MINIMUM_VERSION`.
         """
         try:
             # Fails at once when nothing listens; a query would be retried for 30 s first.
             self._driver.verify_connectivity()
         except Exception as exc:
             raise self.translate(exc) from exc
-        self._read("admin/ping_database", {})
+        rows = self._read("admin/ping_database", {})
+        self.server_version = rows[0]["version"] if rows else None
+        check_server_version(self.server_version, self.url)
 
     def ensure_keys(self) -> None:
         """Create the uniqueness constraints and indexes of :data:`KEY_QUERIES` if missing.
