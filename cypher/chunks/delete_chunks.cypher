@@ -2,5 +2,6 @@
 // count how many existed. $ids are distinct.
 UNWIND $ids AS chunk_id
 MATCH (c:Chunk {tenant: $tenant, id: chunk_id})
+USING INDEX SEEK c:Chunk(tenant, id)
 DETACH DELETE c
 RETURN count(*) AS deleted

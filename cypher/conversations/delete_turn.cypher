@@ -2,7 +2,9 @@
 // roots when it had none), and if it was the head the head moves to its parent. The
 // conversation is write-locked first, like append_turn. Counts whether it existed.
 MATCH (t:Turn {tenant: $tenant, id: $turn_id})
+USING INDEX SEEK t:Turn(tenant, id)
 MATCH (c:Conversation {tenant: $tenant, id: t.session})
+USING INDEX SEEK c:Conversation(tenant, id)
 SET c._lock = true
 WITH c, t
 OPTIONAL MATCH (t)-[:PARENT]->(parent:Turn)

@@ -2,7 +2,9 @@
 // (null if unknown: NotFound) and its session; the head moves only when that session
 // is $session_id (otherwise the caller raises InvalidInput and nothing changed).
 OPTIONAL MATCH (t:Turn {tenant: $tenant, id: $turn_id})
+USING INDEX SEEK t:Turn(tenant, id)
 OPTIONAL MATCH (c:Conversation {tenant: $tenant, id: $session_id})
+USING INDEX SEEK c:Conversation(tenant, id)
   WHERE t.session = $session_id
 SET c._lock = true
 WITH t, c

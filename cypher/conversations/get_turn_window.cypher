@@ -5,6 +5,7 @@
 // parent's id, ordered by (created_at, id).
 UNWIND $ids AS turn_id
 MATCH (t:Turn {tenant: $tenant, id: turn_id})
+USING INDEX SEEK t:Turn(tenant, id)
 WITH t,
      [up = (t)-[:PARENT*1..8]->(a:Turn) WHERE length(up) <= $depth | a] AS before,
      [down = (d:Turn)-[:PARENT*1..8]->(t) WHERE length(down) <= $depth | d] AS after

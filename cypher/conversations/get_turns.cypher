@@ -2,6 +2,7 @@
 // puts them in the order asked.
 UNWIND $ids AS turn_id
 MATCH (t:Turn {tenant: $tenant, id: turn_id})
+USING INDEX SEEK t:Turn(tenant, id)
 RETURN t {.id, .session, .role, .speaker, .content, .summary, .turn_id,
           created_at: toString(t.created_at),
           .trajectory_json, .artifacts_json, .hidden_artifacts_json,

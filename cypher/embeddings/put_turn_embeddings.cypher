@@ -27,6 +27,7 @@ CALL (stored_dimension, missing) {
            ELSE []
          END AS row
   MATCH (n:Turn {tenant: $tenant, id: row.id})
+  USING INDEX SEEK n:Turn(tenant, id)
   CALL db.create.setNodeVectorProperty(n, 'embedding', row.vector)
   SET n.embedding_dim = $dimension
   RETURN count(*) AS written

@@ -21,6 +21,7 @@ CALL (missing_nodes, missing_entities) {
   UNWIND CASE WHEN size(missing_nodes) + size(missing_entities) = 0 THEN $links ELSE [] END
     AS link
   MATCH (n:Turn {tenant: $tenant, id: link.node_id})
+  USING INDEX SEEK n:Turn(tenant, id)
   CALL (n) {
     MATCH (n)-[old:MENTIONS]->(:Entity)
     DELETE old
@@ -28,6 +29,7 @@ CALL (missing_nodes, missing_entities) {
   CALL (n, link) {
     UNWIND link.entity_ids AS entity_id
     MATCH (e:Entity {tenant: $tenant, id: entity_id})
+    USING INDEX SEEK e:Entity(tenant, id)
     CREATE (n)-[:MENTIONS]->(e)
   }
   RETURN count(*) AS linked

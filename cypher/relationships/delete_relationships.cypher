@@ -3,6 +3,7 @@
 // compared, not spliced, so the (tenant, id) indexes find both ends. A missing key is fine.
 UNWIND $keys AS key
 MATCH (a:Entity {tenant: $tenant, id: key.source_id})-[r]->(b:Entity {tenant: $tenant, id: key.target_id})
+USING INDEX SEEK a:Entity(tenant, id)
 WHERE type(r) = key.type
 DELETE r
 RETURN count(*) AS deleted

@@ -7,6 +7,7 @@
 // rules of Relationship.held). A fact without valid_at holds from its created_at, except
 // in a current read without $recorded.
 MATCH (e:Entity {tenant: $tenant, id: $entity_id})
+USING INDEX SEEK e:Entity(tenant, id)
 CALL (e) {
   MATCH (e)-[r]-(other:Entity {tenant: $tenant})
   WHERE ($direction = 'both'

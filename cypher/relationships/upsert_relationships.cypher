@@ -22,7 +22,9 @@
 // where it is not the one sent (replaced relationships), by index.
 UNWIND $rows AS row
 MATCH (a:Entity {tenant: $tenant, id: row.source_id})
+USING INDEX SEEK a:Entity(tenant, id)
 MATCH (b:Entity {tenant: $tenant, id: row.target_id})
+USING INDEX SEEK b:Entity(tenant, id)
 SET a._lock = true
 REMOVE a._lock
 WITH a, b, row,

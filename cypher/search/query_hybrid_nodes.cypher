@@ -61,6 +61,9 @@ CALL () {
   UNION ALL
   WITH $turn_text_index AS index
   WHERE index IS NOT NULL
+  // The turns' full-text index is eventually consistent (schema.EVENTUALLY_CONSISTENT):
+  // wait for the updates of committed appends first, so a search finds every turn.
+  CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()
   CALL db.index.fulltext.queryNodes(index, $text, {limit: $fetch}) YIELD node, score
   WITH count(*) AS fetched,
        collect(CASE

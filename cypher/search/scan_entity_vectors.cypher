@@ -20,6 +20,7 @@ CALL () {
     UNION
     UNWIND coalesce($scope, []) AS entity_id
     MATCH (n:Entity {tenant: $tenant, id: entity_id})
+    USING INDEX SEEK n:Entity(tenant, id)
     WHERE n.embedding_dim = $dimension
     RETURN n
   }

@@ -19,7 +19,8 @@ CALL () {
     RETURN n
     UNION
     UNWIND coalesce($scope, []) AS entity_id
-    MATCH (:Entity {tenant: $tenant, id: entity_id})<-[:MENTIONS]-(n:Turn {tenant: $tenant})
+    MATCH (key_e:Entity {tenant: $tenant, id: entity_id})<-[:MENTIONS]-(n:Turn {tenant: $tenant})
+    USING INDEX SEEK key_e:Entity(tenant, id)
     WHERE n.embedding_dim = $dimension
     RETURN n
   }

@@ -4,7 +4,9 @@
 // caller then fails the load, which rolls the whole transaction back.
 UNWIND $rows AS row
 OPTIONAL MATCH (n:Turn {tenant: $tenant, id: row.node_id})
+USING INDEX SEEK n:Turn(tenant, id)
 OPTIONAL MATCH (e:Entity {tenant: $tenant, id: row.entity_id})
+USING INDEX SEEK e:Entity(tenant, id)
 CALL (n, e) {
   WITH n, e
   WHERE n IS NOT NULL AND e IS NOT NULL

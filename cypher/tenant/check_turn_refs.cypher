@@ -4,11 +4,13 @@
 CALL () {
   UNWIND $turn_ids AS turn_id
   MATCH (t:Turn {tenant: $tenant, id: turn_id})
+  USING INDEX SEEK t:Turn(tenant, id)
   RETURN collect(turn_id) AS taken
 }
 CALL () {
   UNWIND $refs AS ref
   OPTIONAL MATCH (t:Turn {tenant: $tenant, id: ref.id})
+  USING INDEX SEEK t:Turn(tenant, id)
   WITH ref, t
   WHERE t IS NULL OR t.session <> ref.session
   RETURN collect(ref.id) AS missing

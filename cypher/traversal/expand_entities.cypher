@@ -15,6 +15,7 @@
 // fact), again bounded by $max_nodes. Reached nodes come back with their hop; taking them by (hop, id) up to $limit gives exactly
 // the embedded backend's hop-by-hop truncation.
 MATCH (s:Entity {tenant: $tenant})
+USING INDEX SEEK s:Entity(tenant, id)
 WHERE s.id IN $seeds
 WITH collect(s) AS seeds
 WITH seeds, reduce(

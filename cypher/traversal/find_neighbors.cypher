@@ -8,6 +8,7 @@
 // runs). $rel_types restricts the edges walked; $node_types only filters what is
 // returned (the walk passes through every type). $direction: out|in|both.
 MATCH (start:Entity {tenant: $tenant, id: $entity_id})
+USING INDEX SEEK start:Entity(tenant, id)
 WITH start, reduce(
   state = {frontier: [start], seen: [start], found: []},
   hop IN range(1, $depth) |

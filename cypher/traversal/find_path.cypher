@@ -12,7 +12,9 @@
 // Among equally short paths SHORTEST 1 returns any one (the Cypher manual: "which one
 // is returned is non-deterministic").
 OPTIONAL MATCH (a:Entity {tenant: $tenant, id: $source_id})
+USING INDEX SEEK a:Entity(tenant, id)
 OPTIONAL MATCH (b:Entity {tenant: $tenant, id: $target_id})
+USING INDEX SEEK b:Entity(tenant, id)
 WITH a, b, CASE WHEN a <> b THEN a END AS origin
 OPTIONAL MATCH p = SHORTEST 1 (origin:Entity)-[r WHERE ($rel_types IS NULL OR type(r) IN $rel_types)
                                           AND (r.valid_at IS NULL OR r.valid_at <= $now)

@@ -8,6 +8,7 @@
 // 8601; toString on the way back): the driver's DateTime conversion costs about 60
 // microseconds a value, more than the query on a snapshot of tens of times.
 MATCH (e:Entity {tenant: $tenant, id: $entity_id})
+USING INDEX SEEK e:Entity(tenant, id)
 WITH e, datetime($at) AS at, datetime($recorded) AS recorded
 RETURN e {.id, .type, .name, .attributes_json,
           created_at: toString(e.created_at), updated_at: toString(e.updated_at)} AS entity,

@@ -3,6 +3,7 @@
 // all of them. No row at all when the entity does not exist (NotFound). $depth is at most
 // MAX_DEPTH (graphmem/checks.py); hops after the frontier empties do nothing.
 MATCH (start:Entity {tenant: $tenant, id: $entity_id})
+USING INDEX SEEK start:Entity(tenant, id)
 WITH start, reduce(
   state = {frontier: [start], seen: [start]},
   hop IN range(1, $depth) |

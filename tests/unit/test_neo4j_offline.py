@@ -1759,7 +1759,7 @@ def _listing(server: FakeServer, quantized: bool | None) -> None:
 
     def answer(params: dict[str, Any]) -> list[dict[str, Any]]:
         created = [p for n, p in server.calls if n.endswith("_vector_index") and "create" in n]
-        dropped = {p["name"] for n, p in server.calls if n == "schema/drop_vector_index"}
+        dropped = {p["name"] for n, p in server.calls if n == "schema/drop_index"}
         rows = []
         for label in ("Entity", "Turn", "Chunk"):
             name = f"vector_index_{label}_embedding"
@@ -1790,6 +1790,9 @@ def test_install_creates_vector_indexes_with_the_quantization_asked(
     assert report.quantization is quantization
 
 
+LABELS = ("Entity", "Turn", "Chunk")
+
+
 def test_install_refuses_an_index_of_other_quantization_unless_rebuilding(
     schema_server: FakeServer,
 ) -> None:
@@ -1803,13 +1806,25 @@ def test_install_refuses_an_index_of_other_quantization_unless_rebuilding(
 
     schema_server.calls.clear()
     report = install_schema("bolt://h:7687", wait=False, rebuild_vector_indexes=True)
-    names = [n for n, _ in schema_server.calls if "vector_index" in n]
-    assert names == ["schema/drop_vector_index"] * 3 + [
+    names = [
+        n if n != "schema/drop_index" else f"drop {p['name']}"
+        for n, p in schema_server.calls
+        if "vector_index" in n or "vector_index" in str(p.get("name", ""))
+    ]
+    assert names == [f"drop vector_index_{label}_embedding" for label in LABELS] + [
         "schema/create_entity_vector_index",
         "schema/create_turn_vector_index",
         "schema/create_chunk_vector_index",
     ]
     assert report.quantization is False
+
+
+def test_install_drops_the_old_tenant_indexes(schema_server: FakeServer) -> None:
+    from graphmem.backends.neo4j.schema import LEGACY_TENANT_INDEXES, install_schema
+
+    install_schema("bolt://h:7687", wait=False)
+    dropped = [p["name"] for n, p in schema_server.calls if n == "schema/drop_index"]
+    assert set(LEGACY_TENANT_INDEXES) <= set(dropped)
 
 
 def test_install_refuses_a_bad_quantization(schema_server: FakeServer) -> None:

@@ -64,6 +64,7 @@ from graphmem.errors import BackendUnavailable, GraphmemError, InvalidInput
 __all__ = [
     "DEFAULT_DIMENSION",
     "DEFAULT_QUANTIZATION",
+    "EVENTUALLY_CONSISTENT",
     "FULLTEXT_ANALYZER",
     "FULLTEXT_INDEXES",
     "NODE_CLASSES",
@@ -72,6 +73,7 @@ __all__ = [
     "ConversationNode",
     "EntityNode",
     "IndexState",
+    "LEGACY_TENANT_INDEXES",
     "VECTOR_INDEX_QUERIES",
     "SchemaReport",
     "TurnNode",
@@ -106,10 +108,28 @@ SIMILARITY = "cosine"
 FULLTEXT_ANALYZER = "english"
 
 
-def _search_text() -> StringProperty:
+def _search_text(*, eventually_consistent: bool = False) -> StringProperty:
     return StringProperty(
-        fulltext_index=FulltextIndex(analyzer=FULLTEXT_ANALYZER, eventually_consistent=False)
+        fulltext_index=FulltextIndex(
+            analyzer=FULLTEXT_ANALYZER, eventually_consistent=eventually_consistent
+        )
     )
+
+
+EVENTUALLY_CONSISTENT = frozenset({"Turn"})
+"""The labels whose full-text index is updated after the commit, not in it: a turn append
+is the hot write, and a synchronous Lucene update was most of its commit (170-183 appends
+a second with it, 440-655 without, on a 5.26.0 server). A search over turns first waits
+for the pending updates (``db.index.fulltext.awaitEventuallyConsistentIndexRefresh``),
+so a turn is found by the first search after its append."""
+
+LEGACY_TENANT_INDEXES = tuple(
+    f"index_{label}_tenant" for label in ("Entity", "Turn", "Conversation", "Chunk")
+)
+"""Single-property ``tenant`` range indexes an earlier graphmem declared through neomodel:
+on a store whose statistics say it is empty the planner preferred them to the
+``(tenant, id)`` uniqueness index and read every node of the tenant per row. Dropped by
+``install_schema``."""
 
 
 def _vector() -> ArrayProperty:
@@ -123,11 +143,12 @@ class EntityNode(StructuredNode):
     """An ``(:Entity)``: see :mod:`graphmem.backends.neo4j.mapping` for every property."""
 
     __label__ = "Entity"
-    tenant = StringProperty(required=True, index=True)
+    tenant = StringProperty(required=True)
     uid = StringProperty(required=True, db_property="id")
     type = StringProperty(required=True)
     name = StringProperty(required=True)
     name_lower = StringProperty()
+    name_lower_long = StringProperty()
     attributes_json = StringProperty(default="{}")
     created_at = DateTimeNeo4jFormatProperty()
     updated_at = DateTimeNeo4jFormatProperty()
@@ -140,7 +161,7 @@ class TurnNode(StructuredNode):
     """A ``(:Turn)`` of a conversation; ``parent`` is the turn before it on its branch."""
 
     __label__ = "Turn"
-    tenant = StringProperty(required=True, index=True)
+    tenant = StringProperty(required=True)
     uid = StringProperty(required=True, db_property="id")
     session = StringProperty(required=True)
     role = StringProperty(required=True)
@@ -150,7 +171,7 @@ class TurnNode(StructuredNode):
     turn_id = StringProperty()
     created_at = DateTimeNeo4jFormatProperty()
     seq = IntegerProperty()
-    search_text = _search_text()
+    search_text = _search_text(eventually_consistent=True)
     embedding = _vector()
     embedding_dim = IntegerProperty()
     parent = RelationshipTo("TurnNode", "PARENT", cardinality=ZeroOrOne)
@@ -161,7 +182,7 @@ class ConversationNode(StructuredNode):
     """A ``(:Conversation)``: one per session, ``head`` is its active branch's newest turn."""
 
     __label__ = "Conversation"
-    tenant = StringProperty(required=True, index=True)
+    tenant = StringProperty(required=True)
     uid = StringProperty(required=True, db_property="id")
     session = StringProperty(required=True)
     seq = IntegerProperty()
@@ -172,7 +193,7 @@ class ChunkNode(StructuredNode):
     """A ``(:Chunk)`` of lore or documents, mentioning entities."""
 
     __label__ = "Chunk"
-    tenant = StringProperty(required=True, index=True)
+    tenant = StringProperty(required=True)
     uid = StringProperty(required=True, db_property="id")
     text = StringProperty(required=True)
     source = StringProperty()
@@ -273,6 +294,20 @@ def vector_index_quantized(index: IndexState) -> bool:
     return str(index.options.get("indexProvider", "")) not in ("", "vector-1.0")
 
 
+def _fulltext_mismatches(indexes: Sequence[IndexState]) -> list[str]:
+    """The full-text indexes of graphmem whose consistency setting is not the declared one."""
+    out = []
+    for index in indexes:
+        label = next((k for k, v in FULLTEXT_INDEXES.items() if v == index.name), None)
+        if label is None:
+            continue
+        config = index.options.get("indexConfig") or {}
+        eventual = bool(config.get("fulltext.eventually_consistent", False))
+        if eventual != (label in EVENTUALLY_CONSISTENT):
+            out.append(index.name)
+    return out
+
+
 def _on(flag: bool) -> str:
     return "on" if flag else "off"
 
@@ -335,7 +370,10 @@ def install_schema(
 
     Creates the ``(tenant, id)`` uniqueness constraints and composite indexes and the
     cosine vector indexes of ``dimension`` (from ``cypher/schema``), then installs the
-    neomodel classes' indexes: ``tenant`` range indexes and full-text indexes.
+    neomodel classes' full-text indexes (the turns' one eventually consistent: see
+    :data:`EVENTUALLY_CONSISTENT`). Drops the single-property ``tenant`` indexes of earlier
+    versions (:data:`LEGACY_TENANT_INDEXES`) and re-creates a full-text index whose
+    consistency setting is not the declared one.
 
     Args:
         url: The store URL (``neo4j://user:password@host:7687/database``).
@@ -371,7 +409,9 @@ def install_schema(
         if not rebuild_vector_indexes:
             _refuse_mismatches(mismatches)
         for index, _ in mismatches:
-            store.query("schema/drop_vector_index", {"name": index.name}, write=True)
+            store.query("schema/drop_index", {"name": index.name}, write=True)
+        for name in (*LEGACY_TENANT_INDEXES, *_fulltext_mismatches(_list_indexes(store))):
+            store.query("schema/drop_index", {"name": name}, write=True)
         for name in VECTOR_INDEX_QUERIES.values():
             params = {"dimension": dimension, "quantization": quantization}
             store.query(name, params, write=True)
