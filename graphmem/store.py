@@ -300,10 +300,12 @@ class TraceEvent:
     """One store operation or query, as reported to a tracer.
 
     Attributes:
-        name: The operation (embedded backend) or query file name (server backends).
+        name: The operation (embedded backend) or query file name (server backends);
+            ``transaction`` for the BEGIN and COMMIT of a server transaction.
         params: Its parameters.
         seconds: Wall time it took.
-        round_trips: Server round trips it made (0 for the embedded backend).
+        round_trips: Network round trips to the server it made (0 for the embedded
+            backend): the sum over an operation's events is what it cost on the wire.
     """
 
     name: str

@@ -118,6 +118,9 @@ STORE_CALLS: dict[str, StoreCall] = {
     "visible_subgraph": lambda s, t: s.visible_subgraph(t, "a"),
     "identity_snapshot": lambda s, t: s.identity_snapshot(t, "a"),
     "append_turn": lambda s, t: s.append_turn(t, Turn(session_id="s", role="user", content="x")),
+    "append_turns": lambda s, t: s.append_turns(
+        t, "s", [Turn(session_id="s", role="user", content="y")]
+    ),
     "get_turn": lambda s, t: s.get_turn(t, "x"),
     "head": lambda s, t: s.head(t, "s"),
     "fork": lambda s, t: s.fork(t, "s", "x"),

@@ -233,7 +233,8 @@ def test_append_costs_the_same_on_a_long_conversation(
         store.append_turn(tenant, Turn(session_id=session, role="player", content="probe"))
         [params] = sent(events, "conversations/append_turns")
         assert [e.round_trips for e in events] == [1]
-        probe = dict(params, props=dict(params["props"], id=f"probe-{session}"))
+        [row] = params["rows"]
+        probe = dict(params, rows=[dict(row, props=dict(row["props"], id=f"probe-{session}"))])
         plan = profile(store, "conversations/append_turns", probe)
         assert not set(operators(plan)) & set(SCANS), operators(plan)
         hits[session] = db_hits(plan)

@@ -150,8 +150,14 @@ class ConversationRoom(Neo4jBase):
             "session_id": check_id(session_id, "session id"),
             "limit": _limit(None if limit is None else check_positive(limit, "limit")),
         }
-        rows = self._read("conversations/get_branch", params)
-        return [turn_from_row(row) for row in reversed(rows[0]["turns"])]
+        [row] = self._read("conversations/get_branch", params)
+        # Newest first; each turn's parent is the one after it, the oldest's is `beyond`.
+        rows = row["turns"]
+        parents = [turn["id"] for turn in rows[1:]] + [row["beyond"]]
+        return [
+            turn_from_row(turn, parent)
+            for turn, parent in zip(reversed(rows), reversed(parents), strict=True)
+        ]
 
     def list_turns(self, tenant: str, session_id: str) -> list[Turn]:
         """Every turn of the session, all branches, in the order they were created."""

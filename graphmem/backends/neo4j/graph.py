@@ -6,7 +6,7 @@ in only after the safe-name check.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -20,7 +20,7 @@ from graphmem.backends.neo4j.mapping import (
     to_datetime,
     wire_time,
 )
-from graphmem.backends.neo4j.plumbing import Neo4jBase
+from graphmem.backends.neo4j.plumbing import BATCH_ROWS, Neo4jBase
 from graphmem.backends.neo4j.rows import (
     _clock_mode,
     _entity_row,
@@ -46,17 +46,49 @@ from graphmem.store import (
 )
 
 
+def _relationship_parts(
+    tenant: str, batch: Sequence[Relationship]
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The rows of ``relationships/upsert_relationships``: one part per type and slice.
+
+    A type is written out in the query (:data:`~graphmem.backends.neo4j.queries.TYPE_SLOT`:
+    Neo4j 5.26.0 mis-plans a dynamic one), so each type is its own statement. Each part's
+    rows are sorted by source, so concurrent batches lock their ends in one order.
+    """
+    order = sorted(range(len(batch)), key=lambda i: (batch[i].source_id, batch[i].key))
+    by_type: dict[str, list[dict[str, Any]]] = {}
+    for index in order:
+        rel = batch[index]
+        by_type.setdefault(rel.type, []).append(_relationship_row(index, rel, tenant))
+    return [
+        (rel_type, list(part))
+        for rel_type, rows in sorted(by_type.items())
+        for part in _slices(rows)
+    ]
+
+
 class GraphRoom(Neo4jBase):
     """Entities and relationships on Neo4j: batch writes, reads, invalidation, summaries."""
 
     def _upsert_entities_tx(
         self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Entity], now: datetime
     ) -> list[Entity]:
+        return self._upsert_entity_slices(
+            lambda name, params: self._run(tx, name, params), tenant, batch, now
+        )
+
+    def _upsert_entity_slices(
+        self,
+        run: Callable[[str, Mapping[str, Any]], list[dict[str, Any]]],
+        tenant: str,
+        batch: Sequence[Entity],
+        now: datetime,
+    ) -> list[Entity]:
         rows = [_entity_row(entity, tenant) for entity in batch]
         stored: dict[str, Mapping[str, Any]] = {}
         for chunk in _slices(rows):
             params = {"tenant": tenant, "rows": list(chunk), "now": wire_time(now)}
-            result = self._run(tx, "entities/upsert_entities", params)[0]
+            result = run("entities/upsert_entities", params)[0]
             stored.update((row["id"], row) for row in result["changed"])
         # Only replaced entities come back (their created_at is kept, updated_at is now);
         # every other one is stored as it was sent.
@@ -73,7 +105,12 @@ class GraphRoom(Neo4jBase):
         ]
 
     def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
-        """Insert or replace entities by id, in one batch; return them as stored."""
+        """Insert or replace entities by id, in one batch; return them as stored.
+
+        At most :data:`BATCH_ROWS` entities are one auto-commit statement (one network
+        round trip; repeated after a lost connection, which changes nothing: the write is
+        an upsert); more are one transaction.
+        """
         tenant = self._check(tenant)
         given = check_models(entities, Entity, "entities")
         batch = dedupe(given, lambda e: e.id)
@@ -81,9 +118,17 @@ class GraphRoom(Neo4jBase):
             return []
         now = utcnow()
         try:
-            stored = self._execute(
-                lambda tx: self._upsert_entities_tx(tx, tenant, batch, now), write=True
-            )
+            if len(batch) <= BATCH_ROWS:
+                stored = self._upsert_entity_slices(
+                    lambda name, params: self._autocommit(name, params, write=True),
+                    tenant,
+                    batch,
+                    now,
+                )
+            else:
+                stored = self._execute(
+                    lambda tx: self._upsert_entities_tx(tx, tenant, batch, now), write=True
+                )
         finally:  # a write whose outcome is unknown may have landed
             self._entity_written(tenant)
         by_id = {entity.id: entity for entity in stored}
@@ -214,31 +259,30 @@ class GraphRoom(Neo4jBase):
     def _upsert_relationships_tx(
         self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Relationship]
     ) -> list[Relationship]:
-        # Sorted by source: the query write-locks each source before it looks the
-        # relationship up, and one lock order keeps concurrent batches from deadlocking.
-        order = sorted(range(len(batch)), key=lambda i: (batch[i].source_id, batch[i].key))
-        # One query per type, the type written out (queries.TYPE_SLOT: a dynamic type is
-        # mis-planned by Neo4j 5.26.0), each type's rows still sorted by source.
-        by_type: dict[str, list[dict[str, Any]]] = {}
-        for index in order:
-            rel = batch[index]
-            by_type.setdefault(rel.type, []).append(_relationship_row(index, rel, tenant))
-        rows = len(order)
-        written = 0
+        parts = _relationship_parts(tenant, batch)
+        return self._upsert_relationship_parts(
+            lambda name, params, rel_type: self._run(tx, name, params, rel_type=rel_type),
+            tenant,
+            batch,
+            parts,
+        )
+
+    def _upsert_relationship_parts(
+        self,
+        run: Callable[[str, Mapping[str, Any], str], list[dict[str, Any]]],
+        tenant: str,
+        batch: Sequence[Relationship],
+        parts: Sequence[tuple[str, list[dict[str, Any]]]],
+    ) -> list[Relationship]:
+        """Run ``relationships/upsert_relationships`` per part; name every missing end."""
         kept: dict[int, Any] = {}
-        for rel_type, typed in sorted(by_type.items()):
-            for part in _slices(typed):
-                params = {"tenant": tenant, "rows": list(part)}
-                result = self._run(
-                    tx, "relationships/upsert_relationships", params, rel_type=rel_type
-                )[0]
-                written += int(result["written"])
-                kept.update((row["index"], row["created_at"]) for row in result["changed"])
-        if written < rows:
-            ends = sorted({rel.source_id for rel in batch} | {rel.target_id for rel in batch})
-            missing = self._run(
-                tx, "relationships/find_missing_entities", {"tenant": tenant, "ids": ends}
-            )[0]["missing"]
+        missing: set[str] = set()
+        for rel_type, rows in parts:
+            params = {"tenant": tenant, "rows": rows}
+            result = run("relationships/upsert_relationships", params, rel_type)[0]
+            kept.update((row["index"], row["created_at"]) for row in result["changed"])
+            missing.update(result["missing"])
+        if missing:  # in a transaction: raised inside it, so the parts written roll back
             raise InvalidInput(
                 f"relationship ends are not entities of tenant {tenant!r}: "
                 f"{', '.join(map(repr, sorted(missing)))}; upsert them first (nothing was "
@@ -258,15 +302,31 @@ class GraphRoom(Neo4jBase):
     def upsert_relationships(
         self, tenant: str, relationships: Sequence[Relationship]
     ) -> list[Relationship]:
-        """Insert or replace relationships keyed by (source, target, type), in one batch."""
+        """Insert or replace relationships keyed by (source, target, type), in one batch.
+
+        A batch of one type and at most :data:`BATCH_ROWS` rows is one auto-commit
+        statement (one network round trip; repeated after a lost connection, which
+        changes nothing: the write is an upsert); a larger one is one transaction.
+        """
         tenant = self._check(tenant)
         given = check_models(relationships, Relationship, "relationships")
         batch = dedupe(given, _relationship_key)
         if not batch:
             return []
-        stored = self._execute(
-            lambda tx: self._upsert_relationships_tx(tx, tenant, batch), write=True
-        )
+        parts = _relationship_parts(tenant, batch)
+        if len(parts) == 1:
+            stored = self._upsert_relationship_parts(
+                lambda name, params, rel_type: self._autocommit(
+                    name, params, write=True, rel_type=rel_type
+                ),
+                tenant,
+                batch,
+                parts,
+            )
+        else:
+            stored = self._execute(
+                lambda tx: self._upsert_relationships_tx(tx, tenant, batch), write=True
+            )
         by_key = {rel.key: rel for rel in stored}
         return [by_key[rel.key] for rel in given]
 

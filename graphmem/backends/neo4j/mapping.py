@@ -282,12 +282,54 @@ def _models_json(models: tuple[Artifact, ...] | tuple[ArtifactRef, ...]) -> str 
     return json.dumps([m.model_dump(mode="json") for m in models], separators=(",", ":"))
 
 
-def turn_from_row(row: Mapping[str, Any]) -> Turn:
-    """A turn from its stored properties plus ``parent_id``."""
+_UNSET: Any = object()
+_TURN_FIELDS = frozenset(Turn.model_fields)
+
+
+def _stored_turn(**values: Any) -> Turn:
+    """A ``Turn`` of values graphmem validated when it stored them: every field given.
+
+    What ``Turn.model_construct`` does, without its per-field defaults pass (a third of
+    its cost): 3 microseconds a turn instead of 10, and 15 for a validated one. A unit
+    test checks that the result equals the validated turn (tests/unit/test_neo4j_offline).
+    """
+    turn = Turn.__new__(Turn)
+    object.__setattr__(turn, "__dict__", values)
+    object.__setattr__(turn, "__pydantic_fields_set__", set(_TURN_FIELDS))
+    object.__setattr__(turn, "__pydantic_extra__", None)
+    object.__setattr__(turn, "__pydantic_private__", None)
+    return turn
+
+
+def turn_from_row(row: Mapping[str, Any], parent_id: str | None = _UNSET) -> Turn:
+    """A turn from its stored properties plus ``parent_id`` (from the row unless given).
+
+    A turn graphmem stored is valid: one without an agent's trajectory or artifacts (the
+    common case, thousands at a time in a history) is built without validating each
+    value again, at a fraction of the cost (:func:`_stored_turn`).
+    """
+    parent = row.get("parent_id") if parent_id is _UNSET else parent_id
     trajectory = row.get("trajectory_json")
+    artifacts = row.get("artifacts_json")
+    hidden = row.get("hidden_artifacts_json")
+    if trajectory is None and artifacts is None and hidden is None:
+        return _stored_turn(
+            id=row["id"],
+            parent_id=parent,
+            session_id=row["session"],
+            role=row["role"],
+            speaker=row.get("speaker"),
+            content=row["content"],
+            summary=row.get("summary"),
+            turn_id=row.get("turn_id"),
+            created_at=to_datetime(row["created_at"]),
+            trajectory=None,
+            artifacts=(),
+            hidden_artifacts=(),
+        )
     return Turn(
         id=row["id"],
-        parent_id=row.get("parent_id"),
+        parent_id=parent,
         session_id=row["session"],
         role=row["role"],
         speaker=row.get("speaker"),
@@ -296,8 +338,8 @@ def turn_from_row(row: Mapping[str, Any]) -> Turn:
         turn_id=row.get("turn_id"),
         created_at=to_datetime(row["created_at"]),
         trajectory=Trajectory.model_validate_json(trajectory) if trajectory else None,
-        artifacts=json.loads(row.get("artifacts_json") or "[]"),
-        hidden_artifacts=json.loads(row.get("hidden_artifacts_json") or "[]"),
+        artifacts=json.loads(artifacts or "[]"),
+        hidden_artifacts=json.loads(hidden or "[]"),
     )
 
 
