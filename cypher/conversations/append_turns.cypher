@@ -32,22 +32,21 @@ WITH c, h, prev, base,
          ELSE datetime(row.created_at)
        END]) AS times
 WITH c, h, prev, base, times, any(t IN times WHERE t.year > 9999) AS past_last_time
-OPTIONAL CALL (c, h, prev, base, times, past_last_time) {
-  WITH c, h, prev, base, times
-  WHERE NOT past_last_time
-  UNWIND range(0, size($rows) - 1) AS i
+CALL (base, times, past_last_time) {
+  UNWIND CASE WHEN past_last_time THEN [] ELSE range(0, size($rows) - 1) END AS i
   CREATE (t:Turn)
   SET t = $rows[i].props, t.tenant = $tenant, t.created_at = times[i], t.seq = base + i + 1
-  WITH c, h, prev, t, i
+  WITH t, i
   ORDER BY i
-  WITH c, h, prev, collect(t) AS chain
-  DELETE h
-  FOREACH (parent IN CASE WHEN prev IS NULL THEN [] ELSE [prev] END |
-    FOREACH (first IN [chain[0]] | CREATE (first)-[:PARENT]->(parent)))
-  FOREACH (i IN range(1, size(chain) - 1) |
-    FOREACH (child IN [chain[i]] |
-      FOREACH (parent IN [chain[i - 1]] | CREATE (child)-[:PARENT]->(parent))))
-  FOREACH (last IN [chain[-1]] | CREATE (c)-[:HEAD]->(last))
-  RETURN [t IN chain | toString(t.created_at)] AS created
+  RETURN collect(t) AS chain
 }
-RETURN created, prev.id AS parent_id, past_last_time
+// No FOREACH body runs for an empty chain (the last time was passed): nothing is linked.
+FOREACH (_ IN chain[..1] | DELETE h)
+FOREACH (first IN chain[..1] |
+  FOREACH (parent IN CASE WHEN prev IS NULL THEN [] ELSE [prev] END |
+    CREATE (first)-[:PARENT]->(parent)))
+FOREACH (i IN range(1, size(chain) - 1) |
+  FOREACH (child IN [chain[i]] |
+    FOREACH (parent IN [chain[i - 1]] | CREATE (child)-[:PARENT]->(parent))))
+FOREACH (last IN chain[-1..] | CREATE (c)-[:HEAD]->(last))
+RETURN [t IN chain | toString(t.created_at)] AS created, prev.id AS parent_id, past_last_time

@@ -30,7 +30,7 @@ WITH collect({row: row, a: a, b: b}) AS found
 WITH found,
      [f IN found WHERE f.a IS NULL | f.row.source_id]
        + [f IN found WHERE f.b IS NULL | f.row.target_id] AS missing
-OPTIONAL CALL (found, missing) {
+CALL (found, missing) {
   WITH found
   WHERE size(missing) = 0
   UNWIND found AS f
@@ -53,4 +53,4 @@ OPTIONAL CALL (found, missing) {
                      THEN {index: row.index, created_at: toString(created_at)}
                  END) AS changed
 }
-RETURN coalesce(written, 0) AS written, coalesce(changed, []) AS changed, missing
+RETURN written, changed, missing

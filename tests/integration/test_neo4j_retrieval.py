@@ -299,7 +299,7 @@ def test_hybrid_search_of_every_kind_is_one_round_trip_and_matches_each_kind(
         store.hybrid_search(tenant, kinds, vector=query, text="forge", k=3)  # index listing
         events.clear()
         found = store.hybrid_search(tenant, kinds, vector=query, text="forge river", k=3)
-        assert [e.name for e in events] == ["search/query_hybrid_nodes"]
+        assert [e.name for e in events] == ["search/get_search_context"]
         assert sum(e.round_trips for e in events) == 1
         each = search_each(store, tenant, kinds, vector=query, text="forge river", k=3)
         assert found == each

@@ -202,16 +202,43 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
             {"kind": "chunk", "node_id": "c1", "entity_id": "mira"},
             {"kind": "turn", "node_id": "t1", "entity_id": "mira"},
         ],
-        "search/query_hybrid_nodes": lambda: [
+        "search/get_search_context": lambda: [
             {
-                "kind": kind,
-                "how": how,
-                "dimension": len(params["vector"] or []) if how == "vector" else None,
-                "fetched": 1,
-                "hits": [{"id": f"{kind}1", "score": 0.75 if how == "vector" else 2.5}],
+                "searches": [
+                    {
+                        "kind": kind,
+                        "how": how,
+                        "dimension": len(params["vector"] or []) if how == "vector" else None,
+                        "fetched": 1,
+                        "hits": [{"id": f"{kind}1", "score": 0.75 if how == "vector" else 2.5}],
+                    }
+                    for kind in ("entity", "turn", "chunk")
+                    for how in ("vector", "text")
+                ],
+                "window": [],
+                "unknown": [],
+                "count": 1,
+                "latest": None,
             }
-            for kind in ("entity", "turn", "chunk")
-            for how in ("vector", "text")
+        ],
+        "search/gather_context": lambda: [
+            {
+                "chunk_mentions": [{"node_id": "c1", "entity_ids": ["mira", "forge"]}]
+                if params["chunk_mentions"]
+                else [],
+                "turn_mentions": [],
+                "seeds": [e for e in (ENTITY, OTHER) if e["id"] in params["seeds"]]
+                + ([ENTITY] if params["seed_mentions"] else []),
+                "reached": [dict(OTHER, id="zed", hop=1), dict(OTHER, id="ada", hop=2)],
+                "rels": [[REL], [REL]],
+                "mentioning_chunks": [],
+                "mentioning_turns": [{"entity_id": "mira", "node_ids": ["c2", "c1"]}]
+                if params["reach_turns"]
+                else [],
+                "chunks": [CHUNK] if "c1" in params["chunk_ids"] else [],
+                "turns": [],
+                "entities": [],
+            }
         ],
         "traversal/expand_entities": lambda: [
             {
@@ -1523,20 +1550,18 @@ def test_gather_is_made_of_the_reads_it_stands_for(store: Neo4jStore, server: Fa
         mentioning=["turn"],
         mentioning_limit=2,
     )
-    names = [name for name, _ in server.calls]
-    assert names == [
-        "mentions/get_chunk_mentions",
-        "entities/get_entities",  # which seeds are entities: "ghost" is left out
-        "traversal/expand_entities",
-        "mentions/find_mentioning_turns",
-        "chunks/get_chunks",
-    ]
-    assert server.calls[2][1]["seeds"] == ["mira"]
+    # One round trip: the parts are one statement (the server's answer is canned here;
+    # tests/conformance checks on a real server that it equals the parts).
+    [(name, params)] = server.calls
+    assert name == "search/gather_context"
+    assert params["seeds"] == ["ghost"] and params["seed_mentions"] is True
+    assert params["chunk_mentions"] == ["c1"] and params["turn_mentions"] is None
+    assert (params["reach_turns"], params["reach_chunks"]) == (True, False)
+    assert params["mentioning_limit"] == 2 and params["depth"] == 1
     assert [c.id for c in got.chunks] == ["c1"] and got.turns == [] and got.entities == []
-    assert got.mentions == {"chunk": store.get_mentions("t", "chunk", ["c1"])}
+    assert got.mentions == {"chunk": {"c1": ["forge", "mira"]}}
     assert [e.id for e in got.subgraph.entities] == ["mira", "zed", "ada"]
-    members = sorted(e.id for e in got.subgraph.entities)
-    assert got.mentioning == {"turn": store.find_mentioning("t", "turn", members, limit=2)}
+    assert got.mentioning == {"turn": {"mira": ["c1", "c2"]}}
     with pytest.raises(InvalidInput):
         store.gather("t", mentioning=["entity"])  # type: ignore[list-item]
 
@@ -1545,6 +1570,13 @@ def test_search_context_adds_the_window_scope_and_version(
     store: Neo4jStore, server: FakeServer
 ) -> None:
     server.overrides["schema/list_indexes"] = lambda params: ALL_INDEXES
+
+    def with_context(params: dict[str, Any]) -> list[dict[str, Any]]:
+        [answer] = canned("search/get_search_context", params)
+        [version] = canned("entities/get_entity_version", params)
+        return [dict(answer, window=[TURN], unknown=["x"], **version)]
+
+    server.overrides["search/get_search_context"] = with_context
     got = store.search_context(
         "t",
         ["turn"],
@@ -1555,15 +1587,12 @@ def test_search_context_adds_the_window_scope_and_version(
         window_depth=1,
     )
     names = [name for name, _ in server.calls if not name.startswith("schema/")]
-    assert names == [
-        "search/query_hybrid_nodes",
-        "conversations/get_turn_window",
-        "entities/get_entities",
-        "entities/get_entity_version",
-    ]
-    assert server.calls[-3][1]["ids"] == ["turn1"]
+    assert names == ["search/get_search_context"]  # one round trip for all four parts
+    [params] = [p for n, p in server.calls if n == "search/get_search_context"]
+    assert params["context"] is True and params["window_depth"] == 1
+    assert params["scope"] == ["mira", "x"]
     assert [t.id for t in got.window] == ["t1"]
-    assert got.unknown_scope == ["x"]  # the canned server knows only mira
+    assert got.unknown_scope == ["x"]
     assert got.entity_version == store.entity_version("t")
 
 
@@ -2065,7 +2094,7 @@ def test_hybrid_search_of_three_kinds_is_one_query(
     found = store.hybrid_search(
         "t", ["entity", "turn", "chunk"], vector=[3.0, 0.0, 4.0], text="the forge", k=5
     )
-    assert [name for name, _ in server.calls] == ["search/query_hybrid_nodes"]
+    assert [name for name, _ in server.calls] == ["search/get_search_context"]
     assert sum(e.round_trips for e in events) == 1
     [(_, params)] = server.calls
     assert params["vector"] == pytest.approx([0.6, 0.0, 0.8]) and params["text"] == "forge"
@@ -2098,7 +2127,7 @@ def test_hybrid_search_continues_a_ranking_the_first_fetch_does_not_fill(
     server.overrides["schema/list_indexes"] = lambda params: ALL_INDEXES
 
     def crowded(params: dict[str, Any]) -> list[dict[str, Any]]:
-        return [
+        searches = [
             {
                 "kind": "chunk",
                 "how": how,
@@ -2108,11 +2137,12 @@ def test_hybrid_search_continues_a_ranking_the_first_fetch_does_not_fill(
             }
             for how in ("vector", "text")
         ]
+        return [{"searches": searches, "window": [], "unknown": [], "count": 0, "latest": None}]
 
-    server.overrides["search/query_hybrid_nodes"] = crowded
+    server.overrides["search/get_search_context"] = crowded
     found = store.hybrid_search("t", ["chunk"], vector=[1.0, 0.0, 0.0], text="forge", k=5)
     sent = [(name, params.get("fetch")) for name, params in server.calls]
-    assert sent[:2] == [("schema/list_indexes", None), ("search/query_hybrid_nodes", 64)]
+    assert sent[:2] == [("schema/list_indexes", None), ("search/get_search_context", 64)]
     assert ("search/query_chunk_vectors", 256) in sent  # the next fetch, not the first again
     assert ("search/query_chunk_text", 256) in sent
     assert found["chunk"].text == [SearchHit("c1", 2.5)]  # what query_chunk_text answered
@@ -2133,11 +2163,11 @@ def test_hybrid_search_falls_back_to_each_kind_when_an_index_fails(
     def failed(params: dict[str, Any]) -> list[dict[str, Any]]:
         raise Neo4jError._hydrate_neo4j(code="Neo.ClientError.Procedure.ProcedureCallFailed")
 
-    server.overrides["search/query_hybrid_nodes"] = failed
+    server.overrides["search/get_search_context"] = failed
     found = store.hybrid_search("t", ["chunk", "turn"], vector=None, text="forge", k=3)
     names = [name for name, _ in server.calls]
     assert names == [
-        "search/query_hybrid_nodes",
+        "search/get_search_context",
         "search/query_chunk_text",
         "search/query_turn_text",
     ]
@@ -2154,10 +2184,11 @@ def test_hybrid_search_matches_each_kind_searched_alone(
     def same(params: dict[str, Any]) -> list[dict[str, Any]]:
         # What the one-kind queries answer (canned): "mira" by vector, "c1" by text.
         hit = {"vector": {"id": "mira", "score": 0.75}, "text": {"id": "c1", "score": 2.5}}
-        rows = canned("search/query_hybrid_nodes", params)
-        return [dict(row, hits=[hit[row["how"]]]) for row in rows]
+        [answer] = canned("search/get_search_context", params)
+        searches = [dict(row, hits=[hit[row["how"]]]) for row in answer["searches"]]
+        return [dict(answer, searches=searches)]
 
-    server.overrides["search/query_hybrid_nodes"] = same
+    server.overrides["search/get_search_context"] = same
     kinds: list[Any] = ["entity", "turn", "chunk"]
     for text in ("forge", None):
         args: dict[str, Any] = {"vector": [0.0, 1.0, 0.0], "text": text, "k": 1}

@@ -153,6 +153,8 @@ class ConversationRoom(Neo4jBase):
         [row] = self._read("conversations/get_branch", params)
         # Newest first; each turn's parent is the one after it, the oldest's is `beyond`.
         rows = row["turns"]
+        if not rows:
+            return []
         parents = [turn["id"] for turn in rows[1:]] + [row["beyond"]]
         return [
             turn_from_row(turn, parent)

@@ -16,7 +16,12 @@ import neo4j
 
 from graphmem.backends import composed
 from graphmem.backends.neo4j.fulltext import lucene_query
-from graphmem.backends.neo4j.mapping import entity_from_row, relationship_from_row
+from graphmem.backends.neo4j.mapping import (
+    chunk_from_row,
+    entity_from_row,
+    relationship_from_row,
+    turn_from_row,
+)
 from graphmem.backends.neo4j.plumbing import Neo4jBase
 from graphmem.backends.neo4j.rows import (
     _KINDS,
@@ -47,10 +52,14 @@ from graphmem.models import (
     utcnow,
 )
 from graphmem.store import (
+    Gathered,
     GraphStore,
+    SearchContext,
     SearchHit,
     SearchPair,
+    check_gather,
     check_search_kinds,
+    check_window_depth,
     search_each,
 )
 
@@ -134,6 +143,25 @@ def _vector_index_dimensions(indexes: Iterable[Mapping[str, Any]]) -> dict[str, 
         if dimension is not None:
             out[index["name"]] = int(dimension)
     return out
+
+
+def _once(ids: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(ids))
+
+
+def _subgraph_of(row: Mapping[str, Any]) -> Subgraph:
+    """The walk's entities and facts, from the seeds, reached and rels of a walk query.
+
+    Seeds first (by id), then the others nearest first (then by id); relationships by key.
+    """
+    found = {seed["id"]: seed for seed in row["seeds"]}
+    reached = sorted(row["reached"], key=lambda r: (r["hop"], r["id"]))
+    entities = [entity_from_row(found[s]) for s in sorted(found)]
+    entities += [entity_from_row(r) for r in reached]
+    rels = {
+        rel.key: rel for group in row["rels"] for rel in (relationship_from_row(r) for r in group)
+    }
+    return Subgraph(entities=tuple(entities), relationships=tuple(rels[k] for k in sorted(rels)))
 
 
 class SearchRoom(composed.ComposedReads, Neo4jBase):
@@ -308,13 +336,48 @@ class SearchRoom(composed.ComposedReads, Neo4jBase):
         """:meth:`vector_search` and :meth:`fulltext_search` of every kind in one query.
 
         One round trip usually: each kind's vector index and full-text index are asked
-        for their first fetch in one statement (``search/query_hybrid_nodes``). A ranking
+        for their first fetch in one statement (``search/get_search_context``). A ranking
         the first fetch does not fill (other tenants crowd the query, or a narrow scope)
         continues as :meth:`vector_search` / :meth:`fulltext_search` would, from the next
         fetch, one query per step; a kind whose vectors have no index of the query's
         dimension is answered by the exact scan, one query. The results are exactly what
         those methods give.
         """
+        return self._search(tenant, kinds, vector, text, k, scope_ids, None).hits
+
+    def search_context(
+        self,
+        tenant: str,
+        kinds: Sequence[NodeKind],
+        *,
+        vector: Any,
+        text: str | None,
+        k: int,
+        scope_ids: Sequence[str] | None = None,
+        window_depth: int | None = None,
+    ) -> SearchContext:
+        """``hybrid_search``, the turn hits' window, the unknown scope, the entity version.
+
+        One round trip usually: the same statement as :meth:`hybrid_search`
+        (``search/get_search_context``) also reads the window, the scope and the version.
+        A ranking that needs a larger fetch adds its queries, and a window of the final
+        turn hits one more.
+        """
+        if window_depth is not None:
+            check_window_depth(window_depth)
+        return self._search(tenant, kinds, vector, text, k, scope_ids, window_depth, True)
+
+    def _search(
+        self,
+        tenant: str,
+        kinds: Sequence[NodeKind],
+        vector: Any,
+        text: str | None,
+        k: int,
+        scope_ids: Sequence[str] | None,
+        window_depth: int | None,
+        context: bool = False,
+    ) -> SearchContext:
         tenant = self._check(tenant)
         wanted = check_search_kinds(kinds, vector, text)
         k = check_positive(k, "k")
@@ -331,6 +394,8 @@ class SearchRoom(composed.ComposedReads, Neo4jBase):
             "fetch": fetch,
             "vector": None if vparams is None else vparams["vector"],
             "text": lucene,
+            "context": context,
+            "window_depth": window_depth,
         }
         indexes: dict[str, str | None] = {}
         for kind in ("entity", "turn", "chunk"):
@@ -345,27 +410,35 @@ class SearchRoom(composed.ComposedReads, Neo4jBase):
                 FULLTEXT_INDEXES[spec.label] if use and lucene is not None else None
             )
         params.update(indexes)
-        rows: dict[tuple[str, str], Mapping[str, Any]] = {}
-        if any(indexes.values()):
-            try:
-                answered = self._read("search/query_hybrid_nodes", params)
-            except GraphmemError as exc:
-                if exc.data.get("code") != _PROCEDURE_FAILED:
-                    raise
-                # An index went away or is missing: each kind on its own says which.
-                self._index_cache = None
-                # This room is part of Neo4jStore, a whole GraphStore.
-                return search_each(
-                    cast("GraphStore", self),
-                    tenant,
-                    wanted,
-                    vector=vector,
-                    text=text,
-                    k=k,
-                    scope_ids=scope_ids,
-                )
-            rows = {(row["kind"], row["how"]): row for row in answered}
+        answer: Mapping[str, Any] = {"searches": [], "window": [], "unknown": [], "count": 0}
+        try:
+            if context or any(indexes.values()):
+                [answer] = self._read("search/get_search_context", params)
+        except GraphmemError as exc:
+            if exc.data.get("code") != _PROCEDURE_FAILED:
+                raise
+            # An index went away or is missing: each kind on its own says which.
+            self._index_cache = None
+            # This room is part of Neo4jStore, a whole GraphStore.
+            whole = cast("GraphStore", self)
+            each = search_each(
+                whole, tenant, wanted, vector=vector, text=text, k=k, scope_ids=scope_ids
+            )
+            if not context:
+                return SearchContext(each, [], "", [])
+            return composed.search_context(
+                self._operation,
+                tenant,
+                kinds,
+                vector=vector,
+                text=text,
+                k=k,
+                scope_ids=scope_ids,
+                window_depth=window_depth,
+            )
+        rows = {(row["kind"], row["how"]): row for row in answer["searches"]}
         out: dict[NodeKind, SearchPair] = {}
+        refilled = False
         for kind in wanted:
             spec = _KINDS[kind]
             by_vector: list[SearchHit] = []
@@ -373,26 +446,37 @@ class SearchRoom(composed.ComposedReads, Neo4jBase):
                 index = indexes[f"{kind}_vector_index"]
                 first = rows.get((kind, "vector")) if index is not None else None
                 hits = self._vector_hits_of({**vparams, "fetch": fetch}, first)
-                by_vector = (
-                    hits
-                    if hits is not None
-                    else self._vector_search_from(
+                if hits is None:
+                    refilled = refilled or kind == "turn"
+                    hits = self._vector_search_from(
                         spec, vparams, index, fetch * OVERFETCH if first else fetch
                     )
-                )
+                by_vector = hits
             by_text: list[SearchHit] = []
             if lucene is not None:
                 row = rows[(kind, "text")]
                 done = len(row["hits"]) >= k or row["fetched"] < fetch
-                by_text = (
-                    _text_hits(row["hits"])
-                    if done
-                    else self._fulltext_search_from(
+                if done:
+                    by_text = _text_hits(row["hits"])
+                else:
+                    refilled = refilled or kind == "turn"
+                    by_text = self._fulltext_search_from(
                         kind, spec, {**params, "query": lucene}, fetch * OVERFETCH
                     )
-                )
             out[kind] = SearchPair(by_vector, by_text)
-        return out
+        if not context:
+            return SearchContext(out, [], "", [])
+        window = [turn_from_row(turn) for turn in answer["window"]]
+        pair = out.get("turn")
+        whole_store = cast("GraphStore", self)
+        if refilled and window_depth is not None and pair is not None:
+            ids = list(dict.fromkeys([*(h.id for h in pair.text), *(h.id for h in pair.vector)]))
+            window = whole_store.turn_window(tenant, ids, depth=window_depth) if ids else []
+        with self._entity_writes_lock:
+            written = self._entity_writes.get(tenant, 0)
+        latest = answer["latest"]
+        version = f"{written}:{answer['count']}:{'' if latest is None else latest}"
+        return SearchContext(out, window, version, list(answer["unknown"]))
 
     def _fulltext_search_from(
         self, kind: str, spec: _KindQueries, params: Mapping[str, Any], fetch: int
@@ -497,16 +581,86 @@ class SearchRoom(composed.ComposedReads, Neo4jBase):
                 raise NotFound(
                     f"no entity {seed_id!r} in tenant {tenant!r}", entity_id=seed_id, tenant=tenant
                 )
-        reached = sorted(row["reached"], key=lambda r: (r["hop"], r["id"]))
-        entities = [entity_from_row(found[s]) for s in sorted(found)]
-        entities += [entity_from_row(r) for r in reached]
-        rels = {
-            rel.key: rel
-            for group in row["rels"]
-            for rel in (relationship_from_row(r) for r in group)
+        return _subgraph_of(row)
+
+    def gather(
+        self,
+        tenant: str,
+        *,
+        chunk_ids: Sequence[str] = (),
+        turn_ids: Sequence[str] = (),
+        entity_ids: Sequence[str] = (),
+        mentions_of: Mapping[NodeKind, Sequence[str]] | None = None,
+        seed_ids: Sequence[str] = (),
+        seed_mentions: bool = False,
+        depth: int = 0,
+        rel_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        within: Sequence[str] | None = None,
+        max_nodes: int | None = None,
+        mentioning: Sequence[NodeKind] = (),
+        mentioning_limit: int | None = None,
+    ) -> Gathered:
+        """Nodes, mentions, a walk from seeds and what mentions it: one query.
+
+        ``search/gather_context`` answers what :func:`graphmem.backends.composed.gather`
+        composes of seven operations, in one network round trip.
+        """
+        tenant = self._check(tenant)
+        chunks, turns, entities, of, seeds, reach = check_gather(
+            chunk_ids=chunk_ids,
+            turn_ids=turn_ids,
+            entity_ids=entity_ids,
+            mentions_of=mentions_of,
+            seed_ids=seed_ids,
+            mentioning=mentioning,
+            mentioning_limit=mentioning_limit,
+        )
+        depth = check_depth(depth, "depth", minimum=0)
+        if max_nodes is not None:
+            check_positive(max_nodes, "max_nodes")
+        params: dict[str, Any] = {
+            "tenant": tenant,
+            "chunk_mentions": _once(of["chunk"]) if "chunk" in of else None,
+            "turn_mentions": _once(of["turn"]) if "turn" in of else None,
+            "seeds": _once(seeds),
+            "seed_mentions": bool(seed_mentions),
+            "depth": depth,
+            "rel_types": check_safe_names(rel_types, "relationship type"),
+            "direction": _check_direction(direction),
+            "within": None if within is None else _once(check_ids(within, "within")),
+            "max_nodes": _limit(max_nodes),
+            "now": utcnow(),
+            "reach_chunks": "chunk" in reach,
+            "reach_turns": "turn" in reach,
+            "mentioning_limit": _limit(mentioning_limit),
+            "chunk_ids": _once(chunks),
+            "turn_ids": _once(turns),
+            "entity_ids": _once(entities),
         }
-        return Subgraph(
-            entities=tuple(entities), relationships=tuple(rels[k] for k in sorted(rels))
+        [row] = self._read("search/gather_context", params)
+        read_mentions = {"chunk": row["chunk_mentions"], "turn": row["turn_mentions"]}
+        mentions: dict[NodeKind, dict[str, list[str]]] = {}
+        for kind, ids in of.items():
+            found = {m["node_id"]: sorted(m["entity_ids"]) for m in read_mentions[kind]}
+            mentions[kind] = {n: found[n] for n in ids if n in found}
+        subgraph = _subgraph_of(row)
+        read_mentioning = {"chunk": row["mentioning_chunks"], "turn": row["mentioning_turns"]}
+        by_chunk = {c["id"]: chunk_from_row(c) for c in row["chunks"]}
+        by_turn = {t["id"]: turn_from_row(t) for t in row["turns"]}
+        by_entity = {e["id"]: entity_from_row(e) for e in row["entities"]}
+        return Gathered(
+            chunks=[by_chunk[i] for i in chunks if i in by_chunk],
+            turns=[by_turn[i] for i in turns if i in by_turn],
+            entities=[by_entity[i] for i in entities if i in by_entity],
+            mentions=mentions,
+            subgraph=subgraph,
+            mentioning={
+                kind: dict(
+                    sorted((m["entity_id"], sorted(m["node_ids"])) for m in read_mentioning[kind])
+                )
+                for kind in reach
+            },
         )
 
     def _composed(self, tenant: str) -> composed.Operations:

@@ -1,4 +1,6 @@
-// Vector and full-text search of several kinds in one query (hybrid_search): for each
+// Vector and full-text search of several kinds in one query (hybrid_search and, with
+// $context, search_context: one network round trip for what retrieval reads before it
+// ranks): for each
 // kind asked, the shared vector index and the shared full-text index are each asked for
 // their best $fetch, and the hits of the tenant (and of $scope, when it is not null) are
 // kept, best first (then by id), at most $k (an entity is in the scope when its id is in
@@ -114,4 +116,49 @@ CALL (kept) {
   LIMIT $k
   RETURN collect(hit) AS hits
 }
-RETURN kind, how, dimension, fetched, hits
+WITH collect({kind: kind, how: how, dimension: dimension, fetched: fetched, hits: hits})
+       AS searches
+// With $context (search_context): the window of the turn hits (as conversations/
+// get_turn_window: each hit and the turns within $window_depth PARENT edges, paths bounded
+// by 8 = MAX_TURN_WINDOW; null: no window), the ids of $scope that are not entities of
+// the tenant, and what entities/get_entity_version reads. The caller asks for a window
+// again if a turn ranking needs a larger fetch.
+// Each part aggregates without a grouping key, so it gives one row even when it is not
+// asked for (OPTIONAL CALL would say so more plainly, but Neo4j 5.26.0 fails to plan it
+// here: "Did not find `searches` in the slot configuration").
+CALL (searches) {
+  UNWIND CASE
+           WHEN $context AND $window_depth IS NOT NULL
+             THEN [s IN searches WHERE s.kind = 'turn' | s.hits]
+           ELSE []
+         END AS hits
+  UNWIND hits AS hit
+  WITH DISTINCT hit.id AS turn_id
+  MATCH (t:Turn {tenant: $tenant, id: turn_id})
+  USING INDEX SEEK t:Turn(tenant, id)
+  WITH t,
+       [up = (t)-[:PARENT*1..8]->(a:Turn) WHERE length(up) <= $window_depth | a] AS before,
+       [down = (d:Turn)-[:PARENT*1..8]->(t) WHERE length(down) <= $window_depth | d] AS after
+  UNWIND [t] + before + after AS n
+  WITH DISTINCT n
+  ORDER BY n.created_at, n.id
+  RETURN collect(n {.id, .session, .role, .speaker, .content, .summary, .turn_id,
+                    created_at: toString(n.created_at), .trajectory_json, .artifacts_json,
+                    .hidden_artifacts_json,
+                    parent_id: head([(n)-[:PARENT]->(p:Turn) | p.id])}) AS window
+}
+CALL () {
+  UNWIND CASE WHEN $context THEN coalesce($scope, []) ELSE [] END AS entity_id
+  OPTIONAL MATCH (e:Entity {tenant: $tenant, id: entity_id})
+  USING INDEX SEEK e:Entity(tenant, id)
+  WITH entity_id, e
+  WHERE e IS NULL
+  RETURN collect(entity_id) AS unknown
+}
+CALL () {
+  WITH $context AS context
+  WHERE context
+  MATCH (e:Entity {tenant: $tenant})
+  RETURN count(e) AS count, max(e.updated_at) AS latest
+}
+RETURN searches, window, unknown, count, latest
