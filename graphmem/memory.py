@@ -994,22 +994,58 @@ class Memory:
         importance: float | None = None,
         session_id: str | None = None,
     ) -> list[Belief]:
-        """The speaker passes its belief (``fact``, or all it believes ``about`` an entity) on.
+        """The speaker claims ``fact`` (or all it believes ``about`` an entity) to a listener.
 
-        The listener believes it ``told`` by the speaker, with the source chain (who had
-        it from whom) and the speaker's confidence times ``decay`` (default
-        ``MindSettings.tell_decay``); both then know the listener was told (nested
-        beliefs). A ``told`` event is recorded. Returns the listener's beliefs about it.
+        A claim is not a belief: the speaker's own belief is untouched, and it may be a
+        lie. The listener's trust policy (``MindSettings.trust``, a
+        :class:`graphmem.minds.TrustPolicy`; by default what it saw beats hearsay unless
+        the speaker stayed to see more) decides whether it comes to believe it, ``told``
+        by the speaker, with the source chain (who had it from whom) and the speaker's
+        confidence (1.0 for a claim it does not hold) times ``decay`` (default
+        ``MindSettings.tell_decay``). When it does, both know it does (nested beliefs).
+        A ``told`` event is recorded either way (``adopted`` says who believed it).
+        Returns the listener's beliefs about it afterwards.
 
         Raises:
-            InvalidInput: The speaker does not believe ``fact`` (tell passes beliefs on;
-                give it one with :meth:`believe`), or believes nothing ``about`` it.
+            InvalidInput: The speaker believes nothing ``about`` the entity, or an id is
+                unknown.
         """
         return self._minds().tell(
             speaker,
             listener,
             fact,
             about=about,
+            at=at,
+            decay=decay,
+            importance=importance,
+            session_id=session_id,
+        )
+
+    def announce(
+        self,
+        speaker: str,
+        fact: Fact | Mapping[str, Any] | tuple[str, str, str],
+        *,
+        place: str | None = None,
+        audience: Sequence[str] | None = None,
+        at: datetime | None = None,
+        decay: float | None = None,
+        importance: float | None = None,
+        session_id: str | None = None,
+    ) -> Event:
+        """The speaker claims ``fact`` in public: to everyone present, or to ``audience``.
+
+        Everyone at ``place`` (default: where the speaker is) hears it, or the observers
+        named in ``audience``; that they all heard it is common knowledge among them.
+        Each listener's trust policy decides whether it believes it (as :meth:`tell`),
+        and every listener knows who did. Returns the ``announced`` event (``adopted``:
+        who came to believe the claim).
+        """
+        return self._minds().announce(
+            speaker,
+            fact,
+            place=place,
+            audience=audience,
             at=at,
             decay=decay,
             importance=importance,

@@ -1,0 +1,178 @@
+"""Claims: what a speaker says to one listener (``tell``) or to all present (``announce``).
+
+A claim is not a belief. The speaker's own belief is untouched (it may be lying); each
+listener's :class:`~graphmem.minds.TrustPolicy` decides, at the moment it hears it,
+whether the claim becomes its belief. The claim is stored once (:mod:`graphmem.minds.beliefs`)
+with its audience and the listeners who adopted it; who thinks whom believes it is read
+from that, at any order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from graphmem.errors import InvalidInput
+from graphmem.minds import beliefs as evidence
+from graphmem.minds.models import Belief, Event, Fact, Hearing, fact_from
+from graphmem.models import new_id, utcnow
+from graphmem.store import as_utc
+
+if TYPE_CHECKING:
+    from graphmem.minds.core import Minds
+
+__all__ = ["claim"]
+
+
+def _current(found: Sequence[evidence.Evidence], chain: tuple[str, ...]) -> Any:
+    versions = evidence.fold(found, chain)
+    live = [v for v in versions if v.retired_at is None]
+    return live[-1] if live else None
+
+
+def _claims(minds: Minds, speaker: str, fact: Any, about: str | None) -> list[Fact]:
+    if about is None:
+        return [fact_from(fact, "fact")]
+    held = minds.beliefs(speaker, about)
+    if not held:
+        raise InvalidInput(f"{speaker!r} believes nothing about {about!r} to tell")
+    return [b.fact for b in held]
+
+
+def _away(found: Sequence[evidence.Evidence], who: str, viewer: str, origin: Any) -> Any:
+    """When ``viewer`` saw ``who`` leave the place of ``origin`` since, or None."""
+    moved = _current(found, (viewer,))
+    if moved is None or moved.valid_from < origin.at or moved.origin.id == origin.id:
+        return None
+    fact = moved.fact
+    if fact.holds and origin.place is not None and fact.object == origin.place:
+        return None
+    return moved.valid_from
+
+
+def _saw_more(
+    minds: Minds,
+    listener: str,
+    speaker: str,
+    held: Any,
+    presence: Sequence[evidence.Evidence],
+) -> bool:
+    """Whether, as the listener knows, the speaker may have seen more of the slot than it.
+
+    The speaker was a witness of what the listener last saw of it; the listener has
+    left since, and did not see the speaker leave first. (Hearsay held: always.)
+    """
+    origin = held.origin if held is not None else None
+    if origin is None or origin.kind != evidence.SEEN:
+        return True
+    if speaker not in origin.members:
+        return False
+    own = evidence.slot_of(
+        Fact(subject=listener, predicate=minds.settings.presence, object=listener),
+        minds.settings,
+    )
+    left = _away(evidence.read_slot(minds.store, minds.tenant, own), listener, listener, origin)
+    if left is None:
+        return False  # still there, seeing all the speaker sees
+    before = _away(presence, speaker, listener, origin)
+    return before is None or before > left
+
+
+def claim(
+    minds: Minds,
+    speaker: str,
+    listeners: list[str],
+    fact: Fact | Mapping[str, Any] | tuple[str, str, str] | None,
+    about: str | None,
+    at: datetime | None,
+    decay: float | None,
+    importance: float | None,
+    session_id: str | None,
+    place: str | None,
+    public: bool,
+) -> tuple[Event, list[Belief]]:
+    """Record a claim heard by ``listeners`` (one: ``told``; any: ``announced``).
+
+    Returns the event and the first listener's beliefs about the claims afterwards.
+    """
+    settings = minds.settings
+    when = as_utc(at, "at") or utcnow()
+    keep = settings.tell_decay if decay is None else decay
+    if isinstance(keep, bool) or not isinstance(keep, int | float) or not 0 < keep <= 1:
+        raise InvalidInput(f"decay must be within (0, 1], got {keep!r}")
+    if importance is not None and (
+        isinstance(importance, bool)
+        or not isinstance(importance, int | float)
+        or not 0 <= importance <= 1
+    ):
+        raise InvalidInput(f"importance must be a number within [0, 1], got {importance!r}")
+    minds._entities([speaker, *listeners, *([about] if about else [])])
+    facts = _claims(minds, speaker, fact, about)
+    minds._entities([i for f in facts for i in f.entity_ids])
+    presence_slot = evidence.slot_of(
+        Fact(subject=speaker, predicate=settings.presence, object=speaker), settings
+    )
+    presence = evidence.read_slot(minds.store, minds.tenant, presence_slot)
+    members = sorted({speaker, *listeners})
+    items = []
+    adopted: list[tuple[str, ...]] = []
+    weights = []
+    for claimed in facts:
+        slot = evidence.slot_of(claimed, settings)
+        found = evidence.read_slot(minds.store, minds.tenant, slot)
+        own = _current(found, (speaker,))
+        if own is not None and own.fact.same_claim(claimed):
+            confidence, sources, weight = own.confidence, own.sources, own.importance
+        else:  # a claim the speaker does not hold: said on its own word
+            confidence, sources, weight = 1.0, (), 0.5
+        weight = weight if importance is None else float(importance)
+        weights.append(weight)
+        took = []
+        for listener in listeners:
+            held = _current(found, (listener,))
+            belief = evidence.belief_of(held, listener, (), slot) if held is not None else None
+            hearing = Hearing(
+                listener=listener,
+                speaker=speaker,
+                fact=claimed,
+                public=public,
+                held=belief,
+                speaker_saw_more=_saw_more(minds, listener, speaker, held, presence),
+            )
+            if settings.trust.adopts(hearing):
+                took.append(listener)
+        adopted.append(tuple(took))
+        data = evidence.evidence_data(
+            evidence.CLAIM,
+            claimed,
+            when,
+            members=members,
+            speaker=speaker,
+            adopted=took,
+            how="told",
+            confidence=confidence * keep,
+            importance=weight,
+            sources=[*sources, speaker],
+        )
+        items.append((claimed, data, members))
+    event = Event(
+        id=new_id(),
+        type="announced" if public else "told",
+        at=when,
+        place=place,
+        actor=speaker,
+        participants=tuple(listeners),
+        witnesses=tuple(members),
+        claims=tuple(facts),
+        adopted=tuple(adopted),
+        importance=max(weights),
+        session_id=session_id,
+    )
+    for _, data, _ in items:
+        data["event"] = event.id
+    event = minds._store_event(event, items)
+    first = listeners[0] if listeners else speaker
+    slots = {evidence.slot_of(f, settings): f for f in facts}
+    after = [minds.belief(first, f.subject, f.predicate, minds._object(f)) for f in slots.values()]
+    return event, [b for b in after if b is not None]
