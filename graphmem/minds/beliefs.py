@@ -51,6 +51,7 @@ __all__ = [
     "KIND",
     "Evidence",
     "collapse",
+    "current",
     "fold",
     "index_id",
     "read_slot",
@@ -362,6 +363,48 @@ def fold(evidence: Sequence[Evidence], chain: tuple[str, ...]) -> list[_Version]
         out.append(got)
         current = got
     return out
+
+
+def _reaches(e: Evidence, chain: tuple[str, ...]) -> bool:
+    """Whether evidence ``e`` may change what ``chain`` holds (a superset test, no fold)."""
+    if e.kind in (SEEN, CLAIM):
+        return e.members.issuperset(chain)
+    if e.kind == GIVEN or e.kind == RECALLED:
+        return e.chain == chain
+    return e.kind == FORGOT and e.holder == chain[0]
+
+
+def current(evidence: Sequence[Evidence], chain: tuple[str, ...]) -> _Version | None:
+    """The version ``chain`` holds now, reading back only as far as it must.
+
+    When the evidence was recorded in world-time order (the common case), the version
+    held now depends only on the evidence after the last one that ended the claim held
+    before it (a different claim, or a forgetting); older evidence is not folded. Else
+    the whole slot is folded.
+    """
+    times = [e.at for e in evidence]
+    if any(later < earlier for earlier, later in zip(times, times[1:], strict=False)):
+        versions = fold(evidence, chain)
+        live = [v for v in versions if v.retired_at is None]
+        return live[-1] if live else None
+    suffix: list[Evidence] = []
+    claim: Fact | None = None
+    for e in reversed(evidence):
+        if not _reaches(e, chain):
+            continue
+        if e.kind == FORGOT:
+            break
+        if e.kind in (SEEN, CLAIM, GIVEN):
+            if _acquired(e, chain) is None:
+                continue
+            if claim is None:
+                claim = e.fact
+            elif not claim.same_claim(e.fact):
+                break
+        suffix.append(e)
+    suffix.reverse()
+    versions = fold(suffix, chain)
+    return versions[-1] if versions and versions[-1].retired_at is None else None
 
 
 def belief_of(version: _Version, holder: str, chain: tuple[str, ...], slot: str) -> Belief:

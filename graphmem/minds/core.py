@@ -524,9 +524,20 @@ class Minds:
         return None if self.settings.is_single_valued(fact.predicate) else fact.object
 
     def _versions(
-        self, npc: str, chain: tuple[str, ...], slot: str, evidence: Sequence[Any]
+        self,
+        npc: str,
+        chain: tuple[str, ...],
+        slot: str,
+        evidence: Sequence[Any],
+        now: bool = False,
     ) -> list[Belief]:
-        versions = store_beliefs.fold(evidence, store_beliefs.collapse((npc, *chain)))
+        """The versions ``npc`` held along ``chain``; ``now``: only the one it holds now."""
+        q = store_beliefs.collapse((npc, *chain))
+        if now:
+            held = store_beliefs.current(evidence, q)
+            versions = [held] if held is not None else []
+        else:
+            versions = store_beliefs.fold(evidence, q)
         return [store_beliefs.belief_of(v, npc, chain, slot) for v in versions]
 
     def _slots(self, npc: str) -> list[Record]:
@@ -565,7 +576,8 @@ class Minds:
                 continue
             slot = str(data["slot"])
             evidence = store_beliefs.read_slot(self.store, self.tenant, slot)
-            for belief in self._versions(npc, chain, slot, evidence):
+            latest = not history and world is None and memory is None
+            for belief in self._versions(npc, chain, slot, evidence, latest):
                 if about is not None and about not in belief.fact.entity_ids:
                     continue
                 if history or visible_at(belief, world, memory):
@@ -611,8 +623,11 @@ class Minds:
         evidence = store_beliefs.read_slot(self.store, self.tenant, slot)
         world = as_utc(as_of, "as_of")
         memory = as_utc(recorded_as_of, "recorded_as_of")
+        latest = world is None and memory is None
         seen = [
-            b for b in self._versions(npc, chain, slot, evidence) if visible_at(b, world, memory)
+            b
+            for b in self._versions(npc, chain, slot, evidence, latest)
+            if visible_at(b, world, memory)
         ]
         if not seen:
             self._require(npc)
@@ -638,7 +653,7 @@ class Minds:
         found = [
             b
             for holder in store_beliefs.holders(evidence)
-            for b in self._versions(holder, (), slot, evidence)
+            for b in self._versions(holder, (), slot, evidence, world is None and memory is None)
             if visible_at(b, world, memory) and b.fact.same_claim(claim)
         ]
         found.sort(key=lambda b: (b.holder, b.valid_from))
@@ -769,7 +784,7 @@ class Minds:
         for slot, holders in slots.items():
             evidence = store_beliefs.read_slot(self.store, self.tenant, slot)
             for holder in holders:
-                for belief in self._versions(holder, (), slot, evidence):
+                for belief in self._versions(holder, (), slot, evidence, True):
                     if not belief.current:
                         continue
                     if about is not None and about not in belief.fact.entity_ids:

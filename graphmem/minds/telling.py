@@ -26,9 +26,7 @@ __all__ = ["claim"]
 
 
 def _current(found: Sequence[evidence.Evidence], chain: tuple[str, ...]) -> Any:
-    versions = evidence.fold(found, chain)
-    live = [v for v in versions if v.retired_at is None]
-    return live[-1] if live else None
+    return evidence.current(found, chain)
 
 
 def _claims(minds: Minds, speaker: str, fact: Any, about: str | None) -> list[Fact]:
