@@ -169,9 +169,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="measure the HTTP API (snapshot latency and req/s against a bare uvicorn floor) "
         "and the async twin's overhead instead (the server extra)",
     )
-    from graphmem import bench_storage
+    from graphmem import bench_minds, bench_storage
 
     bench_storage.add_arguments(parser)
+    bench_minds.add_arguments(parser)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -533,6 +534,10 @@ def run(args: argparse.Namespace) -> int:
         from graphmem.bench_storage import storage_figures
 
         produce = storage_figures
+    if getattr(args, "minds", False):
+        from graphmem.bench_minds import minds_figures
+
+        produce = partial(minds_figures, figure=Figure)
     with progress_bar(None, "bench", args.progress, "figure") as bar:
         for figure in produce(args, say):
             figures.append(figure)

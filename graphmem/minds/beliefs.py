@@ -40,6 +40,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from graphmem.minds.models import Belief, Fact, MindSettings, same_value
@@ -47,14 +48,20 @@ from graphmem.models import FrozenDict, FrozenList, Record, construct_trusted, n
 from graphmem.store import GraphStore
 
 __all__ = [
+    "HEAD_KIND",
     "INDEX_KIND",
     "KIND",
+    "WINDOW",
     "Evidence",
+    "Slot",
     "collapse",
     "current",
     "fold",
     "index_id",
+    "open_slot",
+    "open_slots",
     "read_slot",
+    "slot_key",
     "slot_of",
     "slot_owner",
     "visible_at",
@@ -65,6 +72,10 @@ KIND = "evidence"
 """The record kind of evidence (what was seen, said, given, forgotten or recalled)."""
 INDEX_KIND = "belief_slot"
 """The record kind of the ``(holder, slot)`` index."""
+HEAD_KIND = "belief_head"
+"""The record kind of a slot's head: the ids of its newest evidence, in recording order."""
+WINDOW = 64
+"""How many of a slot's newest evidence ids its head keeps."""
 
 SEEN, CLAIM, GIVEN, FORGOT, RECALLED = "seen", "claim", "given", "forgot", "recalled"
 
@@ -72,22 +83,34 @@ SEEN, CLAIM, GIVEN, FORGOT, RECALLED = "seen", "claim", "given", "forgot", "reca
 def slot_of(fact: Fact, settings: MindSettings) -> str:
     """What a belief about ``fact`` is about (see the module docstring), as a key."""
     if fact.object is None or settings.is_single_valued(fact.predicate):
-        return json.dumps([fact.subject, fact.predicate])
-    return json.dumps([fact.subject, fact.predicate, fact.object])
+        return slot_key(fact.subject, fact.predicate)
+    return slot_key(fact.subject, fact.predicate, fact.object)
+
+
+@lru_cache(maxsize=65_536)
+def slot_key(subject: str, predicate: str, object: str | None = None) -> str:
+    """The slot key of ``(subject, predicate)``, or of a many-valued relation's object."""
+    if object is None:
+        return json.dumps([subject, predicate])
+    return json.dumps([subject, predicate, object])
 
 
 def _digest(*parts: str) -> str:
     return hashlib.sha1(json.dumps(parts).encode(), usedforsecurity=False).hexdigest()
 
 
+@lru_cache(maxsize=65_536)
 def slot_owner(slot: str) -> str:
     """The owner key of a slot's evidence."""
     return "s" + _digest(slot)
 
 
-def index_id(holder: str, slot: str) -> str:
-    """The record id of the index entry of ``(holder, slot)``."""
-    return "i" + _digest(holder, slot)
+def index_id(holder: str, slot: str, owner: str | None = None) -> str:
+    """The record id of the index entry of ``(holder, slot)`` (``owner``: the slot's key)."""
+    key = owner or slot_owner(slot)
+    if len(holder) + len(key) < 500:  # the key has a fixed length: no separator is needed
+        return f"i{key}.{holder}"
+    return "i" + _digest(holder, key)
 
 
 def collapse(chain: Sequence[str]) -> tuple[str, ...]:
@@ -156,20 +179,42 @@ def write(
     now: datetime,
     extra: Sequence[Record] = (),
 ) -> list[Record]:
-    """Write evidence, the index entries it needs and ``extra`` records in one atomic write.
+    """Write evidence, its slots' heads, the index entries it needs and ``extra`` at once.
 
     ``items``: ``(fact, data, holders)``: the evidence data (from :func:`evidence_data`)
     and who holds a belief chain that it may reach (the index entries to make). One
-    ``get_records`` finds the index entries that exist; only the missing are written.
+    ``get_records`` per kind finds the heads and index entries that exist; only missing
+    index entries are written. One atomic ``write_records``.
     """
     records: list[Record] = list(extra)
+    slots = [slot_of(fact, settings) for fact, _, _ in items]
+    owners = {slot: slot_owner(slot) for slot in slots}
+    heads = {r.id: r for r in store.get_records(tenant, HEAD_KIND, list(set(owners.values())))}
+    state: dict[str, dict[str, Any]] = {}
     wanted: dict[str, tuple[str, str, Fact]] = {}
-    for n, (fact, data, holders) in enumerate(items):
-        slot = slot_of(fact, settings)
-        data = {**data, "slot": slot, "n": n}
-        records.append(_record(KIND, new_id(), slot_owner(slot), data, now))
+    for n, ((fact, data, holders), slot) in enumerate(zip(items, slots, strict=True)):
+        owner = owners[slot]
+        head = state.get(owner)
+        if head is None:
+            old = heads.get(owner)
+            head = state[owner] = (
+                dict(old.data) if old is not None else {"slot": slot, "count": 0, "ordered": True}
+            )
+            head["ids"] = list(head.get("ids", ()))
+        at = str(data["at"])
+        last = head.get("last_at")
+        if last is not None and datetime.fromisoformat(at) < datetime.fromisoformat(last):
+            head["ordered"] = False
+        else:
+            head["last_at"] = at
+        record_id = new_id()
+        head["ids"] = [*head["ids"][-(WINDOW - 1) :], record_id]
+        data = {**data, "slot": slot, "n": n, "q": head["count"]}
+        head["count"] += 1
+        records.append(_record(KIND, record_id, owner, data, now))
         for holder in holders:
-            wanted.setdefault(index_id(holder, slot), (holder, slot, fact))
+            wanted.setdefault(index_id(holder, slot, owner), (holder, slot, fact))
+    records.extend(_record(HEAD_KIND, owner, owner, head, now) for owner, head in state.items())
     if wanted:
         have = {r.id for r in store.get_records(tenant, INDEX_KIND, list(wanted))}
         for record_id, (holder, slot, fact) in wanted.items():
@@ -196,7 +241,7 @@ class Evidence:
     fact: Fact
     at: datetime
     recorded_at: datetime
-    order: tuple[datetime, int, str]
+    order: tuple[int, datetime, str]
     members: frozenset[str]
     adopted: frozenset[str]
     speaker: str | None
@@ -237,7 +282,7 @@ def evidence_from_record(record: Record) -> Evidence:
         fact=fact,
         at=datetime.fromisoformat(data["at"]),
         recorded_at=record.created_at,
-        order=(record.created_at, int(data.get("n", 0)), record.id),
+        order=(int(data.get("q", 0)), record.created_at, record.id),
         members=frozenset(data.get("members", ())),
         adopted=frozenset(data.get("adopted", ())),
         speaker=data.get("speaker"),
@@ -257,11 +302,85 @@ def evidence_from_record(record: Record) -> Evidence:
 
 
 def read_slot(store: GraphStore, tenant: str, slot: str) -> list[Evidence]:
-    """The evidence of one slot, in recording order: one indexed read."""
+    """The evidence of one slot, in recording order: one indexed read of all of it."""
     found = store.find_records(tenant, KIND, owner=slot_owner(slot), newest_first=False)
     evidence = [evidence_from_record(r) for r in found]
     evidence.sort(key=lambda e: e.order)
     return evidence
+
+
+class Slot:
+    """The evidence of one slot as a read needs it: its newest first, the rest on demand.
+
+    A read of what is held *now* usually needs only the newest evidence (its head's
+    window: one ``get_records``); the whole slot is read (one indexed ``find_records``)
+    only when the window does not reach back far enough, or for history and the clocks.
+    """
+
+    __slots__ = ("_all", "complete", "ordered", "slot", "store", "tenant", "window")
+
+    def __init__(
+        self,
+        store: GraphStore,
+        tenant: str,
+        slot: str,
+        window: list[Evidence],
+        complete: bool,
+        ordered: bool,
+    ) -> None:
+        self.store, self.tenant, self.slot = store, tenant, slot
+        self.window, self.complete, self.ordered = window, complete, ordered
+        self._all: list[Evidence] | None = window if complete else None
+
+    def all(self) -> list[Evidence]:
+        """Every evidence of the slot, in recording order."""
+        if self._all is None:
+            self._all = read_slot(self.store, self.tenant, self.slot)
+        return self._all
+
+
+# The embedded store hands out the immutable records it holds: a slot's window read
+# once is kept, keyed by its head record instance (a new head is a new instance), so a
+# hot read is one ``get_records`` of the head. Bounded (emptied when full).
+_windows: dict[int, tuple[Record, list[Evidence]]] = {}
+
+
+def open_slots(store: GraphStore, tenant: str, slots: Iterable[str]) -> dict[str, Slot]:
+    """The slots asked for, each with its newest evidence: at most two ``get_records``."""
+    wanted = {slot_owner(slot): slot for slot in dict.fromkeys(slots)}
+    heads = {r.id: r for r in store.get_records(tenant, HEAD_KIND, list(wanted))}
+    kept: dict[str, list[Evidence]] = {}
+    missing: list[str] = []
+    for owner, head in heads.items():
+        hit = _windows.get(id(head))
+        if hit is not None and hit[0] is head:
+            kept[owner] = hit[1]
+        else:
+            missing.extend(head.data.get("ids", ()))
+    found = {r.id: r for r in store.get_records(tenant, KIND, missing)} if missing else {}
+    out: dict[str, Slot] = {}
+    for owner, slot in wanted.items():
+        head = heads.get(owner)
+        if head is None:
+            out[slot] = Slot(store, tenant, slot, [], True, True)
+            continue
+        window_ids = list(head.data.get("ids", ()))
+        window = kept.get(owner)
+        if window is None:
+            window = [evidence_from_record(found[i]) for i in window_ids if i in found]
+            if len(window) == len(window_ids):
+                if len(_windows) >= _LIMIT:
+                    _windows.clear()
+                _windows[id(head)] = (head, window)
+        complete = int(head.data.get("count", 0)) == len(window) == len(window_ids)
+        ordered = bool(head.data.get("ordered", False)) and len(window) == len(window_ids)
+        out[slot] = Slot(store, tenant, slot, window, complete, ordered)
+    return out
+
+
+def open_slot(store: GraphStore, tenant: str, slot: str) -> Slot:
+    """One slot with its newest evidence (see :func:`open_slots`)."""
+    return open_slots(store, tenant, [slot])[slot]
 
 
 @dataclass(slots=True)
@@ -374,37 +493,40 @@ def _reaches(e: Evidence, chain: tuple[str, ...]) -> bool:
     return e.kind == FORGOT and e.holder == chain[0]
 
 
-def current(evidence: Sequence[Evidence], chain: tuple[str, ...]) -> _Version | None:
+def current(slot: Slot, chain: tuple[str, ...]) -> _Version | None:
     """The version ``chain`` holds now, reading back only as far as it must.
 
-    When the evidence was recorded in world-time order (the common case), the version
-    held now depends only on the evidence after the last one that ended the claim held
-    before it (a different claim, or a forgetting); older evidence is not folded. Else
-    the whole slot is folded.
+    When the slot's evidence was recorded in world-time order (the common case), the
+    version held now depends only on the evidence after the last one that ended the
+    claim held before it (a different claim, or a forgetting): if the head's window
+    reaches that far, nothing older is read. Else the whole slot is folded.
     """
-    times = [e.at for e in evidence]
-    if any(later < earlier for earlier, later in zip(times, times[1:], strict=False)):
-        versions = fold(evidence, chain)
-        live = [v for v in versions if v.retired_at is None]
-        return live[-1] if live else None
-    suffix: list[Evidence] = []
-    claim: Fact | None = None
-    for e in reversed(evidence):
-        if not _reaches(e, chain):
-            continue
-        if e.kind == FORGOT:
-            break
-        if e.kind in (SEEN, CLAIM, GIVEN):
-            if _acquired(e, chain) is None:
+    if slot.ordered:
+        suffix: list[Evidence] = []
+        claim: Fact | None = None
+        bounded = False
+        for e in reversed(slot.window):
+            if not _reaches(e, chain):
                 continue
-            if claim is None:
-                claim = e.fact
-            elif not claim.same_claim(e.fact):
+            if e.kind == FORGOT:
+                bounded = True
                 break
-        suffix.append(e)
-    suffix.reverse()
-    versions = fold(suffix, chain)
-    return versions[-1] if versions and versions[-1].retired_at is None else None
+            if e.kind in (SEEN, CLAIM, GIVEN):
+                if _acquired(e, chain) is None:
+                    continue
+                if claim is None:
+                    claim = e.fact
+                elif not claim.same_claim(e.fact):
+                    bounded = True
+                    break
+            suffix.append(e)
+        if bounded or slot.complete:
+            suffix.reverse()
+            versions = fold(suffix, chain)
+            return versions[-1] if versions and versions[-1].retired_at is None else None
+    versions = fold(slot.all(), chain)
+    live = [v for v in versions if v.retired_at is None]
+    return live[-1] if live else None
 
 
 def belief_of(version: _Version, holder: str, chain: tuple[str, ...], slot: str) -> Belief:
@@ -413,7 +535,12 @@ def belief_of(version: _Version, holder: str, chain: tuple[str, ...], slot: str)
     return construct_trusted(
         Belief,
         {
-            "id": "b" + _digest(holder, *chain, "", slot, v.origin.id),
+            # ids hold no control characters and a slot is JSON (which escapes them)
+            "id": "b"
+            + hashlib.sha1(
+                "\x1f".join((holder, *chain, "", slot, v.origin.id)).encode(),
+                usedforsecurity=False,
+            ).hexdigest(),
             "holder": holder,
             "chain": chain,
             "fact": v.fact,

@@ -527,18 +527,17 @@ class Minds:
         self,
         npc: str,
         chain: tuple[str, ...],
-        slot: str,
-        evidence: Sequence[Any],
+        slot: store_beliefs.Slot,
         now: bool = False,
     ) -> list[Belief]:
         """The versions ``npc`` held along ``chain``; ``now``: only the one it holds now."""
         q = store_beliefs.collapse((npc, *chain))
         if now:
-            held = store_beliefs.current(evidence, q)
+            held = store_beliefs.current(slot, q)
             versions = [held] if held is not None else []
         else:
-            versions = store_beliefs.fold(evidence, q)
-        return [store_beliefs.belief_of(v, npc, chain, slot) for v in versions]
+            versions = store_beliefs.fold(slot.all(), q)
+        return [store_beliefs.belief_of(v, npc, chain, slot.slot) for v in versions]
 
     def _slots(self, npc: str) -> list[Record]:
         return self.store.find_records(
@@ -568,16 +567,15 @@ class Minds:
         if not index:
             self._require(npc)
         found: list[Belief] = []
-        for entry in index:
-            data = entry.data
-            if about is not None and not _may_name(data, about):
-                continue
-            if predicate is not None and data.get("predicate") != predicate:
-                continue
-            slot = str(data["slot"])
-            evidence = store_beliefs.read_slot(self.store, self.tenant, slot)
-            latest = not history and world is None and memory is None
-            for belief in self._versions(npc, chain, slot, evidence, latest):
+        wanted = [
+            str(entry.data["slot"])
+            for entry in index
+            if (about is None or _may_name(entry.data, about))
+            and (predicate is None or entry.data.get("predicate") == predicate)
+        ]
+        latest = not history and world is None and memory is None
+        for slot in store_beliefs.open_slots(self.store, self.tenant, wanted).values():
+            for belief in self._versions(npc, chain, slot, latest):
                 if about is not None and about not in belief.fact.entity_ids:
                     continue
                 if history or visible_at(belief, world, memory):
@@ -618,16 +616,15 @@ class Minds:
                 if b.fact.subject == subject
             ]
             return candidates[-1] if candidates else None
-        probe = Fact(subject=subject, predicate=predicate, object=object or subject)
-        slot = store_beliefs.slot_of(probe, self.settings)
-        evidence = store_beliefs.read_slot(self.store, self.tenant, slot)
+        check_safe_name(predicate, "predicate")
+        many = object is not None and not self.settings.is_single_valued(predicate)
+        slot = store_beliefs.slot_key(subject, predicate, object if many else None)
+        evidence = store_beliefs.open_slot(self.store, self.tenant, slot)
         world = as_utc(as_of, "as_of")
         memory = as_utc(recorded_as_of, "recorded_as_of")
         latest = world is None and memory is None
         seen = [
-            b
-            for b in self._versions(npc, chain, slot, evidence, latest)
-            if visible_at(b, world, memory)
+            b for b in self._versions(npc, chain, evidence, latest) if visible_at(b, world, memory)
         ]
         if not seen:
             self._require(npc)
@@ -647,13 +644,13 @@ class Minds:
         """
         claim = fact_from(fact, "fact")
         slot = store_beliefs.slot_of(claim, self.settings)
-        evidence = store_beliefs.read_slot(self.store, self.tenant, slot)
+        evidence = store_beliefs.open_slot(self.store, self.tenant, slot)
         world = as_utc(as_of, "as_of")
         memory = as_utc(recorded_as_of, "recorded_as_of")
         found = [
             b
-            for holder in store_beliefs.holders(evidence)
-            for b in self._versions(holder, (), slot, evidence, world is None and memory is None)
+            for holder in store_beliefs.holders(evidence.all())
+            for b in self._versions(holder, (), evidence, world is None and memory is None)
             if visible_at(b, world, memory) and b.fact.same_claim(claim)
         ]
         found.sort(key=lambda b: (b.holder, b.valid_from))
@@ -781,10 +778,10 @@ class Minds:
                 continue
             slots.setdefault(str(data["slot"]), []).append(str(data["holder"]))
         chosen: list[Belief] = []
+        opened = store_beliefs.open_slots(self.store, self.tenant, slots)
         for slot, holders in slots.items():
-            evidence = store_beliefs.read_slot(self.store, self.tenant, slot)
             for holder in holders:
-                for belief in self._versions(holder, (), slot, evidence, True):
+                for belief in self._versions(holder, (), opened[slot], True):
                     if not belief.current:
                         continue
                     if about is not None and about not in belief.fact.entity_ids:

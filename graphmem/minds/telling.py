@@ -9,7 +9,7 @@ from that, at any order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -25,10 +25,6 @@ if TYPE_CHECKING:
 __all__ = ["claim"]
 
 
-def _current(found: Sequence[evidence.Evidence], chain: tuple[str, ...]) -> Any:
-    return evidence.current(found, chain)
-
-
 def _claims(minds: Minds, speaker: str, fact: Any, about: str | None) -> list[Fact]:
     if about is None:
         return [fact_from(fact, "fact")]
@@ -38,9 +34,9 @@ def _claims(minds: Minds, speaker: str, fact: Any, about: str | None) -> list[Fa
     return [b.fact for b in held]
 
 
-def _away(found: Sequence[evidence.Evidence], who: str, viewer: str, origin: Any) -> Any:
-    """When ``viewer`` saw ``who`` leave the place of ``origin`` since, or None."""
-    moved = _current(found, (viewer,))
+def _away(found: evidence.Slot, viewer: str, origin: Any) -> Any:
+    """When ``viewer`` saw the slot's subject leave the place of ``origin`` since, or None."""
+    moved = evidence.current(found, (viewer,))
     if moved is None or moved.valid_from < origin.at or moved.origin.id == origin.id:
         return None
     fact = moved.fact
@@ -50,11 +46,10 @@ def _away(found: Sequence[evidence.Evidence], who: str, viewer: str, origin: Any
 
 
 def _saw_more(
-    minds: Minds,
     listener: str,
     speaker: str,
     held: Any,
-    presence: Sequence[evidence.Evidence],
+    presence: Mapping[str, evidence.Slot],
 ) -> bool:
     """Whether, as the listener knows, the speaker may have seen more of the slot than it.
 
@@ -66,14 +61,10 @@ def _saw_more(
         return True
     if speaker not in origin.members:
         return False
-    own = evidence.slot_of(
-        Fact(subject=listener, predicate=minds.settings.presence, object=listener),
-        minds.settings,
-    )
-    left = _away(evidence.read_slot(minds.store, minds.tenant, own), listener, listener, origin)
+    left = _away(presence[listener], listener, origin)
     if left is None:
         return False  # still there, seeing all the speaker sees
-    before = _away(presence, speaker, listener, origin)
+    before = _away(presence[speaker], listener, origin)
     return before is None or before > left
 
 
@@ -108,18 +99,20 @@ def claim(
     minds._entities([speaker, *listeners, *([about] if about else [])])
     facts = _claims(minds, speaker, fact, about)
     minds._entities([i for f in facts for i in f.entity_ids])
-    presence_slot = evidence.slot_of(
-        Fact(subject=speaker, predicate=settings.presence, object=speaker), settings
-    )
-    presence = evidence.read_slot(minds.store, minds.tenant, presence_slot)
+    where = {
+        who: evidence.slot_of(Fact(subject=who, predicate=settings.presence, object=who), settings)
+        for who in (speaker, *listeners)
+    }
+    opened = evidence.open_slots(minds.store, minds.tenant, where.values())
+    presence = {who: opened[slot] for who, slot in where.items()}
     members = sorted({speaker, *listeners})
     items = []
     adopted: list[tuple[str, ...]] = []
     weights = []
     for claimed in facts:
         slot = evidence.slot_of(claimed, settings)
-        found = evidence.read_slot(minds.store, minds.tenant, slot)
-        own = _current(found, (speaker,))
+        found = evidence.open_slot(minds.store, minds.tenant, slot)
+        own = evidence.current(found, (speaker,))
         if own is not None and own.fact.same_claim(claimed):
             confidence, sources, weight = own.confidence, own.sources, own.importance
         else:  # a claim the speaker does not hold: said on its own word
@@ -128,7 +121,7 @@ def claim(
         weights.append(weight)
         took = []
         for listener in listeners:
-            held = _current(found, (listener,))
+            held = evidence.current(found, (listener,))
             belief = evidence.belief_of(held, listener, (), slot) if held is not None else None
             hearing = Hearing(
                 listener=listener,
@@ -136,7 +129,7 @@ def claim(
                 fact=claimed,
                 public=public,
                 held=belief,
-                speaker_saw_more=_saw_more(minds, listener, speaker, held, presence),
+                speaker_saw_more=_saw_more(listener, speaker, held, presence),
             )
             if settings.trust.adopts(hearing):
                 took.append(listener)
