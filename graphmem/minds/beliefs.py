@@ -360,10 +360,11 @@ def open_slots(store: GraphStore, tenant: str, slots: Iterable[str]) -> dict[str
     found = {r.id: r for r in store.get_records(tenant, KIND, missing)} if missing else {}
     out: dict[str, Slot] = {}
     for owner, slot in wanted.items():
-        head = heads.get(owner)
-        if head is None:
+        top = heads.get(owner)
+        if top is None:
             out[slot] = Slot(store, tenant, slot, [], True, True)
             continue
+        head = top
         window_ids = list(head.data.get("ids", ()))
         window = kept.get(owner)
         if window is None:
