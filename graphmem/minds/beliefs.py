@@ -58,6 +58,7 @@ __all__ = [
     "current",
     "fold",
     "index_id",
+    "last_seen",
     "open_slot",
     "open_slots",
     "read_slot",
@@ -528,6 +529,19 @@ def current(slot: Slot, chain: tuple[str, ...]) -> _Version | None:
     versions = fold(slot.all(), chain)
     live = [v for v in versions if v.retired_at is None]
     return live[-1] if live else None
+
+
+def last_seen(slot: Slot, holder: str) -> Evidence | None:
+    """The newest evidence ``holder`` witnessed of the slot itself, if any."""
+    for e in reversed(slot.window):
+        if e.kind == SEEN and holder in e.members:
+            return e
+    if slot.complete:
+        return None
+    for e in reversed(slot.all()):
+        if e.kind == SEEN and holder in e.members:
+            return e
+    return None
 
 
 def belief_of(version: _Version, holder: str, chain: tuple[str, ...], slot: str) -> Belief:

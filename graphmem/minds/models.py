@@ -333,10 +333,12 @@ class Hearing:
         fact: What is claimed.
         public: Whether it was announced to an audience (else told in private).
         held: What the listener believes about the same slot now, if anything.
+        seen: What the listener last saw of the slot itself (a witnessed belief, which
+            ``held`` may have replaced since), if it ever saw it.
         speaker_saw_more: Whether, as far as the listener knows, the speaker may know
-            more of it than the listener: the speaker was a witness of what the listener
-            last saw of it, and the listener left before the speaker (it did not see the
-            speaker leave). Always True when the listener's belief is hearsay.
+            more of it than the listener saw: the speaker was a witness of what the
+            listener last saw of it, and the listener left before the speaker (it did
+            not see the speaker leave). True when the listener never saw it.
     """
 
     listener: str
@@ -344,6 +346,7 @@ class Hearing:
     fact: Fact
     public: bool
     held: Belief | None
+    seen: Belief | None
     speaker_saw_more: bool
 
 
@@ -358,13 +361,17 @@ class TrustPolicy:
     2. ``pairs[(listener, speaker)]``: True (always believes that speaker) or False
        (never).
     3. A listener with no belief about the slot, or one that agrees, adopts the claim.
-    4. ``overrides[how]`` for the ``how`` of the belief it holds (``witnessed``,
-       ``told``, ``inferred``, ``rumour``, ...; a kind not listed: ``default``): True, a
-       claim replaces such a belief; False, it does not, unless ``defer_to_who_saw_more``
-       and the speaker may have seen more of it (:attr:`Hearing.speaker_saw_more`).
+    4. A listener that saw the slot itself, when ``overrides["witnessed"]`` is False
+       (the default): only if ``defer_to_who_saw_more`` and the speaker may have seen
+       more of it than the listener did (:attr:`Hearing.speaker_saw_more`), whatever
+       the listener believes now.
+    5. ``overrides[how]`` for the ``how`` of the belief it holds (``told``,
+       ``inferred``, ``rumour``, ...; a kind not listed: ``default``): True, a claim
+       replaces such a belief; False, it does not, unless ``defer_to_who_saw_more`` and
+       the speaker may have seen more.
 
-    The default: what one saw beats hearsay, unless the speaker stayed to see more;
-    hearsay replaces hearsay (the newest wins).
+    The default: what one saw beats the word of one who saw less (who left first, or
+    was not there), and yields to one who stayed to see more; hearsay replaces hearsay.
 
     >>> TrustPolicy().overrides["witnessed"]
     False
@@ -402,7 +409,11 @@ class TrustPolicy:
         held = hearing.held
         if held is None or held.fact.same_claim(hearing.fact):
             return True
-        if dict(self.overrides).get(held.how, self.default):
+        overrides = dict(self.overrides)
+        if hearing.seen is not None and not overrides.get("witnessed", self.default):
+            # what it saw beats the word of one who saw less, whatever it believes now
+            return self.defer_to_who_saw_more and hearing.speaker_saw_more
+        if overrides.get(held.how, self.default):
             return True
         return self.defer_to_who_saw_more and hearing.speaker_saw_more
 

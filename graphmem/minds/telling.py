@@ -48,16 +48,16 @@ def _away(found: evidence.Slot, viewer: str, origin: Any) -> Any:
 def _saw_more(
     listener: str,
     speaker: str,
-    held: Any,
+    origin: evidence.Evidence | None,
     presence: Mapping[str, evidence.Slot],
 ) -> bool:
     """Whether, as the listener knows, the speaker may have seen more of the slot than it.
 
-    The speaker was a witness of what the listener last saw of it; the listener has
-    left since, and did not see the speaker leave first. (Hearsay held: always.)
+    The speaker was a witness of what the listener last saw of it (``origin``); the
+    listener has left since, and did not see the speaker leave first. (Never saw it:
+    always.)
     """
-    origin = held.origin if held is not None else None
-    if origin is None or origin.kind != evidence.SEEN:
+    if origin is None:
         return True
     if speaker not in origin.members:
         return False
@@ -122,14 +122,19 @@ def claim(
         took = []
         for listener in listeners:
             held = evidence.current(found, (listener,))
-            belief = evidence.belief_of(held, listener, (), slot) if held is not None else None
+            origin = evidence.last_seen(found, listener)
+            seen = None
+            if origin is not None:
+                sight = evidence.fold([origin], (listener,))[0]
+                seen = evidence.belief_of(sight, listener, (), slot)
             hearing = Hearing(
                 listener=listener,
                 speaker=speaker,
                 fact=claimed,
                 public=public,
-                held=belief,
-                speaker_saw_more=_saw_more(listener, speaker, held, presence),
+                held=evidence.belief_of(held, listener, (), slot) if held else None,
+                seen=seen,
+                speaker_saw_more=_saw_more(listener, speaker, origin, presence),
             )
             if settings.trust.adopts(hearing):
                 took.append(listener)

@@ -72,25 +72,30 @@ def test_the_default_trust_policy() -> None:
     claim = Fact(subject="sword", predicate="located_in", object="bed")
 
     def hears(held: Belief | None, saw_more: bool = False) -> bool:
-        return policy.adopts(Hearing("ada", "tomas", claim, False, held, saw_more))
+        seen = held if held is not None and held.how == "witnessed" else None
+        return policy.adopts(Hearing("ada", "tomas", claim, False, held, seen, saw_more))
 
     assert hears(None)  # nothing held: believed
     assert hears(belief(fact=claim))  # agrees
     assert not hears(belief())  # what she saw beats hearsay
     assert hears(belief(), saw_more=True)  # unless he saw more
     assert hears(belief(how="told"))  # hearsay replaces hearsay
+    # told since, but she saw it herself: the word of one who saw less does not count
+    assert not policy.adopts(
+        Hearing("ada", "tomas", claim, False, belief(how="told"), belief(), False)
+    )
     assert not TrustPolicy(defer_to_who_saw_more=False).adopts(
-        Hearing("ada", "tomas", claim, False, belief(), True)
+        Hearing("ada", "tomas", claim, False, belief(), belief(), True)
     )
     assert (
         TrustPolicy(pairs={("ada", "tomas"): False}).adopts(
-            Hearing("ada", "tomas", claim, False, None, True)
+            Hearing("ada", "tomas", claim, False, None, None, True)
         )
         is False
     )
     with pytest.raises(InvalidInput):
         TrustPolicy(rule=lambda h: "yes").adopts(  # type: ignore[arg-type,return-value]
-            Hearing("ada", "tomas", claim, False, None, True)
+            Hearing("ada", "tomas", claim, False, None, None, True)
         )
     with pytest.raises(InvalidInput):
         TrustPolicy(rule="always")  # type: ignore[arg-type]
