@@ -5,8 +5,9 @@ event has ``n`` witnesses. For each size, interleaved so machine noise hits both
 
 - ``record_event`` (a mug moved between two tables, seen by all) beside a plain write of
   one relationship (``upsert_relationships``): what witnessing costs over writing;
-- ``tell`` (one NPC claims something to another, a lie half the time) and ``announce``
-  (one NPC claims something to the whole tavern), beside the same plain write;
+- ``tell`` (one NPC claims something to another, a lie two times in three) and
+  ``announce`` (one NPC claims something to the whole tavern, every fifth step),
+  interleaved with the events, beside the same plain write;
 - belief reads of order 1, 2 and 4 (``belief(a, "mug", "located_in", of=[...])``)
   beside the identity snapshot of the same NPC;
 - what is stored: evidence bytes per event and witness (linear storage stays flat as
@@ -110,39 +111,36 @@ def _size(
         assert len(mem.record_event("rang", actor=npcs[0], at=tick()).witnesses) == n
         events: list[float] = []
         writes: list[float] = []
+        tells: list[float] = []
+        told: list[float] = []
+        shouts: list[float] = []
+        heard: list[float] = []
         before = sum(store.count_records(mem.tenant, k) for k in ("event", "evidence"))
-        for k in range(reps):
+        for k in range(reps):  # as in a game: things happen, NPCs talk, now and then aloud
             place = ("bar", "hearth")[k % 2]
             change = [("mug", "located_in", place)]
             move = partial(mem.record_event, "moved", actor=npcs[k % n], changes=change, at=tick())
             events.append(_us(move))
             writes.append(_us(partial(plain, k)))
+            speaker, listener = rng.sample(npcs, 2)
+            where = ("bar", "hearth", "tavern")[k % 3]  # the truth a third of the time
+            say_it = partial(mem.tell, speaker, listener, ("mug", "located_in", where), at=tick())
+            tells.append(_us(say_it))
+            told.append(_us(partial(plain, k)))
+            if k % 5 == 0:
+                claim = ("mug", "located_in", ("hearth", "bar")[k % 2])
+                shout = partial(mem.announce, npcs[(k + 1) % n], claim, at=tick())
+                shouts.append(_us(shout))
+                heard.append(_us(partial(plain, k)))
         written = sum(store.count_records(mem.tenant, k) for k in ("event", "evidence")) - before
         yield figure(
             f"record_event p50, {n:,} witnesses (vs a plain write)",
             statistics.median(events) / 1000,
             "ms",
         ).with_baseline(statistics.median(writes) / 1000)
-
-        tells: list[float] = []
-        told: list[float] = []
-        for k in range(reps):
-            speaker, listener = rng.sample(npcs, 2) if n > 1 else (npcs[0], npcs[0])
-            where = ("bar", "hearth", "tavern")[k % 3]
-            say_it = partial(mem.tell, speaker, listener, ("mug", "located_in", where), at=tick())
-            tells.append(_us(say_it))
-            told.append(_us(partial(plain, k)))
         yield figure(
             f"tell p50, tavern of {n:,} (vs a plain write)", statistics.median(tells) / 1000, "ms"
         ).with_baseline(statistics.median(told) / 1000)
-
-        shouts: list[float] = []
-        heard: list[float] = []
-        for k in range(max(5, reps // 5)):
-            where = ("bar", "hearth")[k % 2]
-            shout = partial(mem.announce, npcs[k % n], ("mug", "located_in", where), at=tick())
-            shouts.append(_us(shout))
-            heard.append(_us(partial(plain, k)))
         yield figure(
             f"announce p50, {n - 1:,} listeners (vs a plain write)",
             statistics.median(shouts) / 1000,
@@ -178,6 +176,10 @@ def _size(
             size / max(1, witnesses),
             "B",
         )
-        yield figure(f"records written per record_event, tavern of {n:,}", written / reps, "recs")
+        yield figure(
+            f"event and evidence records per step (event, tell, 1/5 announce), tavern of {n:,}",
+            written / reps,
+            "recs",
+        )
     finally:
         mem.clear()

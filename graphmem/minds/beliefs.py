@@ -74,9 +74,9 @@ KIND = "evidence"
 INDEX_KIND = "belief_slot"
 """The record kind of the ``(holder, slot)`` index."""
 HEAD_KIND = "belief_head"
-"""The record kind of a slot's head: the ids of its newest evidence, in recording order."""
+"""The record kind of a slot's head: the ids of its newest evidence, with their order."""
 WINDOW = 64
-"""How many of a slot's newest evidence ids its head keeps."""
+"""How many of a slot's newest evidence ids its head keeps, per kind (seen, the rest)."""
 
 SEEN, CLAIM, GIVEN, FORGOT, RECALLED = "seen", "claim", "given", "forgot", "recalled"
 
@@ -201,7 +201,8 @@ def write(
             head = state[owner] = (
                 dict(old.data) if old is not None else {"slot": slot, "count": 0, "ordered": True}
             )
-            head["ids"] = list(head.get("ids", ()))
+            for part in ("seen", "rest"):
+                head[part] = list(head.get(part, ()))
         at = str(data["at"])
         last = head.get("last_at")
         if last is not None and datetime.fromisoformat(at) < datetime.fromisoformat(last):
@@ -209,7 +210,8 @@ def write(
         else:
             head["last_at"] = at
         record_id = new_id()
-        head["ids"] = [*head["ids"][-(WINDOW - 1) :], record_id]
+        part = "seen" if data["k"] == SEEN else "rest"  # each kind keeps its own window
+        head[part] = [*head[part][-(WINDOW - 1) :], [record_id, head["count"]]]
         data = {**data, "slot": slot, "n": n, "q": head["count"]}
         head["count"] += 1
         records.append(_record(KIND, record_id, owner, data, now))
@@ -343,22 +345,41 @@ class Slot:
 # The embedded store hands out the immutable records it holds: a slot's window read
 # once is kept, keyed by its head record instance (a new head is a new instance), so a
 # hot read is one ``get_records`` of the head. Bounded (emptied when full).
-_windows: dict[int, tuple[Record, list[Evidence]]] = {}
+_windows: dict[int, tuple[Record, tuple[list[Evidence], bool]]] = {}
+
+
+def _window_ids(head: Record) -> tuple[list[str], bool]:
+    """The ids of a head's window, oldest first, and whether it holds the whole slot.
+
+    Each kind keeps its newest ``WINDOW``; merged, they cover every evidence of the slot
+    from the newer of the two oldest kept (when a kind's window is full).
+    """
+    data = head.data
+    start = 0
+    merged: list[tuple[int, str]] = []
+    for part in ("seen", "rest"):
+        entries = [(int(q), str(i)) for i, q in data.get(part, ())]
+        if len(entries) >= WINDOW:
+            start = max(start, entries[0][0])
+        merged.extend(entries)
+    merged.sort()
+    return [i for q, i in merged if q >= start], start == 0
 
 
 def open_slots(store: GraphStore, tenant: str, slots: Iterable[str]) -> dict[str, Slot]:
     """The slots asked for, each with its newest evidence: at most two ``get_records``."""
     wanted = {slot_owner(slot): slot for slot in dict.fromkeys(slots)}
     heads = {r.id: r for r in store.get_records(tenant, HEAD_KIND, list(wanted))}
-    kept: dict[str, list[Evidence]] = {}
-    missing: list[str] = []
+    kept: dict[str, tuple[list[Evidence], bool]] = {}
+    missing: dict[str, tuple[list[str], bool]] = {}
     for owner, head in heads.items():
         hit = _windows.get(id(head))
         if hit is not None and hit[0] is head:
             kept[owner] = hit[1]
         else:
-            missing.extend(head.data.get("ids", ()))
-    found = {r.id: r for r in store.get_records(tenant, KIND, missing)} if missing else {}
+            missing[owner] = _window_ids(head)
+    ids = [i for window_ids, _ in missing.values() for i in window_ids]
+    found = {r.id: r for r in store.get_records(tenant, KIND, ids)} if ids else {}
     out: dict[str, Slot] = {}
     for owner, slot in wanted.items():
         top = heads.get(owner)
@@ -366,17 +387,18 @@ def open_slots(store: GraphStore, tenant: str, slots: Iterable[str]) -> dict[str
             out[slot] = Slot(store, tenant, slot, [], True, True)
             continue
         head = top
-        window_ids = list(head.data.get("ids", ()))
-        window = kept.get(owner)
-        if window is None:
+        if owner in kept:
+            window, whole = kept[owner]
+        else:
+            window_ids, whole = missing[owner]
             window = [evidence_from_record(found[i]) for i in window_ids if i in found]
+            whole = whole and len(window) == len(window_ids)
             if len(window) == len(window_ids):
                 if len(_windows) >= _LIMIT:
                     _windows.clear()
-                _windows[id(head)] = (head, window)
-        complete = int(head.data.get("count", 0)) == len(window) == len(window_ids)
-        ordered = bool(head.data.get("ordered", False)) and len(window) == len(window_ids)
-        out[slot] = Slot(store, tenant, slot, window, complete, ordered)
+                _windows[id(head)] = (head, (window, whole))
+        ordered = bool(head.data.get("ordered", False))
+        out[slot] = Slot(store, tenant, slot, window, whole, ordered)
     return out
 
 

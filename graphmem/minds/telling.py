@@ -151,7 +151,8 @@ def claim(
             importance=weight,
             sources=[*sources, speaker],
         )
-        items.append((claimed, data, members))
+        if took:  # a claim no one believed changes no belief at any order: the event says it
+            items.append((claimed, data, members))
     event = Event(
         id=new_id(),
         type="announced" if public else "told",
