@@ -132,10 +132,22 @@ def _iso(value: datetime) -> str:
 
 
 def _frozen(data: dict[str, Any]) -> FrozenDict:
-    return FrozenDict({k: FrozenList(v) if isinstance(v, list) else v for k, v in data.items()})
+    return FrozenDict({k: _frozen_value(v) for k, v in data.items()})
 
 
-def _record(kind: str, record_id: str, owner: str, data: dict[str, Any], now: datetime) -> Record:
+def _frozen_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _frozen(value)
+    if isinstance(value, list):
+        if all(isinstance(v, str) for v in value):
+            return FrozenList(value)
+        return FrozenList([_frozen_value(v) for v in value])
+    return value
+
+
+def _record(
+    kind: str, record_id: str, owner: str | None, data: dict[str, Any], now: datetime
+) -> Record:
     """A record from data this module made (JSON already): frozen, not re-validated."""
     return construct_trusted(
         Record,
@@ -149,6 +161,10 @@ def _record(kind: str, record_id: str, owner: str, data: dict[str, Any], now: da
             "updated_at": now,
         },
     )
+
+
+record_of = _record
+"""A record of JSON data made from validated models (an event's dump): not re-validated."""
 
 
 def fact_data(fact: Fact) -> dict[str, Any]:

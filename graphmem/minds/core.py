@@ -54,7 +54,7 @@ from graphmem.models import (
     new_id,
     utcnow,
 )
-from graphmem.store import GraphStore, as_utc
+from graphmem.store import GraphStore, as_utc, check_owner
 
 __all__ = ["EVENT_KIND", "Minds", "event_from_record"]
 
@@ -253,7 +253,6 @@ class Minds:
             place=place,
             actor=actor,
             participants=tuple(people),
-            witnesses=tuple(sorted(witnesses)),
             changes=tuple(changed),
             reveals=tuple(revealed),
             importance=weight,
@@ -261,7 +260,9 @@ class Minds:
             summary=summary,
             attributes=dict(attributes or {}),
         )
-        members = list(event.witnesses)
+        # the witnesses are entities the store holds (valid ids): not validated again
+        members = sorted(witnesses)
+        event = event.model_copy(update={"witnesses": tuple(members)})
         items = [
             (
                 fact,
@@ -298,14 +299,9 @@ class Minds:
         """Write an event with its evidence (and the index entries it needs) atomically."""
         now = utcnow()
         data = event.model_dump(mode="json", exclude={"id", "recorded_at"})
-        record = Record(
-            id=event.id,
-            kind=EVENT_KIND,
-            owner=event.session_id,
-            data=data,
-            created_at=now,
-            updated_at=now,
-        )
+        if event.session_id is not None:  # the owner key is checked as the store would
+            check_owner(event.session_id)
+        record = store_beliefs.record_of(EVENT_KIND, event.id, event.session_id, data, now)
         store_beliefs.write(self.store, self.tenant, self.settings, items, now, [record])
         return event.model_copy(update={"recorded_at": now})
 

@@ -122,9 +122,12 @@ def claim(
         took = []
         for listener in listeners:
             held = evidence.current(found, (listener,))
+            holding = evidence.belief_of(held, listener, (), slot) if held else None
             origin = evidence.last_seen(found, listener)
             seen = None
-            if origin is not None:
+            if origin is not None and held is not None and held.origin is origin:
+                seen = holding
+            elif origin is not None:
                 sight = evidence.fold([origin], (listener,))[0]
                 seen = evidence.belief_of(sight, listener, (), slot)
             hearing = Hearing(
@@ -132,7 +135,7 @@ def claim(
                 speaker=speaker,
                 fact=claimed,
                 public=public,
-                held=evidence.belief_of(held, listener, (), slot) if held else None,
+                held=holding,
                 seen=seen,
                 speaker_saw_more=_saw_more(listener, speaker, origin, presence),
             )
