@@ -523,8 +523,13 @@ def test_minds_travel_in_dump_load_and_jsonl(
     buffer.seek(0)
     imported.import_jsonl(buffer)
 
+    assert hall.store.count_records(hall.tenant, "belief") == 0  # no belief is materialised
+    assert hall.store.count_records(hall.tenant, "evidence") == 2  # the sighting, the claim
+    assert hall.store.count_records(hall.tenant, "belief_head") == 1  # one slot: the sword's
     for other in (copy, imported):
         assert place_of(other, "bren") == "chest"
+        assert place_of(other, "tomas", of=["bren", "tomas"]) == "chest"  # order 3, read back
+        assert place_of(other, "ada", of=["mira", "tomas", "mira"]) == "chest"
         assert other.belief("bren", "sword", "located_in").sources == ("tomas",)  # type: ignore[union-attr]
         assert other.recap("s1").audio == AUDIO and other.recap("s1").audio_type == "audio/ogg"
         assert [e.type for e in other.events()] == ["hid", "told"]
