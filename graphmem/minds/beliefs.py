@@ -139,9 +139,9 @@ def _frozen_value(value: Any) -> Any:
     if isinstance(value, dict):
         return _frozen(value)
     if isinstance(value, list):
-        if all(isinstance(v, str) for v in value):
-            return FrozenList(value)
-        return FrozenList([_frozen_value(v) for v in value])
+        if any(isinstance(v, dict | list) for v in value):
+            return FrozenList([_frozen_value(v) for v in value])
+        return FrozenList(value)
     return value
 
 
@@ -219,6 +219,7 @@ def write(
             )
             for part in ("seen", "rest"):
                 head[part] = list(head.get(part, ()))
+                head[f"{part}_q"] = list(head.get(f"{part}_q", ()))
         at = str(data["at"])
         last = head.get("last_at")
         if last is not None and datetime.fromisoformat(at) < datetime.fromisoformat(last):
@@ -227,7 +228,8 @@ def write(
             head["last_at"] = at
         record_id = new_id()
         part = "seen" if data["k"] == SEEN else "rest"  # each kind keeps its own window
-        head[part] = [*head[part][-(WINDOW - 1) :], [record_id, head["count"]]]
+        head[part] = [*head[part][-(WINDOW - 1) :], record_id]
+        head[f"{part}_q"] = [*head[f"{part}_q"][-(WINDOW - 1) :], head["count"]]
         data = {**data, "slot": slot, "n": n, "q": head["count"]}
         head["count"] += 1
         records.append(_record(KIND, record_id, owner, data, now))
@@ -372,9 +374,9 @@ def _window_ids(head: Record) -> tuple[list[str], bool]:
     """
     data = head.data
     start = 0
-    merged: list[tuple[int, str]] = []
+    merged: list[tuple[int, str]] = []  # (order in the slot, evidence id)
     for part in ("seen", "rest"):
-        entries = [(int(q), str(i)) for i, q in data.get(part, ())]
+        entries = list(zip(data.get(f"{part}_q", ()), data.get(part, ()), strict=True))
         if len(entries) >= WINDOW:
             start = max(start, entries[0][0])
         merged.extend(entries)
