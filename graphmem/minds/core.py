@@ -30,7 +30,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from graphmem.checks import check_id, check_ids
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.minds import beliefs as store_beliefs
-from graphmem.minds import telling
+from graphmem.minds import telling, world
 from graphmem.minds.beliefs import visible_at
 from graphmem.minds.models import (
     Belief,
@@ -281,7 +281,7 @@ class Minds:
             for fact in facts
         ]
         event = self._store_event(event, items)
-        self._apply(changed, event)
+        world.apply(self.store, self.tenant, self.settings, changed, event)
         return event
 
     def _check_budget(self, witnesses: int, facts: int) -> None:
@@ -304,54 +304,6 @@ class Minds:
         record = store_beliefs.record_of(EVENT_KIND, event.id, event.session_id, data, now)
         store_beliefs.write(self.store, self.tenant, self.settings, items, now, [record])
         return event.model_copy(update={"recorded_at": now})
-
-    def _apply(self, changes: Sequence[Fact], event: Event) -> None:
-        """Apply an event's changes to the world state (facts already newer are left)."""
-        store, tenant, at = self.store, self.tenant, event.at
-        provenance = Provenance(
-            session_id=event.session_id, source="observed", evidence=(event.id,)
-        )
-        fresh: list[Relationship] = []
-        attributes: dict[str, dict[str, Any]] = {}
-        removed: dict[str, list[str]] = {}
-        for fact in changes:
-            if fact.object is None:
-                if fact.holds:
-                    attributes.setdefault(fact.subject, {})[fact.predicate] = fact.value
-                else:
-                    removed.setdefault(fact.subject, []).append(fact.predicate)
-                continue
-            held = store.get_relationships(
-                tenant, fact.subject, RelationshipFilter(types=(fact.predicate,))
-            )
-            if not self.settings.is_single_valued(fact.predicate):
-                held = [r for r in held if r.target_id == fact.object]
-            if any(r.valid_at is not None and r.valid_at > at for r in held):
-                continue  # the world already holds a later state of this
-            for rel in held:
-                if (rel.target_id == fact.object) != fact.holds:  # the fact this one ends
-                    store.invalidate_relationship(
-                        tenant, rel.source_id, rel.target_id, rel.type, at=at
-                    )
-            if fact.holds and not any(r.target_id == fact.object for r in held):
-                fresh.append(
-                    Relationship(
-                        source_id=fact.subject,
-                        target_id=fact.object,
-                        type=fact.predicate,
-                        provenance=provenance,
-                        valid_at=at,
-                    )
-                )
-        if fresh:
-            store.upsert_relationships(tenant, fresh)
-        for subject in dict.fromkeys([*attributes, *removed]):
-            store.update_entity(
-                tenant,
-                subject,
-                attributes=attributes.get(subject),
-                remove_attributes=removed.get(subject, ()),
-            )
 
     @_writes
     def observe(
@@ -445,28 +397,10 @@ class Minds:
             raise InvalidInput("announce takes place= or audience= (one of them, or neither)")
         if fact is None:
             raise InvalidInput("announce takes a fact")
-        listeners, where = self._audience(speaker, place, audience)
+        listeners, where = telling.hearers(self, speaker, place, audience)
         return telling.claim(
             self, speaker, listeners, fact, None, at, decay, importance, session_id, where, True
         )[0]
-
-    def _audience(
-        self, speaker: str, place: str | None, audience: Sequence[str] | None
-    ) -> tuple[list[str], str | None]:
-        """Who hears an announcement (the observers named, or those present), and where."""
-        if audience is not None:
-            named = _ids(audience, "audience")
-            known = self._entities([speaker, *named])
-            observers = set(self.settings.observers)
-            heard = [i for i in dict.fromkeys(named) if i != speaker and known[i].type in observers]
-            return heard, None
-        self._entities([speaker, *([place] if place else [])])
-        where = _one_id(place, "place") if place is not None else self._place_of(speaker)
-        if where is None:
-            raise InvalidInput(
-                f"{speaker!r} is nowhere the world state knows; give place= or audience="
-            )
-        return [i for i in self._present(where) if i != speaker], where
 
     @_writes
     def believe(

@@ -9,7 +9,7 @@ from that, at any order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,7 @@ from graphmem.store import as_utc
 if TYPE_CHECKING:
     from graphmem.minds.core import Minds
 
-__all__ = ["claim"]
+__all__ = ["claim", "hearers"]
 
 
 def _claims(minds: Minds, speaker: str, fact: Any, about: str | None) -> list[Fact]:
@@ -66,6 +66,27 @@ def _saw_more(
         return False  # still there, seeing all the speaker sees
     before = _away(presence[speaker], listener, origin)
     return before is None or before > left
+
+
+def hearers(
+    minds: Minds, speaker: str, place: str | None, audience: Sequence[str] | None
+) -> tuple[list[str], str | None]:
+    """Who hears an announcement (the observers named, or those present), and where."""
+    from graphmem.minds.core import _ids, _one_id  # the checks of every verb's arguments
+
+    if audience is not None:
+        named = _ids(audience, "audience")
+        known = minds._entities([speaker, *named])
+        observers = set(minds.settings.observers)
+        heard = [i for i in dict.fromkeys(named) if i != speaker and known[i].type in observers]
+        return heard, None
+    minds._entities([speaker, *([place] if place else [])])
+    where = _one_id(place, "place") if place is not None else minds._place_of(speaker)
+    if where is None:
+        raise InvalidInput(
+            f"{speaker!r} is nowhere the world state knows; give place= or audience="
+        )
+    return [i for i in minds._present(where) if i != speaker], where
 
 
 def claim(
