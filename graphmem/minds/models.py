@@ -336,9 +336,10 @@ class Hearing:
         seen: What the listener last saw of the slot itself (a witnessed belief, which
             ``held`` may have replaced since), if it ever saw it.
         speaker_saw_more: Whether, as far as the listener knows, the speaker may know
-            more of it than the listener saw: the speaker was a witness of what the
-            listener last saw of it, and the listener left before the speaker (it did
-            not see the speaker leave). True when the listener never saw it.
+            more of it than the listener saw: the listener has left the place where it
+            last saw it, and the speaker was still there when it left (it was there at
+            that sighting or came since, and the listener did not see it go): who leaves
+            later has seen more. True when the listener never saw it.
     """
 
     listener: str

@@ -45,6 +45,14 @@ def _away(found: evidence.Slot, viewer: str, origin: Any) -> Any:
     return moved.valid_from
 
 
+def _known_at(found: evidence.Slot, viewer: str, when: Any) -> Any:
+    """What ``viewer`` believed of the slot at world time ``when`` (a version), or None."""
+    for version in reversed(evidence.fold(found.all(), (viewer,))):
+        if version.valid_from <= when and (version.valid_to is None or when < version.valid_to):
+            return version
+    return None
+
+
 def _saw_more(
     listener: str,
     speaker: str,
@@ -53,17 +61,23 @@ def _saw_more(
 ) -> bool:
     """Whether, as the listener knows, the speaker may have seen more of the slot than it.
 
-    The speaker was a witness of what the listener last saw of it (``origin``); the
-    listener has left since, and did not see the speaker leave first. (Never saw it:
-    always.)
+    The listener has left the place where it last saw it (``origin``), and the speaker
+    was there when it left: it was there at that sighting, or the listener saw it come
+    since, and the listener did not see it go. (Never saw it: always.)
     """
     if origin is None:
         return True
-    if speaker not in origin.members:
-        return False
     left = _away(presence[listener], listener, origin)
     if left is None:
         return False  # still there, seeing all the speaker sees
+    known = _known_at(presence[speaker], listener, left) if origin.place else None
+    if known is not None:
+        fact = known.fact
+        if not (fact.holds and fact.object == origin.place):
+            return False  # it had gone (or was elsewhere) when the listener left
+        return speaker in origin.members or known.valid_from >= origin.at
+    if speaker not in origin.members:
+        return False
     before = _away(presence[speaker], listener, origin)
     return before is None or before > left
 
