@@ -57,6 +57,7 @@ __all__ = [
     "collapse",
     "current",
     "fold",
+    "held_now",
     "index_id",
     "last_seen",
     "open_slot",
@@ -338,7 +339,7 @@ class Slot:
     only when the window does not reach back far enough, or for history and the clocks.
     """
 
-    __slots__ = ("_all", "complete", "ordered", "slot", "store", "tenant", "window")
+    __slots__ = ("_all", "complete", "head", "ordered", "slot", "store", "tenant", "window")
 
     def __init__(
         self,
@@ -348,9 +349,11 @@ class Slot:
         window: list[Evidence],
         complete: bool,
         ordered: bool,
+        head: Record | None = None,
     ) -> None:
         self.store, self.tenant, self.slot = store, tenant, slot
         self.window, self.complete, self.ordered = window, complete, ordered
+        self.head = head
         self._all: list[Evidence] | None = window if complete else None
 
     def all(self) -> list[Evidence]:
@@ -416,7 +419,7 @@ def open_slots(store: GraphStore, tenant: str, slots: Iterable[str]) -> dict[str
                     _windows.clear()
                 _windows[id(head)] = (head, (window, whole))
         ordered = bool(head.data.get("ordered", False))
-        out[slot] = Slot(store, tenant, slot, window, whole, ordered)
+        out[slot] = Slot(store, tenant, slot, window, whole, ordered, head)
     return out
 
 
@@ -477,6 +480,22 @@ def _acquired(e: Evidence, q: tuple[str, ...]) -> _Version | None:
         return _Version(e, e.fact, e.how, told, e.sources, e.confidence, e.importance, e.at,
                         e.recorded_at)  # fmt: skip
     return None
+
+
+def _adopts(e: Evidence, q: tuple[str, ...]) -> bool:
+    """Whether ``e`` (seen, claimed or given) gives the chain ``q`` a belief."""
+    if e.kind == SEEN:
+        return e.members.issuperset(q)
+    if e.kind == CLAIM:
+        if not e.members.issuperset(q):
+            return False
+        believer = q[-1]
+        if believer == e.speaker:
+            if len(q) == 1:
+                return False
+            believer = q[-2]
+        return believer in e.adopted
+    return e.kind == GIVEN and e.chain == q
 
 
 def _same(old: _Version, new: _Version) -> bool:
@@ -554,7 +573,7 @@ def current(slot: Slot, chain: tuple[str, ...]) -> _Version | None:
                 bounded = True
                 break
             if e.kind in (SEEN, CLAIM, GIVEN):
-                if _acquired(e, chain) is None:
+                if not _adopts(e, chain):
                     continue
                 if claim is None:
                     claim = e.fact
@@ -582,6 +601,28 @@ def last_seen(slot: Slot, holder: str) -> Evidence | None:
         if e.kind == SEEN and holder in e.members:
             return e
     return None
+
+
+# What a chain holds now, kept per head record instance (as the windows are): a hot read
+# of the same question converts nothing. Bounded (emptied when full).
+_held: dict[tuple[int, str, tuple[str, ...]], tuple[Record, Belief | None]] = {}
+
+
+def held_now(slot: Slot, holder: str, chain: tuple[str, ...]) -> Belief | None:
+    """The belief ``holder`` holds now along ``chain`` (as asked) of the slot, or None."""
+    head = slot.head
+    key = (id(head), holder, chain)
+    if head is not None:
+        hit = _held.get(key)
+        if hit is not None and hit[0] is head:
+            return hit[1]
+    version = current(slot, collapse((holder, *chain)))
+    found = belief_of(version, holder, chain, slot.slot) if version is not None else None
+    if head is not None:
+        if len(_held) >= _LIMIT:
+            _held.clear()
+        _held[key] = (head, found)
+    return found
 
 
 def belief_of(version: _Version, holder: str, chain: tuple[str, ...], slot: str) -> Belief:

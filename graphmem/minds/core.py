@@ -461,12 +461,10 @@ class Minds:
         now: bool = False,
     ) -> list[Belief]:
         """The versions ``npc`` held along ``chain``; ``now``: only the one it holds now."""
-        q = store_beliefs.collapse((npc, *chain))
         if now:
-            held = store_beliefs.current(slot, q)
-            versions = [held] if held is not None else []
-        else:
-            versions = store_beliefs.fold(slot.all(), q)
+            held = store_beliefs.held_now(slot, npc, chain)
+            return [held] if held is not None else []
+        versions = store_beliefs.fold(slot.all(), store_beliefs.collapse((npc, *chain)))
         return [store_beliefs.belief_of(v, npc, chain, slot.slot) for v in versions]
 
     def _slots(self, npc: str) -> list[Record]:
