@@ -907,13 +907,14 @@ class Memory:
     ) -> Event:
         """Record that something happened; the world and its witnesses' beliefs follow.
 
-        The event is stored as its own record (two alike events stay two). Its
-        ``changes`` are applied to the world state at world time ``at`` (default now): a
-        relation of a single-valued type (``MindSettings.single_valued``, the presence
-        relation ``located_in`` by default) ends the subject's other one; a fact the
-        world already holds from a later time is left as it is. Its witnesses come to
-        believe the changes and ``reveals``, and that each other witness believes them,
-        nested to ``MindSettings.depth``; NPCs absent keep their old beliefs.
+        The event is stored as its own record (two alike events stay two), once, with its
+        witness set. Its ``changes`` are applied to the world state at world time ``at``
+        (default now): a relation of a single-valued type (``MindSettings.single_valued``,
+        the presence relation ``located_in`` by default) ends the subject's other one; a
+        fact the world already holds from a later time is left as it is. Its witnesses
+        come to believe the changes and ``reveals``, and that each other witness believes
+        them, at any order (read from shared witnessing; nothing is written per order);
+        NPCs absent keep their old beliefs. The write is linear in the witnesses.
 
         Args:
             type: What happened (a safe name: ``moved``, ``entered``, ``hid``...).
@@ -936,7 +937,7 @@ class Memory:
 
         Raises:
             InvalidInput: A bad or unknown id, a taken event id, a bad fact, or more
-                beliefs to write than ``MindSettings.max_beliefs_per_event``; nothing is
+                witnesses x facts than ``MindSettings.max_beliefs_per_event``; nothing is
                 written.
         """
         return self._minds().record_event(
@@ -1133,8 +1134,10 @@ class Memory:
         """What an NPC believes of one subject and predicate (``"where is the sword?"``).
 
         With ``of``: what it thinks another believes ("where does Aria think Aiden thinks
-        the apple is?" is ``belief("aria", "apple", "located_in", of="aiden")``). None
-        when it believes nothing of it.
+        the apple is?" is ``belief("aria", "apple", "located_in", of="aiden")``), or a
+        list for any order (``of=["aiden", "mira"]``: Aria thinks Aiden thinks Mira
+        believes), answered from the last evidence all of them shared. None when it
+        believes nothing of it.
         """
         return self._minds().belief(
             npc,
