@@ -339,6 +339,7 @@ class AsyncMemory(_Twin[Memory]):
     record_event = _offload(Memory.record_event)
     observe = _offload(Memory.observe)
     tell = _offload(Memory.tell)
+    announce = _offload(Memory.announce)
     believe = _offload(Memory.believe)
     beliefs = _offload(Memory.beliefs)
     belief = _offload(Memory.belief)

@@ -8,7 +8,8 @@ cost; absolute times on a shared machine say little on their own. Figures:
 - bulk ingest rate (entities + relationships per second);
 - NPC minds at the largest size: ``record_event`` in rooms of ten NPCs (beside writing
   the one fact alone), ``beliefs(npc)`` and the perspective snapshot (each beside the
-  identity snapshot of the same NPC);
+  identity snapshot of the same NPC); ``--minds`` measures a tavern of 10 to 1,000 NPCs
+  instead (:mod:`graphmem.bench_minds`);
 - turn append rate, history of a long branch, fork;
 - ``import graphmem`` time (in a fresh interpreter), against ``import pydantic.main``
   (what any pydantic model costs).
@@ -169,9 +170,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="measure the HTTP API (snapshot latency and req/s against a bare uvicorn floor) "
         "and the async twin's overhead instead (the server extra)",
     )
-    from graphmem import bench_storage
+    from graphmem import bench_minds, bench_storage
 
     bench_storage.add_arguments(parser)
+    bench_minds.add_arguments(parser)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -360,7 +362,7 @@ def _minds_figures(
 
     In each room ten NPCs enter one by one, two items are dropped, one NPC leaves and an
     item is moved (so it keeps a false belief): events recorded with ``record_event``,
-    witnesses read from the world state, beliefs nested to the default second order. Then,
+    witnesses read from the world state (nested beliefs are read, never written). Then,
     for NPCs of those rooms, interleaved: ``beliefs(npc)`` (its first-order beliefs) and
     the perspective snapshot, each beside the world identity snapshot of the same NPC.
     """
@@ -402,7 +404,7 @@ def _minds_figures(
             alone.append(_time_ns(partial(mem.upsert_relationships, [fact])) / 1000)
         events += 14
     yield Figure(
-        "record_event p50 (about 9 witnesses, 2nd-order beliefs)",
+        "record_event p50 (about 9 witnesses, one evidence record per fact)",
         statistics.median(writes),
         "ms",
         round_trips=counter.round_trips / events,
@@ -533,6 +535,10 @@ def run(args: argparse.Namespace) -> int:
         from graphmem.bench_storage import storage_figures
 
         produce = storage_figures
+    if getattr(args, "minds", False):
+        from graphmem.bench_minds import minds_figures
+
+        produce = partial(minds_figures, figure=Figure)
     with progress_bar(None, "bench", args.progress, "figure") as bar:
         for figure in produce(args, say):
             figures.append(figure)

@@ -1,4 +1,4 @@
-"""The ``graphmem`` command: demo, snapshot, export, import, check, schema, bench, eval, doors.
+"""The ``graphmem`` command: demo, snapshot, belief, tell, announce, export, import, ...
 
 The doors (``serve``, ``mcp``, ``keys``, ``entity``, ``relate``, ``say``, ``history``,
 ``branches``, ``retrieve``, ``tenants``, ``openapi``) live in :mod:`graphmem.commands`.
@@ -13,6 +13,8 @@ Examples::
     graphmem demo --file brindleford.graphmem
     graphmem demo --policy
     graphmem snapshot --store file:///tmp/brindleford.graphmem --tenant brindleford odile
+    graphmem belief --store file:///tmp/b.graphmem --tenant b odile boat located_in --of kestrel
+    graphmem announce --store file:///tmp/b.graphmem --tenant b kestrel boat located_in north-bank
     graphmem export --store file:///tmp/brindleford.graphmem --tenant brindleford -o world.jsonl
     graphmem import --store file:///tmp/copy.graphmem --tenant brindleford world.jsonl
     graphmem check --store file:///tmp/brindleford.graphmem
@@ -32,7 +34,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TextIO, cast
+from typing import Any, TextIO, cast
 
 from graphmem import __version__
 from graphmem import commands as doors
@@ -163,6 +165,8 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
         help="memory time: as the store held it then (ISO 8601)",
     )
 
+    _add_minds_commands(commands)
+
     export = commands.add_parser(
         "export",
         help="write a tenant's memory as JSON Lines",
@@ -270,6 +274,8 @@ def main(argv: list[str] | None = None) -> int:
             return _schema_install(args)
         if args.command == "snapshot":
             return _snapshot(args)
+        if args.command in ("belief", "tell", "announce"):
+            return _minds_command(args)
         if args.command == "export":
             return _export(args)
         if args.command == "import":
@@ -333,6 +339,91 @@ def _snapshot(args: argparse.Namespace) -> int:
             print(identity.model_dump_json(indent=2))
         else:
             print(identity.to_prompt(max_tokens=args.max_tokens))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- NPC minds
+
+
+def _add_minds_commands(commands: Any) -> None:
+    """``belief`` (a nested belief of any order), ``tell`` and ``announce`` (claims)."""
+    belief = commands.add_parser(
+        "belief",
+        help="print what an NPC believes (or thinks others believe) of a subject",
+        description="Print what NPC believes of SUBJECT's PREDICATE; with --of, what it "
+        "thinks those NPCs believe, in order (any order: --of b --of c is 'NPC thinks b "
+        "thinks c believes').",
+    )
+    _add_store_arguments(belief)
+    belief.add_argument("npc_id", metavar="NPC_ID")
+    belief.add_argument("subject", metavar="SUBJECT")
+    belief.add_argument("predicate", metavar="PREDICATE")
+    belief.add_argument("--object", metavar="ID", help="only this object (many-valued)")
+    belief.add_argument("--of", action="append", metavar="NPC_ID", help="nested: repeat it")
+    belief.add_argument("--as-of", type=_iso_time, metavar="TIME", help="world time")
+    belief.add_argument("--recorded-as-of", type=_iso_time, metavar="TIME", help="memory time")
+    belief.add_argument("--json", action="store_true", help="print the belief as JSON")
+    for name, listener in (("tell", True), ("announce", False)):
+        claim = commands.add_parser(
+            name,
+            help="an NPC claims a fact to another, in private"
+            if listener
+            else "an NPC claims a fact to everyone present (or to --audience)",
+            description="Record a claim (true or a lie): the speaker's belief is untouched; "
+            "each listener's trust policy decides whether it believes it.",
+        )
+        _add_store_arguments(claim)
+        claim.add_argument("speaker", metavar="SPEAKER")
+        if listener:
+            claim.add_argument("listener", metavar="LISTENER")
+        claim.add_argument("subject", metavar="SUBJECT")
+        claim.add_argument("predicate", metavar="PREDICATE")
+        claim.add_argument("object", metavar="OBJECT")
+        if not listener:
+            where = claim.add_mutually_exclusive_group()
+            where.add_argument("--place", metavar="ID", help="default: where the speaker is")
+            where.add_argument("--audience", action="append", metavar="NPC_ID", help="repeat it")
+        claim.add_argument("--at", type=_iso_time, metavar="TIME", help="world time")
+        claim.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _minds_command(args: argparse.Namespace) -> int:
+    if args.command == "belief":
+        with open_memory(args.store, tenant=args.tenant, read_only=True) as mem:
+            found = mem.belief(
+                args.npc_id,
+                args.subject,
+                args.predicate,
+                args.object,
+                of=args.of,
+                as_of=args.as_of,
+                recorded_as_of=args.recorded_as_of,
+            )
+            if args.json:
+                print(json.dumps(found.model_dump(mode="json") if found else None, indent=2))
+            elif found is None:
+                print("no belief")
+            else:
+                print(f"{found.fact.text()} ({found.how}, confidence {found.confidence:.2f})")
+        return EXIT_OK
+    fact = (args.subject, args.predicate, args.object)
+    with open_memory(args.store, tenant=args.tenant) as mem:
+        if args.command == "tell":
+            told = mem.tell(args.speaker, args.listener, fact, at=args.at)
+            if args.json:
+                print(json.dumps([b.model_dump(mode="json") for b in told], indent=2))
+            else:
+                print(f"{args.listener} believes: " + "; ".join(b.fact.text() for b in told))
+        else:
+            said = mem.announce(
+                args.speaker, fact, place=args.place, audience=args.audience, at=args.at
+            )
+            heard = ", ".join(p for p in said.witnesses if p != args.speaker) or "no one"
+            believed = ", ".join(said.adopted[0]) or "no one"
+            if args.json:
+                print(said.model_dump_json(indent=2))
+            else:
+                print(f"heard by {heard}; believed by {believed}")
     return EXIT_OK
 
 

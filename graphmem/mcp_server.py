@@ -78,6 +78,7 @@ TOOLS = (
     "record_event",
     "observe_place",
     "tell",
+    "announce",
     "believe",
     "npc_beliefs",
     "npc_belief",
@@ -102,9 +103,11 @@ tools used, observations, reasoning) and read them back with read_history or
 search_session_log. Retire what is no longer true with forget_fact or
 invalidate_relationship: nothing is deleted, history stays readable.
 For game characters, what each one believes is kept apart from what is true: record what
-happens with record_event (only those present witness it), let them talk with tell, and
-ask npc_beliefs, npc_belief or who_knows; npc_snapshot with perspective=true says who a
-character is as it sees things. Recaps of a session: draft_recap, save_recap, read_recap."""
+happens with record_event (only those present witness it), let them talk with tell (in
+private) or announce (to all present): a claim may be a lie, and each listener's trust
+decides whether it believes it. Ask npc_beliefs, npc_belief or who_knows; npc_snapshot
+with perspective=true says who a character is as it sees things. Recaps of a session:
+draft_recap, save_recap, read_recap."""
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -571,7 +574,7 @@ def build_server(
         speaker: Annotated[str, Field(description="Who tells (an NPC id).")],
         listener: Annotated[str, Field(description="Who is told (an NPC id).")],
         fact: Annotated[
-            MindFact | None, Field(description="The belief passed on (the speaker must hold it).")
+            MindFact | None, Field(description="What the speaker claims (true or a lie).")
         ] = None,
         about: Annotated[
             str | None, Field(description="Or: everything the speaker believes about this entity.")
@@ -579,13 +582,37 @@ def build_server(
         at: _At = None,
         session_id: _GameSession = None,
     ) -> Beliefs:
-        """One NPC tells another what it believes; returns the listener's new beliefs.
+        """One NPC tells another something, in private; returns the listener's beliefs after.
 
-        The listener believes it as told, with who had it from whom and a confidence
-        that decays at each hand-over.
+        A claim, not a belief: the speaker's own belief is untouched. The listener believes
+        it (as told, with who had it from whom and a confidence that decays at each
+        hand-over) when its trust policy takes it: by default what it saw beats hearsay,
+        unless the speaker stayed to see more.
         """
         told = mem.tell(speaker, listener, fact, about=about, at=at, session_id=session_id)
         return Beliefs(beliefs=told)
+
+    @server.tool(annotations=writes)
+    @_tool_errors
+    def announce(
+        speaker: Annotated[str, Field(description="Who speaks (an NPC id).")],
+        fact: Annotated[MindFact, Field(description="What the speaker claims (true or a lie).")],
+        place: Annotated[
+            str | None, Field(description="Where (default: where the speaker is).")
+        ] = None,
+        audience: Annotated[
+            list[str] | None, Field(description="Or: exactly who hears it (NPC ids).")
+        ] = None,
+        at: _At = None,
+        session_id: _GameSession = None,
+    ) -> Event:
+        """One NPC says something in public: everyone present hears it, and knows all did.
+
+        Returns the ``announced`` event; ``adopted`` lists who came to believe it.
+        """
+        return mem.announce(
+            speaker, fact, place=place, audience=audience, at=at, session_id=session_id
+        )
 
     @server.tool(annotations=writes)
     @_tool_errors

@@ -907,13 +907,14 @@ class Memory:
     ) -> Event:
         """Record that something happened; the world and its witnesses' beliefs follow.
 
-        The event is stored as its own record (two alike events stay two). Its
-        ``changes`` are applied to the world state at world time ``at`` (default now): a
-        relation of a single-valued type (``MindSettings.single_valued``, the presence
-        relation ``located_in`` by default) ends the subject's other one; a fact the
-        world already holds from a later time is left as it is. Its witnesses come to
-        believe the changes and ``reveals``, and that each other witness believes them,
-        nested to ``MindSettings.depth``; NPCs absent keep their old beliefs.
+        The event is stored as its own record (two alike events stay two), once, with its
+        witness set. Its ``changes`` are applied to the world state at world time ``at``
+        (default now): a relation of a single-valued type (``MindSettings.single_valued``,
+        the presence relation ``located_in`` by default) ends the subject's other one; a
+        fact the world already holds from a later time is left as it is. Its witnesses
+        come to believe the changes and ``reveals``, and that each other witness believes
+        them, at any order (read from shared witnessing; nothing is written per order);
+        NPCs absent keep their old beliefs. The write is linear in the witnesses.
 
         Args:
             type: What happened (a safe name: ``moved``, ``entered``, ``hid``...).
@@ -936,7 +937,7 @@ class Memory:
 
         Raises:
             InvalidInput: A bad or unknown id, a taken event id, a bad fact, or more
-                beliefs to write than ``MindSettings.max_beliefs_per_event``; nothing is
+                witnesses x facts than ``MindSettings.max_beliefs_per_event``; nothing is
                 written.
         """
         return self._minds().record_event(
@@ -994,22 +995,58 @@ class Memory:
         importance: float | None = None,
         session_id: str | None = None,
     ) -> list[Belief]:
-        """The speaker passes its belief (``fact``, or all it believes ``about`` an entity) on.
+        """The speaker claims ``fact`` (or all it believes ``about`` an entity) to a listener.
 
-        The listener believes it ``told`` by the speaker, with the source chain (who had
-        it from whom) and the speaker's confidence times ``decay`` (default
-        ``MindSettings.tell_decay``); both then know the listener was told (nested
-        beliefs). A ``told`` event is recorded. Returns the listener's beliefs about it.
+        A claim is not a belief: the speaker's own belief is untouched, and it may be a
+        lie. The listener's trust policy (``MindSettings.trust``, a
+        :class:`graphmem.minds.TrustPolicy`; by default what it saw beats hearsay unless
+        the speaker stayed to see more) decides whether it comes to believe it, ``told``
+        by the speaker, with the source chain (who had it from whom) and the speaker's
+        confidence (1.0 for a claim it does not hold) times ``decay`` (default
+        ``MindSettings.tell_decay``). When it does, both know it does (nested beliefs).
+        A ``told`` event is recorded either way (``adopted`` says who believed it).
+        Returns the listener's beliefs about it afterwards.
 
         Raises:
-            InvalidInput: The speaker does not believe ``fact`` (tell passes beliefs on;
-                give it one with :meth:`believe`), or believes nothing ``about`` it.
+            InvalidInput: The speaker believes nothing ``about`` the entity, or an id is
+                unknown.
         """
         return self._minds().tell(
             speaker,
             listener,
             fact,
             about=about,
+            at=at,
+            decay=decay,
+            importance=importance,
+            session_id=session_id,
+        )
+
+    def announce(
+        self,
+        speaker: str,
+        fact: Fact | Mapping[str, Any] | tuple[str, str, str],
+        *,
+        place: str | None = None,
+        audience: Sequence[str] | None = None,
+        at: datetime | None = None,
+        decay: float | None = None,
+        importance: float | None = None,
+        session_id: str | None = None,
+    ) -> Event:
+        """The speaker claims ``fact`` in public: to everyone present, or to ``audience``.
+
+        Everyone at ``place`` (default: where the speaker is) hears it, or the observers
+        named in ``audience``; that they all heard it is common knowledge among them.
+        Each listener's trust policy decides whether it believes it (as :meth:`tell`),
+        and every listener knows who did. Returns the ``announced`` event (``adopted``:
+        who came to believe the claim).
+        """
+        return self._minds().announce(
+            speaker,
+            fact,
+            place=place,
+            audience=audience,
             at=at,
             decay=decay,
             importance=importance,
@@ -1097,8 +1134,10 @@ class Memory:
         """What an NPC believes of one subject and predicate (``"where is the sword?"``).
 
         With ``of``: what it thinks another believes ("where does Aria think Aiden thinks
-        the apple is?" is ``belief("aria", "apple", "located_in", of="aiden")``). None
-        when it believes nothing of it.
+        the apple is?" is ``belief("aria", "apple", "located_in", of="aiden")``), or a
+        list for any order (``of=["aiden", "mira"]``: Aria thinks Aiden thinks Mira
+        believes), answered from the last evidence all of them shared. None when it
+        believes nothing of it.
         """
         return self._minds().belief(
             npc,

@@ -2,15 +2,17 @@
 
 Beliefs are separate from the world state: what an NPC believes may be false, and it
 only comes to believe what it witnessed, was told, inferred or heard as a rumour.
-Events are first-class records; recording one updates the world and its witnesses'
-beliefs only, nested to ``MindSettings.depth`` (what each witness thinks the others
-believe). Every read takes two clocks: ``as_of`` (world time) and ``recorded_as_of``
-(memory time). Salience decays with game time; ``forget`` retires beliefs and keeps
-their trail. Session recaps close the loop for the players.
+Events are first-class records, stored once with their witness set; recording one
+updates the world and its witnesses' beliefs only, and nested beliefs (what each witness
+thinks the others believe, at any order) are read from shared witnessing. A claim
+(``tell``, ``announce``) is not a belief: the listener's trust policy decides. Every read
+takes two clocks: ``as_of`` (world time) and ``recorded_as_of`` (memory time).
+Salience decays with game time; ``forget`` retires beliefs and keeps their trail.
+Session recaps close the loop for the players.
 
 Everything is reached through :class:`graphmem.Memory` (``record_event``, ``observe``,
-``tell``, ``believe``, ``beliefs``, ``belief``, ``who_knows``, ``events``, ``recall``,
-``forget``, ``save_recap``, ``recap``, ``recaps``, ``draft_recap`` and
+``tell``, ``announce``, ``believe``, ``beliefs``, ``belief``, ``who_knows``, ``events``,
+``recall``, ``forget``, ``save_recap``, ``recap``, ``recaps``, ``draft_recap`` and
 ``identity_snapshot(npc, perspective=True)``); it is stored as generic records, so
 every backend, dump / load and JSON Lines export carry it. See ``docs/minds.md``.
 
@@ -36,10 +38,12 @@ from graphmem.minds.models import (
     Belief,
     Event,
     Fact,
+    Hearing,
     MindSettings,
     PerspectiveIdentity,
     Recap,
     Recollection,
+    TrustPolicy,
 )
 from graphmem.minds.recaps import RecapSummarizer, default_recap
 from graphmem.minds.salience import recency, salience
@@ -49,11 +53,13 @@ __all__ = [
     "Belief",
     "Event",
     "Fact",
+    "Hearing",
     "MindSettings",
     "PerspectiveIdentity",
     "Recap",
     "RecapSummarizer",
     "Recollection",
+    "TrustPolicy",
     "default_recap",
     "recency",
     "salience",

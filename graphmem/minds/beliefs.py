@@ -1,12 +1,32 @@
-"""Beliefs kept as generic records (kind ``belief``), over the GraphStore protocol only.
+"""Beliefs answered at read time from evidence records, over the GraphStore protocol only.
 
-One record per *version* of a belief. The version a holder holds now lives at an id made
-from ``(holder, chain, slot)`` (so a batch of acquisitions reads the versions it may
-replace with one ``get_records``), and its ``owner`` is the chain's current key, so
-:func:`read_current` is one indexed ``find_records(owner=...)`` whose cost follows what
-the NPC believes, never the whole store. A superseded or forgotten version is kept under
-a fresh id with the chain's *past* key as owner: the audit trail, read by the two-clock
-reads.
+Nothing is written per belief. What happens is written once, as *evidence* (record kind
+``evidence``, one per event and fact): a fact seen by a witness set, a claim made to an
+audience (and which listeners adopted it), a belief given directly, a forgetting, a
+recall. Its ``owner`` is the key of the fact's *slot*, so everything known about one
+slot is one indexed ``find_records(owner=...)``. An *index* record per ``(holder, slot)``
+(kind ``belief_slot``, owner the holder) lists the slots a holder has evidence about; it
+is written once, the first time.
+
+A read of "``h`` thinks ``c1`` thinks ... ``ck`` thinks X" (a *chain*, consecutive
+repeats collapsed: ``h`` knows what ``h`` believes) folds the slot's evidence, oldest
+recorded first, through the rules that applied when beliefs were materialised:
+
+- a fact seen together is common knowledge among its witnesses: evidence applies when
+  every member of the chain was a witness (those who left did not see it, and those who
+  stayed know they did not);
+- a claim applies to chains of its audience whose innermost believer (the last member,
+  or the one before the speaker when the speaker is last) adopted it; the speaker's own
+  belief is never changed by what it says;
+- a belief given directly applies to its exact chain; a forgetting ends every chain of
+  its holder on the slot; a recall marks the holder's first-order version.
+
+Within the fold, a newer acquisition (world time) replaces the version held, one that
+adds nothing (same claim, no firmer footing) changes nothing, and an older one goes to
+the history only. The versions carry both clocks (``valid_from``/``valid_to`` in world
+time; ``recorded_at``/``retired_at`` in memory time: the recording times of the evidence
+that began and ended them), so ``as_of``, ``recorded_as_of`` and ``history`` read as
+before. The cost of a read follows the evidence of one slot, whatever the order.
 
 A *slot* is what one belief is about: ``(subject, predicate)`` for an attribute or a
 single-valued relation (the sword is in one place at a time), ``(subject, predicate,
@@ -28,317 +48,634 @@ from graphmem.models import FrozenDict, FrozenList, Record, construct_trusted, n
 from graphmem.store import GraphStore
 
 __all__ = [
+    "HEAD_KIND",
+    "INDEX_KIND",
     "KIND",
-    "Acquisition",
-    "acquire",
-    "belief_from_record",
-    "chain_key",
-    "current_id",
-    "mark_recalled",
-    "read_current",
-    "read_versions",
-    "retire",
+    "WINDOW",
+    "Evidence",
+    "Slot",
+    "collapse",
+    "current",
+    "fold",
+    "held_now",
+    "index_id",
+    "last_seen",
+    "open_slot",
+    "open_slots",
+    "read_slot",
+    "slot_key",
     "slot_of",
+    "slot_owner",
     "visible_at",
+    "write",
 ]
 
-KIND = "belief"
-"""The record kind of beliefs."""
+KIND = "evidence"
+"""The record kind of evidence (what was seen, said, given, forgotten or recalled)."""
+INDEX_KIND = "belief_slot"
+"""The record kind of the ``(holder, slot)`` index."""
+HEAD_KIND = "belief_head"
+"""The record kind of a slot's head: the ids of its newest evidence, with their order."""
+WINDOW = 64
+"""How many of a slot's newest evidence ids its head keeps, per kind (seen, the rest)."""
 
-
-@lru_cache(maxsize=65_536)
-def chain_key(holder: str, chain: tuple[str, ...], past: bool = False) -> str:
-    """The owner key of a holder's beliefs along a chain: ``c:`` now, ``p:`` past versions."""
-    digest = hashlib.sha1(json.dumps([holder, *chain]).encode(), usedforsecurity=False)
-    return ("p:" if past else "c:") + digest.hexdigest()
+SEEN, CLAIM, GIVEN, FORGOT, RECALLED = "seen", "claim", "given", "forgot", "recalled"
 
 
 def slot_of(fact: Fact, settings: MindSettings) -> str:
     """What a belief about ``fact`` is about (see the module docstring), as a key."""
     if fact.object is None or settings.is_single_valued(fact.predicate):
-        return json.dumps([fact.subject, fact.predicate])
-    return json.dumps([fact.subject, fact.predicate, fact.object])
+        return slot_key(fact.subject, fact.predicate)
+    return slot_key(fact.subject, fact.predicate, fact.object)
 
 
-def current_id(holder: str, chain: tuple[str, ...], slot: str) -> str:
-    """The record id of the version a holder holds now about a slot.
+@lru_cache(maxsize=65_536)
+def slot_key(subject: str, predicate: str, object: str | None = None) -> str:
+    """The slot key of ``(subject, predicate)``, or of a many-valued relation's object."""
+    if object is None:
+        return json.dumps([subject, predicate])
+    return json.dumps([subject, predicate, object])
 
-    Ids hold no control characters, so joining them with one is unambiguous.
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha1(json.dumps(parts).encode(), usedforsecurity=False).hexdigest()
+
+
+@lru_cache(maxsize=65_536)
+def slot_owner(slot: str) -> str:
+    """The owner key of a slot's evidence."""
+    return "s" + _digest(slot)
+
+
+def index_id(holder: str, slot: str, owner: str | None = None) -> str:
+    """The record id of the index entry of ``(holder, slot)`` (``owner``: the slot's key)."""
+    key = owner or slot_owner(slot)
+    if len(holder) + len(key) < 500:  # the key has a fixed length: no separator is needed
+        return f"i{key}.{holder}"
+    return "i" + _digest(holder, key)
+
+
+def collapse(chain: Sequence[str]) -> tuple[str, ...]:
+    """A chain without consecutive repeats (what ``a`` thinks ``a`` believes, ``a`` believes).
+
+    >>> collapse(["a", "a", "b", "a", "a"])
+    ('a', 'b', 'a')
     """
-    raw = "\x1f".join((holder, *chain, "\x1e", slot)).encode()
-    return "b" + hashlib.sha1(raw, usedforsecurity=False).hexdigest()
-
-
-def _record(
-    record_id: str, owner: str, data: dict[str, Any], now: datetime, created: datetime | None
-) -> Record:
-    """A belief record from data this module made (JSON already): frozen, not re-validated."""
-    frozen = FrozenDict({k: FrozenList(v) if isinstance(v, list) else v for k, v in data.items()})
-    return construct_trusted(
-        Record,
-        {
-            "id": record_id,
-            "kind": KIND,
-            "data": frozen,
-            "owner": owner,
-            "blob": None,
-            "created_at": created or now,
-            "updated_at": now,
-        },
-    )
-
-
-@dataclass(frozen=True, slots=True)
-class Acquisition:
-    """A belief a holder comes by: what, how, and when (world time)."""
-
-    holder: str
-    chain: tuple[str, ...]
-    fact: Fact
-    how: str
-    at: datetime
-    confidence: float
-    importance: float
-    told_by: str | None = None
-    sources: tuple[str, ...] = ()
-    event_id: str | None = None
+    out: list[str] = []
+    for member in chain:
+        if not out or out[-1] != member:
+            out.append(member)
+    return tuple(out)
 
 
 def _iso(value: datetime) -> str:
     return value.isoformat()
 
 
-def _data(item: Acquisition, slot: str, at: str, recorded_at: str) -> dict[str, Any]:
-    fact = item.fact
+def _frozen(data: dict[str, Any]) -> FrozenDict:
+    return FrozenDict({k: _frozen_value(v) for k, v in data.items()})
+
+
+def _frozen_value(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _frozen(value)
+    if isinstance(value, list):
+        if any(isinstance(v, dict | list) for v in value):
+            return FrozenList([_frozen_value(v) for v in value])
+        return FrozenList(value)
+    return value
+
+
+def _record(
+    kind: str, record_id: str, owner: str | None, data: dict[str, Any], now: datetime
+) -> Record:
+    """A record from data this module made (JSON already): frozen, not re-validated."""
+    return construct_trusted(
+        Record,
+        {
+            "id": record_id,
+            "kind": kind,
+            "data": _frozen(data),
+            "owner": owner,
+            "blob": None,
+            "created_at": now,
+            "updated_at": now,
+        },
+    )
+
+
+record_of = _record
+"""A record of JSON data made from validated models (an event's dump): not re-validated."""
+
+
+def fact_data(fact: Fact) -> dict[str, Any]:
+    """The fields of a fact as evidence data."""
     data: dict[str, Any] = {
-        "holder": item.holder,
-        "chain": list(item.chain),
-        "depth": len(item.chain) + 1,
         "subject": fact.subject,
         "predicate": fact.predicate,
         "holds": fact.holds,
-        "slot": slot,
-        "how": item.how,
-        "sources": list(item.sources),
-        "confidence": item.confidence,
-        "importance": item.importance,
-        "valid_from": at,
-        "recorded_at": recorded_at,
-        "recall_count": 0,
-        "current": True,
     }
     if fact.object is not None:
         data["object"] = fact.object
     else:
         data["value"] = fact.value
-    if item.told_by is not None:
-        data["told_by"] = item.told_by
-    if item.event_id is not None:
-        data["event"] = item.event_id
     return data
 
 
-def _retired(record: Record, *, ended: datetime, now: datetime, because: str) -> dict[str, Any]:
-    """The data of a version once retired (superseded or forgotten)."""
-    data = dict(record.data)
-    if "valid_to" not in data:
-        start = datetime.fromisoformat(data["valid_from"])
-        data["valid_to"] = _iso(max(ended, start))
-    data.setdefault("retired_at", _iso(now))
-    data.setdefault("retired_because", because)
-    data["current"] = False
+def evidence_data(kind: str, fact: Fact, at: datetime, **fields: Any) -> dict[str, Any]:
+    """The data of one evidence record (``fields``: members, speaker, adopted, ...)."""
+    data = {"k": kind, **fact_data(fact), "at": _iso(at)}
+    data.update({k: v for k, v in fields.items() if v is not None})
     return data
 
 
-def _same(old: Record, item: Acquisition) -> bool:
-    """Whether ``item`` adds nothing to the version held (same claim, no firmer footing)."""
-    data = old.data
-    fact = item.fact
-    if data.get("holds") != fact.holds or data.get("object") != fact.object:
-        return False
-    if fact.object is None and not same_value(data.get("value"), fact.value):
-        return False
-    if item.confidence > float(data.get("confidence", 0.0)):
-        return False
-    return not (item.how == "witnessed" and data.get("how") != "witnessed")
-
-
-def acquire(
+def write(
     store: GraphStore,
     tenant: str,
-    items: Sequence[Acquisition],
     settings: MindSettings,
+    items: Sequence[tuple[Fact, dict[str, Any], Iterable[str]]],
     now: datetime,
+    extra: Sequence[Record] = (),
 ) -> list[Record]:
-    """Write what holders come to believe: one ``get_records`` and one atomic ``put_records``.
+    """Write evidence, its slots' heads, the index entries it needs and ``extra`` at once.
 
-    For each item, the version held now about its slot is replaced (and kept as a past
-    version) unless the item adds nothing to it. An item older (world time) than the
-    version held is kept as a past version ending where the held one begins. Returns the
-    records written for the items (not the past copies); unchanged items write nothing.
+    ``items``: ``(fact, data, holders)``: the evidence data (from :func:`evidence_data`)
+    and who holds a belief chain that it may reach (the index entries to make). One
+    ``get_records`` per kind finds the heads and index entries that exist; only missing
+    index entries are written. One atomic ``write_records``.
     """
-    wanted: dict[str, tuple[Acquisition, str]] = {}
-    slots: dict[int, str] = {}  # items share facts: one slot key per fact
-    for item in items:
-        slot = slots.get(id(item.fact))
-        if slot is None:
-            slot = slots[id(item.fact)] = slot_of(item.fact, settings)
-        wanted[current_id(item.holder, item.chain, slot)] = (item, slot)
-    if not wanted:
-        return []
-    held = {r.id: r for r in store.get_records(tenant, KIND, list(wanted))}
-    writes: list[Record] = []
-    fresh: list[Record] = []
-    stamp = _iso(now)
-    times: dict[datetime, str] = {}
-    for record_id, (item, slot) in wanted.items():
-        old = held.get(record_id)
-        at = times.get(item.at)
-        if at is None:
-            at = times[item.at] = _iso(item.at)
-        data = _data(item, slot, at, stamp)
-        current_owner = chain_key(item.holder, item.chain)
-        past_owner = chain_key(item.holder, item.chain, past=True)
-        if old is not None and old.data.get("current") is True:
-            start = datetime.fromisoformat(old.data["valid_from"])
-            if item.at < start:  # older news: history only, the held version stays
-                data.update(
-                    valid_to=_iso(start),
-                    retired_at=_iso(now),
-                    retired_because="superseded",
-                    current=False,
-                )
-                writes.append(_record(new_id(), past_owner, data, now, None))
-                continue
-            if _same(old, item):
-                continue
-            past = _retired(old, ended=item.at, now=now, because="superseded")
-            writes.append(_record(new_id(), past_owner, past, now, old.created_at))
-        elif old is not None:  # a forgotten version still sits at this id: move it aside
-            writes.append(_record(new_id(), past_owner, dict(old.data), now, old.created_at))
-        record = _record(record_id, current_owner, data, now, None)
-        writes.append(record)
-        fresh.append(record)
-    if writes:
-        store.put_records(tenant, KIND, writes)
-    return fresh
-
-
-def retire(
-    store: GraphStore,
-    tenant: str,
-    records: Iterable[Record],
-    *,
-    at: datetime,
-    now: datetime,
-    because: str = "forgotten",
-) -> list[Record]:
-    """Retire current versions in place (one atomic put): their owner becomes the past key."""
-    writes = []
-    for record in records:
-        holder = str(record.data["holder"])
-        chain = tuple(str(i) for i in record.data.get("chain", ()))
-        owner = chain_key(holder, chain, past=True)
-        data = _retired(record, ended=at, now=now, because=because)
-        writes.append(_record(record.id, owner, data, now, record.created_at))
-    if writes:
-        store.put_records(tenant, KIND, writes)
-    return writes
-
-
-def mark_recalled(
-    store: GraphStore, tenant: str, records: Iterable[Record], *, at: datetime, now: datetime
-) -> None:
-    """Note that current versions were recalled at world time ``at`` (one atomic put)."""
-    writes = []
-    for record in records:
-        data = dict(record.data)
-        data["last_recalled_at"] = _iso(at)
-        data["recall_count"] = int(data.get("recall_count", 0)) + 1
-        writes.append(_record(record.id, record.owner or "", data, now, record.created_at))
-    if writes:
-        store.put_records(tenant, KIND, writes)
+    records: list[Record] = list(extra)
+    slots = [slot_of(fact, settings) for fact, _, _ in items]
+    owners = {slot: slot_owner(slot) for slot in slots}
+    heads = {r.id: r for r in store.get_records(tenant, HEAD_KIND, list(set(owners.values())))}
+    state: dict[str, dict[str, Any]] = {}
+    wanted: dict[str, tuple[str, str, Fact]] = {}
+    for n, ((fact, data, holders), slot) in enumerate(zip(items, slots, strict=True)):
+        owner = owners[slot]
+        head = state.get(owner)
+        if head is None:
+            old = heads.get(owner)
+            head = state[owner] = (
+                dict(old.data) if old is not None else {"slot": slot, "count": 0, "ordered": True}
+            )
+            for part in ("seen", "rest"):
+                head[part] = list(head.get(part, ()))
+                head[f"{part}_q"] = list(head.get(f"{part}_q", ()))
+        at = str(data["at"])
+        last = head.get("last_at")
+        if last is not None and datetime.fromisoformat(at) < datetime.fromisoformat(last):
+            head["ordered"] = False
+        else:
+            head["last_at"] = at
+        record_id = new_id()
+        part = "seen" if data["k"] == SEEN else "rest"  # each kind keeps its own window
+        head[part] = [*head[part][-(WINDOW - 1) :], record_id]
+        head[f"{part}_q"] = [*head[f"{part}_q"][-(WINDOW - 1) :], head["count"]]
+        data = {**data, "slot": slot, "n": n, "q": head["count"]}
+        head["count"] += 1
+        records.append(_record(KIND, record_id, owner, data, now))
+        for holder in holders:
+            wanted.setdefault(index_id(holder, slot, owner), (holder, slot, fact))
+    records.extend(_record(HEAD_KIND, owner, owner, head, now) for owner, head in state.items())
+    if wanted:
+        have = {r.id for r in store.get_records(tenant, INDEX_KIND, list(wanted))}
+        for record_id, (holder, slot, fact) in wanted.items():
+            if record_id not in have:
+                data = {"holder": holder, "slot": slot, "subject": fact.subject}
+                data["predicate"] = fact.predicate
+                if len(json.loads(slot)) == 3:  # a many-valued relation: one slot per object
+                    data["object"] = fact.object
+                records.append(_record(INDEX_KIND, record_id, holder, data, now))
+    if records:
+        store.write_records(tenant, records)
+    return records
 
 
 # --------------------------------------------------------------------------- reading
 
 
-# Records are immutable, and the embedded store hands out the instances it holds: the
-# belief made from one is kept, so a hot read of an NPC's beliefs converts each version
-# once (the conversion costs more than the indexed read). Keyed by id(record) and checked
-# by identity; bounded (emptied when full). A server store makes new records per read:
-# they pass through it without benefit and without harm.
-_CACHE_LIMIT = 65_536
-_beliefs: dict[int, tuple[Record, Belief]] = {}
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One evidence record, read: who it reaches and what it says."""
+
+    id: str
+    kind: str
+    fact: Fact
+    at: datetime
+    recorded_at: datetime
+    order: tuple[int, datetime, str]
+    members: frozenset[str]
+    adopted: frozenset[str]
+    speaker: str | None
+    holder: str | None
+    chain: tuple[str, ...]
+    how: str
+    confidence: float
+    importance: float
+    sources: tuple[str, ...]
+    event_id: str | None
+    place: str | None
 
 
-def belief_from_record(record: Record) -> Belief:
-    """The :class:`Belief` a stored record holds.
+_LIMIT = 65_536
+_parsed: dict[int, tuple[Record, Evidence]] = {}
 
-    Built without re-validation: this module wrote the record, and the store validated it.
-    """
-    hit = _beliefs.get(id(record))
+
+def evidence_from_record(record: Record) -> Evidence:
+    """The :class:`Evidence` a record holds (kept per record instance, bounded)."""
+    hit = _parsed.get(id(record))
     if hit is not None and hit[0] is record:
         return hit[1]
-    belief = _convert(record)
-    if len(_beliefs) >= _CACHE_LIMIT:
-        _beliefs.clear()
-    _beliefs[id(record)] = (record, belief)
-    return belief
-
-
-def _convert(record: Record) -> Belief:
     data = record.data
-    fact_values = {
-        "subject": data["subject"],
-        "predicate": data["predicate"],
-        "object": data.get("object"),
-        "value": data.get("value"),
-        "holds": data["holds"],
-    }
-    values = {
-        "id": record.id,
-        "holder": data["holder"],
-        "chain": tuple(data.get("chain", ())),
-        "fact": construct_trusted(Fact, fact_values),
-        "how": data["how"],
-        "told_by": data.get("told_by"),
-        "sources": tuple(data.get("sources", ())),
-        "event_id": data.get("event"),
-        "confidence": float(data["confidence"]),
-        "importance": float(data["importance"]),
-        "valid_from": datetime.fromisoformat(data["valid_from"]),
-        "valid_to": _time(data.get("valid_to")),
-        "recorded_at": datetime.fromisoformat(data["recorded_at"]),
-        "retired_at": _time(data.get("retired_at")),
-        "retired_because": data.get("retired_because"),
-        "last_recalled_at": _time(data.get("last_recalled_at")),
-        "recall_count": int(data.get("recall_count", 0)),
-    }
-    return construct_trusted(Belief, values)
-
-
-def _time(value: Any) -> datetime | None:
-    return None if value is None else datetime.fromisoformat(value)
-
-
-def read_current(
-    store: GraphStore, tenant: str, holder: str, chain: tuple[str, ...]
-) -> list[Record]:
-    """The versions a holder holds now along a chain: one indexed read."""
-    found = store.find_records(tenant, KIND, owner=chain_key(holder, chain), newest_first=False)
-    return [r for r in found if r.data.get("current") is True]
-
-
-def read_versions(
-    store: GraphStore, tenant: str, holder: str, chain: tuple[str, ...]
-) -> list[Record]:
-    """Every version a holder ever held along a chain, current and past: two indexed reads."""
-    now = store.find_records(tenant, KIND, owner=chain_key(holder, chain), newest_first=False)
-    past = store.find_records(
-        tenant, KIND, owner=chain_key(holder, chain, past=True), newest_first=False
+    fact = construct_trusted(
+        Fact,
+        {
+            "subject": data["subject"],
+            "predicate": data["predicate"],
+            "object": data.get("object"),
+            "value": data.get("value"),
+            "holds": data["holds"],
+        },
     )
-    return [*past, *now]
+    holder = data.get("holder")
+    parsed = Evidence(
+        id=record.id,
+        kind=data["k"],
+        fact=fact,
+        at=datetime.fromisoformat(data["at"]),
+        recorded_at=record.created_at,
+        order=(int(data.get("q", 0)), record.created_at, record.id),
+        members=frozenset(data.get("members", ())),
+        adopted=frozenset(data.get("adopted", ())),
+        speaker=data.get("speaker"),
+        holder=holder,
+        chain=collapse([holder, *data.get("chain", ())]) if holder else (),
+        how=str(data.get("how", data["k"])),
+        confidence=float(data.get("confidence", 1.0)),
+        importance=float(data.get("importance", 0.5)),
+        sources=tuple(data.get("sources", ())),
+        event_id=data.get("event"),
+        place=data.get("place"),
+    )
+    if len(_parsed) >= _LIMIT:
+        _parsed.clear()
+    _parsed[id(record)] = (record, parsed)
+    return parsed
+
+
+def read_slot(store: GraphStore, tenant: str, slot: str) -> list[Evidence]:
+    """The evidence of one slot, in recording order: one indexed read of all of it."""
+    found = store.find_records(tenant, KIND, owner=slot_owner(slot), newest_first=False)
+    evidence = [evidence_from_record(r) for r in found]
+    evidence.sort(key=lambda e: e.order)
+    return evidence
+
+
+class Slot:
+    """The evidence of one slot as a read needs it: its newest first, the rest on demand.
+
+    A read of what is held *now* usually needs only the newest evidence (its head's
+    window: one ``get_records``); the whole slot is read (one indexed ``find_records``)
+    only when the window does not reach back far enough, or for history and the clocks.
+    """
+
+    __slots__ = ("_all", "complete", "head", "ordered", "slot", "store", "tenant", "window")
+
+    def __init__(
+        self,
+        store: GraphStore,
+        tenant: str,
+        slot: str,
+        window: list[Evidence],
+        complete: bool,
+        ordered: bool,
+        head: Record | None = None,
+    ) -> None:
+        self.store, self.tenant, self.slot = store, tenant, slot
+        self.window, self.complete, self.ordered = window, complete, ordered
+        self.head = head
+        self._all: list[Evidence] | None = window if complete else None
+
+    def all(self) -> list[Evidence]:
+        """Every evidence of the slot, in recording order."""
+        if self._all is None:
+            self._all = read_slot(self.store, self.tenant, self.slot)
+        return self._all
+
+
+# The embedded store hands out the immutable records it holds: a slot's window read
+# once is kept, keyed by its head record instance (a new head is a new instance), so a
+# hot read is one ``get_records`` of the head. Bounded (emptied when full).
+_windows: dict[int, tuple[Record, tuple[list[Evidence], bool]]] = {}
+
+
+def _window_ids(head: Record) -> tuple[list[str], bool]:
+    """The ids of a head's window, oldest first, and whether it holds the whole slot.
+
+    Each kind keeps its newest ``WINDOW``; merged, they cover every evidence of the slot
+    from the newer of the two oldest kept (when a kind's window is full).
+    """
+    data = head.data
+    start = 0
+    merged: list[tuple[int, str]] = []  # (order in the slot, evidence id)
+    for part in ("seen", "rest"):
+        entries = list(zip(data.get(f"{part}_q", ()), data.get(part, ()), strict=True))
+        if len(entries) >= WINDOW:
+            start = max(start, entries[0][0])
+        merged.extend(entries)
+    merged.sort()
+    return [i for q, i in merged if q >= start], start == 0
+
+
+def open_slots(store: GraphStore, tenant: str, slots: Iterable[str]) -> dict[str, Slot]:
+    """The slots asked for, each with its newest evidence: at most two ``get_records``."""
+    wanted = {slot_owner(slot): slot for slot in dict.fromkeys(slots)}
+    heads = {r.id: r for r in store.get_records(tenant, HEAD_KIND, list(wanted))}
+    kept: dict[str, tuple[list[Evidence], bool]] = {}
+    missing: dict[str, tuple[list[str], bool]] = {}
+    for owner, head in heads.items():
+        hit = _windows.get(id(head))
+        if hit is not None and hit[0] is head:
+            kept[owner] = hit[1]
+        else:
+            missing[owner] = _window_ids(head)
+    ids = [i for window_ids, _ in missing.values() for i in window_ids]
+    found = {r.id: r for r in store.get_records(tenant, KIND, ids)} if ids else {}
+    out: dict[str, Slot] = {}
+    for owner, slot in wanted.items():
+        top = heads.get(owner)
+        if top is None:
+            out[slot] = Slot(store, tenant, slot, [], True, True)
+            continue
+        head = top
+        if owner in kept:
+            window, whole = kept[owner]
+        else:
+            window_ids, whole = missing[owner]
+            window = [evidence_from_record(found[i]) for i in window_ids if i in found]
+            whole = whole and len(window) == len(window_ids)
+            if len(window) == len(window_ids):
+                if len(_windows) >= _LIMIT:
+                    _windows.clear()
+                _windows[id(head)] = (head, (window, whole))
+        ordered = bool(head.data.get("ordered", False))
+        out[slot] = Slot(store, tenant, slot, window, whole, ordered, head)
+    return out
+
+
+def open_slot(store: GraphStore, tenant: str, slot: str) -> Slot:
+    """One slot with its newest evidence (see :func:`open_slots`)."""
+    return open_slots(store, tenant, [slot])[slot]
+
+
+@dataclass(slots=True)
+class _Version:
+    origin: Evidence
+    fact: Fact
+    how: str
+    told_by: str | None
+    sources: tuple[str, ...]
+    confidence: float
+    importance: float
+    valid_from: datetime
+    recorded_at: datetime
+    valid_to: datetime | None = None
+    retired_at: datetime | None = None
+    retired_because: str | None = None
+    last_recalled_at: datetime | None = None
+    recall_count: int = 0
+
+
+def _acquired(e: Evidence, q: tuple[str, ...]) -> _Version | None:
+    """What evidence ``e`` makes the chain ``q`` believe, or None when it does not reach it."""
+    if e.kind == SEEN:
+        if not e.members.issuperset(q):
+            return None
+        return _Version(e, e.fact, "witnessed", None, (), e.confidence, e.importance, e.at,
+                        e.recorded_at)  # fmt: skip
+    if e.kind == CLAIM:
+        if not e.members.issuperset(q):
+            return None
+        believer = q[-1]
+        if believer == e.speaker:
+            if len(q) == 1:
+                return None  # what a speaker says never changes what it believes
+            believer = q[-2]
+        if believer not in e.adopted:
+            return None
+        hears = q[0] != e.speaker
+        return _Version(
+            e,
+            e.fact,
+            e.how if hears else "inferred",
+            e.speaker if hears else None,
+            e.sources,
+            e.confidence,
+            e.importance,
+            e.at,
+            e.recorded_at,
+        )
+    if e.kind == GIVEN and e.chain == q:
+        told = e.sources[-1] if e.sources else None
+        return _Version(e, e.fact, e.how, told, e.sources, e.confidence, e.importance, e.at,
+                        e.recorded_at)  # fmt: skip
+    return None
+
+
+def _adopts(e: Evidence, q: tuple[str, ...]) -> bool:
+    """Whether ``e`` (seen, claimed or given) gives the chain ``q`` a belief."""
+    if e.kind == SEEN:
+        return e.members.issuperset(q)
+    if e.kind == CLAIM:
+        if not e.members.issuperset(q):
+            return False
+        believer = q[-1]
+        if believer == e.speaker:
+            if len(q) == 1:
+                return False
+            believer = q[-2]
+        return believer in e.adopted
+    return e.kind == GIVEN and e.chain == q
+
+
+def _same(old: _Version, new: _Version) -> bool:
+    """Whether ``new`` adds nothing to ``old`` (same claim, no firmer footing)."""
+    if not old.fact.same_claim(new.fact):
+        return False
+    if new.confidence > old.confidence:
+        return False
+    return not (new.how == "witnessed" and old.how != "witnessed")
+
+
+def fold(evidence: Sequence[Evidence], chain: tuple[str, ...]) -> list[_Version]:
+    """Every version the (collapsed) ``chain`` held of one slot, in the order they began."""
+    current: _Version | None = None
+    out: list[_Version] = []
+    holder = chain[0]
+    for e in evidence:
+        if e.kind == FORGOT:
+            if e.holder == holder and current is not None:
+                current.valid_to = max(e.at, current.valid_from)
+                current.retired_at = e.recorded_at
+                current.retired_because = "forgotten"
+                current = None
+            continue
+        if e.kind == RECALLED:
+            if current is not None and e.chain == chain:
+                current.last_recalled_at = e.at
+                current.recall_count += 1
+            continue
+        got = _acquired(e, chain)
+        if got is None:
+            continue
+        if current is not None:
+            if got.valid_from < current.valid_from:  # older news: history only
+                got.valid_to = current.valid_from
+                got.retired_at = e.recorded_at
+                got.retired_because = "superseded"
+                out.append(got)
+                continue
+            if _same(current, got):
+                continue
+            current.valid_to = got.valid_from
+            current.retired_at = e.recorded_at
+            current.retired_because = "superseded"
+        out.append(got)
+        current = got
+    return out
+
+
+def _reaches(e: Evidence, chain: tuple[str, ...]) -> bool:
+    """Whether evidence ``e`` may change what ``chain`` holds (a superset test, no fold)."""
+    if e.kind in (SEEN, CLAIM):
+        return e.members.issuperset(chain)
+    if e.kind == GIVEN or e.kind == RECALLED:
+        return e.chain == chain
+    return e.kind == FORGOT and e.holder == chain[0]
+
+
+def current(slot: Slot, chain: tuple[str, ...]) -> _Version | None:
+    """The version ``chain`` holds now, reading back only as far as it must.
+
+    When the slot's evidence was recorded in world-time order (the common case), the
+    version held now depends only on the evidence after the last one that ended the
+    claim held before it (a different claim, or a forgetting): if the head's window
+    reaches that far, nothing older is read. Else the whole slot is folded.
+    """
+    if slot.ordered:
+        suffix: list[Evidence] = []
+        claim: Fact | None = None
+        bounded = False
+        for e in reversed(slot.window):
+            if not _reaches(e, chain):
+                continue
+            if e.kind == FORGOT:
+                bounded = True
+                break
+            if e.kind in (SEEN, CLAIM, GIVEN):
+                if not _adopts(e, chain):
+                    continue
+                if claim is None:
+                    claim = e.fact
+                elif not claim.same_claim(e.fact):
+                    bounded = True
+                    break
+            suffix.append(e)
+        if bounded or slot.complete:
+            suffix.reverse()
+            versions = fold(suffix, chain)
+            return versions[-1] if versions and versions[-1].retired_at is None else None
+    versions = fold(slot.all(), chain)
+    live = [v for v in versions if v.retired_at is None]
+    return live[-1] if live else None
+
+
+def last_seen(slot: Slot, holder: str) -> Evidence | None:
+    """The newest evidence ``holder`` witnessed of the slot itself, if any."""
+    for e in reversed(slot.window):
+        if e.kind == SEEN and holder in e.members:
+            return e
+    if slot.complete:
+        return None
+    for e in reversed(slot.all()):
+        if e.kind == SEEN and holder in e.members:
+            return e
+    return None
+
+
+# What a chain holds now, kept per head record instance (as the windows are): a hot read
+# of the same question converts nothing. Bounded (emptied when full).
+_held: dict[tuple[int, str, tuple[str, ...]], tuple[Record, Belief | None]] = {}
+
+
+def held_now(slot: Slot, holder: str, chain: tuple[str, ...]) -> Belief | None:
+    """The belief ``holder`` holds now along ``chain`` (as asked) of the slot, or None."""
+    head = slot.head
+    key = (id(head), holder, chain)
+    if head is not None:
+        hit = _held.get(key)
+        if hit is not None and hit[0] is head:
+            return hit[1]
+    version = current(slot, collapse((holder, *chain)))
+    found = belief_of(version, holder, chain, slot.slot) if version is not None else None
+    if head is not None:
+        if len(_held) >= _LIMIT:
+            _held.clear()
+        _held[key] = (head, found)
+    return found
+
+
+def belief_of(version: _Version, holder: str, chain: tuple[str, ...], slot: str) -> Belief:
+    """The :class:`Belief` of one folded version, as the caller asked for its chain."""
+    v = version
+    return construct_trusted(
+        Belief,
+        {
+            # ids hold no control characters and a slot is JSON (which escapes them)
+            "id": "b"
+            + hashlib.sha1(
+                "\x1f".join((holder, *chain, "", slot, v.origin.id)).encode(),
+                usedforsecurity=False,
+            ).hexdigest(),
+            "holder": holder,
+            "chain": chain,
+            "fact": v.fact,
+            "how": v.how,
+            "told_by": v.told_by,
+            "sources": v.sources,
+            "event_id": v.origin.event_id,
+            "confidence": v.confidence,
+            "importance": v.importance,
+            "valid_from": v.valid_from,
+            "valid_to": v.valid_to,
+            "recorded_at": v.recorded_at,
+            "retired_at": v.retired_at,
+            "retired_because": v.retired_because,
+            "last_recalled_at": v.last_recalled_at,
+            "recall_count": v.recall_count,
+        },
+    )
+
+
+def holders(evidence: Iterable[Evidence]) -> set[str]:
+    """Everyone some evidence of a slot may reach as a first-order holder."""
+    out: set[str] = set()
+    for e in evidence:
+        out.update(e.members)
+        if e.holder is not None:
+            out.add(e.holder)
+    return out
+
+
+def same_claim_data(data: Any, fact: Fact) -> bool:
+    """Whether evidence data states ``fact`` (subject, predicate, object or value, holds)."""
+    return (
+        data.get("subject") == fact.subject
+        and data.get("predicate") == fact.predicate
+        and data.get("object") == fact.object
+        and same_value(data.get("value"), fact.value)
+        and data.get("holds") == fact.holds
+    )
 
 
 def visible_at(belief: Belief, as_of: datetime | None, recorded_as_of: datetime | None) -> bool:

@@ -1,18 +1,21 @@
-"""NPC minds over the GraphStore protocol: events, witnessing, telling, beliefs, forgetting.
+"""NPC minds over the GraphStore protocol: events, witnessing, claims, trust, beliefs.
 
 The mechanism, for every world (no rule knows any story):
 
 - An event happens at a place. Its *witnesses* are the observers the world state places
   there (``MindSettings.presence``), plus its actor and participants, unless the caller
   names who was present. The world state takes the facts it *changes*.
-- Every witness comes to believe each fact the event changes or reveals, and, being
-  there together, believes each other witness believes it, recursively up to
-  ``MindSettings.depth``: for witnesses ``W`` every chain ``w1, w2, ..., wk`` of ``W``
-  (``k <= depth``, no one twice in a row) gets the belief "w1 thinks w2 thinks ... it".
+- The event is stored once with its witness set (:mod:`graphmem.minds.beliefs`): what a
+  group saw together is common knowledge among them, so "w1 thinks w2 thinks ... wk
+  thinks X" is answered at read time from the last evidence all of them shared, at any
+  order, and the write costs one record per fact whatever the number of witnesses.
   Those absent keep what they believed (now perhaps false), and so do the models others
   hold of them.
-- ``tell`` passes the speaker's belief to the listener with its source chain and a
-  confidence multiplied by ``tell_decay``; both then know the listener was told.
+- ``tell`` and ``announce`` record what was *claimed*: the speaker's own belief is
+  untouched (lies are ordinary); each listener's :class:`~graphmem.minds.TrustPolicy`
+  decides whether the claim becomes its belief. Whether or not it does, the listener
+  knows it was claimed (the event); when it does, speaker and listeners know it does
+  (an announcement: every listener knows every other heard it).
 - ``observe`` is an event that changes nothing and reveals what is at a place.
 """
 
@@ -27,7 +30,8 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from graphmem.checks import check_id, check_ids
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.minds import beliefs as store_beliefs
-from graphmem.minds.beliefs import Acquisition, belief_from_record, visible_at
+from graphmem.minds import telling, world
+from graphmem.minds.beliefs import visible_at
 from graphmem.minds.models import (
     Belief,
     Event,
@@ -50,33 +54,15 @@ from graphmem.models import (
     new_id,
     utcnow,
 )
-from graphmem.store import GraphStore, as_utc
+from graphmem.store import GraphStore, as_utc, check_owner
 
-__all__ = ["EVENT_KIND", "Minds", "chains", "event_from_record"]
+__all__ = ["EVENT_KIND", "Minds", "event_from_record"]
 
 EVENT_KIND = "event"
 """The record kind of events."""
 
 _R = TypeVar("_R")
 _P = ParamSpec("_P")
-
-
-def chains(members: Sequence[str], depth: int) -> list[tuple[str, ...]]:
-    """Every chain of ``members`` up to ``depth`` long with no one twice in a row.
-
-    >>> chains(["a", "b"], 2)
-    [('a',), ('b',), ('a', 'b'), ('b', 'a')]
-    """
-    out: list[tuple[str, ...]] = [(m,) for m in members]
-    layer = out
-    for _ in range(depth - 1):
-        layer = [(*c, m) for c in layer for m in members if m != c[-1]]
-        out.extend(layer)
-    return out
-
-
-def _chain_count(witnesses: int, depth: int) -> int:
-    return sum(witnesses * (witnesses - 1) ** (k - 1) for k in range(1, depth + 1))
 
 
 def _ids(values: Any, what: str) -> list[str]:
@@ -91,8 +77,12 @@ def _ids(values: Any, what: str) -> list[str]:
     return out
 
 
-def _chain(of: str | Sequence[str] | None) -> tuple[str, ...]:
-    return tuple(_ids(of, "of"))
+def _may_name(index: Mapping[str, Any], about: str) -> bool:
+    """Whether beliefs of an index entry's slot may name ``about``.
+
+    A single-valued slot's object varies, so only its subject rules it out.
+    """
+    return about == index.get("subject") or index.get("object", about) == about
 
 
 def _one_id(value: Any, what: str) -> str:
@@ -146,7 +136,23 @@ def _writes(method: Callable[Concatenate[Minds, _P], _R]) -> Callable[Concatenat
 
 
 class Minds:
-    """What the NPCs of one tenant know; :class:`graphmem.Memory` exposes it as verbs."""
+    """What the NPCs of one tenant know; :class:`graphmem.Memory` exposes it as verbs.
+
+    >>> import graphmem
+    >>> mem = graphmem.open("memory://", tenant="doc")
+    >>> _ = mem.upsert_entities([{"id": "inn", "type": "location", "name": "the inn"},
+    ...     {"id": "key", "type": "item", "name": "the key"},
+    ...     {"id": "jar", "type": "item", "name": "the jar"},
+    ...     *({"id": n, "type": "npc", "name": n.title()} for n in ("ana", "bo", "cy"))])
+    >>> _ = mem.upsert_relationships([{"source_id": n, "target_id": "inn",
+    ...     "type": "located_in"} for n in ("ana", "bo", "cy")])
+    >>> _ = mem.record_event("hid", actor="ana", changes=[("key", "located_in", "jar")])
+    >>> mem.belief("bo", "key", "located_in", of=["cy", "ana", "cy"]).fact.object
+    'jar'
+    >>> _ = mem.tell("ana", "bo", ("key", "located_in", "inn"))  # a lie, not believed
+    >>> mem.belief("bo", "key", "located_in").fact.object
+    'jar'
+    """
 
     def __init__(self, store: GraphStore, tenant: str, settings: MindSettings) -> None:
         self.store = store
@@ -247,7 +253,6 @@ class Minds:
             place=place,
             actor=actor,
             participants=tuple(people),
-            witnesses=tuple(sorted(witnesses)),
             changes=tuple(changed),
             reveals=tuple(revealed),
             importance=weight,
@@ -255,92 +260,50 @@ class Minds:
             summary=summary,
             attributes=dict(attributes or {}),
         )
-        event = self._store_event(event)
-        self._apply(changed, event)
-        self._witness(event, event.witnesses, facts)
+        # the witnesses are entities the store holds (valid ids): not validated again
+        members = sorted(witnesses)
+        event = event.model_copy(update={"witnesses": tuple(members)})
+        items = [
+            (
+                fact,
+                store_beliefs.evidence_data(
+                    store_beliefs.SEEN,
+                    fact,
+                    when,
+                    members=members,
+                    confidence=self.settings.witness_confidence,
+                    importance=weight,
+                    event=event.id,
+                    place=place,
+                ),
+                members,
+            )
+            for fact in facts
+        ]
+        event = self._store_event(event, items)
+        world.apply(self.store, self.tenant, self.settings, changed, event)
         return event
 
     def _check_budget(self, witnesses: int, facts: int) -> None:
-        count = _chain_count(witnesses, self.settings.depth) * facts
+        count = witnesses * facts
         if count > self.settings.max_beliefs_per_event:
             raise InvalidInput(
-                f"this event would write up to {count:,} beliefs ({witnesses} witnesses, "
-                f"{facts} facts, depth {self.settings.depth}), more than "
-                f"max_beliefs_per_event={self.settings.max_beliefs_per_event:,}; lower the "
-                "depth or name fewer witnesses. Nothing was written."
+                f"this event has {witnesses} witnesses of {facts} facts ({count:,}), more "
+                f"than max_beliefs_per_event={self.settings.max_beliefs_per_event:,}; name "
+                "fewer witnesses. Nothing was written."
             )
 
-    def _store_event(self, event: Event) -> Event:
+    def _store_event(
+        self, event: Event, items: Sequence[tuple[Fact, dict[str, Any], Iterable[str]]] = ()
+    ) -> Event:
+        """Write an event with its evidence (and the index entries it needs) atomically."""
+        now = utcnow()
         data = event.model_dump(mode="json", exclude={"id", "recorded_at"})
-        record = Record(id=event.id, kind=EVENT_KIND, owner=event.session_id, data=data)
-        [stored] = self.store.put_records(self.tenant, EVENT_KIND, [record])
-        return event.model_copy(update={"recorded_at": stored.created_at})
-
-    def _apply(self, changes: Sequence[Fact], event: Event) -> None:
-        """Apply an event's changes to the world state (facts already newer are left)."""
-        store, tenant, at = self.store, self.tenant, event.at
-        provenance = Provenance(
-            session_id=event.session_id, source="observed", evidence=(event.id,)
-        )
-        fresh: list[Relationship] = []
-        attributes: dict[str, dict[str, Any]] = {}
-        removed: dict[str, list[str]] = {}
-        for fact in changes:
-            if fact.object is None:
-                if fact.holds:
-                    attributes.setdefault(fact.subject, {})[fact.predicate] = fact.value
-                else:
-                    removed.setdefault(fact.subject, []).append(fact.predicate)
-                continue
-            held = store.get_relationships(
-                tenant, fact.subject, RelationshipFilter(types=(fact.predicate,))
-            )
-            if not self.settings.is_single_valued(fact.predicate):
-                held = [r for r in held if r.target_id == fact.object]
-            if any(r.valid_at is not None and r.valid_at > at for r in held):
-                continue  # the world already holds a later state of this
-            for rel in held:
-                if (rel.target_id == fact.object) != fact.holds:  # the fact this one ends
-                    store.invalidate_relationship(
-                        tenant, rel.source_id, rel.target_id, rel.type, at=at
-                    )
-            if fact.holds and not any(r.target_id == fact.object for r in held):
-                fresh.append(
-                    Relationship(
-                        source_id=fact.subject,
-                        target_id=fact.object,
-                        type=fact.predicate,
-                        provenance=provenance,
-                        valid_at=at,
-                    )
-                )
-        if fresh:
-            store.upsert_relationships(tenant, fresh)
-        for subject in dict.fromkeys([*attributes, *removed]):
-            store.update_entity(
-                tenant,
-                subject,
-                attributes=attributes.get(subject),
-                remove_attributes=removed.get(subject, ()),
-            )
-
-    def _witness(self, event: Event, witnesses: Sequence[str], facts: Sequence[Fact]) -> None:
-        confidence = self.settings.witness_confidence
-        items = [
-            Acquisition(
-                holder=chain[0],
-                chain=chain[1:],
-                fact=fact,
-                how="witnessed",
-                at=event.at,
-                confidence=confidence,
-                importance=event.importance,
-                event_id=event.id,
-            )
-            for chain in chains(witnesses, self.settings.depth)
-            for fact in facts
-        ]
-        store_beliefs.acquire(self.store, self.tenant, items, self.settings, utcnow())
+        if event.session_id is not None:  # the owner key is checked as the store would
+            check_owner(event.session_id)
+        record = store_beliefs.record_of(EVENT_KIND, event.id, event.session_id, data, now)
+        store_beliefs.write(self.store, self.tenant, self.settings, items, now, [record])
+        return event.model_copy(update={"recorded_at": now})
 
     @_writes
     def observe(
@@ -397,9 +360,9 @@ class Minds:
         importance: float | None = None,
         session_id: str | None = None,
     ) -> list[Belief]:
-        """Pass the speaker's beliefs (one fact, or all it holds ``about`` an entity) on.
+        """The speaker claims a fact (or all it believes ``about`` an entity) to a listener.
 
-        Returns the listener's beliefs about them afterwards.
+        Returns the listener's beliefs about them afterwards (its trust policy decides).
         """
         speaker = _one_id(speaker, "speaker")
         listener = _one_id(listener, "listener")
@@ -407,78 +370,37 @@ class Minds:
             raise InvalidInput("an NPC cannot tell itself; give two different NPCs")
         if (fact is None) == (about is None):
             raise InvalidInput("tell takes a fact or about=entity (one of them)")
-        when = _at(at)
-        keep = self.settings.tell_decay if decay is None else decay
-        if isinstance(keep, bool) or not isinstance(keep, int | float) or not 0 < keep <= 1:
-            raise InvalidInput(f"decay must be within (0, 1], got {keep!r}")
-        self._entities([speaker, listener, *([about] if about else [])])
-        passed = self._to_tell(speaker, fact, about)
-        weight = (
-            max(b.importance for b in passed)
-            if importance is None
-            else _fraction(importance, "importance")
-        )
-        event = self._store_event(
-            Event(
-                id=new_id(),
-                type="told",
-                at=when,
-                actor=speaker,
-                participants=(listener,),
-                witnesses=tuple(sorted((speaker, listener))),
-                claims=tuple(b.fact for b in passed),
-                importance=weight,
-                session_id=session_id,
-            )
-        )
-        items = []
-        for chain in chains([speaker, listener], self.settings.depth):
-            if chain == (speaker,):
-                continue  # the speaker's own belief is what it passed on
-            hears = chain[0] == listener
-            for belief in passed:
-                items.append(
-                    Acquisition(
-                        holder=chain[0],
-                        chain=chain[1:],
-                        fact=belief.fact,
-                        how="told" if hears else "inferred",
-                        at=when,
-                        confidence=belief.confidence * keep,
-                        importance=weight,
-                        told_by=speaker if hears else None,
-                        sources=(*belief.sources, speaker),
-                        event_id=event.id,
-                    )
-                )
-        store_beliefs.acquire(self.store, self.tenant, items, self.settings, utcnow())
-        slots = [store_beliefs.slot_of(b.fact, self.settings) for b in passed]
-        ids = [store_beliefs.current_id(listener, (), slot) for slot in slots]
-        held = self.store.get_records(self.tenant, store_beliefs.KIND, ids)
-        return [belief_from_record(r) for r in held]
+        return telling.claim(
+            self, speaker, [listener], fact, about, at, decay, importance, session_id, None, False
+        )[1]
 
-    def _to_tell(self, speaker: str, fact: Any, about: str | None) -> list[Belief]:
-        if about is not None:
-            known = [
-                belief_from_record(r)
-                for r in store_beliefs.read_current(self.store, self.tenant, speaker, ())
-            ]
-            passed = [b for b in known if about in b.fact.entity_ids]
-            if not passed:
-                raise InvalidInput(f"{speaker!r} believes nothing about {about!r} to tell")
-            return passed
-        claim = fact_from(fact, "fact")
-        slot = store_beliefs.slot_of(claim, self.settings)
-        record_id = store_beliefs.current_id(speaker, (), slot)
-        found = self.store.get_records(self.tenant, store_beliefs.KIND, [record_id])
-        held = belief_from_record(found[0]) if found else None
-        if held is None or not held.current or not held.fact.same_claim(claim):
-            believed = f"; it believes {held.fact.text()!r}" if held and held.current else ""
-            raise InvalidInput(
-                f"{speaker!r} does not believe {claim.text()!r}{believed}: tell passes on "
-                "what the speaker believes (use believe() to give it that belief first)"
-            )
-        return [held]
+    @_writes
+    def announce(
+        self,
+        speaker: str,
+        fact: Fact | Mapping[str, Any] | tuple[str, str, str],
+        *,
+        place: str | None = None,
+        audience: Sequence[str] | None = None,
+        at: datetime | None = None,
+        decay: float | None = None,
+        importance: float | None = None,
+        session_id: str | None = None,
+    ) -> Event:
+        """The speaker claims a fact to everyone present (or to ``audience``), in public.
+
+        Everyone present hears it, and that they all heard it is common knowledge among
+        them. Returns the ``announced`` event (``adopted``: who came to believe it).
+        """
+        speaker = _one_id(speaker, "speaker")
+        if place is not None and audience is not None:
+            raise InvalidInput("announce takes place= or audience= (one of them, or neither)")
+        if fact is None:
+            raise InvalidInput("announce takes a fact")
+        listeners, where = telling.hearers(self, speaker, place, audience)
+        return telling.claim(
+            self, speaker, listeners, fact, None, at, decay, importance, session_id, where, True
+        )[0]
 
     @_writes
     def believe(
@@ -497,27 +419,58 @@ class Minds:
         npc = _one_id(npc, "npc")
         claim = fact_from(fact, "fact")
         check_safe_name(how, "how")
-        chain = _chain(of)
+        chain = self._chain(of)
         self._entities([npc, *claim.entity_ids, *chain, *([told_by] if told_by else [])])
-        item = Acquisition(
+        data = store_beliefs.evidence_data(
+            store_beliefs.GIVEN,
+            claim,
+            _at(at),
             holder=npc,
-            chain=chain,
-            fact=claim,
+            chain=list(chain),
             how=how,
-            at=_at(at),
             confidence=_fraction(confidence, "confidence"),
             importance=_fraction(importance, "importance"),
-            told_by=told_by,
-            sources=(told_by,) if told_by else (),
+            sources=[told_by] if told_by else [],
         )
-        store_beliefs.acquire(self.store, self.tenant, [item], self.settings, utcnow())
-        slot = store_beliefs.slot_of(claim, self.settings)
-        [record] = self.store.get_records(
-            self.tenant, store_beliefs.KIND, [store_beliefs.current_id(npc, chain, slot)]
+        store_beliefs.write(
+            self.store, self.tenant, self.settings, [(claim, data, [npc])], utcnow()
         )
-        return belief_from_record(record)
+        held = self.belief(npc, claim.subject, claim.predicate, self._object(claim), of=chain)
+        assert held is not None  # the evidence just written reaches this chain
+        return held
 
     # ------------------------------------------------------------------ reading beliefs
+
+    def _chain(self, of: str | Sequence[str] | None) -> tuple[str, ...]:
+        chain = tuple(_ids(of, "of"))
+        if len(chain) + 1 > self.settings.depth:
+            raise InvalidInput(
+                f"a belief of order {len(chain) + 1} is deeper than MindSettings.depth="
+                f"{self.settings.depth}"
+            )
+        return chain
+
+    def _object(self, fact: Fact) -> str | None:
+        return None if self.settings.is_single_valued(fact.predicate) else fact.object
+
+    def _versions(
+        self,
+        npc: str,
+        chain: tuple[str, ...],
+        slot: store_beliefs.Slot,
+        now: bool = False,
+    ) -> list[Belief]:
+        """The versions ``npc`` held along ``chain``; ``now``: only the one it holds now."""
+        if now:
+            held = store_beliefs.held_now(slot, npc, chain)
+            return [held] if held is not None else []
+        versions = store_beliefs.fold(slot.all(), store_beliefs.collapse((npc, *chain)))
+        return [store_beliefs.belief_of(v, npc, chain, slot.slot) for v in versions]
+
+    def _slots(self, npc: str) -> list[Record]:
+        return self.store.find_records(
+            self.tenant, store_beliefs.INDEX_KIND, owner=npc, newest_first=False
+        )
 
     def beliefs(
         self,
@@ -530,25 +483,31 @@ class Minds:
         recorded_as_of: datetime | None = None,
         history: bool = False,
     ) -> list[Belief]:
-        """What ``npc`` believes (or thinks ``of`` believes), oldest first."""
+        """What ``npc`` believes (or thinks ``of`` believes), oldest first.
+
+        One indexed read of the slots it has evidence about, then one per slot.
+        """
         npc = _one_id(npc, "npc")
-        chain = _chain(of)
-        if as_of is not None or recorded_as_of is not None or history:
-            world = as_utc(as_of, "as_of")
-            memory = as_utc(recorded_as_of, "recorded_as_of")
-            records = store_beliefs.read_versions(self.store, self.tenant, npc, chain)
-            found = [belief_from_record(r) for r in records]
-            if not history:
-                found = [b for b in found if visible_at(b, world, memory)]
-        else:
-            records = store_beliefs.read_current(self.store, self.tenant, npc, chain)
-            found = [belief_from_record(r) for r in records]
-        if about is not None:
-            found = [b for b in found if about in b.fact.entity_ids]
-        if predicate is not None:
-            found = [b for b in found if b.fact.predicate == predicate]
-        if not records:
+        chain = self._chain(of)
+        world = as_utc(as_of, "as_of")
+        memory = as_utc(recorded_as_of, "recorded_as_of")
+        index = self._slots(npc)
+        if not index:
             self._require(npc)
+        found: list[Belief] = []
+        wanted = [
+            str(entry.data["slot"])
+            for entry in index
+            if (about is None or _may_name(entry.data, about))
+            and (predicate is None or entry.data.get("predicate") == predicate)
+        ]
+        latest = not history and world is None and memory is None
+        for slot in store_beliefs.open_slots(self.store, self.tenant, wanted).values():
+            for belief in self._versions(npc, chain, slot, latest):
+                if about is not None and about not in belief.fact.entity_ids:
+                    continue
+                if history or visible_at(belief, world, memory):
+                    found.append(belief)
         found.sort(key=lambda b: (b.valid_from, b.recorded_at, b.id))
         return found
 
@@ -566,36 +525,39 @@ class Minds:
         """What ``npc`` believes (or thinks ``of`` believes) of one subject and predicate.
 
         The newest such belief (for a many-valued relation without ``object``, the one
-        acquired last), or None when it has none.
+        acquired last), or None when it has none. One indexed read (of the slot's
+        evidence) whatever the order.
         """
         npc = _one_id(npc, "npc")
-        chain = _chain(of)
-        if (
-            as_of is None
-            and recorded_as_of is None
-            and (object is not None or self.settings.is_single_valued(predicate))
-        ):
-            probe = Fact(subject=subject, predicate=predicate, object=object or subject)
-            slot = store_beliefs.slot_of(probe, self.settings)
-            record_id = store_beliefs.current_id(npc, chain, slot)
-            found = self.store.get_records(self.tenant, store_beliefs.KIND, [record_id])
-            if found and found[0].data.get("current") is True:
-                return belief_from_record(found[0])
+        chain = self._chain(of)
+        if object is None and not self.settings.is_single_valued(predicate):
+            candidates = [
+                b
+                for b in self.beliefs(
+                    npc,
+                    subject,
+                    of=chain,
+                    predicate=predicate,
+                    as_of=as_of,
+                    recorded_as_of=recorded_as_of,
+                )
+                if b.fact.subject == subject
+            ]
+            return candidates[-1] if candidates else None
+        check_safe_name(predicate, "predicate")
+        many = object is not None and not self.settings.is_single_valued(predicate)
+        slot = store_beliefs.slot_key(subject, predicate, object if many else None)
+        evidence = store_beliefs.open_slot(self.store, self.tenant, slot)
+        world = as_utc(as_of, "as_of")
+        memory = as_utc(recorded_as_of, "recorded_as_of")
+        latest = world is None and memory is None
+        seen = [
+            b for b in self._versions(npc, chain, evidence, latest) if visible_at(b, world, memory)
+        ]
+        if not seen:
             self._require(npc)
             return None
-        candidates = [
-            b
-            for b in self.beliefs(
-                npc,
-                subject,
-                of=chain,
-                predicate=predicate,
-                as_of=as_of,
-                recorded_as_of=recorded_as_of,
-            )
-            if b.fact.subject == subject and (object is None or b.fact.object == object)
-        ]
-        return candidates[-1] if candidates else None
+        return max(seen, key=lambda b: (b.valid_from, b.recorded_at))
 
     def who_knows(
         self,
@@ -604,22 +566,21 @@ class Minds:
         as_of: datetime | None = None,
         recorded_as_of: datetime | None = None,
     ) -> list[Belief]:
-        """The first-order beliefs that ``fact`` holds (or, when it denies, that it does not)."""
+        """The first-order beliefs that ``fact`` holds (or, when it denies, that it does not).
+
+        One indexed read: the evidence of the fact's slot, folded for each holder it names.
+        """
         claim = fact_from(fact, "fact")
         slot = store_beliefs.slot_of(claim, self.settings)
-        where: dict[str, Any] = {"slot": slot, "depth": 1}
-        timed = as_of is not None or recorded_as_of is not None
-        if not timed:
-            where["current"] = True
-        records = self.store.find_records(
-            self.tenant, store_beliefs.KIND, where=where, newest_first=False
-        )
-        found = [belief_from_record(r) for r in records]
-        if timed:
-            world = as_utc(as_of, "as_of")
-            memory = as_utc(recorded_as_of, "recorded_as_of")
-            found = [b for b in found if visible_at(b, world, memory)]
-        found = [b for b in found if b.fact.same_claim(claim)]
+        evidence = store_beliefs.open_slot(self.store, self.tenant, slot)
+        world = as_utc(as_of, "as_of")
+        memory = as_utc(recorded_as_of, "recorded_as_of")
+        found = [
+            b
+            for holder in store_beliefs.holders(evidence.all())
+            for b in self._versions(holder, (), evidence, world is None and memory is None)
+            if visible_at(b, world, memory) and b.fact.same_claim(claim)
+        ]
         found.sort(key=lambda b: (b.holder, b.valid_from))
         return found
 
@@ -698,9 +659,17 @@ class Minds:
             relevance = relevance_by_words(query, names)
         ranked = score(held, when, self.settings, relevance)[:k]
         if mark and ranked:
-            ids = [r.belief.id for r in ranked]
-            records = self.store.get_records(self.tenant, store_beliefs.KIND, ids)
-            store_beliefs.mark_recalled(self.store, self.tenant, records, at=when, now=utcnow())
+            items = [
+                (
+                    r.belief.fact,
+                    store_beliefs.evidence_data(
+                        store_beliefs.RECALLED, r.belief.fact, when, holder=r.belief.holder
+                    ),
+                    (),
+                )
+                for r in ranked
+            ]
+            store_beliefs.write(self.store, self.tenant, self.settings, items, utcnow())
         return ranked
 
     @_writes
@@ -722,25 +691,54 @@ class Minds:
         ):
             raise InvalidInput(f"older_than must be a non-negative timedelta, got {older_than!r}")
         when = _at(at)
-        where: dict[str, Any] = {"current": True}
         if npc is not None:
-            where["holder"] = _one_id(npc, "npc")
+            npc = _one_id(npc, "npc")
             self._require(npc)
-        records = self.store.find_records(
-            self.tenant, store_beliefs.KIND, where=where, newest_first=False
-        )
-        chosen = []
-        for record in records:
-            belief = belief_from_record(record)
-            if about is not None and about not in belief.fact.entity_ids:
+            index = self._slots(npc)
+        else:
+            index = self.store.find_records(
+                self.tenant, store_beliefs.INDEX_KIND, newest_first=False
+            )
+        slots: dict[str, list[str]] = {}
+        for entry in index:
+            data = entry.data
+            if about is not None and not _may_name(data, about):
                 continue
-            if floor is not None and salience(belief, when, self.settings) >= floor:
-                continue
-            if older_than is not None and when - belief.touched_at <= older_than:
-                continue
-            chosen.append(record)
-        retired = store_beliefs.retire(self.store, self.tenant, chosen, at=when, now=utcnow())
-        return [belief_from_record(r) for r in retired]
+            slots.setdefault(str(data["slot"]), []).append(str(data["holder"]))
+        chosen: list[Belief] = []
+        opened = store_beliefs.open_slots(self.store, self.tenant, slots)
+        for slot, holders in slots.items():
+            for holder in holders:
+                for belief in self._versions(holder, (), opened[slot], True):
+                    if not belief.current:
+                        continue
+                    if about is not None and about not in belief.fact.entity_ids:
+                        continue
+                    if floor is not None and salience(belief, when, self.settings) >= floor:
+                        continue
+                    if older_than is not None and when - belief.touched_at <= older_than:
+                        continue
+                    chosen.append(belief)
+        now = utcnow()
+        items = [
+            (
+                b.fact,
+                store_beliefs.evidence_data(store_beliefs.FORGOT, b.fact, when, holder=b.holder),
+                (),
+            )
+            for b in chosen
+        ]
+        store_beliefs.write(self.store, self.tenant, self.settings, items, now)
+        return [
+            b.model_copy(
+                update={
+                    "valid_to": max(when, b.valid_from),
+                    "retired_at": now,
+                    "retired_because": "forgotten",
+                }
+            )
+            for b in chosen
+        ]
 
     # ------------------------------------------------------------------ perspective
 

@@ -6,8 +6,8 @@ input raises :class:`~graphmem.errors.InvalidInput`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Self
 
@@ -32,10 +32,12 @@ __all__ = [
     "Belief",
     "Event",
     "Fact",
+    "Hearing",
     "MindSettings",
     "PerspectiveIdentity",
     "Recap",
     "Recollection",
+    "TrustPolicy",
     "entity_names",
     "fact_from",
 ]
@@ -171,7 +173,9 @@ class Event(_Model):
         witnesses: Who saw it happen (their beliefs were updated).
         changes: The facts it changed in the world (applied to the world state).
         reveals: Facts the witnesses perceived without changing them (what they saw).
-        claims: Facts the actor asserted (what was told), true or not.
+        claims: Facts the actor asserted (what was told or announced), true or not.
+        adopted: For each claim, the listeners who came to believe it (their trust
+            policy took it); the others only know it was claimed.
         importance: 0..1, how much it matters (salience of the memories it makes).
         session_id: The game session it belongs to (recaps gather a session's events).
         summary: A line for people; made from the facts when not given.
@@ -189,6 +193,7 @@ class Event(_Model):
     changes: tuple[Fact, ...] = ()
     reveals: tuple[Fact, ...] = ()
     claims: tuple[Fact, ...] = ()
+    adopted: tuple[tuple[Identifier, ...], ...] = ()
     importance: Score = 0.5
     session_id: Identifier | None = None
     summary: str | None = None
@@ -319,16 +324,112 @@ def _check_fraction(value: float, what: str, *, open_low: bool = False) -> float
 
 
 @dataclass(frozen=True, slots=True)
+class Hearing:
+    """What a listener weighs when it hears a claim (the question a trust rule answers).
+
+    Attributes:
+        listener: Who hears it.
+        speaker: Who says it.
+        fact: What is claimed.
+        public: Whether it was announced to an audience (else told in private).
+        held: What the listener believes about the same slot now, if anything.
+        seen: What the listener last saw of the slot itself (a witnessed belief, which
+            ``held`` may have replaced since), if it ever saw it.
+        speaker_saw_more: Whether, as far as the listener knows, the speaker may know
+            more of it than the listener saw: the listener has left the place where it
+            last saw it, and the speaker was still there when it left (it was there at
+            that sighting or came since, and the listener did not see it go): who leaves
+            later has seen more. True when the listener never saw it.
+    """
+
+    listener: str
+    speaker: str
+    fact: Fact
+    public: bool
+    held: Belief | None
+    seen: Belief | None
+    speaker_saw_more: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TrustPolicy:
+    """Whether a listener comes to believe what it is told (the listener decides).
+
+    Checked in this order; the first that decides, decides:
+
+    1. ``rule(hearing)``, a callable for a game's own rule: True (adopt), False (do not),
+       or None (let the rest decide).
+    2. ``pairs[(listener, speaker)]``: True (always believes that speaker) or False
+       (never).
+    3. A listener with no belief about the slot, or one that agrees, adopts the claim.
+    4. A listener that saw the slot itself, when ``overrides["witnessed"]`` is False
+       (the default): only if ``defer_to_who_saw_more`` and the speaker may have seen
+       more of it than the listener did (:attr:`Hearing.speaker_saw_more`), whatever
+       the listener believes now.
+    5. ``overrides[how]`` for the ``how`` of the belief it holds (``told``,
+       ``inferred``, ``rumour``, ...; a kind not listed: ``default``): True, a claim
+       replaces such a belief; False, it does not, unless ``defer_to_who_saw_more`` and
+       the speaker may have seen more.
+
+    The default: what one saw beats the word of one who saw less (who left first, or
+    was not there), and yields to one who stayed to see more; hearsay replaces hearsay.
+
+    >>> TrustPolicy().overrides["witnessed"]
+    False
+    """
+
+    rule: Callable[[Hearing], bool | None] | None = None
+    pairs: Mapping[tuple[str, str], bool] = field(default_factory=dict)
+    overrides: Mapping[str, bool] = field(default_factory=lambda: {"witnessed": False})
+    default: bool = True
+    defer_to_who_saw_more: bool = True
+
+    def __post_init__(self) -> None:
+        if self.rule is not None and not callable(self.rule):
+            raise InvalidInput("trust rule must be a callable(hearing) -> bool | None")
+        for key, value in dict(self.pairs).items():
+            if not (isinstance(key, tuple) and len(key) == 2) or not isinstance(value, bool):
+                raise InvalidInput(
+                    f"trust pairs map (listener, speaker) to True or False, got {key!r}: {value!r}"
+                )
+        for kind, allowed in dict(self.overrides).items():
+            if not isinstance(kind, str) or not isinstance(allowed, bool):
+                raise InvalidInput(f"trust overrides map a kind to True or False, got {kind!r}")
+
+    def adopts(self, hearing: Hearing) -> bool:
+        """Whether the listener comes to believe the claim."""
+        if self.rule is not None:
+            decided = self.rule(hearing)
+            if decided is not None:
+                if not isinstance(decided, bool):
+                    raise InvalidInput(f"trust rule returned {decided!r}; give True, False or None")
+                return decided
+        pair = dict(self.pairs).get((hearing.listener, hearing.speaker))
+        if pair is not None:
+            return pair
+        held = hearing.held
+        if held is None or held.fact.same_claim(hearing.fact):
+            return True
+        overrides = dict(self.overrides)
+        if hearing.seen is not None and not overrides.get("witnessed", self.default):
+            # what it saw beats the word of one who saw less, whatever it believes now
+            return self.defer_to_who_saw_more and hearing.speaker_saw_more
+        if overrides.get(held.how, self.default):
+            return True
+        return self.defer_to_who_saw_more and hearing.speaker_saw_more
+
+
+@dataclass(frozen=True, slots=True)
 class MindSettings:
     """How NPC minds work in one :class:`graphmem.Memory` (choose them once per world).
 
     Attributes:
-        depth: The order of nested belief written when NPCs witness something together:
-            1 (each witness believes it), 2 (and each believes every other witness
-            believes it), 3 (and what each thinks the others think it believes), ... up
-            to 4. An event with ``n`` witnesses writes up to ``n * (n - 1) ** (depth - 1)``
-            beliefs per fact (unchanged beliefs are not written again).
-        tell_decay: The confidence kept at each hand-over of :meth:`Memory.tell` (0..1].
+        depth: The highest order of nested belief a read answers (1: what an NPC
+            believes, 2: what it thinks another believes, ...), up to ``MAX_DEPTH``.
+            Nested beliefs are answered at read time from shared witnessing, claims and
+            departures: nothing is written per order, so a deeper read costs no write.
+        tell_decay: The confidence kept at each hand-over of :meth:`Memory.tell` and
+            :meth:`Memory.announce` (0..1].
         witness_confidence: The confidence of a witnessed belief.
         presence: The relationship type that places things in places (``npc -[located_in]->
             tavern``, ``sword -[located_in]-> chest``): who is present at an event is read
@@ -340,12 +441,13 @@ class MindSettings:
         recency_decay: Recency of a memory per game hour since it was acquired or last
             recalled (0.995, the Generative Agents memory stream's value).
         weights: Weights of recency, importance and relevance in :meth:`Memory.recall`.
-        max_beliefs_per_event: Refuse an event that would write more beliefs than this
-            (``InvalidInput``): lower ``depth`` or name fewer witnesses.
+        trust: Whether listeners believe what they are told (:class:`TrustPolicy`).
+        max_beliefs_per_event: Refuse an event with more witnesses x facts than this
+            (``InvalidInput``).
         max_audio_bytes: The largest recap audio accepted.
     """
 
-    depth: int = 2
+    depth: int = 16
     tell_decay: float = 0.8
     witness_confidence: float = 1.0
     presence: str = "located_in"
@@ -353,10 +455,11 @@ class MindSettings:
     single_valued: tuple[str, ...] = ("located_in",)
     recency_decay: float = 0.995
     weights: tuple[float, float, float] = (1.0, 1.0, 1.0)
-    max_beliefs_per_event: int = 100_000
+    trust: TrustPolicy = field(default_factory=TrustPolicy)
+    max_beliefs_per_event: int = 1_000_000
     max_audio_bytes: int = 16 * 1024 * 1024
 
-    MAX_DEPTH: ClassVar[int] = 4
+    MAX_DEPTH: ClassVar[int] = 64
 
     def __post_init__(self) -> None:
         from graphmem.models import check_safe_name
@@ -379,6 +482,8 @@ class MindSettings:
             for w in self.weights
         ):
             raise InvalidInput(f"weights must be three non-negative numbers, got {self.weights}")
+        if not isinstance(self.trust, TrustPolicy):
+            raise InvalidInput("trust takes a graphmem.minds.TrustPolicy")
         if sum(self.weights) <= 0:
             raise InvalidInput("weights must not all be zero")
         for what in ("max_beliefs_per_event", "max_audio_bytes"):

@@ -291,7 +291,7 @@ RecordedAsOfQ = Annotated[
 ChainQ = Annotated[
     list[str] | None,
     Query(
-        max_length=8,
+        max_length=15,
         description="Nested belief: what the NPC thinks these believe, in order (repeat it).",
     ),
 ]
@@ -1560,7 +1560,10 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
 
     @router.post("/tell", tags=["npc minds"], response_model=s.BeliefList)
     async def tell(mem: Mem, body: s.TellRequest) -> s.BeliefList:
-        """The speaker passes its belief on; returns the listener's beliefs about it."""
+        """The speaker claims a fact (true or not); returns the listener's beliefs after.
+
+        The listener's trust policy decides whether it believes it.
+        """
         told = await _write(
             mem.tell,
             body.speaker,
@@ -1573,6 +1576,26 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
             session_id=body.session_id,
         )
         return s.BeliefList(beliefs=told)
+
+    @router.post("/announce", tags=["npc minds"], response_model=Event)
+    async def announce(mem: Mem, request: Request, body: s.AnnounceRequest) -> Event:
+        """The speaker claims a fact in public; returns the ``announced`` event.
+
+        Everyone present (or the ``audience`` named) hears it, and that they all heard it
+        is common knowledge among them; ``adopted`` says who came to believe it.
+        """
+        _rows(_limits(request), "audience", body.audience)
+        return await _write(
+            mem.announce,
+            body.speaker,
+            body.fact,
+            place=body.place,
+            audience=body.audience,
+            at=body.at,
+            decay=body.decay,
+            importance=body.importance,
+            session_id=body.session_id,
+        )
 
     @router.post("/npcs/{npc_id}/beliefs", tags=["npc minds"], response_model=Belief)
     async def believe(mem: Mem, npc_id: NpcId, body: s.BelieveRequest) -> Belief:

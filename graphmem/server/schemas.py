@@ -538,7 +538,7 @@ Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
 Chain = Annotated[
     list[IdText] | None,
     Field(
-        max_length=8,
+        max_length=15,
         description="Nested belief: what the NPC thinks these believe, in order "
         "(['b'] is what it thinks b believes; ['b', 'c'] what it thinks b thinks c believes).",
     ),
@@ -594,12 +594,35 @@ class ObserveRequest(_Body):
 
 
 class TellRequest(_Body):
-    """The speaker passes its belief on: one fact, or all it believes ``about`` an entity."""
+    """The speaker claims one fact (true or not), or all it believes ``about`` an entity.
+
+    The listener's trust policy decides whether it believes it; the speaker's own belief
+    is untouched.
+    """
 
     speaker: IdText
     listener: IdText
     fact: MindFact | None = None
     about: IdText | None = None
+    at: WorldTime = None
+    decay: Annotated[float, Field(gt=0.0, le=1.0)] | None = Field(
+        default=None, description="Confidence kept at the hand-over; default the memory's."
+    )
+    importance: Fraction | None = None
+    session_id: IdText | None = None
+
+
+class AnnounceRequest(_Body):
+    """The speaker claims one fact in public.
+
+    Everyone at ``place`` (default: where the speaker is), or the ``audience`` named,
+    hears it, and knows the others heard it.
+    """
+
+    speaker: IdText
+    fact: MindFact
+    place: IdText | None = None
+    audience: list[IdText] | None = None
     at: WorldTime = None
     decay: Annotated[float, Field(gt=0.0, le=1.0)] | None = Field(
         default=None, description="Confidence kept at the hand-over; default the memory's."

@@ -974,6 +974,20 @@ spec(
 )
 spec(
     M,
+    "announce",
+    lambda w: [ids(), facts()],
+    lambda w: {
+        "place": optional(ids()),
+        "audience": optional(id_lists()),
+        "at": optional(times()),
+        "decay": optional(fractions()),
+        "importance": optional(fractions()),
+        "session_id": optional(sessions()),
+    },
+    check=check_event,
+)
+spec(
+    M,
     "believe",
     lambda w: [ids(), facts()],
     lambda w: {

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graphmem import GraphStore, InvalidInput, Memory, NotFound
-from graphmem.minds import Fact, MindSettings, PerspectiveIdentity
+from graphmem.minds import Fact, Hearing, MindSettings, PerspectiveIdentity, TrustPolicy
 from graphmem.models import utcnow
 
 T0 = datetime(2020, 6, 1, 12, 0, tzinfo=UTC)
@@ -110,19 +110,33 @@ def test_nested_beliefs_follow_who_saw_whom(hall: Memory) -> None:
         hall.beliefs("nobody")
 
 
-def test_third_order_beliefs_at_depth_three(store: GraphStore, tenant: str, hall: Memory) -> None:
-    deep = Memory(store, tenant, owns_store=False, minds=MindSettings(depth=3))
-    deep.record_event("hid", actor="mira", changes=[("sword", "located_in", "chest")], at=minute(1))
-
-    assert place_of(deep, "ada", of=["mira", "tomas"]) == "chest"
-    assert place_of(hall, "ada", of=["mira", "tomas"]) == "chest"  # written at depth 3, readable
-    shallow_tenant_event = hall.record_event(
-        "moved", actor="mira", changes=[("sword", "located_in", "bed")], at=minute(2)
+def test_beliefs_of_any_order_are_read_from_shared_witnessing(
+    store: GraphStore, tenant: str, hall: Memory
+) -> None:
+    hall.record_event("hid", actor="mira", changes=[("sword", "located_in", "chest")], at=minute(1))
+    hall.record_event(
+        "left", actor="ada", changes=[Fact(subject="ada", predicate="located_in", object="hall",
+                                           holds=False)], at=minute(2),
+    )  # fmt: skip
+    moved = hall.record_event(
+        "moved", actor="mira", changes=[("sword", "located_in", "bed")], at=minute(3)
     )
-    assert shallow_tenant_event.witnesses == ("ada", "mira", "tomas")
-    # depth 2 writes no third order: the old third-order belief is left as it was
-    assert place_of(hall, "ada", of=["mira", "tomas"]) == "chest"
-    assert place_of(hall, "ada", of="mira") == "bed"
+    assert moved.witnesses == ("mira", "tomas")
+    eighth = ["tomas", "mira", "tomas", "mira", "tomas", "mira", "tomas"]
+
+    assert place_of(hall, "mira", of=eighth) == "bed"  # order 8: both saw the move
+    assert place_of(hall, "mira", of=[*eighth[:-1], "ada"]) == "chest"  # Ada left first
+    assert place_of(hall, "ada", of=["mira", "tomas", "mira"]) == "chest"
+    assert place_of(hall, "tomas", of=["mira", "mira", "ada"]) == "chest"  # repeats collapse
+    deep = hall.belief("mira", "sword", "located_in", of=eighth)
+    assert deep is not None and deep.chain == tuple(eighth) and deep.how == "witnessed"
+    assert deep.event_id == moved.id
+    assert place_of(hall, "tomas", of=["ada", "mira"], as_of=minute(2)) == "chest"
+    assert place_of(hall, "tomas", of=["ada", "mira"], as_of=minute(0)) is None
+    assert store.count_records(tenant, "evidence") == 3  # one record per event and fact
+    shallow = Memory(store, tenant, owns_store=False, minds=MindSettings(depth=2))
+    with pytest.raises(InvalidInput, match="depth"):
+        shallow.belief("mira", "sword", "located_in", of=["tomas", "ada"])
 
 
 def test_repeated_events_stay_distinct_and_are_listed(hall: Memory) -> None:
@@ -199,7 +213,7 @@ def test_bad_events_write_nothing(hall: Memory) -> None:
     with pytest.raises(InvalidInput):
         hall.record_event("hid", changes=[{"subject": "sword", "predicate": "located_in"}])
     tiny = Memory(hall.store, hall.tenant, owns_store=False,
-                  minds=MindSettings(max_beliefs_per_event=5))  # fmt: skip
+                  minds=MindSettings(max_beliefs_per_event=2))  # fmt: skip
     with pytest.raises(InvalidInput, match="max_beliefs_per_event"):
         tiny.record_event("hid", actor="mira", changes=[("sword", "located_in", "chest")])
     assert hall.events() == []
@@ -241,18 +255,104 @@ def test_tell_passes_a_belief_on_with_its_source_chain_and_decay(hall: Memory) -
     assert hall.events(type="told")[0].claims[0].object == "chest"
 
 
-def test_tell_refuses_what_the_speaker_does_not_believe(hall: Memory) -> None:
+def test_a_lie_is_a_claim_not_a_belief(hall: Memory) -> None:
     hall.record_event("hid", actor="mira", changes=[("sword", "located_in", "chest")], at=minute(1))
 
-    with pytest.raises(InvalidInput, match="does not believe"):
-        hall.tell("mira", "bren", ("sword", "located_in", "bed"))
+    [heard] = hall.tell("mira", "bren", ("sword", "located_in", "bed"), at=minute(2))  # a lie
+
+    assert heard.fact.object == "bed" and heard.how == "told" and heard.told_by == "mira"
+    assert heard.confidence == pytest.approx(0.8)  # her own word, times the decay
+    assert place_of(hall, "mira") == "chest"  # what she says never changes what she believes
+    assert place_of(hall, "mira", of="bren") == "bed"  # she knows he took it
+    assert place_of(hall, "bren", of="mira") == "bed"  # he thinks she is honest
+    [told] = hall.events(type="told")
+    assert told.claims[0].object == "bed" and told.adopted == (("bren",),)
     with pytest.raises(InvalidInput, match="believes nothing"):
-        hall.tell("bren", "mira", about="sword")
+        hall.tell("bren", "mira", about="chest")
     with pytest.raises(InvalidInput):
         hall.tell("mira", "mira", about="sword")
     with pytest.raises(InvalidInput):
         hall.tell("mira", "ghost", about="sword")
-    assert hall.beliefs("bren") == []
+    assert len(hall.events(type="told")) == 1
+
+
+def test_what_one_saw_beats_hearsay_unless_the_speaker_saw_more(hall: Memory) -> None:
+    hall.record_event("hid", actor="mira", changes=[("sword", "located_in", "chest")], at=minute(1))
+    gone = Fact(subject="tomas", predicate="located_in", object="hall", holds=False)
+    hall.record_event("left", actor="tomas", changes=[gone], at=minute(2))  # Ada sees him go
+    hall.tell("tomas", "ada", ("sword", "located_in", "bed"), at=minute(3))  # he lies
+
+    assert place_of(hall, "ada") == "chest"  # she saw more than he did: not believed
+    assert place_of(hall, "ada", of="tomas") == "chest"  # nor does she think he believes it
+    assert place_of(hall, "tomas", of="ada") == "chest"  # he knows she did not buy it
+    [told] = hall.events(type="told")
+    assert told.adopted == ((),) and told.witnesses == ("ada", "tomas")
+
+    # Ada leaves; Mira stayed after her, so Ada believes what Mira tells her
+    hall.record_event("left", actor="ada", changes=[gone.model_copy(update={"subject": "ada"})],
+                      at=minute(4))  # fmt: skip
+    [heard] = hall.tell("mira", "ada", ("sword", "located_in", "bed"), at=minute(5))
+    assert heard.fact.object == "bed" and place_of(hall, "ada") == "bed"
+    assert place_of(hall, "mira", of="ada") == "bed"
+
+
+def test_a_trust_policy_per_pair_per_kind_or_a_rule_of_the_game(
+    store: GraphStore, tenant: str, hall: Memory
+) -> None:
+    hall.record_event("hid", actor="mira", changes=[("sword", "located_in", "chest")], at=minute(1))
+    wary = Memory(store, tenant, owns_store=False, minds=MindSettings(
+        trust=TrustPolicy(pairs={("bren", "tomas"): False})))  # fmt: skip
+    wary.tell("tomas", "bren", ("sword", "located_in", "bed"), at=minute(2))
+    assert place_of(hall, "bren") is None  # he never believes Tomas
+
+    gullible = Memory(
+        store,
+        tenant,
+        owns_store=False,
+        minds=MindSettings(trust=TrustPolicy(overrides={"witnessed": True})),
+    )
+    gullible.tell("tomas", "mira", ("sword", "located_in", "bed"), at=minute(3))
+    assert place_of(hall, "mira") == "bed"  # she believes anyone over her own eyes
+
+    asked: list[Hearing] = []
+
+    def rule(hearing: Hearing) -> bool | None:
+        asked.append(hearing)
+        return hearing.speaker == "ada" or None
+
+    ruled = Memory(store, tenant, owns_store=False, minds=MindSettings(trust=TrustPolicy(rule)))
+    ruled.tell("ada", "tomas", ("sword", "located_in", "bed"), at=minute(4))
+    assert place_of(hall, "tomas") == "bed"
+    assert asked[0].held is not None and asked[0].held.how == "witnessed"
+    assert not asked[0].public and not asked[0].speaker_saw_more  # both still in the hall
+    with pytest.raises(InvalidInput):
+        MindSettings(trust=TrustPolicy(pairs={"bren": False}))  # type: ignore[dict-item]
+
+
+def test_an_announcement_is_common_knowledge_among_who_heard_it(hall: Memory) -> None:
+    hall.record_event("hid", actor="mira", changes=[("sword", "located_in", "chest")], at=minute(1))
+    hall.upsert_relationships(
+        [{"source_id": "bren", "target_id": "hall", "type": "located_in", "valid_at": minute(2)}]
+    )
+
+    said = hall.announce("tomas", ("sword", "located_in", "bed"), at=minute(3))
+
+    assert said.type == "announced" and said.place == "hall" and said.actor == "tomas"
+    assert said.witnesses == ("ada", "bren", "mira", "tomas")
+    assert said.adopted == (("bren",),)  # the others saw it hidden, and he saw no more
+    assert place_of(hall, "bren") == "bed" and place_of(hall, "mira") == "chest"
+    assert place_of(hall, "ada", of="bren") == "bed"  # she knows he heard it and took it
+    assert place_of(hall, "bren", of=["ada", "mira", "bren"]) == "bed"
+    assert place_of(hall, "mira", of="ada") == "chest"
+    assert place_of(hall, "tomas") == "chest"  # the speaker's belief is untouched
+
+    quiet = hall.announce("mira", ("sword", "located_in", "bed"), audience=["ada", "chest"],
+                          at=minute(4))  # fmt: skip
+    assert quiet.witnesses == ("ada", "mira") and quiet.place is None
+    with pytest.raises(InvalidInput):
+        hall.announce("mira", ("sword", "located_in", "bed"), place="hall", audience=["ada"])
+    with pytest.raises(InvalidInput, match="nowhere"):
+        hall.announce("campaign", ("sword", "located_in", "bed"))
 
 
 def test_believe_sets_rumours_and_inferences(hall: Memory) -> None:
@@ -423,8 +523,13 @@ def test_minds_travel_in_dump_load_and_jsonl(
     buffer.seek(0)
     imported.import_jsonl(buffer)
 
+    assert hall.store.count_records(hall.tenant, "belief") == 0  # no belief is materialised
+    assert hall.store.count_records(hall.tenant, "evidence") == 2  # the sighting, the claim
+    assert hall.store.count_records(hall.tenant, "belief_head") == 1  # one slot: the sword's
     for other in (copy, imported):
         assert place_of(other, "bren") == "chest"
+        assert place_of(other, "tomas", of=["bren", "tomas"]) == "chest"  # order 3, read back
+        assert place_of(other, "ada", of=["mira", "tomas", "mira"]) == "chest"
         assert other.belief("bren", "sword", "located_in").sources == ("tomas",)  # type: ignore[union-attr]
         assert other.recap("s1").audio == AUDIO and other.recap("s1").audio_type == "audio/ogg"
         assert [e.type for e in other.events()] == ["hid", "told"]

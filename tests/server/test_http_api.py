@@ -559,6 +559,29 @@ def test_npc_minds(alpha: httpx.Client) -> None:
     assert nested["chain"] == ["tomas"] and nested["fact"]["object"] == "chest"
     problem_of(alpha.get("/v1/npcs/nobody/beliefs"), 404, "NotFound")
 
+    # A lie in public: Tomas says the sword is in the hall; Mira saw it hidden and stays.
+    said = alpha.post(
+        "/v1/announce",
+        json={"speaker": "tomas", "fact": {**in_chest, "object": "hall"}, "at": at(5)},
+    )
+    assert said.status_code == 200, said.text
+    said_event = said.json()
+    assert (said_event["type"], said_event["place"]) == ("announced", "hall")
+    assert said_event["witnesses"] == ["mira", "tomas"] and said_event["adopted"] == [[]]
+    assert (
+        alpha.get("/v1/npcs/mira/belief", params=where).json()["belief"]["fact"]["object"]
+        == "chest"
+    )
+    order4 = alpha.get(
+        "/v1/npcs/mira/belief", params={**where, "of": ["tomas", "mira", "tomas"]}
+    ).json()["belief"]
+    assert order4["fact"]["object"] == "chest"  # he was told; she knows he knows she knows
+    problem_of(
+        alpha.post("/v1/announce", json={"speaker": "tomas", "fact": in_chest, "place": "hall",
+                                          "audience": ["mira"]}),
+        422,
+    )  # fmt: skip
+
     rumour = alpha.post(
         "/v1/npcs/tomas/beliefs",
         json={
@@ -586,7 +609,7 @@ def test_npc_minds(alpha: httpx.Client) -> None:
     ).json()
     assert (observed["type"], observed["witnesses"]) == ("observed", ["tomas"])
     events = alpha.get("/v1/events", params={"witness": "tomas"}).json()["events"]
-    assert [e["type"] for e in events] == ["entered", "told", "observed"]
+    assert [e["type"] for e in events] == ["entered", "told", "announced", "observed"]
     assert [e["id"] for e in alpha.get("/v1/events", params={"type": "hid"}).json()["events"]] == [
         "hid-1"
     ]

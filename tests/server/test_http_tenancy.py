@@ -255,6 +255,14 @@ ROUTES: dict[tuple[str, str], Call] = {
     ("POST", "/v1/tell"): lambda c, i: c.post(
         "/v1/tell", json={"speaker": i["entity"], "listener": i["other"], "about": i["entity"]}
     ),
+    ("POST", "/v1/announce"): lambda c, i: c.post(
+        "/v1/announce",
+        json={
+            "speaker": i["entity"],
+            "fact": {"subject": i["entity"], "predicate": "code", "value": "said"},
+            "audience": [i["other"]],
+        },
+    ),
     ("POST", "/v1/npcs/{npc_id}/beliefs"): lambda c, i: c.post(
         f"/v1/npcs/{i['entity']}/beliefs",
         json={"fact": {"subject": i["entity"], "predicate": "code", "value": "guess"}},

@@ -175,6 +175,14 @@ async def _exercise_minds(client: Client) -> None:
         "npc_belief", npc_id="mira", subject="sword", predicate="located_in", of=["tomas"]
     )
     assert nested["belief"]["chain"] == ["tomas"]
+    lie = {**in_chest, "object": "hall"}
+    said = await call("announce", speaker="tomas", fact=lie, at=_at(5), session_id="tavern")
+    assert said["type"] == "announced" and said["adopted"] == [[]]  # Mira saw it: not believed
+    deep = await call(
+        "npc_belief", npc_id="tomas", subject="sword", predicate="located_in",
+        of=["mira", "tomas", "mira"],
+    )  # fmt: skip
+    assert deep["belief"]["fact"]["object"] == "chest"
     rumour = await call(
         "believe",
         npc_id="tomas",
@@ -191,7 +199,7 @@ async def _exercise_minds(client: Client) -> None:
     looked = await call("observe_place", place_id="hall", present=["tomas"], at=_at(7))
     assert looked["type"] == "observed"
     events = await call("list_events", witness="tomas")
-    assert [e["type"] for e in events["events"]] == ["entered", "told", "observed"]
+    assert [e["type"] for e in events["events"]] == ["entered", "told", "announced", "observed"]
     recalled = await call("npc_recall", npc_id="tomas", query="the sword", at=_at(8), k=1)
     assert recalled["recollections"][0]["belief"]["fact"]["subject"] == "sword"
     faded = await call("forget_beliefs", npc_id="tomas", about="mira", below=1.0, at=_at(9))

@@ -47,6 +47,8 @@ def test_node_client_creates_forks_and_reads_a_snapshot(api: Api, built: Path) -
         "history": ["Can you take me across?", "Not tonight. The river is high."],
         "branches": [2, 2],
         "odileThinksTheBoatIsAt": ["north-bank"],  # she did not see it moved
+        "lieBelievedBy": [["odile"]],  # Kestrel's lie agrees with what she saw
+        "kestrelThinksOdileThinks": ["north-bank"],
         "odileSees": seen["odileSees"],
         "odileDistrusts": ["odile -distrusts-> kestrel"],
         "missing": "404 NotFound",

@@ -158,3 +158,26 @@ def test_wrapping_a_memory_you_hold() -> None:
     assert asyncio.run(main(memory)) == 1
     with pytest.raises(TypeError):
         AsyncMemory("memory://")  # type: ignore[arg-type]
+
+
+def test_npc_minds_awaited_from_an_empty_store() -> None:
+    async def main() -> tuple[list[str], tuple[tuple[str, ...], ...], str | None]:
+        async with graphmem.open_async("memory://", tenant="t") as mem:
+            await mem.upsert_entities(
+                [
+                    {"id": "inn", "type": "location", "name": "the inn"},
+                    {"id": "key", "type": "item", "name": "the key"},
+                    {"id": "jar", "type": "item", "name": "the jar"},
+                    *({"id": n, "type": "npc", "name": n} for n in ("ana", "bo", "cy")),
+                ]
+            )
+            await mem.upsert_relationships(
+                [{"source_id": n, "target_id": "inn", "type": "located_in"} for n in ("ana", "bo")]
+            )
+            await mem.record_event("hid", actor="ana", changes=[("key", "located_in", "jar")])
+            told = await mem.tell("ana", "bo", ("key", "located_in", "inn"))  # a lie: refused
+            said = await mem.announce("ana", ("key", "located_in", "jar"), audience=["cy"])
+            deep = await mem.belief("bo", "key", "located_in", of=["ana", "bo", "ana"])
+        return [b.fact.object or "" for b in told], said.adopted, deep and deep.fact.object
+
+    assert asyncio.run(main()) == (["jar"], (("cy",),), "jar")

@@ -59,3 +59,29 @@ def test_snapshot_of_the_world_at_a_memory_time(
     assert "Facts:" not in capsys.readouterr().out  # the store held nothing of her then
     assert main([*argv, "--as-of", "yesterday"]) == 2
     assert "ISO 8601" in capsys.readouterr().err
+
+
+def test_claims_and_a_nested_belief_from_the_command_line(
+    world: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with graphmem.open(world, tenant="t") as mem:
+        mem.upsert_entities([{"id": "ada", "type": "npc", "name": "Ada"}])
+        mem.upsert_relationships(
+            [{"source_id": "ada", "target_id": "hall", "type": "located_in", "valid_at": T0}]
+        )
+    store = ["--store", world, "--tenant", "t"]
+    lie = ["sword", "located_in", "chest"]  # the sword is in the bed
+
+    assert main(["announce", *store, "mira", *lie]) == 0
+    assert capsys.readouterr().out.strip() == "heard by ada; believed by ada"  # she saw nothing
+    assert main(["belief", *store, "ada", "sword", "located_in"]) == 0
+    assert capsys.readouterr().out.strip() == "sword located in chest (told, confidence 0.80)"
+    assert main(["belief", *store, "mira", "sword", "located_in"]) == 0
+    assert "located in bed (witnessed" in capsys.readouterr().out  # her lie changed nothing
+    deep = ["belief", *store, "mira", "sword", "located_in", "--of", "ada", "--of", "mira"]
+    assert main([*deep, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["fact"]["object"] == "chest"  # Ada thinks she
+    assert main(["tell", *store, "ada", "mira", *lie]) == 0
+    assert capsys.readouterr().out.strip() == "mira believes: sword located in bed"
+    assert main(["announce", *store, "mira", *lie, "--place", "hall", "--audience", "ada"]) == 2
+    assert main(["belief", *store, "nobody", "sword", "located_in"]) == 2

@@ -44,6 +44,7 @@ MODULES = [
     "graphmem.retrieval.fusion",
     "graphmem.backends.neo4j.fulltext",
     "graphmem.minds",
+    "graphmem.minds.beliefs",
     "graphmem.minds.core",
     "graphmem.minds.models",
     "graphmem.minds.recaps",

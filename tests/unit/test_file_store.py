@@ -605,7 +605,7 @@ def test_a_reader_process_follows_minds_and_governed_facts(tmp_path: Path) -> No
                 writer.stdin.flush()
                 seen = json.loads(writer.stdout.readline())
                 assert minds_view(reader, facts) == seen, step
-            assert seen["owned"]["belief"], "the beliefs are read through the owner index"
+            assert seen["owned"]["evidence"], "the beliefs are read through the owner index"
             assert seen["verified"] >= 4 and seen["recaps"]
     finally:
         writer.stdin.close()

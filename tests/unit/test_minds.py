@@ -1,4 +1,4 @@
-"""NPC minds without I/O: facts, chains, settings, the two clocks, salience, rendering."""
+"""NPC minds without I/O: facts, chains, trust, settings, the two clocks, salience, rendering."""
 
 from __future__ import annotations
 
@@ -7,9 +7,18 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graphmem import InvalidInput, Relationship
-from graphmem.minds import Belief, Event, Fact, MindSettings, default_recap, recency, salience
-from graphmem.minds.beliefs import chain_key, current_id, slot_of, visible_at
-from graphmem.minds.core import _chain_count, chains
+from graphmem.minds import (
+    Belief,
+    Event,
+    Fact,
+    MindSettings,
+    TrustPolicy,
+    default_recap,
+    recency,
+    salience,
+)
+from graphmem.minds.beliefs import collapse, index_id, slot_of, slot_owner, visible_at
+from graphmem.minds.models import Hearing
 from graphmem.minds.render import belief_line
 from graphmem.minds.salience import relevance_by_words, score
 
@@ -53,13 +62,43 @@ def test_same_claim_is_json_equality() -> None:
     assert not one.same_claim(Fact(subject="m", predicate="level", value=1, holds=False))
 
 
-def test_chains_have_no_one_twice_in_a_row() -> None:
-    assert chains(["a", "b", "c"], 1) == [("a",), ("b",), ("c",)]
-    two = chains(["a", "b", "c"], 2)
-    assert len(two) == 3 + 6 and ("a", "a") not in two
-    three = chains(["a", "b", "c"], 3)
-    assert ("a", "b", "a") in three and len(three) == _chain_count(3, 3) == 3 + 6 + 12
-    assert chains([], 3) == []
+def test_chains_collapse_repeats() -> None:
+    assert collapse(["a", "b", "b", "a"]) == ("a", "b", "a")
+    assert collapse([]) == ()
+
+
+def test_the_default_trust_policy() -> None:
+    policy = TrustPolicy()
+    claim = Fact(subject="sword", predicate="located_in", object="bed")
+
+    def hears(held: Belief | None, saw_more: bool = False) -> bool:
+        seen = held if held is not None and held.how == "witnessed" else None
+        return policy.adopts(Hearing("ada", "tomas", claim, False, held, seen, saw_more))
+
+    assert hears(None)  # nothing held: believed
+    assert hears(belief(fact=claim))  # agrees
+    assert not hears(belief())  # what she saw beats hearsay
+    assert hears(belief(), saw_more=True)  # unless he saw more
+    assert hears(belief(how="told"))  # hearsay replaces hearsay
+    # told since, but she saw it herself: the word of one who saw less does not count
+    assert not policy.adopts(
+        Hearing("ada", "tomas", claim, False, belief(how="told"), belief(), False)
+    )
+    assert not TrustPolicy(defer_to_who_saw_more=False).adopts(
+        Hearing("ada", "tomas", claim, False, belief(), belief(), True)
+    )
+    assert (
+        TrustPolicy(pairs={("ada", "tomas"): False}).adopts(
+            Hearing("ada", "tomas", claim, False, None, None, True)
+        )
+        is False
+    )
+    with pytest.raises(InvalidInput):
+        TrustPolicy(rule=lambda h: "yes").adopts(  # type: ignore[arg-type,return-value]
+            Hearing("ada", "tomas", claim, False, None, None, True)
+        )
+    with pytest.raises(InvalidInput):
+        TrustPolicy(rule="always")  # type: ignore[arg-type]
 
 
 def test_settings_are_checked() -> None:
@@ -68,7 +107,7 @@ def test_settings_are_checked() -> None:
     assert not MindSettings().is_single_valued("knows")
     for bad in (
         {"depth": 0},
-        {"depth": 5},
+        {"depth": 65},
         {"depth": True},
         {"tell_decay": 0},
         {"tell_decay": 1.5},
@@ -89,9 +128,9 @@ def test_slots_and_keys() -> None:
     knows = Fact(subject="mira", predicate="knows", object="tomas")
     assert slot_of(here, settings) == slot_of(there, settings)  # one place at a time
     assert slot_of(knows, settings) != slot_of(knows.model_copy(update={"object": "ada"}), settings)
-    assert current_id("ada", (), "x") != current_id("ada", ("mira",), "x")
-    assert current_id("a", ("b",), "x") != current_id("a", (), "b\x1fx")
-    assert chain_key("ada", ()) != chain_key("ada", (), past=True)
+    assert index_id("ada", "x") != index_id("mira", "x")
+    assert index_id("a", "b\x1fx") != index_id("a\x1fb", "x")
+    assert slot_owner(slot_of(here, settings)) == slot_owner(slot_of(there, settings))
 
 
 # --------------------------------------------------------------------------- two clocks

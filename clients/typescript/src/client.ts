@@ -158,10 +158,21 @@ export class GraphmemClient {
     return this.call("POST", "/v1/events", event);
   }
 
-  /** One NPC tells another what it believes; the listener's new beliefs. */
+  /**
+   * One NPC claims something to another, in private (true or a lie); the listener's
+   * beliefs about it afterwards (its trust policy decides whether it believes it).
+   */
   async tell(request: Body<"tell">): Promise<Belief[]> {
     const answer = await this.call<Answer<"tell">>("POST", "/v1/tell", request);
     return answer.beliefs;
+  }
+
+  /**
+   * One NPC claims something in public: everyone at the place (or the `audience`) hears
+   * it and knows the others did. The `announced` event; `adopted` says who believed it.
+   */
+  announce(request: Body<"announce">): Promise<Event> {
+    return this.call("POST", "/v1/announce", request);
   }
 
   /** What an NPC believes (oldest first), now or at the clocks given. */

@@ -66,6 +66,13 @@ await memory.recordEvent({
   present: ["kestrel"],
 });
 const believed = await memory.beliefs("odile", { about: "boat" });
+// Kestrel lies to her face that it is still at the north bank; she has no reason to doubt.
+const lie = await memory.announce({
+  speaker: "kestrel",
+  fact: { subject: "boat", predicate: "located_in", object: "north-bank" },
+  audience: ["odile"],
+});
+const kestrelThinks = await memory.beliefs("kestrel", { about: "boat", of: ["odile"] });
 // 5. A question about the graph, answered by walking its facts.
 const distrusted = await memory.ask({ question: "who does Odile Marrow distrust?", semantic: false });
 const seen = await memory.prompt("odile", 100, { perspective: true });
@@ -85,6 +92,8 @@ console.log(
     history: history.map((t) => t.content),
     branches: branches.map((b) => b.length),
     odileThinksTheBoatIsAt: believed.map((b) => b.fact.object),
+    lieBelievedBy: lie.adopted,
+    kestrelThinksOdileThinks: kestrelThinks.map((b) => b.fact.object),
     odileSees: seen.prompt,
     odileDistrusts: distrusted.map((a) => a.explanation),
     missing,
