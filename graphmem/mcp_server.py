@@ -5,8 +5,12 @@ actor (``--actor``). stdio by default (what Claude Desktop and IDE agents launch
 streamable HTTP with ``--http``. The tools:
 
 - ``remember_fact`` / ``recall_facts`` / ``forget_fact``: governed facts (trust, PII,
-  conflicts, audit; see :mod:`graphmem.policy.governance`); ``relate_entities``: a
-  governed relationship between two entities (an edge of the graph once believed);
+  conflicts, audit; see :mod:`graphmem.policy.governance`); a workspace fact (the
+  default) is an edge of the graph once believed, its subject linked by name or created;
+  ``relate_entities``: a governed relationship between two entities;
+- ``upsert_entities`` / ``get_entity`` / ``find_entities`` / ``delete_entities`` and
+  ``upsert_relationships``: the entity graph itself, built from nothing
+  (:mod:`graphmem.mcp_world`); ``fork_conversation``: branch a conversation;
 - ``retrieve``: GraphRAG context with provenance;
 - ``ask``: a question about the entity graph answered by a typed walk (``who directed
   X?``), each answer with the chain of facts behind it;
@@ -24,7 +28,9 @@ streamable HTTP with ``--http``. The tools:
   store); ``npc_snapshot`` takes ``perspective``, ``as_of`` and ``recorded_as_of``.
 
 A door like the HTTP API: each tool is one ``Memory`` call; a graphmem error becomes a
-tool error whose text names the error class and says what to fix.
+tool error whose text names the error class and says what to fix. A result is its
+structured content, with that content as compact JSON in its text block (for clients that
+read text only); tool schemas carry no generated titles.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec, TypeVar
 from pydantic import BaseModel, Field
 
 from graphmem.errors import GraphmemError
+from graphmem.mcp_world import WORLD_TOOLS, add_world_tools, link_subject, server_class
 from graphmem.memory import Memory
 from graphmem.memory import open as open_memory
 from graphmem.minds.models import Belief, Event, PerspectiveIdentity, Recap, Recollection
@@ -89,18 +96,21 @@ TOOLS = (
     "read_recap",
     "draft_recap",
     "list_recaps",
+    *WORLD_TOOLS,
 )
 """The names of the tools the server offers."""
 
 _INSTRUCTIONS = """\
-graphmem is this agent's long-term graph memory (one tenant). Remember durable facts with
-remember_fact and find them again with recall_facts; ask retrieve for context about a
+graphmem is this agent's long-term graph memory (one tenant). Build the world with
+upsert_entities and upsert_relationships (find_entities, get_entity read it back).
+Remember durable facts with remember_fact (a workspace fact, the default, joins the graph)
+and find them again with recall_facts; ask retrieve for context about a
 question (every result names its source) and ask for a question about the entities and how
 they relate ("who runs the forge?"); npc_snapshot says who a game character is now.
 Record conversation turns with append_turn (an agent turn may carry its trajectory:
 tools used, observations, reasoning) and read them back with read_history or
-search_session_log. Retire what is no longer true with forget_fact or
-invalidate_relationship: nothing is deleted, history stays readable.
+search_session_log; fork_conversation goes back to an earlier turn. Retire what is no
+longer true with forget_fact or invalidate_relationship: nothing is deleted, history stays readable.
 For game characters, what each one believes is kept apart from what is true: record what
 happens with record_event (only those present witness it), let them talk with tell, and
 ask npc_beliefs, npc_belief or who_knows; npc_snapshot with perspective=true says who a
@@ -253,10 +263,9 @@ def build_server(
         policy: The governance policy of governed writes (default rules when None).
         **settings: Passed to ``MCPServer`` (``log_level=...``, ...).
     """
-    from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
-    server: MCPServer = MCPServer(
+    server: MCPServer = server_class()(
         "graphmem",
         title="graphmem memory",
         instructions=_INSTRUCTIONS,
@@ -287,28 +296,40 @@ def build_server(
         scope: Annotated[
             Literal["agent", "session", "workspace"],
             Field(
-                description="agent: only this agent sees it; session: needs session; "
-                "workspace: the whole tenant."
+                description="workspace: the tenant's graph (ask, retrieve, snapshots see "
+                "it); agent: only this agent's notes; session: one session's notes."
             ),
-        ] = "agent",
+        ] = "workspace",
+        subject_type: Annotated[
+            str, Field(description="The type of the subject if it is new: npc, item, ...")
+        ] = "concept",
         category: Annotated[str | None, Field(description="A category (a safe name).")] = None,
         session: Annotated[str | None, Field(description="The session, for scope=session.")] = None,
     ) -> LearnOut:
         """Remember a durable fact (subject, relation, value) through the governance rules.
 
-        A near duplicate is a no-op; a refinement supersedes the old value; a
-        contradiction from a more trusted source invalidates the old one, otherwise the
-        new fact waits for review. Personal data is refused. Every change is audited.
+        A workspace fact is an edge of the graph once believed (fact.edge): its subject
+        is the entity of that id or name, created when there is none; its value an
+        entity of that name, or a value of its own. A near duplicate is a no-op; a
+        refinement supersedes the old value; a contradiction from a more trusted source
+        invalidates the old one, otherwise the new fact waits for review. Personal data
+        is refused. Every change is audited.
         """
-        result: LearnResult = facts(session).learn(
-            subject,
-            relation,
-            value,
-            source_type=source_type,
-            memory_type=memory_type,
-            scope=scope,
-            category=category,
-        )
+        made = link_subject(mem, subject, relation, subject_type) if scope == "workspace" else None
+        try:
+            result: LearnResult = facts(session).learn(
+                subject,
+                relation,
+                value,
+                source_type=source_type,
+                memory_type=memory_type,
+                scope=scope,
+                category=category,
+            )
+        except GraphmemError:
+            if made is not None:  # a refused fact writes nothing
+                mem.delete_entities([made.id])
+            raise
         return LearnOut.of(result)
 
     @server.tool(annotations=writes)
@@ -768,6 +789,8 @@ def build_server(
     ) -> Recaps:
         """List saved recaps, newest first (text only; audio sizes)."""
         return Recaps(recaps=[RecapText.of(r) for r in mem.recaps(campaign, limit=limit)])
+
+    add_world_tools(server, mem, _tool_errors, readonly=readonly, writes=writes, retires=retires)
 
     return server
 

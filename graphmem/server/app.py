@@ -962,17 +962,23 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
         type: Annotated[str | None, Query(max_length=64)] = None,
         name_contains: Annotated[str | None, Query(max_length=512)] = None,
         limit: Limit = None,
+        name: Annotated[
+            str | None, Query(max_length=512, description="The whole name, any case.")
+        ] = None,
     ) -> s.EntityList:
-        """Entities by type and case-insensitive name substring, ordered by id."""
-        found = await _scan(mem.find_entities, type=type, name_contains=name_contains, limit=limit)
+        """Entities by type, whole name or case-insensitive name substring, ordered by id."""
+        found = await _scan(
+            mem.find_entities, type=type, name=name, name_contains=name_contains, limit=limit
+        )
         return s.EntityList(entities=found)
 
     @router.post("/entities/find", tags=["entities"], response_model=s.EntityList)
     async def find_entities(mem: Mem, body: s.EntityQuery) -> s.EntityList:
-        """Entities matching a filter: type, name substring, attribute equality, limit."""
+        """Entities matching a filter: type, whole name, name substring, attributes, limit."""
         found = await _scan(
             mem.find_entities,
             type=body.type,
+            name=body.name,
             name_contains=body.name_contains,
             attributes=body.attributes,
             limit=body.limit,

@@ -59,6 +59,7 @@ PLACES = {
     "graphmem.commands": "doors",
     "graphmem.server": "doors",
     "graphmem.mcp_server": "doors",
+    "graphmem.mcp_world": "doors",
     "graphmem.bench": "doors",
     "graphmem.bench_recall": "doors",
     "graphmem.bench_storage": "doors",
