@@ -253,6 +253,17 @@ def _add_serve(commands: Any) -> None:
         metavar="ORIGIN",
         help="a browser origin allowed to call the API, e.g. http://localhost:8060 (repeat)",
     )
+    serve.add_argument(
+        "--mcp",
+        action="store_true",
+        help="also serve the MCP tools at /mcp (streamable HTTP), same store and keys",
+    )
+    serve.add_argument(
+        "--mcp-actor",
+        default="mcp-agent",
+        metavar="NAME",
+        help="with --mcp: who governed writes are audited as (mcp-agent)",
+    )
     serve.add_argument("--access-log", action="store_true", help="log every request")
     serve.add_argument(
         "--log-level", default="warning", choices=("debug", "info", "warning", "error")
@@ -274,6 +285,12 @@ def _add_mcp(commands: Any) -> None:
     mcp.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="with --http: address (127.0.0.1)")
     mcp.add_argument("--port", type=int, default=8751, help="with --http: port (8751)")
+    mcp.add_argument(
+        "--read-only",
+        action="store_true",
+        help="open the store read-only and offer the tools that read only (a file:// "
+        "store: beside the graphmem serve that writes it)",
+    )
     _embedder_argument(mcp)
 
 
@@ -468,7 +485,7 @@ def run(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from graphmem.server import require_extra
 
-    require_extra()
+    require_extra(*(("fastapi", "uvicorn", "mcp") if args.mcp else ()))
     from graphmem.server.app import ServerConfig
     from graphmem.server.keys import KeyRing
     from graphmem.server.limits import Limits
@@ -489,6 +506,8 @@ def _serve(args: argparse.Namespace) -> int:
         retention_interval=args.retention_interval,
         embedder=_server_embedder(args.embedder),
         cors_origins=tuple(args.cors_origin),
+        mcp=args.mcp,
+        mcp_actor=args.mcp_actor,
     )
     serve(
         config,
@@ -512,6 +531,7 @@ def _mcp(args: argparse.Namespace) -> int:
         http=args.http,
         host=args.host,
         port=args.port,
+        read_only=args.read_only,
     )
     return 0
 

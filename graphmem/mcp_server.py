@@ -253,6 +253,7 @@ def build_server(
     *,
     actor: str = "mcp-agent",
     policy: GovernancePolicy | None = None,
+    read_only: bool = False,
     **settings: Any,
 ) -> MCPServer:
     """The MCP server of ``mem`` (its tenant), with :data:`TOOLS`.
@@ -261,11 +262,12 @@ def build_server(
         mem: The memory to serve; the caller keeps it open while the server runs.
         actor: Who governed writes are audited as.
         policy: The governance policy of governed writes (default rules when None).
+        read_only: Only the tools that read (for a store opened read-only).
         **settings: Passed to ``MCPServer`` (``log_level=...``, ...).
     """
     from mcp.types import ToolAnnotations
 
-    server: MCPServer = server_class()(
+    server: MCPServer = server_class(read_only=read_only)(
         "graphmem",
         title="graphmem memory",
         instructions=_INSTRUCTIONS,
@@ -811,8 +813,12 @@ def run_mcp(
     http: bool = False,
     host: str = "127.0.0.1",
     port: int = 8751,
+    read_only: bool = False,
 ) -> None:
     """Serve the MCP tools of one tenant over stdio (default) or streamable HTTP.
+
+    ``read_only`` opens the store read-only (a ``file://`` store: beside the process
+    that writes it) and offers the tools that read only.
 
     Raises:
         InvalidInput: ``http`` with an address that is not loopback (the MCP server has
@@ -830,8 +836,10 @@ def run_mcp(
                 f"graphmem mcp --http has no authentication, so it listens on loopback "
                 f"addresses only, not {host!r}"
             )
-    with open_memory(url, tenant=tenant, embedder=embedder) as mem:
-        server = build_server(mem, actor=actor, policy=policy, log_level="WARNING")
+    with open_memory(url, tenant=tenant, embedder=embedder, read_only=read_only) as mem:
+        server = build_server(
+            mem, actor=actor, policy=policy, read_only=read_only, log_level="WARNING"
+        )
         if http:
             server.run("streamable-http", host=host, port=port)
         else:

@@ -288,13 +288,23 @@ _INPUT_DROP = frozenset({"title"})
 _OUTPUT_DROP = frozenset({"title", "description", "default"})
 
 
-def server_class() -> type[MCPServer]:
-    """``MCPServer`` with lean schemas and results (the SDK is imported when called)."""
+def server_class(*, read_only: bool = False) -> type[MCPServer]:
+    """``MCPServer`` with lean schemas and results (the SDK is imported when called).
+
+    ``read_only``: only the tools annotated ``readOnlyHint`` are registered (a server
+    over a store opened read-only, beside the process that writes it).
+    """
     from mcp.server.mcpserver import MCPServer
     from mcp.types import CallToolResult, TextContent
 
     class LeanServer(MCPServer):
         """Tool schemas without generated titles; result text as compact JSON."""
+
+        def add_tool(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+            annotations = kwargs.get("annotations")
+            if read_only and not (annotations is not None and annotations.read_only_hint):
+                return
+            super().add_tool(fn, *args, **kwargs)
 
         async def list_tools(self) -> list[Any]:
             tools = await super().list_tools()

@@ -98,6 +98,9 @@ class ServerConfig:
         context_cache: How many conversation memories (summaries, windows) are kept
             in memory, least recently used dropped first.
         cors_origins: Browser origins allowed to call the API (a WebGL build, say).
+        mcp: Also serve the MCP tools at ``/mcp`` (streamable HTTP), on the same store
+            and keys (:mod:`graphmem.server.mcp_mount`).
+        mcp_actor: Who governed writes through MCP are audited as.
     """
 
     store: str | GraphStore
@@ -109,6 +112,8 @@ class ServerConfig:
     embedder: Embedder | None = None
     context_cache: int = 1024
     cors_origins: tuple[str, ...] = ()
+    mcp: bool = False
+    mcp_actor: str = "mcp-agent"
 
     def __post_init__(self) -> None:
         if (self.tenant is None) == (self.keys is None):
@@ -769,6 +774,12 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _unexpected)
     app.include_router(_router())
+    if config.mcp:
+        from graphmem.server.mcp_mount import mount_mcp
+
+        # Without keys the server is loopback only: the SDK guards it from DNS rebinding.
+        host = "127.0.0.1" if config.keys is None else "0.0.0.0"
+        mount_mcp(app, state.memory, actor=config.mcp_actor, policy=config.policy, host=host)
 
     @app.get(
         "/healthz",
