@@ -259,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # argparse exits on --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
+    _say_when_models_load()
     try:
         if args.command == "demo":
             if args.reset and not args.store:
@@ -295,6 +296,19 @@ def main(argv: list[str] | None = None) -> int:
         name = f"{exc.filename}: " if exc.filename else ""
         return _fail(f"{name}{exc.strerror or exc}")
     parser.error(f"unknown command {args.command!r}")  # pragma: no cover - argparse checks
+
+
+def _say_when_models_load() -> None:
+    """Print on stderr when the embedding model loads (seconds, once per process)."""
+    import logging
+
+    logger = logging.getLogger("graphmem.embedders")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("graphmem: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
 
 
 def _silence_stdout() -> None:

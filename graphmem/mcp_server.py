@@ -803,6 +803,26 @@ def _version() -> str:
     return __version__
 
 
+def _warm_in_background(mem: Memory) -> None:
+    """Load and warm the embedder in a daemon thread, so the first retrieve does not wait."""
+    import contextlib
+    import threading
+
+    from graphmem.errors import BackendUnavailable
+    from graphmem.retrieval.embedders import warm_up
+
+    try:
+        embedder = mem.embedder  # made here, in this thread; the model loads in the other
+    except BackendUnavailable:
+        return  # retrieve says what to install when it is called
+
+    def warm() -> None:
+        with contextlib.suppress(GraphmemError):  # the tools that need it say why
+            warm_up(embedder)
+
+    threading.Thread(target=warm, name="graphmem-warmup", daemon=True).start()
+
+
 def run_mcp(
     url: str,
     *,
@@ -837,6 +857,7 @@ def run_mcp(
                 f"addresses only, not {host!r}"
             )
     with open_memory(url, tenant=tenant, embedder=embedder, read_only=read_only) as mem:
+        _warm_in_background(mem)
         server = build_server(
             mem, actor=actor, policy=policy, read_only=read_only, log_level="WARNING"
         )

@@ -223,10 +223,12 @@ Limit = Annotated[int, Strict(), Field(gt=0)]
 
 
 def _invalid(model: str, exc: ValidationError) -> InvalidInput:
+    # A validator's own message, without pydantic's "Value error, " in front of it.
+    errors = [{**err, "msg": str(err["msg"]).removeprefix("Value error, ")} for err in exc.errors()]
     problems = "; ".join(
-        f"{'.'.join(str(p) for p in err['loc']) or model}: {err['msg']}" for err in exc.errors()
+        f"{'.'.join(str(p) for p in err['loc']) or model}: {err['msg']}" for err in errors
     )
-    return InvalidInput(f"invalid {model}: {problems}", model=model, errors=exc.errors())
+    return InvalidInput(f"invalid {model}: {problems}", model=model, errors=errors)
 
 
 class _Model(BaseModel):

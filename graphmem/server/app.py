@@ -796,6 +796,9 @@ def create_app(config: ServerConfig) -> FastAPI:
         await _read(request, store.count_entities, "graphmem-healthz")
         return s.Health(status="ok", version=__version__)
 
+    from graphmem.server.warmup import install_warmup
+
+    app.state.warmup = install_warmup(app, lambda: state.store, config.embedder)
     if not config.cors_origins:  # the fast routes skip the middleware, CORS included
         app.fast = state
     if config.cors_origins:
