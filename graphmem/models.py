@@ -224,9 +224,11 @@ Limit = Annotated[int, Strict(), Field(gt=0)]
 
 def _invalid(model: str, exc: ValidationError) -> InvalidInput:
     # A validator's own message, without pydantic's "Value error, " in front of it.
-    errors = [{**err, "msg": str(err["msg"]).removeprefix("Value error, ")} for err in exc.errors()]
+    raw = exc.errors()
+    errors = [{**err, "msg": str(err["msg"]).removeprefix("Value error, ")} for err in raw]
     problems = "; ".join(
-        f"{'.'.join(str(p) for p in err['loc']) or model}: {err['msg']}" for err in errors
+        f"{'.'.join(str(p) for p in err['loc']) or model}: {fixed['msg']}"
+        for err, fixed in zip(raw, errors, strict=True)
     )
     return InvalidInput(f"invalid {model}: {problems}", model=model, errors=errors)
 
