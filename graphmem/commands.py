@@ -1,10 +1,10 @@
 """The ``graphmem`` verbs that write, serve and retrieve (the doors of issue 15).
 
 ``graphmem serve``, ``graphmem mcp``, ``graphmem keys``, ``graphmem entity``, ``graphmem
-relate``, ``graphmem say``, ``graphmem history``, ``graphmem branches``, ``graphmem
-retrieve``, ``graphmem tenants`` and ``graphmem openapi``. Like the rest of the command
-line, each opens a :class:`graphmem.Memory` and calls its API; ``--json`` prints the
-result as JSON; a graphmem error is one line on stderr and exit status 2.
+relate``, ``graphmem say``, ``graphmem fork``, ``graphmem history``, ``graphmem branches``,
+``graphmem retrieve``, ``graphmem ask``, ``graphmem tenants`` and ``graphmem openapi``.
+Like the rest of the command line, each opens a :class:`graphmem.Memory` and calls its
+API; ``--json`` prints the result as JSON; a graphmem error is one line on stderr and exit status 2.
 
 Examples::
 
@@ -44,6 +44,7 @@ COMMANDS = (
     "entity",
     "relate",
     "say",
+    "fork",
     "history",
     "branches",
     "retrieve",
@@ -137,8 +138,24 @@ def add_commands(commands: Any) -> None:
     say.add_argument("--role", required=True, help="player, npc, gm, user, assistant, ...")
     say.add_argument("--speaker", help="the speaker's name")
     say.add_argument("--turn-id", help="an id of your own for the turn")
+    say.add_argument(
+        "--parent",
+        metavar="TURN",
+        help="answer this earlier turn (its id or turn id): the conversation forks there first",
+    )
     say.add_argument("text", metavar="TEXT", help="what was said ('-' reads stdin)")
     _json_argument(say)
+
+    fork = commands.add_parser(
+        "fork",
+        help="go back to an earlier turn of a conversation",
+        description="Move the conversation's head to TURN (its id or your turn id): the "
+        "next say starts a new branch after it; the other branch stays (branches).",
+    )
+    _store_arguments(fork)
+    fork.add_argument("--session", required=True, metavar="S", help="the conversation's session id")
+    fork.add_argument("turn", metavar="TURN", help="the turn to continue from")
+    _json_argument(fork)
 
     history = commands.add_parser("history", help="print a conversation's active branch")
     _store_arguments(history)
@@ -465,6 +482,7 @@ def run(args: argparse.Namespace) -> int:
         "entity": _entity,
         "relate": _relate,
         "say": _say,
+        "fork": _fork,
         "history": _history,
         "branches": _branches,
         "retrieve": _retrieve,
@@ -610,13 +628,24 @@ def _relate(args: argparse.Namespace) -> int:
 def _say(args: argparse.Namespace) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
     with open_memory(args.store, tenant=args.tenant) as mem:
-        turn = mem.conversation(args.session).append(
-            args.role, text, speaker=args.speaker, turn_id=args.turn_id
-        )
+        conversation = mem.conversation(args.session)
+        if args.parent is not None:
+            conversation.fork(args.parent)
+        turn = conversation.append(args.role, text, speaker=args.speaker, turn_id=args.turn_id)
         if args.json:
             _dump(turn.model_dump(mode="json"))
         else:
             print(_turn_line(turn))
+    return 0
+
+
+def _fork(args: argparse.Namespace) -> int:
+    with open_memory(args.store, tenant=args.tenant) as mem:
+        head = mem.conversation(args.session).fork(args.turn)
+        if args.json:
+            _dump(head.model_dump(mode="json"))
+        else:
+            print(f"the head of {args.session} is now: {_turn_line(head)}")
     return 0
 
 
@@ -695,19 +724,13 @@ def _ask(args: argparse.Namespace) -> int:
         semantic = False if args.no_semantic else None
         answers = mem.ask(args.question, k=args.k, max_hops=args.max_hops, semantic=semantic)
     if args.json:
+        from graphmem.server.schemas import GraphAnswerOut  # pydantic only, no server extra
+
+        # The wire form of POST /v1/ask: each step of a path as {type, direction}.
         _dump(
             {
                 "question": args.question,
-                "answers": [
-                    {
-                        "entity": a.entity.model_dump(mode="json"),
-                        "score": a.score,
-                        "path": [str(step) for step in a.path],
-                        "facts": [f.model_dump(mode="json") for f in a.facts],
-                        "explanation": a.explain(),
-                    }
-                    for a in answers
-                ],
+                "answers": [GraphAnswerOut.of(a).model_dump(mode="json") for a in answers],
             }
         )
     elif not answers:

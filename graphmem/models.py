@@ -29,11 +29,13 @@ from pydantic import (
     PlainSerializer,
     Strict,
     ValidationError,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
 
 from graphmem.checks import (
+    MAX_ID_LENGTH,
     SAFE_NAME_PATTERN,
     as_utc,
     check_identifier,
@@ -212,13 +214,32 @@ def _blob_text(value: bytes) -> str:
     return base64.b64encode(value).decode("ascii")
 
 
-Identifier = Annotated[str, AfterValidator(_check_identifier)]
+_NOT_CONTROL = "[^\\u0000-\\u001f\\u007f]"
+Identifier = Annotated[
+    str,
+    AfterValidator(_check_identifier),
+    # What check_identifier enforces, for schema readers (the OpenAPI document).
+    WithJsonSchema(
+        {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_ID_LENGTH,
+            "pattern": f"^{_NOT_CONTROL}*[^\\s\\u0000-\\u001f\\u007f]{_NOT_CONTROL}*$",
+        }
+    ),
+]
 Blob = Annotated[bytes, BeforeValidator(_blob_bytes), PlainSerializer(_blob_text, when_used="json")]
 """Binary data: bytes in Python, base64 text in JSON (a string given is read as base64)."""
-SafeName = Annotated[str, AfterValidator(_check_safe)]
+SafeName = Annotated[
+    str,
+    AfterValidator(_check_safe),
+    WithJsonSchema({"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_]{0,63}$"}),
+]
 Timestamp = Annotated[datetime, AfterValidator(_as_utc)]
 Attributes = Annotated[dict[str, Any], AfterValidator(_check_attributes)]
 Limit = Annotated[int, Strict(), Field(gt=0)]
+StrictBool = Annotated[bool, Strict()]
+"""``true`` or ``false`` only: never ``0``, ``1`` or ``"yes"``."""
 """A positive ``int``: never a ``bool`` (``True`` is not 1 here), a float or a numeric string."""
 
 
@@ -432,7 +453,7 @@ class Provenance(_Model):
     session_id: Identifier | None = None
     confidence: float = Field(default=1.0, ge=0.0, le=1.0, allow_inf_nan=False)
     source: SafeName = ProvenanceSource.STATED.value
-    confirmed: bool = False
+    confirmed: StrictBool = False
     evidence: tuple[Identifier, ...] = ()
 
     @field_validator("source", mode="before")
@@ -831,7 +852,7 @@ class RelationshipFilter(_Model):
     types: tuple[SafeName, ...] | None = None
     as_of: Timestamp | None = None
     recorded_as_of: Timestamp | None = None
-    include_invalid: bool = False
+    include_invalid: StrictBool = False
     limit: Limit | None = None
 
 

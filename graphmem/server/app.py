@@ -653,8 +653,36 @@ def _flatten(errors: Sequence[Any]) -> list[dict[str, Any]]:
     return out
 
 
+_JSON_TYPES = ("application/json", "application/x-ndjson")
+
+
+def _unreadable_body(request: Request, exc: RequestValidationError) -> Response | None:
+    """415 for a body that is not JSON, 400 for JSON that does not parse; else None."""
+    raw = exc.errors()
+    if not any(tuple(e.get("loc", ()))[:1] == ("body",) for e in raw):
+        return None
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media and media not in _JSON_TYPES and not media.endswith("+json"):
+        detail = f"the body is {media}; send application/json"
+        body = problem_body(415, detail, title="UnsupportedMediaType", instance=request.url.path)
+        return _problem_response(415, body)
+    unparsed = [e for e in raw if e.get("type") == "json_invalid"]
+    # An unpaired surrogate escape is well-formed JSON whose text cannot be stored: 422.
+    if unparsed and not any(
+        "surrogate" in str((e.get("ctx") or {}).get("error")) for e in unparsed
+    ):
+        errors = validation_errors(raw)
+        detail = "the body is not valid JSON"
+        body = problem_body(400, detail, instance=request.url.path, extra={"errors": errors})
+        return _problem_response(400, body)
+    return None
+
+
 async def _validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
+    unreadable = _unreadable_body(request, exc)
+    if unreadable is not None:
+        return unreadable
     errors = validation_errors(_flatten(exc.errors()))
     where = ", ".join(".".join(str(p) for p in e["loc"]) + f": {e['msg']}" for e in errors[:5])
     body = problem_body(
@@ -675,8 +703,28 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
     if exc.status_code == 404 and detail == "Not Found":
         detail = f"no route {request.method} {request.url.path}; see /openapi.json"
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        allowed = _allowed_methods(request)
+        headers["Allow"] = ", ".join(allowed)
+        detail = f"{request.method} is not allowed here; allowed: {', '.join(allowed)}"
     body = problem_body(exc.status_code, detail, instance=request.url.path, extra=extra)
-    return _problem_response(exc.status_code, body, dict(exc.headers or {}))
+    return _problem_response(exc.status_code, body, headers)
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route of this path takes (Starlette names one route's only)."""
+    from starlette.routing import Match
+
+    methods = [
+        method
+        for method in ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")
+        if any(
+            route.matches({**request.scope, "method": method})[0] == Match.FULL
+            for route in request.app.router.routes
+        )
+    ]
+    return methods or ["GET"]
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
@@ -711,6 +759,7 @@ def _problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         405: "The route does not take this method.",
         409: "Stored data does not verify, or a state change is not allowed.",
         413: "The body or a batch is over a size limit (named in the problem).",
+        415: "The body is not JSON (send Content-Type: application/json).",
         422: "Bad input (InvalidInput): the problem says what to fix; nothing was written.",
         501: "The backend cannot do this (UnsupportedOperation).",
         503: "The store cannot be reached (BackendUnavailable).",
@@ -725,7 +774,7 @@ def _problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     }
 
 
-_ERRORS = _problem_responses(400, 401, 403, 404, 405, 409, 413, 422, 501, 503)
+_ERRORS = _problem_responses(400, 401, 403, 404, 405, 409, 413, 415, 422, 501, 503)
 
 
 # --------------------------------------------------------------------------- the app
@@ -763,7 +812,7 @@ def create_app(config: ServerConfig) -> FastAPI:
         lifespan=lifespan,
         generate_unique_id_function=lambda route: route.name,
         openapi_tags=_TAGS,
-        docs_url="/docs",
+        docs_url=None,  # FastAPI's pages load their scripts from a CDN: ours work offline
         redoc_url=None,
     )
     app.state.graphmem = state
@@ -796,7 +845,10 @@ def create_app(config: ServerConfig) -> FastAPI:
         await _read(request, store.count_entities, "graphmem-healthz")
         return s.Health(status="ok", version=__version__)
 
+    from graphmem.server.docs_page import add_docs_pages
     from graphmem.server.warmup import install_warmup
+
+    add_docs_pages(app)
 
     app.state.warmup = install_warmup(app, lambda: state.store, config.embedder)
     if not config.cors_origins:  # the fast routes skip the middleware, CORS included
@@ -908,6 +960,7 @@ _RESPONSE_NAMES = {
     405: "MethodNotAllowed",
     409: "Conflict",
     413: "PayloadTooLarge",
+    415: "UnsupportedMediaType",
     422: "InvalidInput",
     501: "NotImplemented",
     503: "Unavailable",

@@ -26,6 +26,7 @@ from graphmem.models import (
     EntityFilter,
     Relationship,
     SessionInfo,
+    StrictBool,
     Trajectory,
     Turn,
 )
@@ -290,8 +291,8 @@ class DocumentBatch(_Body):
     documents: list[Document]
     chunk_tokens: Annotated[int, Field(ge=16, le=100_000)] = 200
     overlap: Annotated[int, Field(ge=0, le=100)] = 1
-    embed: bool = True
-    nested_mentions: bool = True
+    embed: StrictBool = True
+    nested_mentions: StrictBool = True
 
 
 class IngestOut(_Body):
@@ -316,7 +317,7 @@ class IndexTurnsRequest(_Body):
     """Which turns to link to entities (and embed): one session, or all."""
 
     session_id: IdText | None = None
-    embed: bool = True
+    embed: StrictBool = True
 
 
 class Indexed(_Body):
@@ -355,7 +356,7 @@ class AskRequest(_Body):
     max_hops: Annotated[int, Field(ge=1, le=MAX_DEPTH)] | None = Field(
         default=None, description="The longest relation path considered (default 3)."
     )
-    semantic: bool | None = Field(
+    semantic: StrictBool | None = Field(
         default=None,
         description="Compare words by embedding too; false: by stem only; "
         "null: when the server has an embedder.",
@@ -649,7 +650,7 @@ class MindRecallRequest(_Body):
     )
     k: Annotated[int, Field(ge=1, le=MAX_K)] = 10
     at: WorldTime = None
-    mark: bool = Field(
+    mark: StrictBool = Field(
         default=True, description="Record the recall (it refreshes the beliefs' recency)."
     )
 
