@@ -278,6 +278,12 @@ TurnKey = Annotated[str, _path_id("turn id"), AfterValidator(_unquote)]
 FactId = Annotated[str, _path_id("fact id"), AfterValidator(_unquote)]
 PlaceId = Annotated[str, _path_id("place's entity id"), AfterValidator(_unquote)]
 
+
+def _printable_query() -> Any:
+    """A printable name in the query (an actor, a session): its rule in the schema too."""
+    return Query(min_length=1, max_length=256, json_schema_extra={"pattern": s.PRINTABLE_PATTERN})
+
+
 Limit = Annotated[int | None, Query(ge=1, le=100_000, description="At most this many.")]
 IdQ = Annotated[str | None, Query(min_length=1, max_length=512)]
 DepthQ = Annotated[int, Query(ge=1, le=s.MAX_DEPTH)]
@@ -1500,8 +1506,8 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
     async def facts(
         mem: Mem,
         request: Request,
-        actor: Annotated[str, Query(min_length=1, max_length=256)],
-        session: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
+        actor: Annotated[str, _printable_query()],
+        session: Annotated[str | None, _printable_query()] = None,
         subject: Annotated[str | None, Query(max_length=10_000)] = None,
         relation: Annotated[str | None, Query(max_length=10_000)] = None,
         as_of: datetime | None = None,

@@ -111,6 +111,20 @@ Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH)]
 IdText = Annotated[str, Field(min_length=1, max_length=512)]
 ShortText = Annotated[str, Field(min_length=1, max_length=256)]
 
+_UNPRINTABLE = (
+    "\\u0000-\\u001f\\u007f-\\u00a0\\u00ad\\u034f\\u061c\\u115f\\u1160\\u1680"
+    "\\u17b4\\u17b5\\u180b-\\u180f\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f"
+    "\\u2800\\u3000\\u3164\\ud800-\\uf8ff\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\uffff"
+)
+PRINTABLE_PATTERN = f"^[^{_UNPRINTABLE}\\s]([^{_UNPRINTABLE}]*[^{_UNPRINTABLE}\\s])?$"
+"""A printable name (``check_printable_name``: actors, sessions of governed writes), as a
+JSON Schema pattern for schema readers: no control, format, invisible, private-use or
+surrogate character, no wide space, no blank at either end. The server checks the full
+rule (unassigned code points and NFC too); the schema does not enforce it twice."""
+PrintableText = Annotated[
+    str, Field(min_length=1, max_length=256, json_schema_extra={"pattern": PRINTABLE_PATTERN})
+]
+
 
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
@@ -411,8 +425,8 @@ class AskOut(_Body):
 class FactActor(_Body):
     """Who acts on governed facts (and in which session)."""
 
-    actor: ShortText
-    session: ShortText | None = None
+    actor: PrintableText
+    session: PrintableText | None = None
 
 
 class LearnRequest(FactActor):

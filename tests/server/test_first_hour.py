@@ -88,3 +88,47 @@ def test_the_openapi_document_states_the_id_and_name_rules(api: Api) -> None:
     entity = document["components"]["schemas"]["Entity-Input"]["properties"]
     assert entity["id"]["maxLength"] == 512 and entity["id"]["minLength"] == 1
     assert entity["type"]["pattern"] == "^[A-Za-z][A-Za-z0-9_]{0,63}$"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Acme",
+        "game master",
+        "Mira Quell",
+        "é",
+        "日本",
+        " lead",
+        "trail ",
+        "a\u200bb",
+        "x\x01y",
+        "nb\u00a0sp",
+        "\ue000private",
+        "bom\ufeff",
+    ],
+)
+def test_the_printable_pattern_agrees_with_the_server_rule(name: str) -> None:
+    """The schema's pattern for actors says what check_printable_name enforces."""
+    import re
+
+    from graphmem.errors import InvalidInput
+    from graphmem.server.schemas import PRINTABLE_PATTERN
+    from graphmem.store import check_printable_name
+
+    try:
+        check_printable_name(name, "actor")
+        accepted = True
+    except InvalidInput:
+        accepted = False
+    assert bool(re.search(PRINTABLE_PATTERN, name)) == accepted
+
+
+def test_the_openapi_document_states_the_printable_rule(api: Api) -> None:
+    with api.client() as anonymous:
+        document = anonymous.get("/openapi.json").json()
+    actor = document["components"]["schemas"]["LearnRequest"]["properties"]["actor"]
+    assert actor["pattern"].startswith("^[^\\u0000-\\u001f") and actor["maxLength"] == 256
+    [query] = [
+        p for p in document["paths"]["/v1/facts"]["get"]["parameters"] if p["name"] == "actor"
+    ]
+    assert query["schema"]["pattern"] == actor["pattern"]
