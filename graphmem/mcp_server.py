@@ -332,6 +332,11 @@ def build_server(
             if made is not None:  # a refused fact writes nothing
                 mem.delete_entities([made.id])
             raise
+        shown = result.fact.edge if result.fact is not None else None
+        if made is not None and (shown is None or shown[0] != made.id):
+            # Not the fact's subject after all (a policy redacted the subject, say): an
+            # entity named by the raw text must not stay behind.
+            mem.delete_entities([made.id])
         return LearnOut.of(result)
 
     @server.tool(annotations=writes)

@@ -285,7 +285,7 @@ def _nullable(options: Any) -> bool:
 
 
 _INPUT_DROP = frozenset({"title"})
-_OUTPUT_DROP = frozenset({"title", "description", "default"})
+_OUTPUT_DROP = frozenset({"title", "description", "default", "pattern", "minLength", "maxLength"})
 
 
 def server_class(*, read_only: bool = False) -> type[MCPServer]:
