@@ -538,19 +538,27 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
+    from graphmem.errors import StoreLocked
     from graphmem.mcp_server import run_mcp
 
-    run_mcp(
-        args.store,
-        tenant=args.tenant,
-        actor=args.actor,
-        policy=load_policy(args.policy),
-        embedder=_server_embedder(args.embedder),
-        http=args.http,
-        host=args.host,
-        port=args.port,
-        read_only=args.read_only,
-    )
+    try:
+        run_mcp(
+            args.store,
+            tenant=args.tenant,
+            actor=args.actor,
+            policy=load_policy(args.policy),
+            embedder=_server_embedder(args.embedder),
+            http=args.http,
+            host=args.host,
+            port=args.port,
+            read_only=args.read_only,
+        )
+    except StoreLocked as exc:
+        raise StoreLocked(
+            f"{exc.message}. Beside a graphmem serve that writes it: serve MCP from that "
+            "process (graphmem serve --mcp), or read it here (graphmem mcp --read-only)",
+            **exc.data,
+        ) from exc
     return 0
 
 

@@ -104,6 +104,16 @@ def test_one_process_serves_http_and_mcp_on_one_file_store(tmp_path: Path) -> No
             identity: dict[str, Any] = json.loads(reader.stdout)
             assert {r["type"] for r in identity["relationships"]} >= {"owns", "works_at"}
             asyncio.run(_read_only_mcp_beside(store))
+            # a second writer is refused, and told the two ways that work
+            writer = subprocess.run(
+                [sys.executable, "-m", "graphmem", "mcp", "--store", store, "--tenant", "alpha"],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                stdin=subprocess.DEVNULL,
+            )
+            assert writer.returncode == 2, writer.stderr
+            assert "graphmem serve --mcp" in writer.stderr and "--read-only" in writer.stderr
         assert served.stop() == 0
 
 
