@@ -236,7 +236,12 @@ SafeName = Annotated[
     WithJsonSchema({"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_]{0,63}$"}),
 ]
 Timestamp = Annotated[datetime, AfterValidator(_as_utc)]
-Attributes = Annotated[dict[str, Any], AfterValidator(_check_attributes)]
+Attributes = Annotated[
+    dict[str, Any],
+    AfterValidator(_check_attributes),
+    # Keys are non-empty at every depth (check_json); the schema states it for the top one.
+    WithJsonSchema({"type": "object", "propertyNames": {"minLength": 1}}),
+]
 Limit = Annotated[int, Strict(), Field(gt=0)]
 StrictBool = Annotated[bool, Strict()]
 """``true`` or ``false`` only: never ``0``, ``1`` or ``"yes"``."""
@@ -399,7 +404,11 @@ class Entity(_Model):
 
     id: Identifier
     type: SafeName
-    name: Annotated[str, AfterValidator(_check_text)]
+    name: Annotated[
+        str,
+        AfterValidator(_check_text),
+        WithJsonSchema({"type": "string", "minLength": 1, "pattern": "\\S"}),
+    ]
     attributes: Attributes = Field(default_factory=FrozenDict)
     created_at: Timestamp = Field(default_factory=utcnow)
     updated_at: Timestamp = Field(default_factory=utcnow)

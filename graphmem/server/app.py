@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import json
 import logging
@@ -32,7 +33,7 @@ from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, WithJsonSchema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import StreamingResponse
@@ -287,7 +288,11 @@ def _printable_query() -> Any:
 Limit = Annotated[int | None, Query(ge=1, le=100_000, description="At most this many.")]
 IdQ = Annotated[str | None, Query(min_length=1, max_length=512)]
 DepthQ = Annotated[int, Query(ge=1, le=s.MAX_DEPTH)]
-NamesQ = Annotated[list[str] | None, Query(max_length=256)]
+NamesQ = Annotated[
+    list[Annotated[str, WithJsonSchema({"type": "string", "pattern": s.SAFE_NAME_JSON})]]
+    | None,
+    Query(max_length=256),
+]
 DirectionQ = Annotated[Literal["out", "in", "both"], Query()]
 Strategy = Annotated[Literal["none", "truncation", "rolling_summary"], Query()]
 Budget = Annotated[int, Query(ge=1, le=s.MAX_TOKENS)]
@@ -719,18 +724,37 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 def _allowed_methods(request: Request) -> list[str]:
-    """Every method some route of this path takes (Starlette names one route's only)."""
+    """The methods of the documented path this request names (Starlette names one route's).
+
+    The path is matched against the OpenAPI paths, the most literal first
+    (``/v1/entities/delete`` before ``/v1/entities/{entity_id}``); an undocumented path
+    (``/mcp``) gets the methods of the routes that take it.
+    """
+    path = request.url.path
+    documented = [
+        (template.count("{"), template, operations)
+        for template, operations in request.app.openapi().get("paths", {}).items()
+        if _template_regex(template).fullmatch(path)
+    ]
+    if documented:
+        operations = min(documented, key=lambda found: found[:2])[2]
+        return sorted(method.upper() for method in operations)
     from starlette.routing import Match
 
     methods = [
         method
-        for method in ("DELETE", "GET", "HEAD", "PATCH", "POST", "PUT")
+        for method in ("DELETE", "GET", "PATCH", "POST", "PUT")
         if any(
             route.matches({**request.scope, "method": method})[0] == Match.FULL
             for route in request.app.router.routes
         )
     ]
     return methods or ["GET"]
+
+
+@functools.cache
+def _template_regex(template: str) -> re.Pattern[str]:
+    return re.compile(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)))
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
@@ -1032,7 +1056,9 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
     @router.get("/entities", tags=["entities"], response_model=s.EntityList)
     async def list_entities(
         mem: Mem,
-        type: Annotated[str | None, Query(max_length=64)] = None,
+        type: Annotated[
+            str | None, Query(max_length=64, json_schema_extra={"pattern": s.SAFE_NAME_JSON})
+        ] = None,
         name_contains: Annotated[str | None, Query(max_length=512)] = None,
         limit: Limit = None,
         name: Annotated[
@@ -1601,7 +1627,10 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
         witness: IdQ = None,
         session_id: IdQ = None,
         place: IdQ = None,
-        type: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
+        type: Annotated[
+            str | None,
+            Query(min_length=1, max_length=64, json_schema_extra={"pattern": s.SAFE_NAME_JSON}),
+        ] = None,
         since: datetime | None = None,
         until: datetime | None = None,
         limit: Limit = None,

@@ -121,6 +121,12 @@ PRINTABLE_PATTERN = f"^[^{_UNPRINTABLE}\\s]([^{_UNPRINTABLE}]*[^{_UNPRINTABLE}\\
 JSON Schema pattern for schema readers: no control, format, invisible, private-use or
 surrogate character, no wide space, no blank at either end. The server checks the full
 rule (unassigned code points and NFC too); the schema does not enforce it twice."""
+SAFE_NAME_JSON = "^[A-Za-z][A-Za-z0-9_]{0,63}$"
+"""``SAFE_NAME_PATTERN`` as a JSON Schema pattern (types: entity, relationship, event)."""
+SafeText = Annotated[
+    str, Field(min_length=1, max_length=64, json_schema_extra={"pattern": SAFE_NAME_JSON})
+]
+
 PrintableText = Annotated[
     str, Field(min_length=1, max_length=256, json_schema_extra={"pattern": PRINTABLE_PATTERN})
 ]
@@ -149,7 +155,7 @@ class EntityUpdate(_Body):
     """A partial update: rename, retype, merge attributes, remove attribute keys."""
 
     name: str | None = None
-    type: str | None = None
+    type: SafeText | None = None
     attributes: dict[str, Any] | None = None
     remove_attributes: list[str] = Field(default_factory=list)
 
@@ -207,7 +213,7 @@ class RelationshipKey(_Body):
 
     source_id: IdText
     target_id: IdText
-    type: ShortText
+    type: SafeText
 
 
 class Invalidation(RelationshipKey):
@@ -230,7 +236,7 @@ class ExpandRequest(_Body):
 
     seed_ids: list[IdText] = Field(min_length=1)
     depth: Depth = 1
-    rel_types: list[ShortText] | None = None
+    rel_types: list[SafeText] | None = None
     direction: Literal["out", "in", "both"] = "both"
     within: list[IdText] | None = None
     max_nodes: Annotated[int, Field(ge=1, le=MAX_NODES)] | None = None
@@ -348,7 +354,7 @@ class RetrieveRequest(_Body):
     hops: Annotated[int, Field(ge=0, le=MAX_DEPTH)] = 2
     graph_scope: list[IdText] | None = None
     kinds: list[Literal["chunk", "turn", "entity", "relationship"]] | None = None
-    rel_types: list[ShortText] | None = None
+    rel_types: list[SafeText] | None = None
     preset: ShortText | None = None
     max_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS)] | None = Field(
         default=None, description="Also render the results as prompt text within this budget."
@@ -445,7 +451,7 @@ class RelateRequest(FactActor):
     """One relationship to write through the governance rules (see ``Memory.relate``)."""
 
     source_id: IdText
-    type: ShortText
+    type: SafeText
     target_id: IdText
     source_type: ShortText = "manual"
     memory_type: Literal["semantic", "episodic", "procedural"] = "semantic"
@@ -565,7 +571,7 @@ WorldTime = Annotated[datetime | None, Field(description="World (game) time; def
 class EventIn(_Body):
     """Something that happened (``Memory.record_event``): the world and its witnesses follow."""
 
-    type: ShortText = Field(description="What happened: moved, entered, hid, ... (a safe name).")
+    type: SafeText = Field(description="What happened: moved, entered, hid, ... (a safe name).")
     actor: IdText | None = None
     participants: list[IdText] = Field(default_factory=list)
     place: IdText | None = Field(default=None, description="Default: where the actor is.")

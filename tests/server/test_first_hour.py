@@ -132,3 +132,29 @@ def test_the_openapi_document_states_the_printable_rule(api: Api) -> None:
         p for p in document["paths"]["/v1/facts"]["get"]["parameters"] if p["name"] == "actor"
     ]
     assert query["schema"]["pattern"] == actor["pattern"]
+
+
+def test_the_openapi_document_states_names_types_and_keys(api: Api) -> None:
+    with api.client() as anonymous:
+        document = anonymous.get("/openapi.json").json()
+    schemas = document["components"]["schemas"]
+    assert schemas["Entity-Input"]["properties"]["name"]["minLength"] == 1
+    assert schemas["Entity-Input"]["properties"]["attributes"]["propertyNames"] == {"minLength": 1}
+    assert (
+        schemas["Invalidation"]["properties"]["type"]["pattern"] == "^[A-Za-z][A-Za-z0-9_]{0,63}$"
+    )
+    [types] = [
+        p
+        for p in document["paths"]["/v1/entities/{entity_id}/relationships"]["get"]["parameters"]
+        if p["name"] == "types"
+    ]
+    assert types["schema"]["anyOf"][0]["items"]["pattern"].startswith("^[A-Za-z]")
+
+
+def test_a_405_names_the_documented_path_not_a_lookalike(alpha: httpx.Client) -> None:
+    """/v1/entities/delete also fits /v1/entities/{entity_id}; its Allow is its own: POST."""
+    response = alpha.get("/v1/entities/delete")
+    if response.status_code == 405:
+        assert response.headers["allow"] == "POST"
+    put = alpha.put("/v1/entities/find")
+    assert put.status_code == 405 and put.headers["allow"] == "POST"
