@@ -289,8 +289,7 @@ Limit = Annotated[int | None, Query(ge=1, le=100_000, description="At most this 
 IdQ = Annotated[str | None, Query(min_length=1, max_length=512)]
 DepthQ = Annotated[int, Query(ge=1, le=s.MAX_DEPTH)]
 NamesQ = Annotated[
-    list[Annotated[str, WithJsonSchema({"type": "string", "pattern": s.SAFE_NAME_JSON})]]
-    | None,
+    list[Annotated[str, WithJsonSchema({"type": "string", "pattern": s.SAFE_NAME_JSON})]] | None,
     Query(max_length=256),
 ]
 DirectionQ = Annotated[Literal["out", "in", "both"], Query()]
