@@ -178,6 +178,8 @@ def server_figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iter
         serve = [*cli, "serve", "--store", "memory://", "--tenant", _TENANT, "--port", "0"]
         with _process(serve) as port:
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            # Measure a ready server: the embedder's warm-up must not share the CPU.
+            _wait_ready(connection)
             connection.request(
                 "POST",
                 "/v1/import",
@@ -260,6 +262,20 @@ def _post(connection: http.client.HTTPConnection, path: str, body: dict[str, Any
     return answer
 
 
+def _wait_ready(connection: http.client.HTTPConnection, limit: float = 600) -> None:
+    """Poll ``GET /readyz`` every 50 ms until it answers 200."""
+    deadline = time.perf_counter() + limit
+    while True:
+        connection.request("GET", "/readyz")
+        response = connection.getresponse()
+        response.read()
+        if response.status == 200:
+            return
+        if time.perf_counter() > deadline:
+            raise RuntimeError(f"graphmem serve did not become ready in {limit:g} s")
+        time.sleep(0.05)
+
+
 def _cold_start_figures(cli: list[str], say: Callable[[str], None]) -> Iterator[Figure]:
     """The first retrieve after ``/readyz`` says ready, against warm retrieves (same run)."""
     from graphmem.retrieval import SentenceTransformerEmbedder
@@ -272,15 +288,7 @@ def _cold_start_figures(cli: list[str], say: Callable[[str], None]) -> Iterator[
     started = time.perf_counter()
     with _process(serve) as port:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-        while True:
-            connection.request("GET", "/readyz")
-            response = connection.getresponse()
-            response.read()
-            if response.status == 200:
-                break
-            if time.perf_counter() - started > 600:
-                raise RuntimeError("graphmem serve did not become ready in 600 s")
-            time.sleep(0.05)
+        _wait_ready(connection)
         ready = time.perf_counter() - started
         _post(connection, "/v1/documents", {"documents": [{"text": t} for t in _LORE]})
         first = _time_ns(
