@@ -296,6 +296,7 @@ class AsyncMemory(_Twin[Memory]):
     update_entity = _offload(Memory.update_entity)
     delete_entities = _offload(Memory.delete_entities)
     find_entities = _offload(Memory.find_entities)
+    resolve_entity = _offload(Memory.resolve_entity)
     count_entities = _offload(Memory.count_entities)
     # -- relationships
     upsert_relationships = _offload(Memory.upsert_relationships)

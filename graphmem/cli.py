@@ -25,6 +25,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
@@ -97,6 +98,11 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
         "--reset",
         action="store_true",
         help=f"with --store: first delete what the demo tenant {DEMO_TENANT!r} holds there",
+    )
+    demo.add_argument(
+        "--json",
+        action="store_true",
+        help="print what the demo built and checked as one JSON document instead",
     )
     demo.add_argument(
         "--policy",
@@ -200,6 +206,7 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
         "Exits 0 when sound, 1 when a problem was found.",
     )
     check.add_argument("--store", required=True, metavar="URL", help="the store URL")
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
 
     bench = commands.add_parser(
         "bench",
@@ -263,12 +270,22 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(args_list)
     except SystemExit as exc:  # argparse exits on --help, --version and usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_ERROR
+    _say_when_models_load()
     try:
         if args.command == "demo":
             if args.reset and not args.store:
                 raise InvalidInput("--reset goes with --store")
             if args.policy:
+                if args.json:
+                    raise InvalidInput("--json goes with the village demo, not --policy")
                 return _policy_demo(args, sys.stdout)
+            if args.json:
+                report: dict[str, Any] = {}
+                status = _demo(
+                    args.file, io.StringIO(), store=args.store, reset=args.reset, report=report
+                )
+                print(json.dumps(report, indent=2, ensure_ascii=False))
+                return status
             return _demo(args.file, sys.stdout, store=args.store, reset=args.reset)
         if args.command == "schema":
             return _schema_install(args)
@@ -301,6 +318,19 @@ def main(argv: list[str] | None = None) -> int:
         name = f"{exc.filename}: " if exc.filename else ""
         return _fail(f"{name}{exc.strerror or exc}")
     parser.error(f"unknown command {args.command!r}")  # pragma: no cover - argparse checks
+
+
+def _say_when_models_load() -> None:
+    """Print on stderr when the embedding model loads (seconds, once per process)."""
+    import logging
+
+    logger = logging.getLogger("graphmem.embedders")
+    if not logger.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("graphmem: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
 
 
 def _silence_stdout() -> None:
@@ -489,6 +519,16 @@ def _import(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     report = check_store(args.store)
+    if args.json:
+        document = {
+            "url": report.url,
+            "format": report.format,
+            "counts": report.counts,
+            "problems": report.problems,
+            "ok": report.ok,
+        }
+        print(json.dumps(document, indent=2, ensure_ascii=False))
+        return EXIT_OK if report.ok else EXIT_FAILED
     print(f"{redact_url(args.store)}: {report.format}")
     for table, count in report.counts.items():
         print(f"   {table:<14} {count:>10,}")
@@ -588,9 +628,19 @@ def _demo_url(file: Path | None, store: str | None) -> Iterator[tuple[str, str]]
         yield path.as_uri(), path.name
 
 
-def _demo(file: Path | None, out: TextIO, *, store: str | None = None, reset: bool = False) -> int:
+def _demo(
+    file: Path | None,
+    out: TextIO,
+    *,
+    store: str | None = None,
+    reset: bool = False,
+    report: dict[str, Any] | None = None,
+) -> int:
+    """Play the demo, printing to ``out``; ``report`` (when given) receives it as data."""
     say = _Say(out)
+    report = {} if report is None else report
     with _demo_url(file, store) as (url, label):
+        report.update(store=redact_url(url), tenant=DEMO_TENANT)
         say("graphmem demo: the village of Brindleford")
         say(f"store: {redact_url(url)}   tenant: {DEMO_TENANT!r}")
 
@@ -618,10 +668,18 @@ def _demo(file: Path | None, out: TextIO, *, store: str | None = None, reset: bo
                 say(_turn_line(turn), indent=3)
             before = _sorted_dump(mem.dump())
             persistent = "persistence" in mem.store.capabilities
+            report.update(
+                npc=MAIN_NPC_ID,
+                snapshot_prompt=prompt,
+                active_branch=[t.model_dump(mode="json") for t in branch],
+                turns=chat.count(),
+                persistent=persistent,
+            )
 
         if not persistent:
             say()
             say(f"5. {label} keeps nothing after close: no reopening to show.")
+            report["ok"] = True
             return EXIT_OK
         say()
         say(f"5. Closed the store and reopened {label}:")
@@ -642,6 +700,12 @@ def _demo(file: Path | None, out: TextIO, *, store: str | None = None, reset: bo
                 "conversation heads": len(after.heads),
                 "active branch": len(branch_after),
             }
+        report["reopened"] = {
+            what: {"count": counts[what], "identical": same} for what, same in checks.items()
+        }
+        report["ok"] = all(checks.values())
+        if file is not None:
+            report["file"] = str(file.resolve())
         for what, same in checks.items():
             verdict = "identical" if same else "DIFFERENT"
             say(f"{what:<20} {counts[what]:>4}  {verdict}", indent=3)

@@ -1,10 +1,10 @@
 """The ``graphmem`` verbs that write, serve and retrieve (the doors of issue 15).
 
 ``graphmem serve``, ``graphmem mcp``, ``graphmem keys``, ``graphmem entity``, ``graphmem
-relate``, ``graphmem say``, ``graphmem history``, ``graphmem branches``, ``graphmem
-retrieve``, ``graphmem tenants`` and ``graphmem openapi``. Like the rest of the command
-line, each opens a :class:`graphmem.Memory` and calls its API; ``--json`` prints the
-result as JSON; a graphmem error is one line on stderr and exit status 2.
+relate``, ``graphmem say``, ``graphmem fork``, ``graphmem history``, ``graphmem branches``,
+``graphmem retrieve``, ``graphmem ask``, ``graphmem tenants`` and ``graphmem openapi``.
+Like the rest of the command line, each opens a :class:`graphmem.Memory` and calls its
+API; ``--json`` prints the result as JSON; a graphmem error is one line on stderr and exit status 2.
 
 Examples::
 
@@ -44,6 +44,7 @@ COMMANDS = (
     "entity",
     "relate",
     "say",
+    "fork",
     "history",
     "branches",
     "retrieve",
@@ -137,8 +138,24 @@ def add_commands(commands: Any) -> None:
     say.add_argument("--role", required=True, help="player, npc, gm, user, assistant, ...")
     say.add_argument("--speaker", help="the speaker's name")
     say.add_argument("--turn-id", help="an id of your own for the turn")
+    say.add_argument(
+        "--parent",
+        metavar="TURN",
+        help="answer this earlier turn (its id or turn id): the conversation forks there first",
+    )
     say.add_argument("text", metavar="TEXT", help="what was said ('-' reads stdin)")
     _json_argument(say)
+
+    fork = commands.add_parser(
+        "fork",
+        help="go back to an earlier turn of a conversation",
+        description="Move the conversation's head to TURN (its id or your turn id): the "
+        "next say starts a new branch after it; the other branch stays (branches).",
+    )
+    _store_arguments(fork)
+    fork.add_argument("--session", required=True, metavar="S", help="the conversation's session id")
+    fork.add_argument("turn", metavar="TURN", help="the turn to continue from")
+    _json_argument(fork)
 
     history = commands.add_parser("history", help="print a conversation's active branch")
     _store_arguments(history)
@@ -253,6 +270,17 @@ def _add_serve(commands: Any) -> None:
         metavar="ORIGIN",
         help="a browser origin allowed to call the API, e.g. http://localhost:8060 (repeat)",
     )
+    serve.add_argument(
+        "--mcp",
+        action="store_true",
+        help="also serve the MCP tools at /mcp (streamable HTTP), same store and keys",
+    )
+    serve.add_argument(
+        "--mcp-actor",
+        default="mcp-agent",
+        metavar="NAME",
+        help="with --mcp: who governed writes are audited as (mcp-agent)",
+    )
     serve.add_argument("--access-log", action="store_true", help="log every request")
     serve.add_argument(
         "--log-level", default="warning", choices=("debug", "info", "warning", "error")
@@ -274,6 +302,12 @@ def _add_mcp(commands: Any) -> None:
     mcp.add_argument("--http", action="store_true", help="streamable HTTP instead of stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="with --http: address (127.0.0.1)")
     mcp.add_argument("--port", type=int, default=8751, help="with --http: port (8751)")
+    mcp.add_argument(
+        "--read-only",
+        action="store_true",
+        help="open the store read-only and offer the tools that read only (a file:// "
+        "store: beside the graphmem serve that writes it)",
+    )
     _embedder_argument(mcp)
 
 
@@ -448,6 +482,7 @@ def run(args: argparse.Namespace) -> int:
         "entity": _entity,
         "relate": _relate,
         "say": _say,
+        "fork": _fork,
         "history": _history,
         "branches": _branches,
         "retrieve": _retrieve,
@@ -468,7 +503,7 @@ def run(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from graphmem.server import require_extra
 
-    require_extra()
+    require_extra(*(("fastapi", "uvicorn", "mcp") if args.mcp else ()))
     from graphmem.server.app import ServerConfig
     from graphmem.server.keys import KeyRing
     from graphmem.server.limits import Limits
@@ -489,6 +524,8 @@ def _serve(args: argparse.Namespace) -> int:
         retention_interval=args.retention_interval,
         embedder=_server_embedder(args.embedder),
         cors_origins=tuple(args.cors_origin),
+        mcp=args.mcp,
+        mcp_actor=args.mcp_actor,
     )
     serve(
         config,
@@ -501,18 +538,27 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
+    from graphmem.errors import StoreLocked
     from graphmem.mcp_server import run_mcp
 
-    run_mcp(
-        args.store,
-        tenant=args.tenant,
-        actor=args.actor,
-        policy=load_policy(args.policy),
-        embedder=_server_embedder(args.embedder),
-        http=args.http,
-        host=args.host,
-        port=args.port,
-    )
+    try:
+        run_mcp(
+            args.store,
+            tenant=args.tenant,
+            actor=args.actor,
+            policy=load_policy(args.policy),
+            embedder=_server_embedder(args.embedder),
+            http=args.http,
+            host=args.host,
+            port=args.port,
+            read_only=args.read_only,
+        )
+    except StoreLocked as exc:
+        raise StoreLocked(
+            f"{exc.message}. Beside a graphmem serve that writes it: serve MCP from that "
+            "process (graphmem serve --mcp), or read it here (graphmem mcp --read-only)",
+            **exc.data,
+        ) from exc
     return 0
 
 
@@ -590,13 +636,24 @@ def _relate(args: argparse.Namespace) -> int:
 def _say(args: argparse.Namespace) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
     with open_memory(args.store, tenant=args.tenant) as mem:
-        turn = mem.conversation(args.session).append(
-            args.role, text, speaker=args.speaker, turn_id=args.turn_id
-        )
+        conversation = mem.conversation(args.session)
+        if args.parent is not None:
+            conversation.fork(args.parent)
+        turn = conversation.append(args.role, text, speaker=args.speaker, turn_id=args.turn_id)
         if args.json:
             _dump(turn.model_dump(mode="json"))
         else:
             print(_turn_line(turn))
+    return 0
+
+
+def _fork(args: argparse.Namespace) -> int:
+    with open_memory(args.store, tenant=args.tenant) as mem:
+        head = mem.conversation(args.session).fork(args.turn)
+        if args.json:
+            _dump(head.model_dump(mode="json"))
+        else:
+            print(f"the head of {args.session} is now: {_turn_line(head)}")
     return 0
 
 
@@ -675,19 +732,13 @@ def _ask(args: argparse.Namespace) -> int:
         semantic = False if args.no_semantic else None
         answers = mem.ask(args.question, k=args.k, max_hops=args.max_hops, semantic=semantic)
     if args.json:
+        from graphmem.server.schemas import GraphAnswerOut  # pydantic only, no server extra
+
+        # The wire form of POST /v1/ask: each step of a path as {type, direction}.
         _dump(
             {
                 "question": args.question,
-                "answers": [
-                    {
-                        "entity": a.entity.model_dump(mode="json"),
-                        "score": a.score,
-                        "path": [str(step) for step in a.path],
-                        "facts": [f.model_dump(mode="json") for f in a.facts],
-                        "explanation": a.explain(),
-                    }
-                    for a in answers
-                ],
+                "answers": [GraphAnswerOut.of(a).model_dump(mode="json") for a in answers],
             }
         )
     elif not answers:

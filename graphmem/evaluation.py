@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
@@ -72,7 +73,14 @@ EXTRACTORS = ("none", "names")
 
 
 def default_data_dir() -> Path:
-    """``../shared/eval`` relative to the project root (the folder holding pyproject.toml)."""
+    """``$GRAPHMEM_EVAL_DIR``, else ``../shared/eval`` beside the project root.
+
+    The evaluation data is optional: ``graphmem eval`` skips a dataset it cannot find, and
+    notebook 02 falls back to a sample world that ships with graphmem.
+    """
+    chosen = os.environ.get("GRAPHMEM_EVAL_DIR")
+    if chosen:
+        return Path(chosen)
     here = Path(__file__).resolve().parent.parent
     return here.parent / "shared" / "eval"
 

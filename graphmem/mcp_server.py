@@ -5,8 +5,12 @@ actor (``--actor``). stdio by default (what Claude Desktop and IDE agents launch
 streamable HTTP with ``--http``. The tools:
 
 - ``remember_fact`` / ``recall_facts`` / ``forget_fact``: governed facts (trust, PII,
-  conflicts, audit; see :mod:`graphmem.policy.governance`); ``relate_entities``: a
-  governed relationship between two entities (an edge of the graph once believed);
+  conflicts, audit; see :mod:`graphmem.policy.governance`); a workspace fact (the
+  default) is an edge of the graph once believed, its subject linked by name or created;
+  ``relate_entities``: a governed relationship between two entities;
+- ``upsert_entities`` / ``get_entity`` / ``find_entities`` / ``delete_entities`` and
+  ``upsert_relationships``: the entity graph itself, built from nothing
+  (:mod:`graphmem.mcp_world`); ``fork_conversation``: branch a conversation;
 - ``retrieve``: GraphRAG context with provenance;
 - ``ask``: a question about the entity graph answered by a typed walk (``who directed
   X?``), each answer with the chain of facts behind it;
@@ -24,7 +28,9 @@ streamable HTTP with ``--http``. The tools:
   store); ``npc_snapshot`` takes ``perspective``, ``as_of`` and ``recorded_as_of``.
 
 A door like the HTTP API: each tool is one ``Memory`` call; a graphmem error becomes a
-tool error whose text names the error class and says what to fix.
+tool error whose text names the error class and says what to fix. A result is its
+structured content, with that content as compact JSON in its text block (for clients that
+read text only); tool schemas carry no generated titles.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec, TypeVar
 from pydantic import BaseModel, Field
 
 from graphmem.errors import GraphmemError
+from graphmem.mcp_world import WORLD_TOOLS, add_world_tools, link_subject, server_class
 from graphmem.memory import Memory
 from graphmem.memory import open as open_memory
 from graphmem.minds.models import Belief, Event, PerspectiveIdentity, Recap, Recollection
@@ -90,18 +97,21 @@ TOOLS = (
     "read_recap",
     "draft_recap",
     "list_recaps",
+    *WORLD_TOOLS,
 )
 """The names of the tools the server offers."""
 
 _INSTRUCTIONS = """\
-graphmem is this agent's long-term graph memory (one tenant). Remember durable facts with
-remember_fact and find them again with recall_facts; ask retrieve for context about a
+graphmem is this agent's long-term graph memory (one tenant). Build the world with
+upsert_entities and upsert_relationships (find_entities, get_entity read it back).
+Remember durable facts with remember_fact (a workspace fact, the default, joins the graph)
+and find them again with recall_facts; ask retrieve for context about a
 question (every result names its source) and ask for a question about the entities and how
 they relate ("who runs the forge?"); npc_snapshot says who a game character is now.
 Record conversation turns with append_turn (an agent turn may carry its trajectory:
 tools used, observations, reasoning) and read them back with read_history or
-search_session_log. Retire what is no longer true with forget_fact or
-invalidate_relationship: nothing is deleted, history stays readable.
+search_session_log; fork_conversation goes back to an earlier turn. Retire what is no
+longer true with forget_fact or invalidate_relationship: nothing is deleted, history stays readable.
 For game characters, what each one believes is kept apart from what is true: record what
 happens with record_event (only those present witness it), let them talk with tell (in
 private) or announce (to all present): a claim may be a lie, and each listener's trust
@@ -246,6 +256,7 @@ def build_server(
     *,
     actor: str = "mcp-agent",
     policy: GovernancePolicy | None = None,
+    read_only: bool = False,
     **settings: Any,
 ) -> MCPServer:
     """The MCP server of ``mem`` (its tenant), with :data:`TOOLS`.
@@ -254,12 +265,12 @@ def build_server(
         mem: The memory to serve; the caller keeps it open while the server runs.
         actor: Who governed writes are audited as.
         policy: The governance policy of governed writes (default rules when None).
+        read_only: Only the tools that read (for a store opened read-only).
         **settings: Passed to ``MCPServer`` (``log_level=...``, ...).
     """
-    from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
-    server: MCPServer = MCPServer(
+    server: MCPServer = server_class(read_only=read_only)(
         "graphmem",
         title="graphmem memory",
         instructions=_INSTRUCTIONS,
@@ -290,28 +301,45 @@ def build_server(
         scope: Annotated[
             Literal["agent", "session", "workspace"],
             Field(
-                description="agent: only this agent sees it; session: needs session; "
-                "workspace: the whole tenant."
+                description="workspace: the tenant's graph (ask, retrieve, snapshots see "
+                "it); agent: only this agent's notes; session: one session's notes."
             ),
-        ] = "agent",
+        ] = "workspace",
+        subject_type: Annotated[
+            str, Field(description="The type of the subject if it is new: npc, item, ...")
+        ] = "concept",
         category: Annotated[str | None, Field(description="A category (a safe name).")] = None,
         session: Annotated[str | None, Field(description="The session, for scope=session.")] = None,
     ) -> LearnOut:
         """Remember a durable fact (subject, relation, value) through the governance rules.
 
-        A near duplicate is a no-op; a refinement supersedes the old value; a
-        contradiction from a more trusted source invalidates the old one, otherwise the
-        new fact waits for review. Personal data is refused. Every change is audited.
+        A workspace fact is an edge of the graph once believed (fact.edge): its subject
+        is the entity of that id or name, created when there is none; its value an
+        entity of that name, or a value of its own. A near duplicate is a no-op; a
+        refinement supersedes the old value; a contradiction from a more trusted source
+        invalidates the old one, otherwise the new fact waits for review. Personal data
+        is refused. Every change is audited.
         """
-        result: LearnResult = facts(session).learn(
-            subject,
-            relation,
-            value,
-            source_type=source_type,
-            memory_type=memory_type,
-            scope=scope,
-            category=category,
-        )
+        made = link_subject(mem, subject, relation, subject_type) if scope == "workspace" else None
+        try:
+            result: LearnResult = facts(session).learn(
+                subject,
+                relation,
+                value,
+                source_type=source_type,
+                memory_type=memory_type,
+                scope=scope,
+                category=category,
+            )
+        except GraphmemError:
+            if made is not None:  # a refused fact writes nothing
+                mem.delete_entities([made.id])
+            raise
+        shown = result.fact.edge if result.fact is not None else None
+        if made is not None and (shown is None or shown[0] != made.id):
+            # Not the fact's subject after all (a policy redacted the subject, say): an
+            # entity named by the raw text must not stay behind.
+            mem.delete_entities([made.id])
         return LearnOut.of(result)
 
     @server.tool(annotations=writes)
@@ -796,6 +824,8 @@ def build_server(
         """List saved recaps, newest first (text only; audio sizes)."""
         return Recaps(recaps=[RecapText.of(r) for r in mem.recaps(campaign, limit=limit)])
 
+    add_world_tools(server, mem, _tool_errors, readonly=readonly, writes=writes, retires=retires)
+
     return server
 
 
@@ -803,6 +833,26 @@ def _version() -> str:
     from graphmem import __version__
 
     return __version__
+
+
+def _warm_in_background(mem: Memory) -> None:
+    """Load and warm the embedder in a daemon thread, so the first retrieve does not wait."""
+    import contextlib
+    import threading
+
+    from graphmem.errors import BackendUnavailable
+    from graphmem.retrieval.embedders import warm_up
+
+    try:
+        embedder = mem.embedder  # made here, in this thread; the model loads in the other
+    except BackendUnavailable:
+        return  # retrieve says what to install when it is called
+
+    def warm() -> None:
+        with contextlib.suppress(GraphmemError):  # the tools that need it say why
+            warm_up(embedder)
+
+    threading.Thread(target=warm, name="graphmem-warmup", daemon=True).start()
 
 
 def run_mcp(
@@ -815,8 +865,12 @@ def run_mcp(
     http: bool = False,
     host: str = "127.0.0.1",
     port: int = 8751,
+    read_only: bool = False,
 ) -> None:
     """Serve the MCP tools of one tenant over stdio (default) or streamable HTTP.
+
+    ``read_only`` opens the store read-only (a ``file://`` store: beside the process
+    that writes it) and offers the tools that read only.
 
     Raises:
         InvalidInput: ``http`` with an address that is not loopback (the MCP server has
@@ -834,8 +888,11 @@ def run_mcp(
                 f"graphmem mcp --http has no authentication, so it listens on loopback "
                 f"addresses only, not {host!r}"
             )
-    with open_memory(url, tenant=tenant, embedder=embedder) as mem:
-        server = build_server(mem, actor=actor, policy=policy, log_level="WARNING")
+    with open_memory(url, tenant=tenant, embedder=embedder, read_only=read_only) as mem:
+        _warm_in_background(mem)
+        server = build_server(
+            mem, actor=actor, policy=policy, read_only=read_only, log_level="WARNING"
+        )
         if http:
             server.run("streamable-http", host=host, port=port)
         else:

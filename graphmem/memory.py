@@ -19,6 +19,7 @@ from graphmem.checks import (
 from graphmem.conversation import Conversation, load_conversation
 from graphmem.errors import InvalidInput, StoreClosed
 from graphmem.models import (
+    VALUE_ENTITY_TYPE,
     ContextResult,
     Direction,
     Document,
@@ -197,19 +198,54 @@ class Memory:
         self,
         *,
         type: str | None = None,
+        name: str | None = None,
         name_contains: str | None = None,
         attributes: Mapping[str, Any] | None = None,
         limit: int | None = None,
     ) -> list[Entity]:
-        """Entities by type, case-insensitive name substring and attribute equality."""
+        """Entities by type, whole name or name substring (any case) and attribute equality."""
         self._check_open()
         flt = EntityFilter(
             type=type,
+            name=name,
             name_contains=name_contains,
             attributes={} if attributes is None else attributes,
             limit=limit,
         )
         return self._store.find_entities(self._tenant, flt)
+
+    def resolve_entity(self, text: str) -> Entity | None:
+        """The entity ``text`` names: its id, else the one entity of that name (any case).
+
+        None when no entity has that id or name; the names are compared as governed facts
+        compare them (spaces collapsed, casefolded), and a fact's value node names nothing.
+
+        Raises:
+            InvalidInput: ``text`` is empty, or several entities share the name (the
+                error lists their ids: use one of them).
+        """
+        self._check_open()
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInput("an entity id or name must be a non-empty string")
+        from graphmem.policy.consolidation import norm
+
+        if len(text) <= 512:
+            found = self._store.get_entities(self._tenant, [text])
+            if found and found[0].type != VALUE_ENTITY_TYPE:
+                return found[0]
+        key = norm(text)
+        named = [
+            e
+            for e in self._store.find_entities(self._tenant, EntityFilter(name=text))
+            if e.type != VALUE_ENTITY_TYPE and norm(e.name) == key
+        ]
+        if len(named) > 1:
+            ids = [e.id for e in named]
+            raise InvalidInput(
+                f"{len(named)} entities are named {text!r}: {ids}; name one by its id",
+                entity_ids=ids,
+            )
+        return named[0] if named else None
 
     def count_entities(self) -> int:
         """How many entities the tenant holds."""

@@ -29,11 +29,13 @@ from pydantic import (
     PlainSerializer,
     Strict,
     ValidationError,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
 
 from graphmem.checks import (
+    MAX_ID_LENGTH,
     SAFE_NAME_PATTERN,
     as_utc,
     check_identifier,
@@ -212,21 +214,49 @@ def _blob_text(value: bytes) -> str:
     return base64.b64encode(value).decode("ascii")
 
 
-Identifier = Annotated[str, AfterValidator(_check_identifier)]
+_NOT_CONTROL = "[^\\u0000-\\u001f\\u007f]"
+Identifier = Annotated[
+    str,
+    AfterValidator(_check_identifier),
+    # What check_identifier enforces, for schema readers (the OpenAPI document).
+    WithJsonSchema(
+        {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_ID_LENGTH,
+            "pattern": f"^{_NOT_CONTROL}*[^\\s\\u0000-\\u001f\\u007f]{_NOT_CONTROL}*$",
+        }
+    ),
+]
 Blob = Annotated[bytes, BeforeValidator(_blob_bytes), PlainSerializer(_blob_text, when_used="json")]
 """Binary data: bytes in Python, base64 text in JSON (a string given is read as base64)."""
-SafeName = Annotated[str, AfterValidator(_check_safe)]
+SafeName = Annotated[
+    str,
+    AfterValidator(_check_safe),
+    WithJsonSchema({"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_]{0,63}$"}),
+]
 Timestamp = Annotated[datetime, AfterValidator(_as_utc)]
-Attributes = Annotated[dict[str, Any], AfterValidator(_check_attributes)]
+Attributes = Annotated[
+    dict[str, Any],
+    AfterValidator(_check_attributes),
+    # Keys are non-empty at every depth (check_json); the schema states it for the top one.
+    WithJsonSchema({"type": "object", "propertyNames": {"minLength": 1}}),
+]
 Limit = Annotated[int, Strict(), Field(gt=0)]
+StrictBool = Annotated[bool, Strict()]
+"""``true`` or ``false`` only: never ``0``, ``1`` or ``"yes"``."""
 """A positive ``int``: never a ``bool`` (``True`` is not 1 here), a float or a numeric string."""
 
 
 def _invalid(model: str, exc: ValidationError) -> InvalidInput:
+    # A validator's own message, without pydantic's "Value error, " in front of it.
+    raw = exc.errors()
+    errors = [{**err, "msg": str(err["msg"]).removeprefix("Value error, ")} for err in raw]
     problems = "; ".join(
-        f"{'.'.join(str(p) for p in err['loc']) or model}: {err['msg']}" for err in exc.errors()
+        f"{'.'.join(str(p) for p in err['loc']) or model}: {fixed['msg']}"
+        for err, fixed in zip(raw, errors, strict=True)
     )
-    return InvalidInput(f"invalid {model}: {problems}", model=model, errors=exc.errors())
+    return InvalidInput(f"invalid {model}: {problems}", model=model, errors=errors)
 
 
 class _Model(BaseModel):
@@ -374,7 +404,11 @@ class Entity(_Model):
 
     id: Identifier
     type: SafeName
-    name: Annotated[str, AfterValidator(_check_text)]
+    name: Annotated[
+        str,
+        AfterValidator(_check_text),
+        WithJsonSchema({"type": "string", "minLength": 1, "pattern": "\\S"}),
+    ]
     attributes: Attributes = Field(default_factory=FrozenDict)
     created_at: Timestamp = Field(default_factory=utcnow)
     updated_at: Timestamp = Field(default_factory=utcnow)
@@ -428,7 +462,7 @@ class Provenance(_Model):
     session_id: Identifier | None = None
     confidence: float = Field(default=1.0, ge=0.0, le=1.0, allow_inf_nan=False)
     source: SafeName = ProvenanceSource.STATED.value
-    confirmed: bool = False
+    confirmed: StrictBool = False
     evidence: tuple[Identifier, ...] = ()
 
     @field_validator("source", mode="before")
@@ -827,7 +861,7 @@ class RelationshipFilter(_Model):
     types: tuple[SafeName, ...] | None = None
     as_of: Timestamp | None = None
     recorded_as_of: Timestamp | None = None
-    include_invalid: bool = False
+    include_invalid: StrictBool = False
     limit: Limit | None = None
 
 

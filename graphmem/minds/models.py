@@ -22,6 +22,7 @@ from graphmem.models import (
     Identifier,
     NPCIdentity,
     SafeName,
+    StrictBool,
     Timestamp,
     _Model,
     utcnow,
@@ -70,7 +71,7 @@ class Fact(_Model):
     predicate: SafeName
     object: Identifier | None = None
     value: FactValue | None = None
-    holds: bool = True
+    holds: StrictBool = True
 
     @model_validator(mode="after")
     def _object_or_value(self) -> Self:

@@ -11,8 +11,10 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol, runtime_checkable
@@ -28,7 +30,10 @@ __all__ = [
     "SentenceTransformerEmbedder",
     "check_texts",
     "default_embedder",
+    "warm_up",
 ]
+
+_log = logging.getLogger("graphmem.embedders")
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -188,7 +193,10 @@ class SentenceTransformerEmbedder:
             with _models_lock:
                 model = _models.get(key)
                 if model is None:
+                    _log.info("loading the embedding model %s (once per process)", path)
+                    started = time.perf_counter()
                     model = _models[key] = _load_quietly(path, self._device)
+                    _log.info("loaded the embedding model in %.1f s", time.perf_counter() - started)
         except ImportError as exc:
             raise BackendUnavailable(
                 f"the default embedder needs the embeddings extra ({exc}); install it with "
@@ -196,6 +204,12 @@ class SentenceTransformerEmbedder:
                 "embedder=HashingEmbedder() (or your own Embedder) to graphmem.open"
             ) from exc
         return model
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (this process loaded it for this path)."""
+        path = self._model_path
+        return any(k[1] == self._device and (path is None or k[0] == path) for k in _models)
 
     @property
     def dimension(self) -> int:
@@ -268,6 +282,22 @@ def _load_quietly(path: str, device: str) -> Any:
     finally:
         if shown:
             transformers_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+
+
+def warm_up(embedder: Embedder) -> float:
+    """Make ``embedder``'s first real call as fast as its hundredth; return the seconds spent.
+
+    Loads a model-backed embedder's model and runs a query-sized and a batch-sized
+    embedding through it (the first forward passes of each shape pay for allocations
+    and kernel selection). Servers call it in the background when they start.
+    """
+    started = time.perf_counter()
+    sentence = "the quick brown fox jumps over the lazy dog by the river at dusk "
+    for _ in range(3):  # queries of a few lengths: torch picks kernels per shape
+        for n in (2, 4, 8, 13, 26, 52):
+            embedder.embed([" ".join((sentence * 4).split()[:n])])
+    embedder.embed([f"warming up passage {i}" for i in range(_QUERY_TEXTS + 1)])
+    return time.perf_counter() - started
 
 
 def default_embedder() -> Embedder:

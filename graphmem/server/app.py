@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import json
 import logging
@@ -32,7 +33,7 @@ from fastapi import APIRouter, Depends, FastAPI, Path, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, WithJsonSchema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import StreamingResponse
@@ -98,6 +99,9 @@ class ServerConfig:
         context_cache: How many conversation memories (summaries, windows) are kept
             in memory, least recently used dropped first.
         cors_origins: Browser origins allowed to call the API (a WebGL build, say).
+        mcp: Also serve the MCP tools at ``/mcp`` (streamable HTTP), on the same store
+            and keys (:mod:`graphmem.server.mcp_mount`).
+        mcp_actor: Who governed writes through MCP are audited as.
     """
 
     store: str | GraphStore
@@ -109,6 +113,8 @@ class ServerConfig:
     embedder: Embedder | None = None
     context_cache: int = 1024
     cors_origins: tuple[str, ...] = ()
+    mcp: bool = False
+    mcp_actor: str = "mcp-agent"
 
     def __post_init__(self) -> None:
         if (self.tenant is None) == (self.keys is None):
@@ -273,10 +279,19 @@ TurnKey = Annotated[str, _path_id("turn id"), AfterValidator(_unquote)]
 FactId = Annotated[str, _path_id("fact id"), AfterValidator(_unquote)]
 PlaceId = Annotated[str, _path_id("place's entity id"), AfterValidator(_unquote)]
 
+
+def _printable_query() -> Any:
+    """A printable name in the query (an actor, a session): its rule in the schema too."""
+    return Query(min_length=1, max_length=256, json_schema_extra={"pattern": s.PRINTABLE_PATTERN})
+
+
 Limit = Annotated[int | None, Query(ge=1, le=100_000, description="At most this many.")]
 IdQ = Annotated[str | None, Query(min_length=1, max_length=512)]
 DepthQ = Annotated[int, Query(ge=1, le=s.MAX_DEPTH)]
-NamesQ = Annotated[list[str] | None, Query(max_length=256)]
+NamesQ = Annotated[
+    list[Annotated[str, WithJsonSchema({"type": "string", "pattern": s.SAFE_NAME_JSON})]] | None,
+    Query(max_length=256),
+]
 DirectionQ = Annotated[Literal["out", "in", "both"], Query()]
 Strategy = Annotated[Literal["none", "truncation", "rolling_summary"], Query()]
 Budget = Annotated[int, Query(ge=1, le=s.MAX_TOKENS)]
@@ -648,8 +663,36 @@ def _flatten(errors: Sequence[Any]) -> list[dict[str, Any]]:
     return out
 
 
+_JSON_TYPES = ("application/json", "application/x-ndjson")
+
+
+def _unreadable_body(request: Request, exc: RequestValidationError) -> Response | None:
+    """415 for a body that is not JSON, 400 for JSON that does not parse; else None."""
+    raw = exc.errors()
+    if not any(tuple(e.get("loc", ()))[:1] == ("body",) for e in raw):
+        return None
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media and media not in _JSON_TYPES and not media.endswith("+json"):
+        detail = f"the body is {media}; send application/json"
+        body = problem_body(415, detail, title="UnsupportedMediaType", instance=request.url.path)
+        return _problem_response(415, body)
+    unparsed = [e for e in raw if e.get("type") == "json_invalid"]
+    # An unpaired surrogate escape is well-formed JSON whose text cannot be stored: 422.
+    if unparsed and not any(
+        "surrogate" in str((e.get("ctx") or {}).get("error")) for e in unparsed
+    ):
+        errors = validation_errors(raw)
+        detail = "the body is not valid JSON"
+        body = problem_body(400, detail, instance=request.url.path, extra={"errors": errors})
+        return _problem_response(400, body)
+    return None
+
+
 async def _validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
+    unreadable = _unreadable_body(request, exc)
+    if unreadable is not None:
+        return unreadable
     errors = validation_errors(_flatten(exc.errors()))
     where = ", ".join(".".join(str(p) for p in e["loc"]) + f": {e['msg']}" for e in errors[:5])
     body = problem_body(
@@ -670,8 +713,47 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
     if exc.status_code == 404 and detail == "Not Found":
         detail = f"no route {request.method} {request.url.path}; see /openapi.json"
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        allowed = _allowed_methods(request)
+        headers["Allow"] = ", ".join(allowed)
+        detail = f"{request.method} is not allowed here; allowed: {', '.join(allowed)}"
     body = problem_body(exc.status_code, detail, instance=request.url.path, extra=extra)
-    return _problem_response(exc.status_code, body, dict(exc.headers or {}))
+    return _problem_response(exc.status_code, body, headers)
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """The methods of the documented path this request names (Starlette names one route's).
+
+    The path is matched against the OpenAPI paths, the most literal first
+    (``/v1/entities/delete`` before ``/v1/entities/{entity_id}``); an undocumented path
+    (``/mcp``) gets the methods of the routes that take it.
+    """
+    path = request.url.path
+    documented = [
+        (template.count("{"), template, operations)
+        for template, operations in request.app.openapi().get("paths", {}).items()
+        if _template_regex(template).fullmatch(path)
+    ]
+    if documented:
+        operations = min(documented, key=lambda found: found[:2])[2]
+        return sorted(method.upper() for method in operations)
+    from starlette.routing import Match
+
+    methods = [
+        method
+        for method in ("DELETE", "GET", "PATCH", "POST", "PUT")
+        if any(
+            route.matches({**request.scope, "method": method})[0] == Match.FULL
+            for route in request.app.router.routes
+        )
+    ]
+    return methods or ["GET"]
+
+
+@functools.cache
+def _template_regex(template: str) -> re.Pattern[str]:
+    return re.compile(re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(template)))
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:
@@ -706,6 +788,7 @@ def _problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         405: "The route does not take this method.",
         409: "Stored data does not verify, or a state change is not allowed.",
         413: "The body or a batch is over a size limit (named in the problem).",
+        415: "The body is not JSON (send Content-Type: application/json).",
         422: "Bad input (InvalidInput): the problem says what to fix; nothing was written.",
         501: "The backend cannot do this (UnsupportedOperation).",
         503: "The store cannot be reached (BackendUnavailable).",
@@ -720,7 +803,7 @@ def _problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     }
 
 
-_ERRORS = _problem_responses(400, 401, 403, 404, 405, 409, 413, 422, 501, 503)
+_ERRORS = _problem_responses(400, 401, 403, 404, 405, 409, 413, 415, 422, 501, 503)
 
 
 # --------------------------------------------------------------------------- the app
@@ -758,7 +841,7 @@ def create_app(config: ServerConfig) -> FastAPI:
         lifespan=lifespan,
         generate_unique_id_function=lambda route: route.name,
         openapi_tags=_TAGS,
-        docs_url="/docs",
+        docs_url=None,  # FastAPI's pages load their scripts from a CDN: ours work offline
         redoc_url=None,
     )
     app.state.graphmem = state
@@ -769,6 +852,12 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _unexpected)
     app.include_router(_router())
+    if config.mcp:
+        from graphmem.server.mcp_mount import mount_mcp
+
+        # Without keys the server is loopback only: the SDK guards it from DNS rebinding.
+        host = "127.0.0.1" if config.keys is None else "0.0.0.0"
+        mount_mcp(app, state.memory, actor=config.mcp_actor, policy=config.policy, host=host)
 
     @app.get(
         "/healthz",
@@ -785,6 +874,12 @@ def create_app(config: ServerConfig) -> FastAPI:
         await _read(request, store.count_entities, "graphmem-healthz")
         return s.Health(status="ok", version=__version__)
 
+    from graphmem.server.docs_page import add_docs_pages
+    from graphmem.server.warmup import install_warmup
+
+    add_docs_pages(app)
+
+    app.state.warmup = install_warmup(app, lambda: state.store, config.embedder)
     if not config.cors_origins:  # the fast routes skip the middleware, CORS included
         app.fast = state
     if config.cors_origins:
@@ -894,6 +989,7 @@ _RESPONSE_NAMES = {
     405: "MethodNotAllowed",
     409: "Conflict",
     413: "PayloadTooLarge",
+    415: "UnsupportedMediaType",
     422: "InvalidInput",
     501: "NotImplemented",
     503: "Unavailable",
@@ -959,20 +1055,28 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
     @router.get("/entities", tags=["entities"], response_model=s.EntityList)
     async def list_entities(
         mem: Mem,
-        type: Annotated[str | None, Query(max_length=64)] = None,
+        type: Annotated[
+            str | None, Query(max_length=64, json_schema_extra={"pattern": s.SAFE_NAME_JSON})
+        ] = None,
         name_contains: Annotated[str | None, Query(max_length=512)] = None,
         limit: Limit = None,
+        name: Annotated[
+            str | None, Query(max_length=512, description="The whole name, any case.")
+        ] = None,
     ) -> s.EntityList:
-        """Entities by type and case-insensitive name substring, ordered by id."""
-        found = await _scan(mem.find_entities, type=type, name_contains=name_contains, limit=limit)
+        """Entities by type, whole name or case-insensitive name substring, ordered by id."""
+        found = await _scan(
+            mem.find_entities, type=type, name=name, name_contains=name_contains, limit=limit
+        )
         return s.EntityList(entities=found)
 
     @router.post("/entities/find", tags=["entities"], response_model=s.EntityList)
     async def find_entities(mem: Mem, body: s.EntityQuery) -> s.EntityList:
-        """Entities matching a filter: type, name substring, attribute equality, limit."""
+        """Entities matching a filter: type, whole name, name substring, attributes, limit."""
         found = await _scan(
             mem.find_entities,
             type=body.type,
+            name=body.name,
             name_contains=body.name_contains,
             attributes=body.attributes,
             limit=body.limit,
@@ -1427,8 +1531,8 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
     async def facts(
         mem: Mem,
         request: Request,
-        actor: Annotated[str, Query(min_length=1, max_length=256)],
-        session: Annotated[str | None, Query(min_length=1, max_length=256)] = None,
+        actor: Annotated[str, _printable_query()],
+        session: Annotated[str | None, _printable_query()] = None,
         subject: Annotated[str | None, Query(max_length=10_000)] = None,
         relation: Annotated[str | None, Query(max_length=10_000)] = None,
         as_of: datetime | None = None,
@@ -1522,7 +1626,10 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
         witness: IdQ = None,
         session_id: IdQ = None,
         place: IdQ = None,
-        type: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
+        type: Annotated[
+            str | None,
+            Query(min_length=1, max_length=64, json_schema_extra={"pattern": s.SAFE_NAME_JSON}),
+        ] = None,
         since: datetime | None = None,
         until: datetime | None = None,
         limit: Limit = None,

@@ -6,7 +6,11 @@
   against a bare uvicorn app that returns a constant JSON body of the same size: the
   framework's floor, measured with the same client and uvicorn settings;
 - the async twin's snapshot p50 (``await AsyncMemory.identity_snapshot``), against the
-  synchronous call: what the hop to a worker thread costs.
+  synchronous call: what the hop to a worker thread costs;
+- cold start (with the embeddings extra): a ``graphmem serve`` with the default embedder
+  is polled on ``/readyz`` from its start; once it says ready, a few documents are added
+  and the first retrieve is timed against the median of the 40 that follow it (warm);
+  and the time from start to ready.
 
 The servers run in their own processes on ``127.0.0.1`` (the load generator must not
 share their interpreter); both are stopped before the figures are printed.
@@ -174,6 +178,8 @@ def server_figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iter
         serve = [*cli, "serve", "--store", "memory://", "--tenant", _TENANT, "--port", "0"]
         with _process(serve) as port:
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            # Measure a ready server: the embedder's warm-up must not share the CPU.
+            _wait_ready(connection)
             connection.request(
                 "POST",
                 "/v1/import",
@@ -224,8 +230,80 @@ def server_figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iter
             "req/s",
         ).with_baseline(statistics.median(floor))
         yield from _async_figures(mem, picks)
+        yield from _cold_start_figures(cli, say)
     finally:
         mem.close()
+
+
+_LORE = [
+    "Mira Quell keeps the forge by the river and mends the ferry's chains.",
+    "Halden Crook runs the mill and waters the flour when the harvest is thin.",
+    "The Lantern tavern stands at the crossroads; Odile Marrow drinks there after dusk.",
+    "Tomas the ferryman owes Halden a debt he cannot pay before the frost.",
+]
+_QUESTIONS = [
+    "who mends the chains of the ferry",
+    "where does Odile drink",
+    "who owes a debt to the miller",
+    "what happens to the flour",
+]
+
+
+def _post(connection: http.client.HTTPConnection, path: str, body: dict[str, Any]) -> bytes:
+    import json
+
+    connection.request(
+        "POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"}
+    )
+    response = connection.getresponse()
+    answer = response.read()
+    if response.status != 200:
+        raise RuntimeError(f"POST {path}: {response.status} {answer[:200]!r}")
+    return answer
+
+
+def _wait_ready(connection: http.client.HTTPConnection, limit: float = 600) -> None:
+    """Poll ``GET /readyz`` every 50 ms until it answers 200."""
+    deadline = time.perf_counter() + limit
+    while True:
+        connection.request("GET", "/readyz")
+        response = connection.getresponse()
+        response.read()
+        if response.status == 200:
+            return
+        if time.perf_counter() > deadline:
+            raise RuntimeError(f"graphmem serve did not become ready in {limit:g} s")
+        time.sleep(0.05)
+
+
+def _cold_start_figures(cli: list[str], say: Callable[[str], None]) -> Iterator[Figure]:
+    """The first retrieve after ``/readyz`` says ready, against warm retrieves (same run)."""
+    from graphmem.retrieval import SentenceTransformerEmbedder
+
+    if not SentenceTransformerEmbedder.available():
+        say("cold start: skipped (the embeddings extra is not installed)")
+        return
+    say("cold start: graphmem serve with the default embedder, polling /readyz ...")
+    serve = [*cli, "serve", "--store", "memory://", "--tenant", _TENANT, "--port", "0"]
+    started = time.perf_counter()
+    with _process(serve) as port:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        _wait_ready(connection)
+        ready = time.perf_counter() - started
+        _post(connection, "/v1/documents", {"documents": [{"text": t} for t in _LORE]})
+        first = _time_ns(
+            partial(_post, connection, "/v1/retrieve", {"query": _QUESTIONS[0], "k": 5})
+        )
+        warm = [
+            _time_ns(partial(_post, connection, "/v1/retrieve", {"query": q, "k": 5}))
+            for _ in range(10)
+            for q in _QUESTIONS
+        ]
+        connection.close()
+    yield Figure("cold start: first retrieve after /readyz", first / 1000, "ms").with_baseline(
+        statistics.median(warm) / 1000
+    )
+    yield Figure("cold start: seconds from start to /readyz 200", ready, "s")
 
 
 def _async_figures(mem: Memory, picks: list[str]) -> Iterator[Figure]:

@@ -95,7 +95,8 @@ def serve(
             await super().startup(sockets=sockets)
             if not self.should_exit:
                 auth = f"tenant {config.tenant!r}, no keys" if config.keys is None else "API keys"
-                print(f"graphmem serve: listening on {where} ({auth})", file=out, flush=True)
+                mcp = f"; MCP at {where}/mcp" if config.mcp else ""
+                print(f"graphmem serve: listening on {where} ({auth}{mcp})", file=out, flush=True)
 
         @contextlib.contextmanager
         def capture_signals(self) -> Iterator[None]:

@@ -26,6 +26,7 @@ from graphmem.models import (
     EntityFilter,
     Relationship,
     SessionInfo,
+    StrictBool,
     Trajectory,
     Turn,
 )
@@ -110,6 +111,26 @@ Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH)]
 IdText = Annotated[str, Field(min_length=1, max_length=512)]
 ShortText = Annotated[str, Field(min_length=1, max_length=256)]
 
+_UNPRINTABLE = (
+    "\\u0000-\\u001f\\u007f-\\u00a0\\u00ad\\u034f\\u061c\\u115f\\u1160\\u1680"
+    "\\u17b4\\u17b5\\u180b-\\u180f\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f"
+    "\\u2800\\u3000\\u3164\\ud800-\\uf8ff\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\uffff"
+)
+PRINTABLE_PATTERN = f"^[^{_UNPRINTABLE}\\s]([^{_UNPRINTABLE}]*[^{_UNPRINTABLE}\\s])?$"
+"""A printable name (``check_printable_name``: actors, sessions of governed writes), as a
+JSON Schema pattern for schema readers: no control, format, invisible, private-use or
+surrogate character, no wide space, no blank at either end. The server checks the full
+rule (unassigned code points and NFC too); the schema does not enforce it twice."""
+SAFE_NAME_JSON = "^[A-Za-z][A-Za-z0-9_]{0,63}$"
+"""``SAFE_NAME_PATTERN`` as a JSON Schema pattern (types: entity, relationship, event)."""
+SafeText = Annotated[
+    str, Field(min_length=1, max_length=64, json_schema_extra={"pattern": SAFE_NAME_JSON})
+]
+
+PrintableText = Annotated[
+    str, Field(min_length=1, max_length=256, json_schema_extra={"pattern": PRINTABLE_PATTERN})
+]
+
 
 class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
@@ -134,7 +155,7 @@ class EntityUpdate(_Body):
     """A partial update: rename, retype, merge attributes, remove attribute keys."""
 
     name: str | None = None
-    type: str | None = None
+    type: SafeText | None = None
     attributes: dict[str, Any] | None = None
     remove_attributes: list[str] = Field(default_factory=list)
 
@@ -192,7 +213,7 @@ class RelationshipKey(_Body):
 
     source_id: IdText
     target_id: IdText
-    type: ShortText
+    type: SafeText
 
 
 class Invalidation(RelationshipKey):
@@ -215,7 +236,7 @@ class ExpandRequest(_Body):
 
     seed_ids: list[IdText] = Field(min_length=1)
     depth: Depth = 1
-    rel_types: list[ShortText] | None = None
+    rel_types: list[SafeText] | None = None
     direction: Literal["out", "in", "both"] = "both"
     within: list[IdText] | None = None
     max_nodes: Annotated[int, Field(ge=1, le=MAX_NODES)] | None = None
@@ -290,8 +311,8 @@ class DocumentBatch(_Body):
     documents: list[Document]
     chunk_tokens: Annotated[int, Field(ge=16, le=100_000)] = 200
     overlap: Annotated[int, Field(ge=0, le=100)] = 1
-    embed: bool = True
-    nested_mentions: bool = True
+    embed: StrictBool = True
+    nested_mentions: StrictBool = True
 
 
 class IngestOut(_Body):
@@ -316,7 +337,7 @@ class IndexTurnsRequest(_Body):
     """Which turns to link to entities (and embed): one session, or all."""
 
     session_id: IdText | None = None
-    embed: bool = True
+    embed: StrictBool = True
 
 
 class Indexed(_Body):
@@ -333,7 +354,7 @@ class RetrieveRequest(_Body):
     hops: Annotated[int, Field(ge=0, le=MAX_DEPTH)] = 2
     graph_scope: list[IdText] | None = None
     kinds: list[Literal["chunk", "turn", "entity", "relationship"]] | None = None
-    rel_types: list[ShortText] | None = None
+    rel_types: list[SafeText] | None = None
     preset: ShortText | None = None
     max_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS)] | None = Field(
         default=None, description="Also render the results as prompt text within this budget."
@@ -355,7 +376,7 @@ class AskRequest(_Body):
     max_hops: Annotated[int, Field(ge=1, le=MAX_DEPTH)] | None = Field(
         default=None, description="The longest relation path considered (default 3)."
     )
-    semantic: bool | None = Field(
+    semantic: StrictBool | None = Field(
         default=None,
         description="Compare words by embedding too; false: by stem only; "
         "null: when the server has an embedder.",
@@ -410,8 +431,8 @@ class AskOut(_Body):
 class FactActor(_Body):
     """Who acts on governed facts (and in which session)."""
 
-    actor: ShortText
-    session: ShortText | None = None
+    actor: PrintableText
+    session: PrintableText | None = None
 
 
 class LearnRequest(FactActor):
@@ -430,7 +451,7 @@ class RelateRequest(FactActor):
     """One relationship to write through the governance rules (see ``Memory.relate``)."""
 
     source_id: IdText
-    type: ShortText
+    type: SafeText
     target_id: IdText
     source_type: ShortText = "manual"
     memory_type: Literal["semantic", "episodic", "procedural"] = "semantic"
@@ -550,7 +571,7 @@ WorldTime = Annotated[datetime | None, Field(description="World (game) time; def
 class EventIn(_Body):
     """Something that happened (``Memory.record_event``): the world and its witnesses follow."""
 
-    type: ShortText = Field(description="What happened: moved, entered, hid, ... (a safe name).")
+    type: SafeText = Field(description="What happened: moved, entered, hid, ... (a safe name).")
     actor: IdText | None = None
     participants: list[IdText] = Field(default_factory=list)
     place: IdText | None = Field(default=None, description="Default: where the actor is.")
@@ -672,7 +693,7 @@ class MindRecallRequest(_Body):
     )
     k: Annotated[int, Field(ge=1, le=MAX_K)] = 10
     at: WorldTime = None
-    mark: bool = Field(
+    mark: StrictBool = Field(
         default=True, description="Record the recall (it refreshes the beliefs' recency)."
     )
 

@@ -29,3 +29,9 @@ def test_quick_server_bench_reports_http_throughput_and_async_figures(
     assert rows["snapshot requests/s, 16 clients (floor: constant JSON)"]["better"] == "higher"
     assert "snapshot p50 over HTTP minus in-process" in rows
     assert "async overhead per call (p50)" in rows
+    from graphmem.retrieval import SentenceTransformerEmbedder
+
+    if SentenceTransformerEmbedder.available():
+        first = rows["cold start: first retrieve after /readyz"]
+        assert first["value"] > 0 and first["baseline"] > 0, first
+        assert rows["cold start: seconds from start to /readyz 200"]["value"] > 0

@@ -390,7 +390,13 @@ def test_export_streams_and_import_round_trips(
             "POST",
             "/v1/entities",
             {"content": b"{not json", "headers": {"Content-Type": "application/json"}},
-            422,
+            400,
+        ),
+        (
+            "POST",
+            "/v1/entities",
+            {"content": b"entities: mira", "headers": {"Content-Type": "text/plain"}},
+            415,
         ),
         (
             "POST",
@@ -424,6 +430,7 @@ def test_export_streams_and_import_round_trips(
     ],
     ids=[
         "not json",
+        "not a json body",
         "unsafe type",
         "unknown field",
         "lone surrogate",

@@ -96,3 +96,28 @@ def test_a_broken_spec_fails_the_type_check(tmp_path: Path, built: Path) -> None
         timeout=300,
     )
     assert check.returncode != 0 and "NPCIdentity" in check.stdout
+
+
+def test_the_readme_snippets_compile_under_the_package_tsconfig(
+    built: Path, tmp_path: Path
+) -> None:
+    """Every ```ts block of clients/typescript/README.md, in order, as one module, type-checks."""
+    readme = (CLIENT / "README.md").read_text("utf-8")
+    blocks = [b.split("```", 1)[0] for b in readme.split("```ts\n")[1:]]
+    assert blocks, "the README has no TypeScript example"
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("client.ts", "schema.d.ts"):
+        shutil.copy(CLIENT / "src" / name, source / name)
+    (source / "readme.ts").write_text("\n".join(blocks) + "\nexport {};\n", "utf-8")
+    shutil.copy(CLIENT / "tsconfig.json", tmp_path / "tsconfig.json")
+    (tmp_path / "node_modules").symlink_to(CLIENT / "node_modules")
+    tsc = CLIENT / "node_modules" / ".bin" / "tsc"
+    done = subprocess.run(
+        [str(tsc), "-p", str(tmp_path / "tsconfig.json"), "--noEmit"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]

@@ -74,8 +74,8 @@ def test_entity_relate_say_history_branches(url: str, capsys: pytest.CaptureFixt
     run(
         capsys, "say", *at, "--session", "s1", "--role", "npc", "--speaker", "Odile", "Two coppers."
     )
-    with graphmem.open(url, tenant="t") as mem:
-        mem.conversation("s1").fork(ask["id"])
+    status, out, _ = run(capsys, "fork", *at, "--session", "s1", ask["id"], "--json")
+    assert (status, json.loads(out)["id"]) == (0, ask["id"])
     status, out, _ = run(capsys, "say", *at, "--session", "s1", "--role", "npc", "Not tonight.")
     assert status == 0 and out.rstrip().endswith("npc: Not tonight.")
     status, out, _ = run(capsys, "history", *at, "--session", "s1", "--json")
@@ -119,7 +119,10 @@ def test_ask_answers_from_the_graph(url: str, capsys: pytest.CaptureFixture[str]
     status, out, _ = run(capsys, "ask", *at, "what does Halden Crook run?", "--json")
     answers = json.loads(out)["answers"]
     assert status == 0 and [a["entity"]["id"] for a in answers] == ["mill"]
-    assert answers[0]["path"] == ["->runs"] and answers[0]["facts"][0]["type"] == "runs"
+    # the wire form of POST /v1/ask: a step says its direction in words, as HTTP does
+    assert answers[0]["path"] == [{"type": "runs", "direction": "out"}]
+    assert answers[0]["facts"][0]["type"] == "runs"
+    assert answers[0]["explanation"] == "halden -runs-> mill"
     status, out, _ = run(capsys, "ask", *at, "what does Halden Crook run?")
     assert status == 0 and out.split()[1:] == ["The", "Mill", "(mill)", "halden", "-runs->", "mill"]
     status, out, _ = run(capsys, "ask", *at, "who is nobody?")
@@ -229,3 +232,30 @@ def test_schema_install_prints_json(url: str, capsys: pytest.CaptureFixture[str]
     status, out, _ = run(capsys, "schema", "install", "--store", url, "--json")
     assert status == 0
     assert json.loads(out)["indexes"] == []  # the embedded backend keeps no schema
+
+
+def test_say_parent_answers_an_earlier_turn(url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    at = ["--store", url, "--tenant", "t", "--session", "s"]
+    run(capsys, "say", *at, "--role", "player", "--turn-id", "q", "Across?")
+    run(capsys, "say", *at, "--role", "npc", "Two coppers.")
+    status, out, _ = run(capsys, "say", *at, "--role", "npc", "--parent", "q", "Free.", "--json")
+    assert status == 0 and json.loads(out)["content"] == "Free."
+    status, out, _ = run(capsys, "history", *at, "--json")
+    assert [t["content"] for t in json.loads(out)["turns"]] == ["Across?", "Free."]
+    status, out, _ = run(capsys, "fork", *at, "q")
+    assert status == 0 and out.startswith("the head of s is now:") and "Across?" in out
+    status, _, err = run(capsys, "fork", *at, "no-such-turn")
+    assert status == 2 and "no-such-turn" in err
+
+
+def test_check_and_demo_speak_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "demo.graphmem"
+    status, out, _ = run(capsys, "demo", "--file", str(target), "--json")
+    demo = json.loads(out)
+    assert status == 0 and demo["ok"] is True and demo["tenant"] == "brindleford"
+    assert demo["reopened"]["turns"]["identical"] is True and demo["active_branch"]
+    assert demo["snapshot_prompt"] and demo["persistent"] is True
+    status, out, _ = run(capsys, "check", "--store", target.as_uri(), "--json")
+    report = json.loads(out)
+    assert (status, report["ok"], report["problems"]) == (0, True, [])
+    assert report["counts"]

@@ -10,7 +10,7 @@ From the bottom up (docs/architecture.md draws them):
   ``minds``, ``analysis``: pure logic over the contract;
 - facade: ``memory`` (``Memory``, the one object a user holds);
 - doors: the package face (``graphmem/__init__.py``), ``cli``, ``commands``, ``server``,
-  ``mcp_server``, ``aio``, ``bench*``, ``evaluation*``, ``demo_world``, ``demos``,
+  ``mcp_server``, ``mcp_world``, ``aio``, ``bench*``, ``evaluation*``, ``demo_world``, ``demos``,
   ``__main__``.
 
 A module imports only modules of its own layer or below, and logic and the facade never
@@ -59,6 +59,7 @@ PLACES = {
     "graphmem.commands": "doors",
     "graphmem.server": "doors",
     "graphmem.mcp_server": "doors",
+    "graphmem.mcp_world": "doors",
     "graphmem.bench": "doors",
     "graphmem.bench_recall": "doors",
     "graphmem.bench_storage": "doors",

@@ -28,5 +28,15 @@ def test_readme_example_is_on_the_first_screen() -> None:
     assert lines[0] == "# graphmem"
     assert "make demo" in first_screen
     assert "make test" in first_screen
-    assert "pip install graphmem" in first_screen
+    # not on a package index yet: from a checkout, or a wheel built from one
+    assert "pip install ." in first_screen
+    assert "python -m build" in first_screen and "dist/graphmem-" in first_screen
     assert "```python" in first_screen
+
+
+def test_readme_shell_lines_survive_zsh() -> None:
+    """A URL with '?' is quoted: zsh would take it as a glob and stop ("no matches found")."""
+    for line in README.read_text("utf-8").splitlines():
+        if line.startswith("curl "):
+            for word in line.split():
+                assert "?" not in word or word[0] in "'\"", line

@@ -67,9 +67,9 @@ function clocks(options: Clocks): Query {
 
 export interface ClientOptions {
   /** An API key made by `graphmem keys add` (not needed for a `--tenant` server). */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** Another fetch (a test double, a proxy); default: the global one. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
 }
 
 /** One graphmem server, as one tenant: the tenant its API key opens. */
