@@ -9,6 +9,8 @@ parameters the store sends; a profiled write runs in a transaction that is rolle
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -240,3 +242,167 @@ def test_append_costs_the_same_on_a_long_conversation(
         hits[session] = db_hits(plan)
         print(f"append on {session}: {hits[session]} db hits; plan {operators(plan)}")
     assert hits["long"] <= hits["short"] + 10, hits
+
+
+# --------------------------------------------------------------------------- index seeks, hubs
+
+
+INDEX_SCANS = ("NodeIndexScan", "NodeIndexContainsScan", "NodeIndexEndsWithScan")
+"""Operators that read a whole index: the plan of a cold store (issue 25) read every
+entity of the tenant per row through a single-property ``tenant`` index."""
+
+
+def test_batch_writes_seek_their_nodes_on_a_store_without_statistics(
+    traced: tuple[GraphStore, list[TraceEvent]], tenant: str
+) -> None:
+    store, events = traced
+    store.clear(tenant)
+    events.clear()
+    store.upsert_entities(tenant, _entities(500))
+    store.upsert_relationships(tenant, _ring(500, 7))
+    store.append_turns(
+        tenant, "s", [Turn(session_id="s", role="npc", content=f"{i}") for i in range(50)]
+    )
+    for name in (
+        "entities/upsert_entities",
+        "relationships/upsert_relationships",
+        "conversations/append_turns",
+    ):
+        [params] = sent(events, name)
+        if name == "conversations/append_turns":  # new ids: the turns are stored already
+            params = dict(params, session_id="profiled")
+            params["rows"] = [
+                dict(row, props=dict(row["props"], id=f"p{i}", session="profiled"))
+                for i, row in enumerate(params["rows"])
+            ]
+        plan = profile(store, name, params)
+        ops = operators(plan)
+        assert not set(ops) & {*SCANS, *INDEX_SCANS}, (name, ops)
+        rows = len(params["rows"])
+        # A seek per node and a few hits per property written: bounded per row.
+        assert db_hits(plan) / rows < 60, (name, db_hits(plan) / rows)
+
+
+def test_a_hub_costs_no_more_per_relationship_than_a_leaf(
+    traced: tuple[GraphStore, list[TraceEvent]], tenant: str
+) -> None:
+    """The existence check of an upsert expands between two bound ends from the one with
+    fewer relationships (Expand(Into)): a hub NPC with thousands of relationships costs a
+    new relationship to a leaf what a leaf costs, not its degree."""
+    store, events = traced
+    n = 3_000
+    store.upsert_entities(tenant, [*_entities(n), Entity(id="hub", type="npc", name="Hub")])
+    rels = [Relationship(source_id="hub", target_id=f"e{i}", type="knows") for i in range(n)]
+    store.upsert_relationships(tenant, rels[: n - 200])
+    events.clear()
+    store.upsert_relationships(tenant, rels[n - 200 :])
+    [params] = sent(events, "relationships/upsert_relationships")
+    plan = profile(store, "relationships/upsert_relationships", params)
+    assert "Expand(Into)" in operators(plan)
+    per_row = db_hits(plan) / 200
+    assert per_row < 100, per_row  # expanding the hub would be about n per row
+
+
+# --------------------------------------------------------------------------- the wire
+
+
+class WireLog:
+    """Counts the network round trips the driver makes, from its own wire log.
+
+    The driver logs every Bolt message it sends (``C: RUN``) and receives (``S: SUCCESS``)
+    on ``neo4j.io`` at DEBUG; a round trip is a batch of sends followed by a receive.
+    """
+
+    def __init__(self) -> None:
+        self.trips = 0
+        self.messages: list[str] = []
+        self._last = ""
+        self._pattern = re.compile(r"\]\s+([CS]): (?!<)(\w+)(.*)")
+        self._logger = logging.getLogger("neo4j.io")
+        self._handler = logging.Handler(logging.DEBUG)
+        self._handler.emit = self._emit  # type: ignore[method-assign]
+        self._level = self._logger.level
+
+    def _emit(self, record: Any) -> None:
+        match = self._pattern.search(record.getMessage())
+        if match is None:
+            return
+        side, message, rest = match.groups()
+        if message in ("HELLO", "LOGON", "GOODBYE", "RESET", "ROUTE", "TELEMETRY"):
+            return  # connection upkeep, not the operation's
+        self.messages.append(f"{side}: {message}{rest}")
+        if side == "S" and self._last == "C":
+            self.trips += 1
+        self._last = side
+
+    def __enter__(self) -> WireLog:
+        self._logger.addHandler(self._handler)
+        self._logger.setLevel(logging.DEBUG)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._logger.removeHandler(self._handler)
+        self._logger.setLevel(self._level)
+
+
+def _operations(store: GraphStore, tenant: str) -> dict[str, Any]:
+    store.upsert_entities(tenant, _entities(3))
+    store.upsert_relationships(tenant, _ring(3, 1))
+    first = store.append_turn(tenant, Turn(session_id="s", role="npc", content="hello e0"))
+    return {
+        "upsert_entities": lambda: store.upsert_entities(tenant, _entities(3)),
+        "upsert_relationships (one type)": lambda: store.upsert_relationships(tenant, _ring(3, 1)),
+        "upsert_relationships (two types)": lambda: store.upsert_relationships(
+            tenant, [*_ring(3, 1), *_ring(3, 2, "trusts")]
+        ),
+        "append_turn": lambda: store.append_turn(
+            tenant, Turn(session_id="s", role="npc", content="hi")
+        ),
+        "append_turns": lambda: store.append_turns(
+            tenant, "s", [Turn(session_id="s", role="npc", content=str(i)) for i in range(3)]
+        ),
+        "branch": lambda: store.branch(tenant, "s"),
+        "identity_snapshot": lambda: store.identity_snapshot(tenant, "e0"),
+        "get_entities": lambda: store.get_entities(tenant, ["e0", "e1"]),
+        "update_entity": lambda: store.update_entity(tenant, "e0", name="E zero"),
+        "fork": lambda: store.fork(tenant, "s", first.id),
+        "gather": lambda: store.gather(tenant, seed_ids=["e0"], depth=2),
+    }
+
+
+def test_the_tracer_counts_the_round_trips_on_the_wire(
+    traced: tuple[GraphStore, list[TraceEvent]], tenant: str
+) -> None:
+    store, events = traced
+    operations = _operations(store, tenant)
+    for name, call in operations.items():
+        call()  # a pooled connection is open: its HELLO is not the operation's
+        events.clear()
+        with WireLog() as wire:
+            call()
+        traced_trips = sum(e.round_trips for e in events)
+        assert traced_trips == wire.trips, (name, traced_trips, wire.messages)
+        one_statement = ("upsert_", "append_turn", "branch", "identity", "get_", "gather")
+        if name.startswith(one_statement) and "two types" not in name:
+            assert wire.trips == 1, (name, wire.messages)  # one statement, auto-commit
+
+
+def test_reads_ask_for_read_access_and_writes_for_write_access(
+    neo4j_url: str, schema: object, tenant: str
+) -> None:
+    """Behind neo4j:// a read goes to a follower when the server says it may: every read
+    of the store is sent with read access (``mode: r``), every write without it."""
+    routing = "neo4j://" + neo4j_url.split("://", 1)[1]
+    with open_store(routing) as store:
+        operations = _operations(store, tenant)
+        reads = {"branch", "identity_snapshot", "get_entities", "gather"}
+        for name, call in operations.items():
+            call()
+            with WireLog() as wire:
+                call()
+            sent = [m for m in wire.messages if m.startswith(("C: RUN", "C: BEGIN"))]
+            assert sent, name
+            if name in reads:
+                assert all("'mode': 'r'" in m for m in sent), (name, sent)
+            else:
+                assert not any("'mode': 'r'" in m for m in sent), (name, sent)

@@ -270,15 +270,26 @@ def _memory(store: GraphStore, tenant: str) -> Memory:
 def test_memory_retrieve_on_neo4j_agrees_with_the_embedded_backend(
     store: GraphStore, tenant: str, reference: GraphStore
 ) -> None:
+    """What both backends must agree on, whatever their BM25: the passage that answers
+    each question is in both top 3, and the facts retrieved are the same. The order of
+    the rest is not compared: Lucene's and tantivy's BM25 analyzers differ, and the
+    fused ranks of near ties with them, so such a comparison tests the analyzers.
+    (Exact parity of each part is tested above: vector search, walks, hybrid search.)"""
     ours = _memory(store, tenant)
     theirs = _memory(reference, "ref")
-    for question in ("who runs the mill?", "where does the smith work?", "what floods?"):
+    gold = {
+        "who runs the mill?": "mill",
+        "where does the smith work?": "forge",
+        "what floods?": "bell",
+    }
+    for question, passage in gold.items():
         got = ours.retrieve(question, k=5)
         want = theirs.retrieve(question, k=5)
-        # BM25 scores differ between Lucene and tantivy (analyzers), so only the best result and
-        # the set of sources are compared, not every score.
-        assert (got[0].kind, got[0].source_id) == (want[0].kind, want[0].source_id), question
-        assert {(r.kind, r.source_id) for r in got} == {(r.kind, r.source_id) for r in want}
+        for results in (got, want):
+            top = [r.source_id for r in results[:3] if r.kind == "chunk"]
+            assert any(s.split("#")[0] == passage for s in top), (question, results)
+        facts = {r.source_id for r in got if r.kind == "relationship"}
+        assert facts == {r.source_id for r in want if r.kind == "relationship"}, question
     dump = store.dump(tenant)
     assert sorted(c.id for c in dump.chunks) == sorted(c.id for c in reference.dump("ref").chunks)
     assert sorted(dump.mentions) == sorted(reference.dump("ref").mentions)
