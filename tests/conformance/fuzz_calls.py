@@ -704,11 +704,13 @@ spec(
     "find_entities",
     options=lambda w: {
         "type": optional(names(ENTITY_TYPES)),
+        "name": optional(texts()),
         "name_contains": optional(texts()),
         "attributes": optional(attributes()),
         "limit": optional(sizes()),
     },
 )
+spec(M, "resolve_entity", lambda w: [texts()])
 spec(M, "count_entities")
 spec(M, "upsert_relationships", lambda w: [relationship_rows()], check=check_relationships)
 spec(

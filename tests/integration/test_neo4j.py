@@ -185,7 +185,10 @@ def test_large_batches_round_trips_and_counts(neo4j_url: str, schema: object) ->
         events.clear()
         stored = store.upsert_entities(tenant, entities)
         assert len(stored) == n
-        assert [e.name for e in events] == ["entities/upsert_entities"] * (n // BATCH_ROWS)
+        # Two statements in one transaction (its BEGIN and COMMIT: one more event).
+        assert [e.name for e in events] == ["entities/upsert_entities"] * (n // BATCH_ROWS) + [
+            "transaction"
+        ]
         rels = [
             Relationship(source_id=f"e{i}", target_id=f"e{(i + 1) % n}", type="knows")
             for i in range(n)
@@ -194,7 +197,7 @@ def test_large_batches_round_trips_and_counts(neo4j_url: str, schema: object) ->
         store.upsert_relationships(tenant, rels)
         assert [e.name for e in events] == ["relationships/upsert_relationships"] * (
             n // BATCH_ROWS
-        )
+        ) + ["transaction"]
         assert store.count_entities(tenant) == n
         assert store.count_relationships(tenant) == n
         found = store.find_entities(tenant, EntityFilter(attributes={"i": 4242}))
