@@ -308,35 +308,24 @@ def turn_from_row(row: Mapping[str, Any], parent_id: str | None = _UNSET) -> Tur
     common case, thousands at a time in a history) is built without validating each
     value again, at a fraction of the cost (:func:`_stored_turn`).
     """
-    parent = row.get("parent_id") if parent_id is _UNSET else parent_id
+    fields: dict[str, Any] = {
+        "id": row["id"],
+        "parent_id": row.get("parent_id") if parent_id is _UNSET else parent_id,
+        "session_id": row["session"],
+        "role": row["role"],
+        "speaker": row.get("speaker"),
+        "content": row["content"],
+        "summary": row.get("summary"),
+        "turn_id": row.get("turn_id"),
+        "created_at": to_datetime(row["created_at"]),
+    }
     trajectory = row.get("trajectory_json")
     artifacts = row.get("artifacts_json")
     hidden = row.get("hidden_artifacts_json")
     if trajectory is None and artifacts is None and hidden is None:
-        return _stored_turn(
-            id=row["id"],
-            parent_id=parent,
-            session_id=row["session"],
-            role=row["role"],
-            speaker=row.get("speaker"),
-            content=row["content"],
-            summary=row.get("summary"),
-            turn_id=row.get("turn_id"),
-            created_at=to_datetime(row["created_at"]),
-            trajectory=None,
-            artifacts=(),
-            hidden_artifacts=(),
-        )
+        return _stored_turn(**fields, trajectory=None, artifacts=(), hidden_artifacts=())
     return Turn(
-        id=row["id"],
-        parent_id=parent,
-        session_id=row["session"],
-        role=row["role"],
-        speaker=row.get("speaker"),
-        content=row["content"],
-        summary=row.get("summary"),
-        turn_id=row.get("turn_id"),
-        created_at=to_datetime(row["created_at"]),
+        **fields,
         trajectory=Trajectory.model_validate_json(trajectory) if trajectory else None,
         artifacts=json.loads(artifacts or "[]"),
         hidden_artifacts=json.loads(hidden or "[]"),
