@@ -15,14 +15,14 @@ MERGE (e:Entity {tenant: $tenant, id: row.id})
   ON CREATE SET e.created_at = sent_created, e.updated_at = sent_updated
   ON MATCH SET e.updated_at = CASE WHEN now < e.created_at THEN e.created_at ELSE now END
 WITH e, row, sent_created, sent_updated, e.created_at AS created_at, e.updated_at AS updated_at,
-     e.embedding AS embedding, e.embedding_dim AS embedding_dim
-SET e = row.props
-SET e.tenant = $tenant,
-    e.id = row.id,
-    e.created_at = created_at,
-    e.updated_at = updated_at,
-    e.embedding = embedding,
-    e.embedding_dim = embedding_dim
+     row.props AS props
+SET e = props {.*,
+               tenant: $tenant,
+               id: row.id,
+               created_at: created_at,
+               updated_at: updated_at,
+               embedding: e.embedding,
+               embedding_dim: e.embedding_dim}
 RETURN count(*) AS written,
        collect(CASE
                  WHEN created_at <> sent_created OR updated_at <> sent_updated
