@@ -262,7 +262,14 @@ class Memory:
     def invalidate(
         self, source_id: str, target_id: str, type: str, *, at: datetime | None = None
     ) -> Relationship:
-        """Mark a fact as no longer holding from ``at`` (default now); it stays readable."""
+        """Mark a fact as no longer holding from ``at`` (default now); it stays readable.
+
+        Raises:
+            InvalidInput: ``at`` is at or before the fact's start (its ``valid_at``, or
+                ``created_at`` without one), which would leave it no validity at all;
+                nothing is written.
+            NotFound: No such fact.
+        """
         self._check_open()
         return self._store.invalidate_relationship(self._tenant, source_id, target_id, type, at=at)
 
