@@ -51,6 +51,12 @@ class FusionSettings:
         recency_weight: Boost of the newest turns (decays with ``recency_half_life_s``).
         recency_half_life_s: Half-life of the recency boost, in seconds.
         relationship_results: Include facts (relationships) among the results.
+        fact_weight: How much a fact's match with the query (its type's words and
+            phrase, its other end, the question word; see
+            :mod:`graphmem.retrieval.facts`) decides its score, against the score of
+            the entity it is about (0: facts score as their better end, 1: by the match
+            alone, scaled by that end's score; the best match ranks a fact above its
+            entity when > 0.8).
         residual_query: In the ``bridge`` method, rank the passages reached from a passage
             by the query words it leaves unanswered (its *residual query*, embedded for the
             vector side) rather than by the whole query.
@@ -86,6 +92,7 @@ class FusionSettings:
     recency_weight: float = 0.2
     recency_half_life_s: float = 86_400.0
     relationship_results: bool = True
+    fact_weight: float = 0.9
     residual_query: bool = True
     method: str = "rerank"
     turn_ranker: str = "model"
@@ -97,6 +104,8 @@ class FusionSettings:
         for name in ("vector_weight", "fulltext_weight", "graph_weight", "confidence_weight"):
             if getattr(self, name) < 0:
                 raise InvalidInput(f"{name} must be >= 0")
+        if not 0 <= self.fact_weight <= 1:
+            raise InvalidInput("fact_weight must be within 0..1")
         if self.vector_weight == 0 and self.fulltext_weight == 0:
             raise InvalidInput("vector_weight and fulltext_weight cannot both be 0")
         for name in ("rrf_k", "candidates", "max_mentioning", "reach_entities"):
