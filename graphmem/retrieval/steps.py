@@ -487,8 +487,8 @@ def score(
                 ends = a + 0.5 * b if a >= b else b + 0.5 * a
                 value = ends * (floor + lift * fact_match.get(key, 0.0))
             else:
-                ends = (proximity.get(rel.source_id, 0.0), proximity.get(rel.target_id, 0.0))
-                value = settings.graph_weight * sum(ends) / 2
+                near = proximity.get(rel.source_id, 0.0) + proximity.get(rel.target_id, 0.0)
+                value = settings.graph_weight * near / 2
             rel_by_key[key] = rel
             scored.append((-value * confidence_factor(rel, settings), "relationship", key))
     return scored, rel_by_key
