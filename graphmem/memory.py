@@ -663,6 +663,7 @@ class Memory:
         batch_size: int = 256,
         nested_mentions: bool = True,
         progress: bool | None = None,
+        title_entities: bool = False,
     ) -> IngestReport:
         """Chunk documents into ``Chunk`` nodes, link them to entities, embed them.
 
@@ -689,6 +690,12 @@ class Memory:
                 village "Haven" and the city "New Haven").
             progress: Draw a progress bar on a terminal (default: the memory's
                 ``progress`` option).
+            title_entities: Make each distinct title an entity first (type ``concept``,
+                id ``title:<title>``, alias: the title without a trailing parenthetical)
+                and every titled document *about* its title's entity
+                (:func:`graphmem.retrieval.ingest.title_entities`): for a corpus of
+                titled passages, so that passages naming a title lead to its page (what
+                ``graphmem eval`` loads MuSiQue and HotpotQA with).
 
         Raises:
             InvalidInput: A document is malformed or names unknown entity ids; nothing of
@@ -703,6 +710,7 @@ class Memory:
             batch_size=batch_size,
             nested_mentions=nested_mentions,
             progress=progress,
+            title_entities=title_entities,
         )
 
     def index_entities(self, entity_ids: Sequence[str] | None = None) -> int:

@@ -292,6 +292,11 @@ class DocumentBatch(_Body):
     overlap: Annotated[int, Field(ge=0, le=100)] = 1
     embed: bool = True
     nested_mentions: bool = True
+    title_entities: bool = Field(
+        default=False,
+        description="Make each distinct title an entity (alias: the title without a "
+        "trailing parenthetical) and each titled document about it.",
+    )
 
 
 class IngestOut(_Body):

@@ -666,3 +666,16 @@ def test_retrieve_gives_facts_as_sentences_and_turns_with_the_callers_id(
         "/v1/retrieve", json={"query": "when does Rosalind's shift start?", "kinds": ["turn"]}
     ).json()["results"]
     assert said[0]["turn_id"] == "D4:2" and said[0]["source_id"] != "D4:2"
+
+
+def test_documents_with_title_entities(gamma: httpx.Client) -> None:
+    body = {
+        "documents": [
+            {"id": "venus", "title": "Venus (planet)", "text": "The second planet from the Sun."}
+        ],
+        "title_entities": True,
+    }
+    report = gamma.post("/v1/documents", json=body).json()
+    assert report["entities"] == 1
+    page = gamma.get("/v1/entities/title:Venus (planet)").json()
+    assert page["attributes"]["aliases"] == ["Venus"]

@@ -101,3 +101,28 @@ def test_the_matcher_reads_the_rest_of_the_question() -> None:
     match = FactMatcher(None).match("Who does Rosalind report to?", None, facts, people, named)
     assert match["rosalind|reports_to|harriet"] > match["rosalind|works_at|brigid"]
     assert [stem(w) for w in ("boxes", "lives", "class")] == ["box", "live", "class"]
+
+
+def test_title_entities_make_each_title_a_page_that_passages_lead_to() -> None:
+    docs = [
+        {"id": "p1", "title": "Mercury (planet)", "text": "The smallest planet of the Sun."},
+        {"id": "p2", "title": "Mercury (planet)", "text": "It has no moons."},
+        {"id": "p3", "title": "Messenger", "text": "A probe that orbited Mercury from 2011."},
+        {"id": "p4", "text": "An untitled note."},
+    ]
+    with graphmem.open("memory://", tenant="t", embedder=HashingEmbedder()) as mem:
+        report = mem.add_documents(docs, title_entities=True)
+        assert report.entities == 2
+        planet = mem.get_entity("title:Mercury (planet)")
+        assert planet.type == "concept" and planet.attributes["aliases"] == ["Mercury"]
+        probe = mem.get_entity("title:Messenger")
+        assert probe.attributes["aliases"] == []
+        # The probe's passage names "Mercury" (the alias): it mentions the planet's page.
+        found = mem.retrieve("Messenger probe", k=10, kinds=["entity"])
+        assert "title:Messenger" in [r.source_id for r in found]
+        mentioning = mem.store.find_mentioning(mem.tenant, "chunk", ["title:Mercury (planet)"])
+        assert set(mentioning["title:Mercury (planet)"]) >= {"p1#0", "p2#0", "p3#0"}
+        again = mem.add_documents(docs[:1], title_entities=True)
+        assert again.entities == 1 and mem.count_entities() == 2
+        with pytest.raises(graphmem.InvalidInput):
+            mem.add_documents(docs[:1], title_entities="yes")  # type: ignore[arg-type]
