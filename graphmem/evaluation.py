@@ -195,8 +195,9 @@ def _rank_passages(mem: Memory, system: str, text: str, vector: Any) -> list[str
     """The chunk ids one of :data:`PASSAGE_SYSTEMS` ranks for a question, best first."""
     if system == "default":
         return [r.source_id for r in mem.retrieve(text, k=30, kinds=["chunk"])]
-    if system == "default, no kinds":
-        return [r.source_id for r in mem.retrieve(text, k=30) if r.kind == "chunk"]
+    if system == "default, no kinds":  # other kinds keep their slots: crowding counts
+        found = mem.retrieve(text, k=30)
+        return [r.source_id if r.kind == "chunk" else f"~{r.kind}:{r.source_id}" for r in found]
     if system in ("multihop", "hybrid"):
         hops = PASSAGE_HOPS if system == "multihop" else 2
         found = mem.retrieve(text, k=30, hops=hops, kinds=["chunk"], preset=system)
@@ -247,7 +248,9 @@ def _eval_passages(
                     began = time.perf_counter()
                     found = _rank_passages(mem, system, text, vector)
                     seconds[system] += time.perf_counter() - began
-                    ranked[system] = list(dict.fromkeys(_passage_of(i) for i in found))
+                    ranked[system] = list(
+                        dict.fromkeys(i if i[0] == "~" else _passage_of(i) for i in found)
+                    )
                 which = PASSAGE_HALVES[0] if number < half else PASSAGE_HALVES[1]
                 for system, ids in ranked.items():
                     for k in (2, 5, 10):
