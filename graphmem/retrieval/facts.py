@@ -157,10 +157,14 @@ class FactMatcher:
             types = sorted({rel.type for rel in facts})
             found = self._type_vectors(types)
             if found:
-                query = np.asarray(vector, dtype=np.float32)
+                query = np.asarray(vector, dtype=np.float32).ravel()
                 norm = float(np.linalg.norm(query)) or 1.0
-                raw = {t: float(v @ query) / norm for t, v in found.items()}
-                low, high = min(raw.values()), max(raw.values())
+                # A vector of the caller's own model (query_with_embedding) may not be of
+                # the embedder's dimension: the words alone decide then.
+                raw = {
+                    t: float(v @ query) / norm for t, v in found.items() if v.shape == query.shape
+                }
+                low, high = min(raw.values(), default=0.0), max(raw.values(), default=0.0)
                 spread = high - low
                 similarity = {
                     t: (value - low) / spread if spread > 1e-6 else 1.0 for t, value in raw.items()
