@@ -687,12 +687,16 @@ def _retrieve_figures(
     table = {q: v for q, v in zip(queries, vectors, strict=True)}
 
     class Precomputed:
-        """Query embeddings computed beforehand: the figure excludes embedding."""
+        """Query embeddings computed beforehand: the figure excludes embedding.
+
+        Any other text (a relationship type's phrase, embedded once by the fact
+        ranking) gets a fixed random unit row.
+        """
 
         dimension = _DIMENSION
 
         def embed(self, texts: Sequence[str]) -> Any:
-            return np.stack([table[t] for t in texts])
+            return np.stack([table[t] if t in table else _unit_rows(rng, 1)[0] for t in texts])
 
     store = open_store(args.store)
     mem = Memory(store, f"bench-{uuid.uuid4().hex[:8]}", embedder=Precomputed())

@@ -741,6 +741,18 @@ def _show_world(mem: Memory, say: _Say) -> None:
             "UTC; kept for as_of reads)",
             indent=3,
         )
+        held_from = old.valid_at if old.valid_at is not None else old.created_at
+        then = [
+            r
+            for r in mem.get_relationships(old.source_id, types=[old.type], as_of=held_from)
+            if r.target_id == old.target_id
+        ]
+        said = (
+            f"{names[old.source_id]} {old.type} {names[old.target_id]}"
+            if then
+            else "nothing (the fact never held)"
+        )
+        say(f"Read as_of {held_from:%Y-%m-%d %H:%M:%S} UTC, before it ended: {said}", indent=3)
         replacements = mem.get_relationships(old.source_id, types=None)
         for new in replacements:
             if new.target_id == old.target_id and new.valid_at == old.invalid_at:

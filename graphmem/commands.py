@@ -719,9 +719,12 @@ def _retrieve(args: argparse.Namespace) -> int:
         else:
             for result in results:
                 evidence = ", ".join(result.provenance.evidence) if result.provenance else ""
-                print(
-                    f"{result.score:7.3f}  {result.kind:<12} {result.source_id}  {result.content}"
-                )
+                shown = result.turn_id if result.turn_id is not None else result.source_id
+                print(f"{result.score:7.3f}  {result.kind:<12} {shown}  {result.content}")
+                if result.kind == "relationship" and (result.valid_at or result.invalid_at):
+                    since = f"{result.valid_at:%Y-%m-%d %H:%M}" if result.valid_at else "?"
+                    until = f"{result.invalid_at:%Y-%m-%d %H:%M}" if result.invalid_at else "now"
+                    print(f"{'':22}valid: {since} .. {until}")
                 if evidence:
                     print(f"{'':22}evidence: {evidence}")
     return 0

@@ -385,6 +385,11 @@ class EntityGraphStore(Protocol):
         The edge is kept, so ``as_of`` reads before ``at`` still return it. Invalidating
         again keeps the first ``expired_at``; ``at`` given again moves ``invalid_at``.
         Upserting the fact anew makes it current again.
+
+        Raises:
+            InvalidInput: ``at`` is at or before the fact's start (``valid_at``, else
+                ``created_at``): it would hold at no world time. Nothing is written.
+            NotFound: No such fact.
         """
         ...
 

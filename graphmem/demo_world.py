@@ -471,6 +471,10 @@ REPLACEMENT_FACT = DemoFact(
 def _relationship(
     fact: DemoFact, turns: dict[str, Turn], valid_at: datetime | None = None
 ) -> Relationship:
+    # A fact holds in the world from the turn that first told it (its earliest evidence),
+    # so an as_of read between that turn and a later contradiction still finds it.
+    if valid_at is None and fact.evidence:
+        valid_at = min(turns[label].created_at for label in fact.evidence)
     return Relationship(
         source_id=fact.source,
         target_id=fact.target,
@@ -492,7 +496,8 @@ def build_demo_world(mem: Memory) -> None:
 
     Stores the entities, the game master's session log (sessions ``session-1`` to
     ``session-3``, roles gm / gm_assistant / player), the facts with their provenance
-    (evidence = ids of the log's turns), then invalidates :data:`CONTRADICTED_FACT` at
+    (evidence = ids of the log's turns; each fact valid from its earliest evidence turn,
+    so ``as_of`` reads in between see it), then invalidates :data:`CONTRADICTED_FACT` at
     the time of the turn that contradicted it and stores :data:`REPLACEMENT_FACT` valid
     from that moment.
 

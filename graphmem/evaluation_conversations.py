@@ -328,16 +328,14 @@ def eval_convmem(
                     )["turn"]
                     older = mem.retrieve(question, k=10, turn_ranker="rrf")
                     ranked = {
-                        "graphmem": [dia_of.get(r.source_id, "") for r in found],
+                        "graphmem": [r.turn_id or "" for r in found],
                         "bm25": [chat.turns[r][0] for r in rows[:10]],
                         "bm25+adjacent": [
                             chat.turns[r][0] for r in _with_adjacent(rows, sessions, 10)
                         ],
                         "graphmem full text": [dia_of[h.id] for h in hits.text],
                         "graphmem vector": [dia_of[h.id] for h in hits.vector],
-                        "graphmem rrf (previous default)": [
-                            dia_of.get(r.source_id, "") for r in older
-                        ],
+                        "graphmem rrf (previous default)": [r.turn_id or "" for r in older],
                     }
                     for system, ids in ranked.items():
                         for k in _K:

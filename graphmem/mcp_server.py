@@ -472,12 +472,17 @@ def build_server(
             list[ArtifactRef] | None,
             Field(description="References to artifacts kept hidden (never their content)."),
         ] = None,
+        turn_id: Annotated[
+            str | None,
+            Field(description="Your own id for the turn; retrieve results carry it back."),
+        ] = None,
     ) -> Turn:
         """Append a turn to a conversation, after its head (the newest turn)."""
         return mem.conversation(session_id).append(
             role,
             content,
             speaker=speaker,
+            turn_id=turn_id,
             trajectory=trajectory,
             artifacts=artifacts or (),
             hidden_artifacts=hidden_artifacts or (),

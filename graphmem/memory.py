@@ -298,7 +298,14 @@ class Memory:
     def invalidate(
         self, source_id: str, target_id: str, type: str, *, at: datetime | None = None
     ) -> Relationship:
-        """Mark a fact as no longer holding from ``at`` (default now); it stays readable."""
+        """Mark a fact as no longer holding from ``at`` (default now); it stays readable.
+
+        Raises:
+            InvalidInput: ``at`` is at or before the fact's start (its ``valid_at``, or
+                ``created_at`` without one), which would leave it no validity at all;
+                nothing is written.
+            NotFound: No such fact.
+        """
         self._check_open()
         return self._store.invalidate_relationship(self._tenant, source_id, target_id, type, at=at)
 
@@ -692,6 +699,7 @@ class Memory:
         batch_size: int = 256,
         nested_mentions: bool = True,
         progress: bool | None = None,
+        title_entities: bool = False,
     ) -> IngestReport:
         """Chunk documents into ``Chunk`` nodes, link them to entities, embed them.
 
@@ -718,6 +726,12 @@ class Memory:
                 village "Haven" and the city "New Haven").
             progress: Draw a progress bar on a terminal (default: the memory's
                 ``progress`` option).
+            title_entities: Make each distinct title an entity first (type ``concept``,
+                id ``title:<title>``, alias: the title without a trailing parenthetical)
+                and every titled document *about* its title's entity
+                (:func:`graphmem.retrieval.ingest.title_entities`): for a corpus of
+                titled passages, so that passages naming a title lead to its page (what
+                ``graphmem eval`` loads MuSiQue and HotpotQA with).
 
         Raises:
             InvalidInput: A document is malformed or names unknown entity ids; nothing of
@@ -732,6 +746,7 @@ class Memory:
             batch_size=batch_size,
             nested_mentions=nested_mentions,
             progress=progress,
+            title_entities=title_entities,
         )
 
     def index_entities(self, entity_ids: Sequence[str] | None = None) -> int:

@@ -779,7 +779,8 @@ class ContextResult(_Model):
         kind: ``chunk``, ``turn``, ``entity`` or ``relationship``.
         source_id: The id of the chunk, turn or entity; for a relationship
             ``"source_id|type|target_id"``.
-        content: The text to show a model.
+        content: The text to show a model; for a relationship its sentence
+            ("Rosalind Hale works at St. Brigid's Infirmary").
         score: Higher is more relevant (comparable within one result list only).
         anchor_entity_id: The entity this result is tied to: the entity itself, an entity
             the chunk or turn mentions, or the relationship's source; None when none.
@@ -790,6 +791,12 @@ class ContextResult(_Model):
         created_at: When the item was stored (turns, chunks, relationships).
         signals: The parts of the score (``vector``, ``fulltext``, ``graph``, ...), for
             inspection.
+        turn_id: For a turn, the caller's own id of it (``Turn.turn_id``, given when the
+            turn was written); ``source_id`` is graphmem's. None for other kinds, or a
+            turn written without one.
+        valid_at: For a fact, when it began to hold in the world (None: from when it
+            was stored, ``created_at``).
+        invalid_at: For a fact, when it stopped holding (None: it still holds).
     """
 
     kind: Literal["chunk", "turn", "entity", "relationship"]
@@ -801,6 +808,9 @@ class ContextResult(_Model):
     provenance: Provenance | None = None
     created_at: Timestamp | None = None
     signals: Attributes = Field(default_factory=FrozenDict)
+    turn_id: str | None = None
+    valid_at: Timestamp | None = None
+    invalid_at: Timestamp | None = None
 
 
 class SessionInfo(_Model):

@@ -9,6 +9,7 @@ here, and a bad batch is ``InvalidInput`` before anything is written.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import TypeVar
 
 from graphmem.checks import check_id
@@ -16,7 +17,7 @@ from graphmem.errors import InvalidInput
 from graphmem.models import Chunk, Entity, Record, Relationship, Turn, check_safe_name
 from graphmem.store import check_owner
 
-__all__ = ["check_models", "check_records", "dedupe"]
+__all__ = ["check_models", "check_records", "dedupe", "empty_interval_error"]
 
 T = TypeVar("T")
 
@@ -83,3 +84,27 @@ def dedupe(items: Sequence[T], key: Callable[[T], object]) -> list[T]:
     for item in items:
         latest[key(item)] = item
     return list(latest.values())
+
+
+def empty_interval_error(
+    tenant: str, key: tuple[str, str, str], at: datetime, start: datetime, dated: bool
+) -> InvalidInput:
+    """The error refusing an invalidation at ``at`` that would leave the fact no validity.
+
+    A fact holds from its ``valid_at`` (``dated``) or, without one, from when the memory
+    learned it (``created_at``) until its ``invalid_at``; ending it at or before that start
+    would leave it an empty interval, holding at no world time.
+    """
+    source_id, target_id, rel_type = key
+    since = "valid_at" if dated else "created_at (it has no valid_at)"
+    return InvalidInput(
+        f"cannot invalidate {source_id} -{rel_type}-> {target_id} at {at.isoformat()}: the "
+        f"fact holds from its {since} {start.isoformat()}, so it would never hold; give a "
+        "later `at`, or delete the fact if it never held",
+        tenant=tenant,
+        source_id=source_id,
+        target_id=target_id,
+        type=rel_type,
+        at=at.isoformat(),
+        holds_from=start.isoformat(),
+    )

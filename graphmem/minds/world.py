@@ -36,6 +36,8 @@ def apply(
         if any(r.valid_at is not None and r.valid_at > at for r in held):
             continue  # the world already holds a later state of this
         for rel in held:
+            if (rel.valid_at or rel.created_at) >= at:
+                continue  # it starts at or after `at`: ending it then leaves it no time
             if (rel.target_id == fact.object) != fact.holds:  # the fact this one ends
                 store.invalidate_relationship(tenant, rel.source_id, rel.target_id, rel.type, at=at)
         if fact.holds and not any(r.target_id == fact.object for r in held):

@@ -32,6 +32,7 @@ from graphmem.models import (
     entity_text,
 )
 from graphmem.retrieval.ingest import Extractor, IngestReport, NoExtractor, chunk_text
+from graphmem.retrieval.ingest import title_entities as make_title_entities
 from graphmem.retrieval.linking import Linking
 
 if TYPE_CHECKING:
@@ -110,12 +111,18 @@ class Indexer:
         batch_size: int = 256,
         nested_mentions: bool = True,
         progress: bool | None = None,
+        title_entities: bool = False,
     ) -> IngestReport:
         """Chunk, link and embed documents; see :meth:`graphmem.Memory.add_documents`."""
         check_positive(chunk_tokens, "chunk_tokens")
         check_positive(overlap, "overlap", minimum=0)
         check_positive(batch_size, "batch_size")
+        if not isinstance(title_entities, bool):
+            raise InvalidInput(f"title_entities must be True or False, got {title_entities!r}")
         docs = _documents(documents)
+        titles: list[Entity] = []
+        if title_entities:
+            titles, docs = make_title_entities(docs)
         extractor = extractor if extractor is not None else NoExtractor()
         if not callable(getattr(extractor, "extract", None)):
             raise InvalidInput(
@@ -128,7 +135,8 @@ class Indexer:
                 "no extractor: no entities or relationships were extracted, chunks were only "
                 "linked to the entities already stored; pass extractor=... to add_documents"
             )
-        explicit = sorted({e for d in docs for e in d.entity_ids})
+        made = {e.id for e in titles}
+        explicit = sorted({e for d in docs for e in d.entity_ids if e not in made})
         if explicit:
             found = {e.id for e in self._store.get_entities(self._tenant, explicit)}
             unknown = [e for e in explicit if e not in found]
@@ -137,6 +145,11 @@ class Indexer:
                     f"documents name unknown entity_ids {unknown[:10]}; upsert them first",
                     missing_ids=unknown,
                 )
+        if titles:  # one entity per title, written before the chunks that are about them
+            self._store.upsert_entities(self._tenant, titles)
+            report.entities += len(titles)
+            if embed:
+                self.index_entities(sorted(made))
         pending: list[tuple[Chunk, tuple[str, ...]]] = []
         for doc in docs:
             attributes = dict(doc.attributes)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from graphmem.checks import MAX_ID_LENGTH
 from graphmem.errors import InvalidInput
-from graphmem.models import Entity, Relationship, estimate_tokens
+from graphmem.models import Document, Entity, Relationship, check_safe_name, estimate_tokens
 from graphmem.retrieval.linking import EntityLinker
 
 __all__ = [
@@ -18,9 +20,12 @@ __all__ = [
     "IngestReport",
     "NoExtractor",
     "chunk_text",
+    "title_entities",
+    "title_entity_id",
 ]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n\s*\n")
+_PARENTHETICAL = re.compile(r"\s*\([^)]*\)\s*$")
 
 
 def chunk_text(text: str, *, max_tokens: int = 200, overlap: int = 1) -> list[str]:
@@ -118,3 +123,57 @@ class IngestReport:
     relationships: int = 0
     extractor: str = "none"
     notes: list[str] = field(default_factory=list)
+
+
+def title_entity_id(title: str) -> str:
+    """The id of a title's entity: ``title:<title>`` (hashed when too long for an id).
+
+    >>> title_entity_id("Prague astronomical clock")
+    'title:Prague astronomical clock'
+    """
+    text = " ".join(title.split())
+    found = f"title:{text}"
+    if len(found) <= MAX_ID_LENGTH and found.isprintable():
+        return found
+    return "title:" + hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def title_entities(
+    documents: Sequence[Document], entity_type: str = "concept"
+) -> tuple[list[Entity], list[Document]]:
+    """Each distinct document title as an entity, and the documents linked to theirs.
+
+    What ``add_documents(..., title_entities=True)`` does first: a corpus of titled
+    passages (an encyclopedia, a wiki, HotpotQA's) gets one entity per title (id
+    :func:`title_entity_id`, name the title, alias the title without a trailing
+    parenthetical: "Mercury (planet)" is also "Mercury"), and every passage is *about*
+    its title's entity (``entity_ids``), so the ``multihop`` preset treats it as that
+    entity's page and other passages naming it lead to it. Documents without a title
+    are left as they are.
+
+    >>> docs = [Document(id="d1", title="Mercury (planet)", text="The smallest planet.")]
+    >>> entities, linked = title_entities(docs)
+    >>> entities[0].name, entities[0].attributes["aliases"], linked[0].entity_ids
+    ('Mercury (planet)', ['Mercury'], ('title:Mercury (planet)',))
+
+    Raises:
+        InvalidInput: ``entity_type`` is not a safe name.
+    """
+    check_safe_name(entity_type, "entity_type")
+    entities: dict[str, Entity] = {}
+    linked: list[Document] = []
+    for doc in documents:
+        title = " ".join((doc.title or "").split())
+        if not title:
+            linked.append(doc)
+            continue
+        entity_id = title_entity_id(title)
+        if entity_id not in entities:
+            short = _PARENTHETICAL.sub("", title)
+            aliases = [short] if short and short != title else []
+            entities[entity_id] = Entity(
+                id=entity_id, type=entity_type, name=title, attributes={"aliases": aliases}
+            )
+        ids = tuple(dict.fromkeys([*doc.entity_ids, entity_id]))
+        linked.append(doc.model_copy(update={"entity_ids": ids}))
+    return list(entities.values()), linked

@@ -22,12 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from graphmem.models import ContextResult, NodeKind
+from graphmem.retrieval.facts import MATCHED_ENTITIES, FactMatcher
 from graphmem.retrieval.steps import (
     DOC_KINDS,
     Fused,
     Query,
     Retriever,
     Walk,
+    entity_scores,
     finish,
     fuse,
     score,
@@ -57,6 +59,7 @@ class ConversationRetriever(Retriever):
 
     default_preset = "conversation"
     graph = False
+    _fact_matcher: FactMatcher | None = None
 
     def run(self, query: Query) -> list[ContextResult]:
         """Search, fuse, (walk), score, cut and read the results; see the module docstring."""
@@ -64,7 +67,9 @@ class ConversationRetriever(Retriever):
         walks = self.graph and settings.graph_weight > 0
         fused = fuse(self.store, self.tenant, query, settings, graph=walks)
         walk = self.walk(query, fused) if walks else Walk()
-        scored, rel_by_key = score(query, settings, fused, walk)
+        scored, rel_by_key = score(
+            query, settings, fused, walk, self.match_facts(query, fused, walk)
+        )
         return finish(
             self.store,
             self.tenant,
@@ -80,6 +85,21 @@ class ConversationRetriever(Retriever):
     def walk(self, query: Query, fused: Fused) -> Walk:
         """The graph step: none here."""
         return Walk()
+
+    def match_facts(self, query: Query, fused: Fused, walk: Walk) -> dict[str, float] | None:
+        """How well each fact the walk reached answers the query (no walk: none)."""
+        if not walk.facts or "relationship" not in query.kinds:
+            return None
+        if not self.settings.relationship_results:
+            return None
+        matcher = self._fact_matcher
+        if matcher is None:
+            embeds = self.settings.vector_weight > 0
+            matcher = FactMatcher(self.embed if embeds else None)
+            self._fact_matcher = matcher
+        named = entity_scores(self.settings, fused, walk)
+        limit = max(MATCHED_ENTITIES, 2 * query.k)
+        return matcher.match(query.text, query.vector, walk.facts, walk.entities, named, limit)
 
 
 class HybridRetriever(ConversationRetriever):

@@ -20,10 +20,11 @@ def render_context(
 ) -> str:
     """Render results as prompt lines, best first, within ``max_tokens`` when given.
 
-    Each line is ``- [label id] content`` (label: doc, said, entity, fact), facts with
-    their confidence. Over budget, the lowest-scoring results are left out first; a result
-    that does not fit is skipped and smaller ones after it may still be kept. Tokens are
-    counted with :func:`graphmem.estimate_tokens`.
+    Each line is ``- [label id] content`` (label: doc, said, entity, fact; a turn's id is
+    the caller's ``turn_id`` when it has one), facts with their confidence. Over budget,
+    the lowest-scoring results are left out first; a result that does not fit is skipped
+    and smaller ones after it may still be kept. Tokens are counted with
+    :func:`graphmem.estimate_tokens`.
 
     >>> from graphmem import ContextResult
     >>> r = ContextResult(kind="entity", source_id="mira", content="Mira [npc]", score=1.0)
@@ -39,7 +40,8 @@ def render_context(
     lines = [header] if header else []
     used = estimate_tokens(header) if header else 0
     for result in sorted(results, key=lambda r: -r.score):
-        line = f"- [{_LABELS[result.kind]} {result.source_id}] {result.content}"
+        shown = result.turn_id if result.turn_id is not None else result.source_id
+        line = f"- [{_LABELS[result.kind]} {shown}] {result.content}"
         if result.kind == "relationship" and result.provenance is not None:
             mark = ", confirmed" if result.provenance.confirmed else ""
             line += f" (confidence {result.provenance.confidence:.2f}{mark})"

@@ -44,6 +44,7 @@ from graphmem.models import (
     entity_text,
     utcnow,
 )
+from graphmem.retrieval.facts import fact_sentence
 from graphmem.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
 from graphmem.retrieval.linking import Linking
 from graphmem.retrieval.recall import TurnPool, rank_pool, turn_pool
@@ -63,6 +64,7 @@ __all__ = [
     "confidence_factor",
     "cut",
     "embed_texts",
+    "entity_scores",
     "finish",
     "fuse",
     "search",
@@ -432,12 +434,31 @@ def rel_key(rel: Relationship) -> str:
     return f"{rel.source_id}|{rel.type}|{rel.target_id}"
 
 
+def entity_scores(settings: FusionSettings, fused: Fused, walk: Walk) -> dict[str, float]:
+    """Each entity's score: fused text score + ``graph_weight`` x proximity to the seeds."""
+    text_get, weight = fused.scores["entity"].get, settings.graph_weight
+    proximity = walk.proximity
+    return {
+        entity_id: text_get(entity_id, 0.0) + weight * proximity.get(entity_id, 0.0)
+        for entity_id in fused.scores["entity"].keys() | proximity.keys()
+    }
+
+
 def score(
-    query: Query, settings: FusionSettings, fused: Fused, walk: Walk
+    query: Query,
+    settings: FusionSettings,
+    fused: Fused,
+    walk: Walk,
+    fact_match: Mapping[str, float] | None = None,
 ) -> tuple[list[tuple[float, str, str]], dict[str, Relationship]]:
     """Every candidate as ``(-score, kind, id)``, best first the smallest; facts by id.
 
-    A candidate's score: its fused text score + ``graph_weight`` x its graph score.
+    A candidate's score: its fused text score + ``graph_weight`` x its graph score. A
+    fact's, with ``fact_match`` (how well it answers the query, 0..1, from
+    :class:`~graphmem.retrieval.facts.FactMatcher`): its better end's score x
+    (``1 - fact_weight`` + ``fact_weight`` x 1.25 x match), so the fact that answers
+    the question ranks beside (above, when it matches well) the entity it is about;
+    without it: ``graph_weight`` x its ends' mean proximity.
     """
     scored: list[tuple[float, str, str]] = []
     weight = settings.graph_weight
@@ -451,24 +472,25 @@ def score(
             for node in text_scores.keys() | _graph_contenders(graph_scores, query.k)
         )
     proximity = walk.proximity
+    wants_facts = "relationship" in query.kinds and settings.relationship_results
+    totals = entity_scores(settings, fused, walk) if "entity" in query.kinds or wants_facts else {}
     if "entity" in query.kinds:
-        text_get = fused.scores["entity"].get
-        scored.extend(
-            (
-                -(text_get(entity_id, 0.0) + weight * proximity.get(entity_id, 0.0)),
-                "entity",
-                entity_id,
-            )
-            for entity_id in fused.scores["entity"].keys() | proximity.keys()
-        )
+        scored.extend((-value, "entity", entity_id) for entity_id, value in totals.items())
     rel_by_key: dict[str, Relationship] = {}
-    if "relationship" in query.kinds and settings.relationship_results:
+    if wants_facts:
+        floor, lift = 1.0 - settings.fact_weight, settings.fact_weight * 1.4
+        total_of = totals.get
         for rel in walk.facts:
-            ends = (proximity.get(rel.source_id, 0.0), proximity.get(rel.target_id, 0.0))
-            value = settings.graph_weight * sum(ends) / 2 * confidence_factor(rel, settings)
             key = rel_key(rel)
+            if fact_match is not None:
+                a, b = total_of(rel.source_id, 0.0), total_of(rel.target_id, 0.0)
+                ends = a + 0.5 * b if a >= b else b + 0.5 * a
+                value = ends * (floor + lift * fact_match.get(key, 0.0))
+            else:
+                near = proximity.get(rel.source_id, 0.0) + proximity.get(rel.target_id, 0.0)
+                value = settings.graph_weight * near / 2
             rel_by_key[key] = rel
-            scored.append((-value, "relationship", key))
+            scored.append((-value * confidence_factor(rel, settings), "relationship", key))
     return scored, rel_by_key
 
 
@@ -683,6 +705,7 @@ def materialise(
                     ),
                     created_at=turn.created_at,
                     signals=signal,
+                    turn_id=turn.turn_id,
                 )
             )
         elif kind == "entity":
@@ -710,7 +733,7 @@ def materialise(
                 ContextResult(
                     kind="relationship",
                     source_id=node,
-                    content=f"{source.name} {rel.type.replace('_', ' ')} {target.name}",
+                    content=fact_sentence(rel, source, target),
                     score=value,
                     anchor_entity_id=rel.source_id,
                     hops=min(
@@ -719,6 +742,8 @@ def materialise(
                     provenance=rel.provenance,
                     created_at=rel.created_at,
                     signals=signal,
+                    valid_at=rel.valid_at,
+                    invalid_at=rel.invalid_at,
                 )
             )
     return out

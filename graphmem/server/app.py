@@ -1436,6 +1436,7 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
             overlap=body.overlap,
             embed=body.embed,
             nested_mentions=body.nested_mentions,
+            title_entities=body.title_entities,
         )
         return s.IngestOut(
             documents=report.documents,

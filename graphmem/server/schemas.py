@@ -313,6 +313,11 @@ class DocumentBatch(_Body):
     overlap: Annotated[int, Field(ge=0, le=100)] = 1
     embed: StrictBool = True
     nested_mentions: StrictBool = True
+    title_entities: StrictBool = Field(
+        default=False,
+        description="Make each distinct title an entity (alias: the title without a "
+        "trailing parenthetical) and each titled document about it.",
+    )
 
 
 class IngestOut(_Body):

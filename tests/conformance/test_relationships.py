@@ -215,6 +215,46 @@ def test_invalidate_at_a_given_time(village: GraphStore, tenant: str) -> None:
     assert result.valid_at == LONG_AGO
 
 
+@pytest.mark.parametrize("offset", [timedelta(days=-1), timedelta(0)])
+def test_invalidating_at_or_before_valid_at_is_refused_and_writes_nothing(
+    village: GraphStore, tenant: str, offset: timedelta
+) -> None:
+    village.upsert_relationships(tenant, [rel("mira", "tomas", valid_at=LONG_AGO)])
+    (stored,) = village.get_relationships(tenant, "mira", OUT)
+
+    with pytest.raises(InvalidInput, match="would never hold") as caught:
+        village.invalidate_relationship(tenant, "mira", "tomas", "knows", at=LONG_AGO + offset)
+
+    assert "valid_at" in caught.value.message
+    assert village.get_relationships(tenant, "mira", flt(include_invalid=True)) == [stored]
+    assert keys(village.get_relationships(tenant, "mira", flt(as_of=LONG_AGO))) == [
+        ("mira", "tomas", "knows")
+    ]
+
+
+def test_invalidating_an_undated_fact_before_it_was_learned_is_refused(
+    village: GraphStore, tenant: str
+) -> None:
+    learned = LONG_AGO + timedelta(days=10)
+    village.upsert_relationships(tenant, [rel("mira", "tomas", created_at=learned)])
+    (stored,) = village.get_relationships(tenant, "mira", OUT)
+
+    with pytest.raises(InvalidInput, match="created_at") as caught:
+        village.invalidate_relationship(
+            tenant, "mira", "tomas", "knows", at=learned - timedelta(days=1)
+        )
+
+    assert caught.value.data["source_id"] == "mira"
+    assert village.get_relationships(tenant, "mira", flt(include_invalid=True)) == [stored]
+    later = village.invalidate_relationship(
+        tenant, "mira", "tomas", "knows", at=learned + timedelta(days=1)
+    )
+    assert later.invalid_at == learned + timedelta(days=1)
+    assert keys(village.get_relationships(tenant, "mira", flt(as_of=learned))) == [
+        ("mira", "tomas", "knows")
+    ]
+
+
 def test_invalidate_unknown_relationship_is_not_found(village: GraphStore, tenant: str) -> None:
     with pytest.raises(NotFound):
         village.invalidate_relationship(tenant, "mira", "tomas", "knows")

@@ -664,3 +664,48 @@ def test_recaps_with_audio(alpha: httpx.Client) -> None:
     problem_of(alpha.put("/v1/recaps/recap-night", json={"audio": "not base64!"}), 422)
     written = alpha.put("/v1/recaps/recap-night", json={"campaign": "bells"}).json()
     assert written["source"] == "default" and "bell" in written["text"]
+
+
+def test_retrieve_gives_facts_as_sentences_and_turns_with_the_callers_id(
+    gamma: httpx.Client,
+) -> None:
+    entities = [
+        {"id": "rosalind", "type": "npc", "name": "Rosalind Hale"},
+        {"id": "brigid", "type": "location", "name": "St. Brigid's Infirmary"},
+        {"id": "lakeview", "type": "location", "name": "Lakeview Apartments"},
+    ]
+    assert gamma.post("/v1/entities", json={"entities": entities}).status_code == 200
+    rels = [
+        {
+            "source_id": "rosalind",
+            "target_id": "brigid",
+            "type": "works_at",
+            "valid_at": "2024-03-01T00:00:00Z",
+        },
+        {"source_id": "rosalind", "target_id": "lakeview", "type": "lives_in"},
+    ]
+    assert gamma.post("/v1/relationships", json={"relationships": rels}).status_code == 200
+    turn = {"role": "user", "content": "Rosalind's night shift starts at ten", "turn_id": "D4:2"}
+    assert gamma.post("/v1/conversations/ward/turns", json=turn).status_code == 200
+
+    out = gamma.post("/v1/retrieve", json={"query": "Where does Rosalind Hale work?", "k": 3})
+    facts = [r for r in out.json()["results"] if r["kind"] == "relationship"]
+    assert facts[0]["content"] == "Rosalind Hale works at St. Brigid's Infirmary"
+    assert facts[0]["valid_at"].startswith("2024-03-01") and facts[0]["invalid_at"] is None
+    said = gamma.post(
+        "/v1/retrieve", json={"query": "when does Rosalind's shift start?", "kinds": ["turn"]}
+    ).json()["results"]
+    assert said[0]["turn_id"] == "D4:2" and said[0]["source_id"] != "D4:2"
+
+
+def test_documents_with_title_entities(gamma: httpx.Client) -> None:
+    body = {
+        "documents": [
+            {"id": "venus", "title": "Venus (planet)", "text": "The second planet from the Sun."}
+        ],
+        "title_entities": True,
+    }
+    report = gamma.post("/v1/documents", json=body).json()
+    assert report["entities"] == 1
+    page = gamma.get("/v1/entities/title:Venus (planet)").json()
+    assert page["attributes"]["aliases"] == ["Venus"]

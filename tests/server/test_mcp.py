@@ -99,6 +99,19 @@ async def _exercise(client: Client) -> dict[str, Any]:
     )
     assert retrieved["results"][0]["provenance"]["evidence"]
     assert "mill" in retrieved["context"]
+    await client.call_tool(
+        "append_turn",
+        {"session_id": "s2", "role": "user", "content": "The ferry sank", "turn_id": "D2:9"},
+    )
+    said = _structured(
+        await client.call_tool("retrieve", {"query": "the ferry sank", "kinds": ["turn"]})
+    )
+    assert said["results"][0]["turn_id"] == "D2:9"
+    distrust = _structured(
+        await client.call_tool("retrieve", {"query": "whom does Odile Marrow distrust?", "k": 3})
+    )
+    facts = [r for r in distrust["results"] if r["kind"] == "relationship"]
+    assert facts[0]["content"] == "Odile Marrow distrusts Halden Crook"
     related = _structured(
         await client.call_tool(
             "relate_entities", {"source_id": "mira", "type": "trusts", "target_id": "odile"}

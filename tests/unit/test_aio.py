@@ -141,6 +141,19 @@ def test_policy_twins_and_retrieval() -> None:
             results = await mem.retrieve("forge", k=3)
             assert results and results[0].kind == "chunk"
             assert "forge" in mem.render_context(results, max_tokens=50)
+            await mem.upsert_entities(
+                [
+                    {"id": "mira", "type": "npc", "name": "Mira"},
+                    {"id": "forge", "type": "location", "name": "the forge"},
+                ]
+            )
+            await mem.upsert_relationships(
+                [{"source_id": "mira", "target_id": "forge", "type": "works_at"}]
+            )
+            found = await mem.retrieve("where does Mira work?", k=3, kinds=["relationship"])
+            assert [r.content for r in found][:1] == ["Mira works at the forge"]
+            said = await mem.retrieve("hi there", kinds=["turn"])
+            assert said[0].kind == "turn" and said[0].turn_id is None  # none was given
 
     asyncio.run(main())
 

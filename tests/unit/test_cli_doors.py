@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,9 @@ from graphmem.cli import main
 @pytest.fixture
 def url(tmp_path: Path) -> str:
     return (tmp_path / "world.graphmem").as_uri()
+
+
+SINCE = datetime(2024, 3, 1, tzinfo=UTC)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -104,6 +108,18 @@ def test_retrieve_with_the_hashing_embedder_and_text_only(
     status, out, err = run(capsys, "retrieve", *at, "the mill", "--embedder", "hashing", "-k", "3")
     assert status == 0, err
     assert "evidence:" in out
+    with graphmem.open(url, tenant="t") as mem:
+        mem.upsert_entities([{"id": "mill", "type": "location", "name": "the mill"}])
+        mem.upsert_relationships(
+            [{"source_id": "halden", "target_id": "mill", "type": "runs", "valid_at": SINCE}]
+        )
+    question = ["who runs the mill?", "--embedder", "hashing", "-k", "3", "--json"]
+    status, out, err = run(capsys, "retrieve", *at, *question)
+    facts = [r for r in json.loads(out)["results"] if r["kind"] == "relationship"]
+    assert status == 0 and facts[0]["content"] == "Halden Crook runs the mill"
+    status, out, err = run(capsys, "retrieve", *at, *question[:-1])
+    assert "relationship halden|runs|mill  Halden Crook runs the mill" in out
+    assert "valid: 2024-03-01 00:00 .. now" in out
 
 
 def test_ask_answers_from_the_graph(url: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -30,6 +30,14 @@ def test_eval_prints_one_json_object_with_a_baseline(dataset: str, capsys) -> No
         assert 0.0 <= report[key] <= 1.0
         assert 0.0 <= report["baseline"][key] <= 1.0
     assert "bm25" in report["baseline"]["method"]
+    if dataset != "light":  # every system on each half, from the same run
+        from graphmem.evaluation import PASSAGE_HALVES, PASSAGE_SYSTEMS
+
+        for system in PASSAGE_SYSTEMS:
+            for half in (*PASSAGE_HALVES, "all"):
+                assert 0.0 <= report[system][half]["recall@10"] <= 1.0
+        assert report["recall@2"] == report["default"]["all"]["recall@2"]
+        assert report["baseline"]["recall@5"] == report["bm25"]["all"]["recall@5"]
 
 
 @pytest.mark.eval

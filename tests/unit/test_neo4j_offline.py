@@ -132,7 +132,12 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         "relationships/delete_relationship": lambda: [{"deleted": 1}],
         "relationships/delete_relationships": lambda: [{"deleted": len(params["keys"])}],
         "relationships/invalidate_relationship": lambda: [
-            {"rel": dict(REL, invalid_at=params["at"] or params["now"], expired_at=params["now"])}
+            {
+                "rel": dict(
+                    REL, invalid_at=params["at"] or params["now"], expired_at=params["now"]
+                ),
+                "empty": False,
+            }
         ],
         "relationships/count_relationships": lambda: [{"count": 1}],
         "relationships/count_relationship_patterns": lambda: [

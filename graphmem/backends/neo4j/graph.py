@@ -12,7 +12,7 @@ from typing import Any
 
 import neo4j
 
-from graphmem.backends.model_checks import check_models, dedupe
+from graphmem.backends.model_checks import check_models, dedupe, empty_interval_error
 from graphmem.backends.neo4j.mapping import (
     attribute_columns,
     entity_from_row,
@@ -384,12 +384,13 @@ class GraphRoom(Neo4jBase):
         if at is not None and not isinstance(at, datetime):
             raise InvalidInput(f"at must be a datetime, got {at!r}")
         now = utcnow()
+        at_utc = as_utc(at, "at")
         params = {
             "tenant": tenant,
             "source_id": check_id(source_id, "source id"),
             "target_id": check_id(target_id, "target id"),
             "type": check_safe_name(type, "relationship type"),
-            "at": as_utc(at, "at"),
+            "at": at_utc,
             "now": now,
         }
 
@@ -404,8 +405,13 @@ class GraphRoom(Neo4jBase):
                     type=type,
                     tenant=tenant,
                 )
-            # A model error (at before valid_at) rolls the change back.
-            return relationship_from_row(rows[0]["rel"])
+            rel = relationship_from_row(rows[0]["rel"])
+            if rows[0]["empty"] and at_utc is not None:  # nothing was set
+                start = rel.valid_at if rel.valid_at is not None else rel.created_at
+                raise empty_interval_error(
+                    tenant, rel.key, at_utc, start, dated=rel.valid_at is not None
+                )
+            return rel
 
         return self._execute(work, write=True)
 

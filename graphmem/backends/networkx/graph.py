@@ -11,14 +11,14 @@ from datetime import datetime
 from operator import attrgetter
 from typing import Any
 
-from graphmem.backends.model_checks import check_models
+from graphmem.backends.model_checks import check_models, empty_interval_error
 from graphmem.backends.networkx.base import NetworkXBase, _operation
 from graphmem.backends.networkx.state import (
     _EMPTY,
     _Tenant,
     _whole,
 )
-from graphmem.checks import check_ids
+from graphmem.checks import as_utc, check_ids
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.models import (
     Entity,
@@ -295,6 +295,12 @@ class GraphRoom(NetworkXBase):
         now = utcnow()
         data = old.model_dump()
         if at is not None:
+            at = as_utc(at, "at")
+            start = old.valid_at if old.valid_at is not None else old.created_at
+            if at is not None and at <= start:
+                raise empty_interval_error(
+                    tenant, old.key, at, start, dated=old.valid_at is not None
+                )
             data["invalid_at"] = at
         elif old.invalid_at is None:
             data["invalid_at"] = max(now, old.valid_at) if old.valid_at else now

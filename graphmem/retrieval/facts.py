@@ -1,0 +1,197 @@
+"""Facts as results: how well a relationship answers the query, as its sentence would.
+
+The graph walk reaches the facts around the entities a query names; all of them are
+equally near. What tells "Rosalind Hale works at St. Brigid's Infirmary" from "Rosalind
+Hale lives in Lakeview" for "where does Rosalind work?" is the rest of the question: the
+words the named entity does not explain. :class:`FactMatcher` scores each fact by how
+much of that rest its sentence explains, in the store's own words:
+
+- the query's words against the fact's type words ("works", "at") and the other end's
+  name and type (a light stemmer: "works" / "work", "employed" / "employ");
+- the query's embedding against the embedding of the type's phrase ("works at"), made
+  once per type and kept, so the vocabulary, not the facts, is embedded; scaled among the
+  types met by the query, so the best-suited type counts fully;
+- the question word: "who" asks for a person (``npc`` / ``player``), "where" for a
+  ``location``, and a fact whose other end is of that type counts a little more.
+
+No store call: the walk's facts and the query's vector are all it reads.
+"""
+
+from __future__ import annotations
+
+import heapq
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from graphmem.models import Entity, Relationship, entity_aliases
+from graphmem.words import STOPWORDS
+
+__all__ = ["MATCHED_ENTITIES", "FactMatcher", "fact_sentence", "stem"]
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_SUFFIXES = ("ing", "ed", "es", "s")
+# What a question word asks for, by entity type (a weak hint: custom types just miss it).
+_ANSWER_TYPES: Mapping[str, frozenset[str]] = {
+    "who": frozenset({"npc", "player"}),
+    "whom": frozenset({"npc", "player"}),
+    "whose": frozenset({"npc", "player"}),
+    "where": frozenset({"location"}),
+}
+_KEPT_TYPES = 10_000  # type phrases whose vectors are kept per matcher
+_KEPT_NAMES = 100_000  # entity names whose word stems are kept per matcher
+MATCHED_ENTITIES = 20
+"""Facts are matched around this many of the best-scored entities (or ``2 k``, if more):
+a fact about an entity far down the ranking cannot make the cut, and a walk may reach
+thousands of facts."""
+
+
+@lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    """A word without its common English ending, lower-cased ("works" -> "work").
+
+    >>> [stem(w) for w in ["Works", "employed", "reports", "lives", "at"]]
+    ['work', 'employ', 'report', 'live', 'at']
+    """
+    word = word.lower()
+    if word.endswith("'s"):
+        word = word[:-2]
+    for suffix in _SUFFIXES:
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            if suffix == "es" and not word[:-2].endswith(("s", "x", "z", "ch", "sh")):
+                return word[:-1]  # "lives" -> "live", but "boxes" -> "box"
+            if suffix == "s" and word.endswith("ss"):
+                return word
+            return word[: -len(suffix)]
+    return word
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(w) for w in _WORD.findall(text) if w.lower() not in STOPWORDS}
+
+
+def type_phrase(rel_type: str) -> str:
+    """A relationship type as words: ``works_at`` -> ``works at``."""
+    return rel_type.replace("_", " ").strip()
+
+
+def fact_sentence(rel: Relationship, source: Entity, target: Entity) -> str:
+    """The sentence a fact is shown as: ``Rosalind Hale works at St. Brigid's Infirmary``."""
+    return f"{source.name} {type_phrase(rel.type)} {target.name}"
+
+
+class FactMatcher:
+    """Scores facts by how much of the query their sentence explains (module docstring).
+
+    Args:
+        embed: Embeds a batch of texts (rows of unit or any length); None: words only.
+    """
+
+    def __init__(self, embed: Callable[[Sequence[str]], Any] | None) -> None:
+        self._embed = embed
+        self._vectors: dict[str, Any] = {}
+        self._names: dict[str, frozenset[str]] = {}
+        self._lock = threading.Lock()
+
+    def _name_stems(self, entity: Entity) -> frozenset[str]:
+        """The stems of an entity's name and aliases (kept, by the text they come from)."""
+        text = " ".join([entity.name, *entity_aliases(entity)])
+        found = self._names.get(text)
+        if found is None:
+            found = frozenset(_stems(text))
+            if len(self._names) >= _KEPT_NAMES:
+                self._names.clear()
+            self._names[text] = found
+        return found
+
+    def _type_vectors(self, types: Sequence[str]) -> dict[str, Any]:
+        missing = [t for t in types if t not in self._vectors]
+        if missing and self._embed is not None:
+            rows = np.asarray(self._embed([type_phrase(t) for t in missing]), dtype=np.float32)
+            norms = np.linalg.norm(rows, axis=1, keepdims=True)
+            rows = (rows / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+            with self._lock:
+                if len(self._vectors) + len(missing) > _KEPT_TYPES:
+                    self._vectors.clear()
+                self._vectors.update(zip(missing, rows, strict=True))
+        return {t: self._vectors[t] for t in types if t in self._vectors}
+
+    def match(
+        self,
+        text: str | None,
+        vector: Any,
+        facts: Sequence[Relationship],
+        entities: Mapping[str, Entity],
+        named: Mapping[str, float],
+        limit: int = MATCHED_ENTITIES,
+    ) -> dict[str, float]:
+        """Each fact's match in 0..1, by ``source|type|target``.
+
+        Only facts with an end among the ``limit`` best-scored ``named`` entities are
+        matched (see :data:`MATCHED_ENTITIES`); the others are left out (match 0).
+
+        Args:
+            text: The query text (None: vector only).
+            vector: The query's embedding (None: words only).
+            facts: The facts to score.
+            entities: Their ends, by id (a fact with an end missing scores 0).
+            named: How strongly the query names each entity (its own retrieval score):
+                of a fact's ends, the more strongly named one is what the query is
+                about, the other what it asks for.
+            limit: How many of the best ``named`` entities the matched facts touch.
+        """
+        if not facts:
+            return {}
+        best = set(heapq.nlargest(limit, named, key=named.__getitem__))
+        facts = [r for r in facts if r.source_id in best or r.target_id in best]
+        words = [w.lower() for w in _WORD.findall(text or "")]
+        asked = _ANSWER_TYPES.get(words[0]) if words else None
+        asked = asked or next((_ANSWER_TYPES[w] for w in words[:3] if w in _ANSWER_TYPES), None)
+        query_stems = _stems(text or "")
+        similarity: dict[str, float] = {}
+        if vector is not None and self._embed is not None:
+            types = sorted({rel.type for rel in facts})
+            found = self._type_vectors(types)
+            if found:
+                query = np.asarray(vector, dtype=np.float32).ravel()
+                norm = float(np.linalg.norm(query)) or 1.0
+                # A vector of the caller's own model (query_with_embedding) may not be of
+                # the embedder's dimension: the words alone decide then.
+                raw = {
+                    t: float(v @ query) / norm for t, v in found.items() if v.shape == query.shape
+                }
+                low, high = min(raw.values(), default=0.0), max(raw.values(), default=0.0)
+                spread = high - low
+                similarity = {
+                    t: (value - low) / spread if spread > 1e-6 else 1.0 for t, value in raw.items()
+                }
+        out: dict[str, float] = {}
+        name_stems = self._name_stems
+        type_stems: dict[str, frozenset[str]] = {}
+        for rel in facts:
+            source, target = entities.get(rel.source_id), entities.get(rel.target_id)
+            if source is None or target is None:
+                continue
+            if named.get(rel.source_id, 0.0) >= named.get(rel.target_id, 0.0):
+                about, other = source, target
+            else:
+                about, other = target, source
+            rest = query_stems - name_stems(about)
+            lexical = 0.0
+            if rest:
+                said = type_stems.get(rel.type)
+                if said is None:
+                    said = type_stems[rel.type] = frozenset(_stems(type_phrase(rel.type)))
+                explains = said | name_stems(other) | {stem(other.type)}
+                lexical = len(rest & explains) / len(rest)
+            value = lexical
+            if similarity:
+                value = 0.5 * lexical + 0.5 * similarity.get(rel.type, 0.0)
+            if asked is not None and other.type in asked:
+                value += 0.15
+            out[f"{rel.source_id}|{rel.type}|{rel.target_id}"] = min(1.0, value)
+        return out
