@@ -15,6 +15,9 @@
 // Scores as in the one-kind queries: the vector procedure's (1 + cos) / 2, Lucene's BM25.
 // `dimension` is the tenant's stored dimension for the kind's vectors (null: none yet).
 // Labels are written out per kind: a dynamic label would be planned as a scan.
+// The full-text indexes are eventually consistent (schema.EVENTUALLY_CONSISTENT): wait
+// for the updates of committed writes first, so a search finds every node written.
+CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()
 CALL () {
   WITH $entity_vector_index AS index
   WHERE index IS NOT NULL
@@ -63,9 +66,6 @@ CALL () {
   UNION ALL
   WITH $turn_text_index AS index
   WHERE index IS NOT NULL
-  // The turns' full-text index is eventually consistent (schema.EVENTUALLY_CONSISTENT):
-  // wait for the updates of committed appends first, so a search finds every turn.
-  CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()
   CALL db.index.fulltext.queryNodes(index, $text, {limit: $fetch}) YIELD node, score
   WITH count(*) AS fetched,
        collect(CASE

@@ -5,6 +5,9 @@
 // procedure's `limit` option) and the filter runs on those; `fetched` tells the caller
 // whether a larger $fetch could find more. Scores are Lucene's (higher is better);
 // hits are ordered by score, then id.
+// The index is eventually consistent (schema.EVENTUALLY_CONSISTENT): the updates of
+// committed writes are waited for first, so a search finds every node written.
+CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()
 CALL () {
   CALL db.index.fulltext.queryNodes($index, $query, {limit: $fetch}) YIELD node, score
   RETURN count(*) AS fetched,
