@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from graphmem.conversation import Conversation
 from graphmem.errors import (
     BackendUnavailable,
+    CommitsMissing,
     ForbiddenCategory,
     GraphmemError,
     IdentityRequired,
@@ -138,6 +139,7 @@ __all__ = [
     "Branch",
     "ChangeSet",
     "Chunk",
+    "CommitsMissing",
     "ContextResult",
     "Conversation",
     "ConversationMemory",

@@ -22,6 +22,7 @@ or ``ValueError`` keeps working::
     │   ├── StoreLocked                      another writer holds the store file
     │   ├── NotAStore                        the file is not a graphmem store; left untouched
     │   └── StoreCorrupted                   the store file is damaged; restore a backup
+    │       └── CommitsMissing               acknowledged commits are gone (a damaged -wal)
     ├── IdentityRequired (PermissionError)   a tenant / user / session part is missing: fail closed
     └── StoreClosed (RuntimeError)           the store or conversation was closed
 
@@ -35,6 +36,7 @@ from typing import Any
 
 __all__ = [
     "BackendUnavailable",
+    "CommitsMissing",
     "ForbiddenCategory",
     "GraphmemError",
     "IdentityRequired",
@@ -159,6 +161,15 @@ class StoreCorrupted(BackendUnavailable):
     """The store file is damaged: a checksum, a row count or SQLite's own check failed.
 
     Carries ``path``. Nothing was written; run ``graphmem check`` and restore a backup.
+    """
+
+
+class CommitsMissing(StoreCorrupted):
+    """Commits the store acknowledged are missing from its file (``recorded``, ``found``).
+
+    The database opened to an earlier committed state than its commit record names
+    (``<store>-commit``, kept beside it): its write-ahead log was damaged or lost. Restore
+    a backup, or delete the record to accept the store as it opens now.
     """
 
 
