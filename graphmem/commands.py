@@ -247,6 +247,20 @@ def _add_serve(commands: Any) -> None:
             help=f"{help_text} (default {defaults[name].default:,})",
         )
     serve.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="close a connection that has not sent a request's headers within this (10)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=512,
+        metavar="N",
+        help="answer 503 and close connections beyond this many open at once (512)",
+    )
+    serve.add_argument(
         "--cors-origin",
         action="append",
         default=[],
@@ -496,6 +510,8 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         access_log=args.access_log,
         log_level=args.log_level,
+        header_timeout=args.header_timeout,
+        max_connections=args.max_connections,
     )
     return 0
 
