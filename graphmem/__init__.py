@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem.conversation import Conversation
 from graphmem.errors import (
+    AuditChainBroken,
     BackendUnavailable,
     CommitsMissing,
     ForbiddenCategory,
@@ -135,6 +136,7 @@ __all__ = [
     "ArtifactRef",
     "AsyncConversation",
     "AsyncMemory",
+    "AuditChainBroken",
     "BackendUnavailable",
     "Branch",
     "ChangeSet",

@@ -14,6 +14,7 @@ or ``ValueError`` keeps working::
     │       ├── PoisoningDetected            instructions aimed at the model, policy rejects
     │       └── MalformedPrivacyTag          an unclosed, stray or nested privacy tag
     ├── SignatureMismatch (ValueError)       governance records do not verify (tampered)
+    │   └── AuditChainBroken                 found tampered earlier: governed writes refused
     ├── InvalidTransition (RuntimeError)     a health state change the state machine forbids
     ├── UnsupportedOperation (NotImplementedError)
     │   │                                    the backend cannot do this; the message says why
@@ -35,6 +36,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "AuditChainBroken",
     "BackendUnavailable",
     "CommitsMissing",
     "ForbiddenCategory",
@@ -124,6 +126,15 @@ class SignatureMismatch(GraphmemError, ValueError):
     """Governance records do not verify: altered, re-dated, deleted, reordered, replayed.
 
     Carries ``record_ids`` (every record out of place) and ``reasons`` (why, by id).
+    """
+
+
+class AuditChainBroken(SignatureMismatch):
+    """A governed write refused: the tenant's audit chain was found broken (tampered).
+
+    Governance fails closed from the moment a check finds a record out of place
+    (``found_at``, ``reason``, ``record_ids`` of that finding): nothing is appended to
+    a chain that no longer proves what happened. Restore the store from a backup.
     """
 
 

@@ -42,16 +42,26 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from weakref import WeakKeyDictionary
 
-from graphmem.errors import NotFound, SignatureMismatch, UnsupportedOperation
+from graphmem.errors import (
+    AuditChainBroken,
+    GraphmemError,
+    NotFound,
+    SignatureMismatch,
+    UnsupportedOperation,
+)
 from graphmem.models import Record, new_id, utcnow
 from graphmem.store import ChangeSet, GraphStore
 
 __all__ = [
+    "ALARM_KIND",
     "AUDIT_HEAD_KIND",
     "AUDIT_KIND",
     "FACT_KIND",
@@ -66,6 +76,22 @@ FACT_KIND = "fact"
 AUDIT_KIND = "audit"
 AUDIT_HEAD_KIND = "audit_head"
 HEAD_ID = "head"
+ALARM_KIND = "audit_alarm"  # one record, written when a check finds the chain broken
+ALARM_ID = "alarm"
+_log = logging.getLogger(__name__)
+# Tenants found broken in this process, by store: writes stay refused even where the
+# alarm record cannot be written (a read-only store, a store that failed meanwhile).
+_broken: WeakKeyDictionary[Any, dict[str, dict[str, Any]]] = WeakKeyDictionary()
+_broken_fallback: dict[int, dict[str, dict[str, Any]]] = {}
+_broken_guard = threading.Lock()
+
+
+def _broken_of(store: Any) -> dict[str, dict[str, Any]]:
+    with _broken_guard:
+        try:
+            return _broken.setdefault(store, {})
+        except TypeError:  # not weakly referenceable: by object id
+            return _broken_fallback.setdefault(id(store), {})
 
 
 def canonical_json(value: Any) -> str:
@@ -185,13 +211,54 @@ class AuditChain:
         """Raise ``SignatureMismatch`` naming every record whose signature fails."""
         bad = self.unsigned(records)
         if bad:
-            raise SignatureMismatch(
-                f"{len(bad)} record(s) do not verify against the signing key ({', '.join(bad[:5])}"
-                f"{', ...' if len(bad) > 5 else ''}): altered, re-dated, copied from another "
-                "id or tenant, or signed with another key",
-                record_ids=tuple(bad),
-                reasons={record_id: "signature" for record_id in bad},
+            raise self._alarm(
+                SignatureMismatch(
+                    f"{len(bad)} record(s) do not verify against the signing key "
+                    f"({', '.join(bad[:5])}{', ...' if len(bad) > 5 else ''}): altered, "
+                    "re-dated, copied from another id or tenant, or signed with another key",
+                    record_ids=tuple(bad),
+                    reasons={record_id: "signature" for record_id in bad},
+                )
             )
+
+    # ------------------------------------------------------------------ failing closed
+
+    def _alarm(self, found: SignatureMismatch) -> SignatureMismatch:
+        """Remember that the chain was found broken (here and in the store); return ``found``.
+
+        From then on every governed write of the tenant raises :class:`AuditChainBroken`,
+        in this process and, through the alarm record, in any other that opens the store.
+        """
+        ids = [str(i) for i in getattr(found, "record_ids", ())][:100]
+        alarm = {"found_at": _utc(utcnow()), "reason": str(found)[:2000], "record_ids": ids}
+        broken = _broken_of(self._store)
+        if self._tenant in broken:
+            return found
+        broken[self._tenant] = alarm
+        try:
+            record = self.seal(ALARM_KIND, ALARM_ID, alarm, utcnow())
+            self._store.put_records(self._tenant, ALARM_KIND, [record])
+        except GraphmemError as exc:  # read-only, unreachable: this process still refuses
+            _log.error("cannot store the audit alarm of tenant %r: %s", self._tenant, exc)
+        return found
+
+    def _refuse_if_broken(self) -> None:
+        """Raise :class:`AuditChainBroken` once the chain was found broken."""
+        alarm = _broken_of(self._store).get(self._tenant)
+        if alarm is None:
+            try:
+                alarm = dict(self._store.get_record(self._tenant, ALARM_KIND, ALARM_ID).data)
+            except NotFound:
+                return
+        raise AuditChainBroken(
+            f"governed writes are refused: the audit chain was found broken at "
+            f"{alarm.get('found_at')} ({alarm.get('reason')}); restore the store from a "
+            "backup",
+            found_at=alarm.get("found_at"),
+            reason=alarm.get("reason"),
+            record_ids=tuple(alarm.get("record_ids") or ()),
+            reasons={},
+        )
 
     # ------------------------------------------------------------------ the head
 
@@ -212,6 +279,7 @@ class AuditChain:
 
     def _tail(self) -> tuple[int, dict[str, str] | None, datetime | None, datetime | None]:
         """``(last seq, prev link, last entry time, head created_at)`` to append after."""
+        self._refuse_if_broken()
         record = self._head_record()
         if record is not None:
             self.check([record])  # never extend a chain from a forged head
@@ -224,11 +292,13 @@ class AuditChain:
         if self._key is not None:
             # Entries but no head: it was deleted (with the newest entries, perhaps).
             # Appending would hide that, so signed governance fails closed.
-            raise SignatureMismatch(
-                "the audit log has entries but no head: it was deleted; run verify() to "
-                "see what else is out of place",
-                record_ids=(HEAD_ID,),
-                reasons={HEAD_ID: "the audit head is missing"},
+            raise self._alarm(
+                SignatureMismatch(
+                    "the audit log has entries but no head: it was deleted; run verify() to "
+                    "see what else is out of place",
+                    record_ids=(HEAD_ID,),
+                    reasons={HEAD_ID: "the audit head is missing"},
+                )
             )
         entry = latest[0]  # unsigned governance: chain onto the newest entry
         link = {"id": entry.id, "digest": self.digest(entry)}
@@ -386,11 +456,13 @@ class AuditChain:
         if bad:
             ids = tuple(bad)
             named = "; ".join(f"{i}: {bad[i]}" for i in ids[:3])
-            raise SignatureMismatch(
-                f"governance records do not verify ({len(ids)} out of place): {named}"
-                f"{'; ...' if len(ids) > 3 else ''}",
-                record_ids=ids,
-                reasons=dict(bad),
+            raise self._alarm(
+                SignatureMismatch(
+                    f"governance records do not verify ({len(ids)} out of place): {named}"
+                    f"{'; ...' if len(ids) > 3 else ''}",
+                    record_ids=ids,
+                    reasons=dict(bad),
+                )
             )
         return len(facts) + len(entries) + len(heads)
 

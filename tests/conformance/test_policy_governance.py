@@ -10,6 +10,7 @@ import pytest
 from pii_cases import ISSUE_POSITIVES
 
 from graphmem import (
+    AuditChainBroken,
     EventBus,
     FactMemory,
     ForbiddenCategory,
@@ -440,6 +441,33 @@ def test_tampering_is_detected(mem: Memory, store: GraphStore, tenant: str, bus:
     assert info.value.record_ids == (result.fact.id,)
     with pytest.raises(SignatureMismatch):
         facts.facts()
+
+
+def test_governed_writes_fail_closed_once_tampering_is_found(
+    mem: Memory, store: GraphStore, tenant: str, bus: EventBus
+) -> None:
+    policy = GovernancePolicy(signing_key=b"k" * 32)
+    facts = mem.fact_memory(actor="a", policy=policy, bus=bus)
+    first = facts.learn("Mira", "works_at", "the forge")
+    facts.learn("Tomas", "works_at", "the mill")
+    assert first.fact is not None
+    entries = store.find_records(tenant, "audit", newest_first=False)
+    forged = entries[0].model_copy(update={"data": {**entries[0].data, "actor": "mallory"}})
+    store.put_records(tenant, "audit", [forged])  # the oldest entry, rewritten
+    facts.learn("Odile", "works_at", "the inn")  # not found yet: only verify walks the log
+    with pytest.raises(SignatureMismatch):
+        facts.verify()
+    before = len(store.find_records(tenant, FACT_KIND))
+    with pytest.raises(AuditChainBroken) as info:
+        facts.learn("Wren", "works_at", "the docks")
+    assert forged.id in info.value.record_ids and info.value.found_at
+    # Every door, and a fresh FactMemory, are refused too: the alarm is in the store.
+    other = mem.fact_memory(actor="a", policy=policy, bus=bus)
+    with pytest.raises(AuditChainBroken):
+        other.forget(first.fact.id)
+    with pytest.raises(AuditChainBroken):
+        mem.learn("Wren", "works_at", "the docks", actor="c", policy=policy)
+    assert len(store.find_records(tenant, FACT_KIND)) == before  # nothing written
 
 
 def test_another_key_does_not_verify(mem: Memory, bus: EventBus) -> None:
