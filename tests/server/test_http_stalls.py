@@ -24,7 +24,7 @@ import httpx
 import pytest
 from server_support import Served, graphmem_serve, problem_of
 
-from graphmem.server.keys import add_key
+from graphmem.server.keys import add_key, revoke_key
 
 POSTER = textwrap.dedent(
     """
@@ -52,9 +52,15 @@ POSTER = textwrap.dedent(
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Served, str]]:
+def keys_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("keys") / "keys.toml"
+
+
+@pytest.fixture(scope="module")
+def server(
+    tmp_path_factory: pytest.TempPathFactory, keys_file: Path
+) -> Iterator[tuple[Served, str]]:
     directory = tmp_path_factory.mktemp("stalls")
-    keys_file = directory / "keys.toml"
     key = add_key(keys_file, tenant="alpha", name="alpha")
     with graphmem_serve(
         "--store",
@@ -207,3 +213,22 @@ def test_a_batch_over_the_limit_is_refused_before_it_is_parsed_whole(
             422,
         )
         assert json.loads(client.get("/v1/counts").text)["entities"] >= 0
+
+
+def test_keys_added_revoked_or_expired_take_effect_without_a_restart(
+    server: tuple[Served, str], keys_file: Path
+) -> None:
+    served, _key = server
+    fresh = add_key(keys_file, tenant="beta", name="fresh")
+    brief = add_key(keys_file, tenant="beta", name="brief", expires="2020-01-01T00:00:00Z")
+    with httpx.Client(base_url=served.url) as client:
+        auth = {"Authorization": f"Bearer {fresh}"}
+        assert client.get("/v1/counts", headers=auth).status_code == 200
+        body = {"entities": [{"id": "b", "type": "npc", "name": "B"}]}
+        assert client.post("/v1/entities", json=body, headers=auth).status_code == 200
+        expired = client.get("/v1/counts", headers={"Authorization": f"Bearer {brief}"})
+        assert "expired" in problem_of(expired, 401, "IdentityRequired")["detail"]
+        revoke_key(keys_file, name="fresh")
+        problem_of(client.get("/v1/counts", headers=auth), 401, "IdentityRequired")
+        # The key is checked before a body is read, on the same reloaded keys.
+        problem_of(client.post("/v1/entities", json=body, headers=auth), 401)
