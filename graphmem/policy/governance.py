@@ -420,6 +420,7 @@ class FactMemory:
         for name, text in (("subject", subject), ("relation", relation), ("value", value)):
             if not isinstance(text, str) or not text.strip():
                 raise InvalidInput(f"a fact needs a non-empty {name}")
+            check_text(text, f"the fact's {name}")
         return self._learn(
             {"subject": subject, "relation": relation, "value": value},
             source_type=source_type,
