@@ -143,6 +143,8 @@ class KeyRing:
         path = self._path
         if path is None:
             return
+        seen: tuple[int, int, int, int] | None
+        problem: str | None
         try:
             seen = _signature(path)
         except OSError as exc:
