@@ -27,6 +27,7 @@ from file_world import TENANTS, build, fingerprint
 import graphmem
 from graphmem import CommitsMissing, Entity, GraphStore, StoreCorrupted
 from graphmem.backends.networkx.sqlite_check import check_file
+from graphmem.cli import main
 
 FLIPS = 60
 WRITER = Path(__file__).parent.parent / "file_world.py"
@@ -119,12 +120,14 @@ def test_a_cut_or_lost_log_is_caught(crashed: tuple[Path, dict[str, Any]], tmp_p
 
 
 def test_the_damaged_log_is_kept_and_deleting_the_record_accepts_the_store(
-    crashed: tuple[Path, dict[str, Any]], tmp_path: Path
+    crashed: tuple[Path, dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "w.graphmem"
     _copy(crashed[0], path)
     wal = Path(f"{path}-wal")
     wal.write_bytes(wal.read_bytes()[: wal.stat().st_size // 2])
+    assert main(["check", "--store", path.as_uri()]) == 1  # the CLI door, before any open
+    assert "are missing" in capsys.readouterr().out
     with pytest.raises(CommitsMissing) as caught:
         graphmem.open_store(path.as_uri())
     assert caught.value.recorded > caught.value.found  # type: ignore[attr-defined]

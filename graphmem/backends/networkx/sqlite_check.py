@@ -20,7 +20,13 @@ from graphmem.backends.networkx.sqlite_file import (
     _take,
 )
 from graphmem.backends.networkx.sqlite_rows import state_problems
-from graphmem.backends.networkx.sqlite_seal import STORE_ID_KEY, SealRecord, problem, read_seal
+from graphmem.backends.networkx.sqlite_seal import (
+    STORE_ID_KEY,
+    SealRecord,
+    keep_wal,
+    problem,
+    read_seal,
+)
 from graphmem.errors import (
     BackendUnavailable,
     GraphmemError,
@@ -219,6 +225,9 @@ def _check_seal(
     seq = conn.execute("SELECT max(seq) FROM change").fetchone()[0] or 0
     what = problem(path, sealed, meta.get(STORE_ID_KEY) or 0, seq)
     if what is not None:
+        kept = keep_wal(path) if sealed is not None and not sealed.damaged else None
+        if kept is not None:
+            what += f" (a copy of the damaged log is kept as {kept.name})"
         report.problems.append(what)
 
 

@@ -555,7 +555,7 @@ class SQLiteFile:
         if sealed is not None and what is not None:
             if sealed.damaged:
                 raise damaged_record(path)
-            kept = None if self.read_only else keep_wal(path)
+            kept = keep_wal(path)  # the evidence, before a checkpoint on close folds it
             if kept is not None:
                 what += f" (a copy of the damaged log is kept as {kept.name})"
             raise missing(path, what, recorded=sealed.seq, found=self._seq)
