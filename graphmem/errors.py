@@ -132,9 +132,10 @@ class SignatureMismatch(GraphmemError, ValueError):
 class AuditChainBroken(SignatureMismatch):
     """A governed write refused: the tenant's audit chain was found broken (tampered).
 
-    Governance fails closed from the moment a check finds a record out of place
-    (``found_at``, ``reason``, ``record_ids`` of that finding): nothing is appended to
-    a chain that no longer proves what happened. Restore the store from a backup.
+    Governance fails closed (in the process, for the signing key that found it) from the
+    moment a check finds a record out of place (``found_at``, ``reason``, ``record_ids``
+    of that finding): nothing is appended to a chain that no longer proves what happened.
+    Restore the store from a backup and restart.
     """
 
 

@@ -52,7 +52,6 @@ from weakref import WeakKeyDictionary
 
 from graphmem.errors import (
     AuditChainBroken,
-    GraphmemError,
     NotFound,
     SignatureMismatch,
     UnsupportedOperation,
@@ -61,7 +60,6 @@ from graphmem.models import Record, new_id, utcnow
 from graphmem.store import ChangeSet, GraphStore
 
 __all__ = [
-    "ALARM_KIND",
     "AUDIT_HEAD_KIND",
     "AUDIT_KIND",
     "FACT_KIND",
@@ -76,17 +74,17 @@ FACT_KIND = "fact"
 AUDIT_KIND = "audit"
 AUDIT_HEAD_KIND = "audit_head"
 HEAD_ID = "head"
-ALARM_KIND = "audit_alarm"  # one record, written when a check finds the chain broken
-ALARM_ID = "alarm"
 _log = logging.getLogger(__name__)
-# Tenants found broken in this process, by store: writes stay refused even where the
-# alarm record cannot be written (a read-only store, a store that failed meanwhile).
-_broken: WeakKeyDictionary[Any, dict[str, dict[str, Any]]] = WeakKeyDictionary()
-_broken_fallback: dict[int, dict[str, dict[str, Any]]] = {}
+# What this process found broken, by store, then (tenant, signing key's fingerprint): the
+# chain's own key holder stops writing; a check made with another key (a misconfigured
+# reader) blocks only writes with that key. Nothing is written when a check fails (a
+# failing call changes nothing), so a new process learns it again from its first check.
+_broken: WeakKeyDictionary[Any, dict[tuple[str, str], dict[str, Any]]] = WeakKeyDictionary()
+_broken_fallback: dict[int, dict[tuple[str, str], dict[str, Any]]] = {}
 _broken_guard = threading.Lock()
 
 
-def _broken_of(store: Any) -> dict[str, dict[str, Any]]:
+def _broken_of(store: Any) -> dict[tuple[str, str], dict[str, Any]]:
     with _broken_guard:
         try:
             return _broken.setdefault(store, {})
@@ -223,33 +221,28 @@ class AuditChain:
 
     # ------------------------------------------------------------------ failing closed
 
-    def _alarm(self, found: SignatureMismatch) -> SignatureMismatch:
-        """Remember that the chain was found broken (here and in the store); return ``found``.
+    @property
+    def _slot(self) -> tuple[str, str]:
+        key = "" if self._key is None else hashlib.sha256(self._key).hexdigest()
+        return self._tenant, key
 
-        From then on every governed write of the tenant raises :class:`AuditChainBroken`,
-        in this process and, through the alarm record, in any other that opens the store.
+    def _alarm(self, found: SignatureMismatch) -> SignatureMismatch:
+        """Remember that the chain was found broken; return ``found`` (to raise).
+
+        From then on every governed write of the tenant with this key raises
+        :class:`AuditChainBroken` in this process.
         """
         ids = [str(i) for i in getattr(found, "record_ids", ())][:100]
         alarm = {"found_at": _utc(utcnow()), "reason": str(found)[:2000], "record_ids": ids}
-        broken = _broken_of(self._store)
-        if self._tenant in broken:
-            return found
-        broken[self._tenant] = alarm
-        try:
-            record = self.seal(ALARM_KIND, ALARM_ID, alarm, utcnow())
-            self._store.put_records(self._tenant, ALARM_KIND, [record])
-        except GraphmemError as exc:  # read-only, unreachable: this process still refuses
-            _log.error("cannot store the audit alarm of tenant %r: %s", self._tenant, exc)
+        _broken_of(self._store).setdefault(self._slot, alarm)
+        _log.error("the audit chain of tenant %r was found broken: %s", self._tenant, found)
         return found
 
     def _refuse_if_broken(self) -> None:
         """Raise :class:`AuditChainBroken` once the chain was found broken."""
-        alarm = _broken_of(self._store).get(self._tenant)
+        alarm = _broken_of(self._store).get(self._slot)
         if alarm is None:
-            try:
-                alarm = dict(self._store.get_record(self._tenant, ALARM_KIND, ALARM_ID).data)
-            except NotFound:
-                return
+            return
         raise AuditChainBroken(
             f"governed writes are refused: the audit chain was found broken at "
             f"{alarm.get('found_at')} ({alarm.get('reason')}); restore the store from a "
@@ -285,6 +278,7 @@ class AuditChain:
             self.check([record])  # never extend a chain from a forged head
             d = record.data
             link = {"id": d["entry_id"], "digest": d["digest"]}
+            self._check_newest(link)
             return int(d["seq"]), link, datetime.fromisoformat(d["at"]), record.created_at
         latest = self._store.find_records(self._tenant, AUDIT_KIND, limit=1)
         if not latest:
@@ -303,6 +297,23 @@ class AuditChain:
         entry = latest[0]  # unsigned governance: chain onto the newest entry
         link = {"id": entry.id, "digest": self.digest(entry)}
         return int(entry.data["seq"]), link, entry.created_at, None
+
+    def _check_newest(self, link: Mapping[str, str]) -> None:
+        """The entry the head names is there, unchanged (one read per governed write)."""
+        try:
+            newest = self._store.get_record(self._tenant, AUDIT_KIND, link["id"])
+        except NotFound:
+            newest = None
+        if newest is None or self.digest(newest) != link["digest"]:
+            self._alarm(
+                SignatureMismatch(
+                    f"the newest audit entry {link['id']} is "
+                    f"{'gone' if newest is None else 'not what the head signed'}",
+                    record_ids=(link["id"],),
+                    reasons={link["id"]: "the head names it with another digest"},
+                )
+            )
+            self._refuse_if_broken()
 
     # ------------------------------------------------------------------ writing
 
