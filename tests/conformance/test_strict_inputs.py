@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from graphmem import Entity, InvalidInput, Memory
+from graphmem import Entity, InvalidInput, Memory, jsonl
 from graphmem.checks import MAX_NAME_LENGTH
 
 LONG = "x" * (MAX_NAME_LENGTH + 1)
@@ -68,3 +68,16 @@ def test_a_name_at_the_limit_is_stored(world: Memory) -> None:
     name = "n" * MAX_NAME_LENGTH
     [stored] = world.upsert_entities([Entity(id="big", type="npc", name=name)])
     assert world.get_entity("big").name == stored.name == name
+
+
+def test_an_export_is_one_record_per_line_for_any_line_splitting_reader(world: Memory) -> None:
+    import io
+
+    name = "A\u2028B\x85C\u2029D"  # line breaks to str.splitlines and to JavaScript
+    world.upsert_entities([Entity(id="odd", type="npc", name=name)])
+    out = io.StringIO()
+    count = world.export_jsonl(out)
+    text = out.getvalue()
+    assert len(text.splitlines()) == count == len(text.split("\n")) - 1
+    again = jsonl.read(io.StringIO(text))
+    assert [e.name for e in again.entities if e.id == "odd"] == [name]
