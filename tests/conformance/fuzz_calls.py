@@ -552,8 +552,11 @@ def check_updated(world: World, result: Entity, args: tuple[Any, ...], kw: dict[
     assert world.mem.get_entity(result.id) == result
     if kw.get("name") is not None:
         assert result.name == kw["name"]
+    removed = kw.get("remove_attributes") or ()
+    removed = [removed] if isinstance(removed, str) else list(removed)
     for key, value in (kw.get("attributes") or {}).items():
-        assert result.attributes[key] == value
+        if key not in removed:  # removal wins over a value set in the same call
+            assert result.attributes[key] == value
 
 
 def check_deleted(world: World, result: int, args: tuple[Any, ...], kw: dict[str, Any]) -> None:
