@@ -7,7 +7,8 @@ is gone. Nothing inside the database can tell, so the writer keeps a small file 
 it, ``<store>-commit``, holding the store's id and the sequence number of its last
 acknowledged commit. It is written after the commit and before the write returns, in
 place, in one of two slots (sectors) taken in turn, each with its own CRC-32, so a torn
-write leaves the other slot whole (a record at most one commit behind, never ahead).
+write leaves the other slot whole (a record at most one commit behind, never ahead);
+see :meth:`Seal.record` for why it needs no fsync per commit.
 
 Opening compares the record with the database's last change: a database behind the
 record lost acknowledged commits (:class:`~graphmem.errors.CommitsMissing`). A reader
@@ -158,14 +159,20 @@ class Seal:
             self._fail(exc)
 
     def record(self, seq: int) -> None:
-        """Record ``seq`` as acknowledged (after its transaction committed)."""
+        """Record ``seq`` as acknowledged (after its transaction committed).
+
+        No fsync of its own: a killed process loses nothing of it (the kernel holds the
+        write), and the log it guards was fsynced by the commit before it, so the record
+        on disk is never ahead of the log. A power loss can only leave it a few commits
+        behind, which makes the check less strict for those, never a false alarm; the
+        damage it is for (a log flipped, cut or lost at rest, after a crash) comes long
+        after the kernel wrote it. It is fsynced when the store opens and closes.
+        """
         fd = self._fd
         if fd is None:
             return
         try:
             os.pwrite(fd, _pack(self.store_id, seq), (seq % 2) * _SLOT_SIZE)
-            if self.fsync:
-                os.fdatasync(fd)
         except OSError as exc:
             self._fail(exc)
 
@@ -179,10 +186,16 @@ class Seal:
             _log.error("cannot remove the stale commit record %s: %s", self.path, again)
 
     def close(self) -> None:
-        """Stop recording (the record stays on disk)."""
+        """Stop recording (the record stays on disk, fsynced)."""
         fd, self._fd = self._fd, None
         if fd is not None:
-            os.close(fd)
+            try:
+                if self.fsync:
+                    os.fsync(fd)
+            except OSError as exc:
+                _log.warning("cannot fsync the commit record %s: %s", self.path, exc)
+            finally:
+                os.close(fd)
 
     def retire(self) -> None:
         """Remove the record once the log is folded into the database and gone.
