@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 from graphmem.conversation import Conversation
 from graphmem.errors import (
+    AuditChainBroken,
     BackendUnavailable,
+    CommitsMissing,
     ForbiddenCategory,
     GraphmemError,
     IdentityRequired,
@@ -134,10 +136,12 @@ __all__ = [
     "ArtifactRef",
     "AsyncConversation",
     "AsyncMemory",
+    "AuditChainBroken",
     "BackendUnavailable",
     "Branch",
     "ChangeSet",
     "Chunk",
+    "CommitsMissing",
     "ContextResult",
     "Conversation",
     "ConversationMemory",

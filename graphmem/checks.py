@@ -17,6 +17,8 @@ tenants, identities    printable names of 1 to :data:`MAX_TENANT_LENGTH` charact
                        (:func:`check_printable_name`)
 texts                  valid UTF-8 text (no lone surrogate, U+D800..U+DFFF) of at
                        most :data:`MAX_TEXT_LENGTH` characters
+names                  entity names, speakers, attribute and data keys: texts of at
+                       most :data:`MAX_NAME_LENGTH` characters
 limits, ``k``          ``int`` (not ``bool``) of at least 1
 times                  ``datetime`` (naive means UTC) with a UTC equivalent
 walk depths            ``int`` (not ``bool``) from 1 (0 where a walk may stay put) to
@@ -48,6 +50,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MAX_JSON_INT",
     "MAX_JSON_VALUES",
+    "MAX_NAME_LENGTH",
     "MAX_TENANT_LENGTH",
     "MAX_TEXT_LENGTH",
     "SAFE_NAME_PATTERN",
@@ -78,6 +81,11 @@ MAX_TENANT_LENGTH = 256
 MAX_TEXT_LENGTH = 1_000_000
 """The longest text of any one field (a name, a turn's content, a chunk), in characters.
 Longer texts belong in documents (``Memory.add_documents`` splits them into chunks)."""
+
+MAX_NAME_LENGTH = 200_000
+"""The longest name (an entity's name, a turn's speaker, an attribute or data key), in
+characters: the HTTP server's default ``max_text_chars``, so a name any door accepts is
+one every other door accepts too."""
 
 MAX_DEPTH = 32
 """The deepest graph walk (``neighbors``, ``visible_subgraph``, ``expand``, retrieval
@@ -484,7 +492,7 @@ def check_json(
                         f"{path} has key {key!r}: keys must be non-empty strings", path=path
                     )
                 budget.chars += len(key)
-                problem = text_problem(key)
+                problem = text_problem(key, MAX_NAME_LENGTH)
                 if problem is not None:
                     raise InvalidInput(f"{path} has a key that {problem}", path=path)
                 out[key] = walk(inner, f"{path}.{key}", depth + 1)

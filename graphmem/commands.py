@@ -264,6 +264,20 @@ def _add_serve(commands: Any) -> None:
             help=f"{help_text} (default {defaults[name].default:,})",
         )
     serve.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="close a connection that has not sent a request's headers within this (10)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=512,
+        metavar="N",
+        help="answer 503 and close connections beyond this many open at once (512)",
+    )
+    serve.add_argument(
         "--cors-origin",
         action="append",
         default=[],
@@ -323,8 +337,23 @@ def _add_keys(commands: Any) -> None:
     add.add_argument("--keys", required=True, type=Path, metavar="FILE")
     add.add_argument("--tenant", required=True, metavar="T")
     add.add_argument("--name", required=True, help="a label for the key (unity-client, ...)")
+    add.add_argument(
+        "--expires",
+        metavar="WHEN",
+        help="when the key stops working: an ISO 8601 time (2027-01-31T12:00:00Z; naive = "
+        "UTC) or a duration from now (30d, 12h, 45m); a running server notices",
+    )
     _json_argument(add)
-    listing = actions.add_parser("list", help="list the keys' names and tenants (no hashes)")
+    revoke = actions.add_parser(
+        "revoke",
+        help="remove a key by name; a running server refuses it from its next request",
+    )
+    revoke.add_argument("--keys", required=True, type=Path, metavar="FILE")
+    revoke.add_argument("--name", required=True, help="the label of the key to remove")
+    _json_argument(revoke)
+    listing = actions.add_parser(
+        "list", help="list the keys' names, tenants and expiry times (no hashes)"
+    )
     listing.add_argument("--keys", required=True, type=Path, metavar="FILE")
     _json_argument(listing)
 
@@ -533,6 +562,8 @@ def _serve(args: argparse.Namespace) -> int:
         port=args.port,
         access_log=args.access_log,
         log_level=args.log_level,
+        header_timeout=args.header_timeout,
+        max_connections=args.max_connections,
     )
     return 0
 
@@ -563,10 +594,17 @@ def _mcp(args: argparse.Namespace) -> int:
 
 
 def _keys(args: argparse.Namespace) -> int:
-    from graphmem.server.keys import KeyRing, add_key
+    from graphmem.server.keys import KeyRing, add_key, revoke_key
 
+    if args.keys_command == "revoke":
+        gone = revoke_key(args.keys, name=args.name)
+        if args.json:
+            _dump({"revoked": gone.name, "tenant": gone.tenant, "keys_file": str(args.keys)})
+        else:
+            print(f"graphmem: key {gone.name!r} (tenant {gone.tenant!r}) revoked", file=sys.stderr)
+        return 0
     if args.keys_command == "add":
-        key = add_key(args.keys, tenant=args.tenant, name=args.name)
+        key = add_key(args.keys, tenant=args.tenant, name=args.name, expires=args.expires)
         if args.json:
             _dump(
                 {"name": args.name, "tenant": args.tenant, "key": key, "keys_file": str(args.keys)}
@@ -580,12 +618,20 @@ def _keys(args: argparse.Namespace) -> int:
             )
         return 0
     ring = KeyRing.load(args.keys)
-    rows = [{"name": e.name, "tenant": e.tenant} for e in ring.entries]
+    rows = [
+        {
+            "name": e.name,
+            "tenant": e.tenant,
+            "expires": e.expires.isoformat() if e.expires else None,
+        }
+        for e in ring.entries
+    ]
     if args.json:
         _dump({"keys": rows})
     else:
         for row in rows:
-            print(f"{row['name']:<24} {row['tenant']}")
+            until = f"  expires {row['expires']}" if row["expires"] else ""
+            print(f"{row['name']:<24} {row['tenant']}{until}")
     return 0
 
 

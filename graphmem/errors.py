@@ -14,6 +14,7 @@ or ``ValueError`` keeps working::
     │       ├── PoisoningDetected            instructions aimed at the model, policy rejects
     │       └── MalformedPrivacyTag          an unclosed, stray or nested privacy tag
     ├── SignatureMismatch (ValueError)       governance records do not verify (tampered)
+    │   └── AuditChainBroken                 found tampered earlier: governed writes refused
     ├── InvalidTransition (RuntimeError)     a health state change the state machine forbids
     ├── UnsupportedOperation (NotImplementedError)
     │   │                                    the backend cannot do this; the message says why
@@ -22,6 +23,7 @@ or ``ValueError`` keeps working::
     │   ├── StoreLocked                      another writer holds the store file
     │   ├── NotAStore                        the file is not a graphmem store; left untouched
     │   └── StoreCorrupted                   the store file is damaged; restore a backup
+    │       └── CommitsMissing               acknowledged commits are gone (a damaged -wal)
     ├── IdentityRequired (PermissionError)   a tenant / user / session part is missing: fail closed
     └── StoreClosed (RuntimeError)           the store or conversation was closed
 
@@ -34,7 +36,9 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "AuditChainBroken",
     "BackendUnavailable",
+    "CommitsMissing",
     "ForbiddenCategory",
     "GraphmemError",
     "IdentityRequired",
@@ -125,6 +129,16 @@ class SignatureMismatch(GraphmemError, ValueError):
     """
 
 
+class AuditChainBroken(SignatureMismatch):
+    """A governed write refused: the tenant's audit chain was found broken (tampered).
+
+    Governance fails closed (in the process, for the signing key that found it) from the
+    moment a check finds a record out of place (``found_at``, ``reason``, ``record_ids``
+    of that finding): nothing is appended to a chain that no longer proves what happened.
+    Restore the store from a backup and restart.
+    """
+
+
 class InvalidTransition(GraphmemError, RuntimeError):
     """A health state change the state machine does not allow (``from_state``, ``to_state``)."""
 
@@ -159,6 +173,15 @@ class StoreCorrupted(BackendUnavailable):
     """The store file is damaged: a checksum, a row count or SQLite's own check failed.
 
     Carries ``path``. Nothing was written; run ``graphmem check`` and restore a backup.
+    """
+
+
+class CommitsMissing(StoreCorrupted):
+    """Commits the store acknowledged are missing from its file (``recorded``, ``found``).
+
+    The database opened to an earlier committed state than its commit record names
+    (``<store>-commit``, kept beside it): its write-ahead log was damaged or lost. Restore
+    a backup, or delete the record to accept the store as it opens now.
     """
 
 

@@ -80,7 +80,9 @@ def hash_key(*parts: str) -> str:
     >>> len(hash_key("x"))
     16
     """
-    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
+    # surrogatepass: a key is hashed whatever it holds (a lone surrogate is refused where
+    # text is stored, not here, where an event about the refusal is published).
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
     return digest[:16]
 
 

@@ -187,7 +187,13 @@ def lines(dump: TenantDump, *, tenant: str | None = None) -> Iterator[str]:
     if tenant is not None:
         header["tenant"] = tenant
     for record in (header, *dump_records(dump)):
-        yield json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        yield text.translate(_LINE_BREAKS) + "\n"
+
+
+# Characters other readers take for a line break (Python's str.splitlines, JavaScript)
+# that JSON may keep raw inside strings: escaped, so each record stays one line anywhere.
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 
 
 def read(source: str | os.PathLike[str] | IO[str]) -> TenantDump:

@@ -36,6 +36,7 @@ from pydantic import (
 
 from graphmem.checks import (
     MAX_ID_LENGTH,
+    MAX_NAME_LENGTH,
     SAFE_NAME_PATTERN,
     as_utc,
     check_identifier,
@@ -190,6 +191,36 @@ def _check_text(value: str) -> str:
     return value
 
 
+def _check_name_length(value: str | None) -> str | None:
+    if value is not None and len(value) > MAX_NAME_LENGTH:
+        raise ValueError(f"is {len(value)} characters long; a name is at most {MAX_NAME_LENGTH}")
+    return value
+
+
+Name = Annotated[
+    str,
+    AfterValidator(_check_text),
+    AfterValidator(_check_name_length),
+    WithJsonSchema(
+        {"type": "string", "minLength": 1, "maxLength": MAX_NAME_LENGTH, "pattern": "\\S"}
+    ),
+]
+"""A non-blank text of at most :data:`~graphmem.checks.MAX_NAME_LENGTH` characters."""
+_TEXT_TYPES: dict[type, frozenset[str]] = {}
+
+
+def _text_fields(model: type[BaseModel]) -> frozenset[str]:
+    """The fields of ``model`` that take text and never bytes (all but the blobs)."""
+    found = _TEXT_TYPES.get(model)
+    if found is None:
+        found = _TEXT_TYPES[model] = frozenset(
+            name
+            for name, info in model.model_fields.items()
+            if "bytes" not in repr(info.annotation) and "str" in repr(info.annotation)
+        )
+    return found
+
+
 def _as_utc(value: datetime) -> datetime:
     # Naive datetimes are taken as UTC; everything is stored in UTC.
     if value.tzinfo is None:
@@ -280,6 +311,20 @@ class _Model(BaseModel):
             super().__init__(**data)
         except ValidationError as exc:
             raise _invalid(type(self).__name__, exc) from exc
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bytes_for_text(cls, data: Any) -> Any:
+        # pydantic reads bytes as UTF-8 text in a str field: a caller's bytes would be
+        # stored as text without a word. Text is str; bytes belong in a Blob.
+        if isinstance(data, dict):
+            for name, value in data.items():
+                if isinstance(value, bytes | bytearray | memoryview) and name in _text_fields(cls):
+                    raise ValueError(
+                        f"{name} must be a str, got {type(value).__name__}: decode it first "
+                        "(binary data belongs in a record's blob)"
+                    )
+        return data
 
     @model_validator(mode="after")
     def _valid_texts(self) -> Self:
@@ -404,11 +449,7 @@ class Entity(_Model):
 
     id: Identifier
     type: SafeName
-    name: Annotated[
-        str,
-        AfterValidator(_check_text),
-        WithJsonSchema({"type": "string", "minLength": 1, "pattern": "\\S"}),
-    ]
+    name: Name
     attributes: Attributes = Field(default_factory=FrozenDict)
     created_at: Timestamp = Field(default_factory=utcnow)
     updated_at: Timestamp = Field(default_factory=utcnow)
@@ -660,7 +701,7 @@ class Turn(_Model):
     parent_id: Identifier | None = None
     session_id: Identifier
     role: SafeName
-    speaker: str | None = None
+    speaker: Annotated[str | None, AfterValidator(_check_name_length)] = None
     content: str
     summary: str | None = None
     turn_id: Identifier | None = None

@@ -11,12 +11,13 @@ from __future__ import annotations
 import pytest
 
 ISSUE = True  # a variant the issue lists as missed: its test id starts with "issue17"
+ISSUE29 = "issue29"  # a variant issue 29 found stored under pii="reject"
 
 NBSP, EMSP, ZWSP = "\u00a0", "\u2003", "\u200b"
 
 
-def positive(kind: str, text: str, redacted: str, issue: bool = False) -> object:
-    prefix = "issue17 " if issue else ""
+def positive(kind: str, text: str, redacted: str, issue: bool | str = False) -> object:
+    prefix = f"{issue} " if isinstance(issue, str) else "issue17 " if issue else ""
     return pytest.param(kind, text, redacted, id=f"{prefix}{kind}: {text!r}")
 
 
@@ -34,6 +35,24 @@ POSITIVES = [
     positive("card", "card 4111 \n 1111  1111 1111.", "card [card]."),
     positive("card", "card 4111 1111 1111 1111 ok", "card [card] ok"),
     positive("card", "card 5500-0000-0000-0004", "card [card]"),
+    positive("card", "card 4111_1111_1111_1111 ok", "card [card] ok", ISSUE29),
+    positive("card", "card 4111/1111/1111/1111 ok", "card [card] ok", ISSUE29),
+    positive("card", "card 4111,1111,1111,1111 ok", "card [card] ok", ISSUE29),
+    positive("card", "card 4111-1111 1111.1111 ok", "card [card] ok", ISSUE29),
+    positive("card", "card 4111_1111/1111,1111 ok", "card [card] ok", ISSUE29),
+    positive("card", "amex 3782/822463/10005 ok", "amex [card] ok", ISSUE29),
+    positive(
+        "card",
+        "card four one one one one one one one one one one one one one one one ok",
+        "card [card] ok",
+        ISSUE29,
+    ),
+    positive(
+        "card",
+        "it is Four-One-One-One, one one one one, one one one one, one one one one.",
+        "it is [card].",
+        ISSUE29,
+    ),
     # ---- iban (mod-97-valid)
     positive("iban", "iban gb82 west 1234 5698 7654 32 ok", "iban [iban] ok", ISSUE),
     positive("iban", "iban de89370400440532013000", "iban [iban]", ISSUE),
@@ -64,6 +83,9 @@ POSITIVES = [
     positive("email", "mail ada @ example.org now", "mail [email] now"),
     positive("email", "mail ada@exämple.de now", "mail [email] now"),
     positive("email", "mail x.y+tag@mail.co.uk now", "mail [email] now"),
+    positive("email", "mail ada @ example . org now", "mail [email] now", ISSUE29),
+    positive("email", "mail ada@example . com now", "mail [email] now", ISSUE29),
+    positive("email", "mail ada @ mail . example . co . uk", "mail [email]", ISSUE29),
     # ---- phone
     positive("phone", "call 4155552671 now", "call [phone] now", ISSUE),
     positive("phone", "tel: 5551234567", "tel: [phone]"),
@@ -73,6 +95,8 @@ POSITIVES = [
     positive("phone", "call (555) 123\u20134567", "call [phone]"),
     positive("phone", "call +44 20 7946 0958 now", "call [phone] now"),
     positive("phone", "call (555) 123-4567 now", "call [phone] now"),
+    positive("phone", "call 415/555/2671 now", "call [phone] now", ISSUE29),
+    positive("phone", "call 020/7946/0958 now", "call [phone] now", ISSUE29),
 ]
 
 
@@ -89,6 +113,17 @@ NEGATIVES = [
     negative("card", "version 1.2.3 on 2024-01-15 with 12345 rows"),
     negative("card", "the mill is at 51.5074, -0.1278"),
     negative("card", "1234\n5678\n9012\n3456"),
+    negative("card", "order 4111_1111_1111_1112 shipped"),
+    negative("card", "order 4111/1111/1111/1112 shipped"),
+    negative("card", "order 4111,1111,1111,1112 shipped"),
+    negative("card", "ref four one one one one one one one one one one one one one one two"),
+    negative("card", "one two three four, and a five six seven eight"),
+    negative("card", "the years 2019/2020/2021/2022 were lean"),
+    negative("card", "population 1,234,567,890,123 and rising"),
+    negative("card", "it cost $4,111.11, or 4.111,11 EUR"),
+    negative("card", "build 2024.01.15.1234 of v10.2.33"),
+    negative("card", "dates 12/31/1999, 2024/01/15 and 15.01.2024"),
+    negative("card", "serial 1234-5678-9012-3456 on the box"),
     # ---- iban: mod-97 fails, unknown country in lower case, ordinary words
     negative("iban", "iban gb82 west 1234 5698 7654 33"),
     negative("iban", "code zz33west12345698765432"),
@@ -107,6 +142,9 @@ NEGATIVES = [
     negative("email", "@mira said hi"),
     negative("email", "two apples @ 3.50 each"),
     negative("email", "Ignore him, he's drunk at the tavern dot dot dot"),
+    negative("email", "I will be @ home . it was late"),
+    negative("email", "see you @ school . it was fun"),
+    negative("email", "price @ 3 . 50 each"),
     # ---- phone: timestamps, ids, short numbers
     negative("phone", "timestamp 1700000000"),
     negative("phone", "order 1234567890 shipped"),
@@ -114,6 +152,10 @@ NEGATIVES = [
     negative("phone", "between 1999 and 2024"),
     negative("phone", "3.1415926535"),
     negative("phone", "order #4839201756"),
+    negative("phone", "dates 2024/01/15 and 1/2/2024"),
+    negative("phone", "scores 10/20/30 and 3/4"),
+    negative("phone", "version 4.15.555 and 10.0.19045"),
+    negative("phone", "it costs 415.55 and weighs 26.71 kg"),
 ]
 
 ISSUE_POSITIVES = [p for p in POSITIVES if str(p.id).startswith("issue17")]  # type: ignore[attr-defined]

@@ -21,6 +21,7 @@ The mechanism, for every world (no rule knows any story):
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
@@ -222,6 +223,10 @@ class Minds:
     ) -> Event:
         """Record an event, apply its changes to the world, update its witnesses' beliefs."""
         check_safe_name(type, "event type")
+        if attributes is not None and not isinstance(attributes, Mapping):
+            raise InvalidInput(
+                f"attributes takes a mapping of names to values, got {type_name(attributes)}"
+            )
         when = _at(at)
         weight = _fraction(importance, "importance")
         changed = _facts(changes, "changes")
@@ -648,6 +653,8 @@ class Minds:
             raise InvalidInput(f"k must be a positive integer, got {k!r}")
         if query is not None and not isinstance(query, str):
             raise InvalidInput(f"query must be a string, got {type(query).__name__}")
+        if relevance is not None:
+            relevance = _checked_relevance(relevance)
         when = _at(at)
         held = self.beliefs(npc)
         topics = set(_ids(about, "about"))
@@ -802,3 +809,35 @@ class Minds:
 def event_from_record(record: Record) -> Event:
     """The :class:`Event` an event record holds."""
     return Event.model_validate({**record.data, "id": record.id, "recorded_at": record.created_at})
+
+
+def type_name(value: object) -> str:
+    """The name of ``value``'s type, for messages."""
+    return type(value).__name__
+
+
+def _checked_relevance(relevance: object) -> Callable[[Belief], float]:
+    """A caller's ``relevance(belief) -> 0..1``, whose answers are checked as they come.
+
+    Raises:
+        InvalidInput: ``relevance`` is not callable (and, when called, an answer that is
+            not a finite number).
+    """
+    if not callable(relevance):
+        raise InvalidInput(
+            f"relevance must be a function of a belief returning 0..1, got {type_name(relevance)}"
+        )
+
+    def checked(belief: Belief) -> float:
+        value = relevance(belief)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            raise InvalidInput(
+                f"relevance(belief) must return a finite number from 0 to 1, got {value!r}"
+            )
+        return float(value)
+
+    return checked

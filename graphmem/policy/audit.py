@@ -42,12 +42,20 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from weakref import WeakKeyDictionary
 
-from graphmem.errors import NotFound, SignatureMismatch, UnsupportedOperation
+from graphmem.errors import (
+    AuditChainBroken,
+    NotFound,
+    SignatureMismatch,
+    UnsupportedOperation,
+)
 from graphmem.models import Record, new_id, utcnow
 from graphmem.store import ChangeSet, GraphStore
 
@@ -66,6 +74,22 @@ FACT_KIND = "fact"
 AUDIT_KIND = "audit"
 AUDIT_HEAD_KIND = "audit_head"
 HEAD_ID = "head"
+_log = logging.getLogger(__name__)
+# What this process found broken, by store, then (tenant, signing key's fingerprint): the
+# chain's own key holder stops writing; a check made with another key (a misconfigured
+# reader) blocks only writes with that key. Nothing is written when a check fails (a
+# failing call changes nothing), so a new process learns it again from its first check.
+_broken: WeakKeyDictionary[Any, dict[tuple[str, str], dict[str, Any]]] = WeakKeyDictionary()
+_broken_fallback: dict[int, dict[tuple[str, str], dict[str, Any]]] = {}
+_broken_guard = threading.Lock()
+
+
+def _broken_of(store: Any) -> dict[tuple[str, str], dict[str, Any]]:
+    with _broken_guard:
+        try:
+            return _broken.setdefault(store, {})
+        except TypeError:  # not weakly referenceable: by object id
+            return _broken_fallback.setdefault(id(store), {})
 
 
 def canonical_json(value: Any) -> str:
@@ -185,13 +209,49 @@ class AuditChain:
         """Raise ``SignatureMismatch`` naming every record whose signature fails."""
         bad = self.unsigned(records)
         if bad:
-            raise SignatureMismatch(
-                f"{len(bad)} record(s) do not verify against the signing key ({', '.join(bad[:5])}"
-                f"{', ...' if len(bad) > 5 else ''}): altered, re-dated, copied from another "
-                "id or tenant, or signed with another key",
-                record_ids=tuple(bad),
-                reasons={record_id: "signature" for record_id in bad},
+            raise self._alarm(
+                SignatureMismatch(
+                    f"{len(bad)} record(s) do not verify against the signing key "
+                    f"({', '.join(bad[:5])}{', ...' if len(bad) > 5 else ''}): altered, "
+                    "re-dated, copied from another id or tenant, or signed with another key",
+                    record_ids=tuple(bad),
+                    reasons={record_id: "signature" for record_id in bad},
+                )
             )
+
+    # ------------------------------------------------------------------ failing closed
+
+    @property
+    def _slot(self) -> tuple[str, str]:
+        key = "" if self._key is None else hashlib.sha256(self._key).hexdigest()
+        return self._tenant, key
+
+    def _alarm(self, found: SignatureMismatch) -> SignatureMismatch:
+        """Remember that the chain was found broken; return ``found`` (to raise).
+
+        From then on every governed write of the tenant with this key raises
+        :class:`AuditChainBroken` in this process.
+        """
+        ids = [str(i) for i in getattr(found, "record_ids", ())][:100]
+        alarm = {"found_at": _utc(utcnow()), "reason": str(found)[:2000], "record_ids": ids}
+        _broken_of(self._store).setdefault(self._slot, alarm)
+        _log.error("the audit chain of tenant %r was found broken: %s", self._tenant, found)
+        return found
+
+    def _refuse_if_broken(self) -> None:
+        """Raise :class:`AuditChainBroken` once the chain was found broken."""
+        alarm = _broken_of(self._store).get(self._slot)
+        if alarm is None:
+            return
+        raise AuditChainBroken(
+            f"governed writes are refused: the audit chain was found broken at "
+            f"{alarm.get('found_at')} ({alarm.get('reason')}); restore the store from a "
+            "backup",
+            found_at=alarm.get("found_at"),
+            reason=alarm.get("reason"),
+            record_ids=tuple(alarm.get("record_ids") or ()),
+            reasons={},
+        )
 
     # ------------------------------------------------------------------ the head
 
@@ -212,11 +272,13 @@ class AuditChain:
 
     def _tail(self) -> tuple[int, dict[str, str] | None, datetime | None, datetime | None]:
         """``(last seq, prev link, last entry time, head created_at)`` to append after."""
+        self._refuse_if_broken()
         record = self._head_record()
         if record is not None:
             self.check([record])  # never extend a chain from a forged head
             d = record.data
             link = {"id": d["entry_id"], "digest": d["digest"]}
+            self._check_newest(link)
             return int(d["seq"]), link, datetime.fromisoformat(d["at"]), record.created_at
         latest = self._store.find_records(self._tenant, AUDIT_KIND, limit=1)
         if not latest:
@@ -224,15 +286,34 @@ class AuditChain:
         if self._key is not None:
             # Entries but no head: it was deleted (with the newest entries, perhaps).
             # Appending would hide that, so signed governance fails closed.
-            raise SignatureMismatch(
-                "the audit log has entries but no head: it was deleted; run verify() to "
-                "see what else is out of place",
-                record_ids=(HEAD_ID,),
-                reasons={HEAD_ID: "the audit head is missing"},
+            raise self._alarm(
+                SignatureMismatch(
+                    "the audit log has entries but no head: it was deleted; run verify() to "
+                    "see what else is out of place",
+                    record_ids=(HEAD_ID,),
+                    reasons={HEAD_ID: "the audit head is missing"},
+                )
             )
         entry = latest[0]  # unsigned governance: chain onto the newest entry
         link = {"id": entry.id, "digest": self.digest(entry)}
         return int(entry.data["seq"]), link, entry.created_at, None
+
+    def _check_newest(self, link: Mapping[str, str]) -> None:
+        """The entry the head names is there, unchanged (one read per governed write)."""
+        try:
+            newest = self._store.get_record(self._tenant, AUDIT_KIND, link["id"])
+        except NotFound:
+            newest = None
+        if newest is None or self.digest(newest) != link["digest"]:
+            self._alarm(
+                SignatureMismatch(
+                    f"the newest audit entry {link['id']} is "
+                    f"{'gone' if newest is None else 'not what the head signed'}",
+                    record_ids=(link["id"],),
+                    reasons={link["id"]: "the head names it with another digest"},
+                )
+            )
+            self._refuse_if_broken()
 
     # ------------------------------------------------------------------ writing
 
@@ -386,11 +467,13 @@ class AuditChain:
         if bad:
             ids = tuple(bad)
             named = "; ".join(f"{i}: {bad[i]}" for i in ids[:3])
-            raise SignatureMismatch(
-                f"governance records do not verify ({len(ids)} out of place): {named}"
-                f"{'; ...' if len(ids) > 3 else ''}",
-                record_ids=ids,
-                reasons=dict(bad),
+            raise self._alarm(
+                SignatureMismatch(
+                    f"governance records do not verify ({len(ids)} out of place): {named}"
+                    f"{'; ...' if len(ids) > 3 else ''}",
+                    record_ids=ids,
+                    reasons=dict(bad),
+                )
             )
         return len(facts) + len(entries) + len(heads)
 

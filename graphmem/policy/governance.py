@@ -70,7 +70,7 @@ from datetime import datetime, timedelta
 from typing import Any, NoReturn
 from weakref import WeakKeyDictionary
 
-from graphmem.checks import as_utc, check_text
+from graphmem.checks import MAX_NAME_LENGTH, as_utc, check_text
 from graphmem.errors import (
     ForbiddenCategory,
     IdentityRequired,
@@ -420,6 +420,7 @@ class FactMemory:
         for name, text in (("subject", subject), ("relation", relation), ("value", value)):
             if not isinstance(text, str) or not text.strip():
                 raise InvalidInput(f"a fact needs a non-empty {name}")
+            check_text(text, f"the fact's {name}")
         return self._learn(
             {"subject": subject, "relation": relation, "value": value},
             source_type=source_type,
@@ -500,7 +501,7 @@ class FactMemory:
             ) from exc
         if not isinstance(source_type, str) or not source_type.strip():
             raise InvalidInput("source_type must be a non-empty string")
-        source_type = str(source_type)
+        source_type = check_text(str(source_type), "source_type", max_length=MAX_NAME_LENGTH)
         if scope == Scope.SESSION and self.session is None:
             self._bus.publish("memory.identity_rejected", operation="learn", missing=["session"])
             raise IdentityRequired(

@@ -8,8 +8,9 @@ no-break spaces, tabs or line breaks, a zero-width space before ``@`` or a fullw
 original text. Detection is deliberately conservative where a checksum exists:
 
 - ``card``: 13 to 19 digits passing the Luhn check, plain, separated by spaces or dashes
-  between any digits, or by dots between groups of four (``4111.1111.1111.1111``, Amex
-  ``3782.822463.10005``); never digits right after a decimal point;
+  between any digits, or by any of ``. _ / , -`` and spaces, mixed, between groups of
+  four (``4111_1111/1111,1111``, Amex ``3782.822463.10005``), or spelt out as 13 to 19
+  digit words (``four one one one ...``); never digits right after a decimal point;
 - ``iban``: a country code, two check digits and 11 to 30 letters or digits (spaces
   every four allowed), in any letter case, passing the ISO 13616 mod-97 check; one not
   written in capitals must also start with a known IBAN country code;
@@ -18,17 +19,18 @@ original text. Detection is deliberately conservative where a checksum exists:
   together when an SSN context word (``SSN``, ``social security``, ``SS#``) comes within
   30 characters before; or a UK national insurance number (``AB123456C``, any case);
 - ``email``: ``local@domain.tld`` (Unicode letters allowed, a space either side of ``@``
-  allowed), or spelt out: ``name at host dot com``, ``name (at) host (dot) org``,
+  allowed; spaces around the dots too when the last label is a common top-level domain:
+  ``ada @ example . org``), or spelt out: ``name at host dot com``, ``name (at) host (dot) org``,
   ``name [at] host.org``, where the host is not a determiner or pronoun (``at this dot
   com`` is prose) and a spelt-out last dot is followed by a common top-level domain or
   two letters;
 - ``phone``: an international number (``+`` and 8 to 15 digits) or a national one of
-  10 to 11 digits written with separators or brackets (``(555) 123-4567``,
-  ``020 7946 0958``), or written together: 10 digits forming a valid North American
-  number (area and exchange codes starting 2 to 9), 10 or 11 digits starting with a
-  trunk ``0``, or any 10 or 11 digits after a phone context word (``phone``, ``tel``,
-  ``call``, ``mobile``, ...) within 30 characters; never part of a longer number nor
-  after ``#`` (an order or ticket number).
+  10 to 11 digits written with separators (space, dot, dash or slash) or brackets
+  (``(555) 123-4567``, ``020 7946 0958``, ``415/555/2671``), or written together:
+  10 digits forming a valid North American number (area and exchange codes starting
+  2 to 9), 10 or 11 digits starting with a trunk ``0``, or any 10 or 11 digits after a
+  phone context word (``phone``, ``tel``, ``call``, ``mobile``, ...) within 30
+  characters; never part of a longer number nor after ``#`` (an order or ticket number).
 
 Matches never overlap; the first detector in the order above wins a span.
 """
@@ -62,13 +64,28 @@ _IBAN_REGISTRY = """
 IBAN_COUNTRIES = frozenset(_IBAN_REGISTRY.split())
 """Countries of the IBAN registry (ISO 13616); an IBAN not in capitals must use one."""
 
+_GAP = r"(?: ?[-_/,.] ?| )"  # between groups: a space, or . _ / , - with spaces around
 _CARD = re.compile(
-    r"(?<![\w.-])(?:"
+    r"(?<![\w.,/-])(?:"
     r"\d(?:(?: ?- ?| )?\d){12,18}"  # plain, or spaces / dashes anywhere
-    r"|\d{4}(?:\.\d{4}){3}(?:\.\d{1,3})?"  # dots between groups of four
-    r"|\d{4}\.\d{6}\.\d{5}"  # Amex 4-6-5
-    r")(?![\w-]|\.\d)"
+    rf"|\d{{4}}(?:{_GAP}\d{{4}}){{3}}(?:{_GAP}\d{{1,3}})?"  # any separators between fours
+    rf"|\d{{4}}{_GAP}\d{{6}}{_GAP}\d{{5}}"  # Amex 4-6-5
+    r")(?![\w-]|[.,/]\d)"
 )
+_DIGIT_WORDS = {
+    "zero": "0",
+    "one": "1",
+    "two": "2",
+    "three": "3",
+    "four": "4",
+    "five": "5",
+    "six": "6",
+    "seven": "7",
+    "eight": "8",
+    "nine": "9",
+}
+_DIGIT_WORD = "(?:" + "|".join(_DIGIT_WORDS) + ")"
+_CARD_WORDS = re.compile(rf"(?i)\b{_DIGIT_WORD}(?:(?:[ ,-]|, )+{_DIGIT_WORD}){{12,18}}\b")
 _IBAN_START = re.compile(r"(?<!\w)[A-Za-z]{2}\d{2}")
 _IBAN_COMPACT = re.compile(r"[A-Za-z0-9]{11,30}(?!\w)")
 _IBAN_GROUPS = re.compile(r"(?: [A-Za-z0-9]{4})*(?: [A-Za-z0-9]{1,4})?(?!\w)")
@@ -88,6 +105,14 @@ _NOT_A_HOST = (
     r"(?!(?:the|a|an|this|that|these|those|my|your|his|her|its|our|their|some|any|no|"
     r"home|least|last|first|once|all|night|noon|dawn|dusk)\b)"
 )
+_SPACED_TLD = (
+    r"(?:com|org|net|edu|gov|mil|info|biz|io|ai|dev|app|co|uk|de|fr|nl|es|ch|se|jp|ru|br|"
+    r"au|ca)"
+)
+_EMAIL_SPACED = re.compile(
+    rf"(?i)(?<![\w.%+-])[\w.%+-]+ ?@ ?{_NOT_A_HOST}[\w-]+(?: ?\. ?[\w-]+)* ?\. ?"
+    rf"{_SPACED_TLD}(?![\w-])"
+)
 _EMAIL_SPELT = re.compile(
     rf"(?i)(?<![\w.+-])[\w.+-]+{_AT}{_NOT_A_HOST}[\w-]+"
     rf"(?:(?:{_DOT}|\.){_NOT_A_HOST}[\w-]+)*"
@@ -95,7 +120,7 @@ _EMAIL_SPELT = re.compile(
 )
 _PHONE_INTL = re.compile(r"(?<![\w+])\+\d(?:[ .-]?\(?\d\)?){7,14}(?!\w)")
 _PHONE_NATIONAL = re.compile(
-    r"(?<![\w+])(?:\(\d{2,5}\)[ .-]?|\d{2,5}[ .-])\d{2,4}[ .-]?\d{3,4}(?![\w-])"
+    r"(?<![\w+/])(?:\(\d{2,5}\)[ .-]?|\d{2,5}[ ./-])\d{2,4}[ ./-]?\d{3,4}(?![\w-]|[./]\d)"
 )
 _PHONE_PLAIN = re.compile(r"(?<![\w+.#-])\d{10,11}(?![\w-]|\.\d)")
 _NANP = re.compile(r"1?[2-9]\d{2}[2-9]\d{6}")
@@ -181,6 +206,10 @@ def _detect(text: str) -> Iterator[tuple[str, int, int]]:
     for match in _CARD.finditer(text):
         if luhn_valid(match.group()):
             yield "card", match.start(), match.end()
+    for match in _CARD_WORDS.finditer(text):
+        words = re.findall(r"[a-z]+", match.group().lower())
+        if luhn_valid("".join(_DIGIT_WORDS[w] for w in words)):
+            yield "card", match.start(), match.end()
     for start, end in _ibans(text):
         yield "iban", start, end
     for pattern in (_SSN, _NINO):
@@ -189,7 +218,7 @@ def _detect(text: str) -> Iterator[tuple[str, int, int]]:
     for match in _SSN_PLAIN.finditer(text):
         if _after_context(text, match.start(), _SSN_CONTEXT):
             yield "national_id", match.start(), match.end()
-    for pattern in (_EMAIL, _EMAIL_SPELT):
+    for pattern in (_EMAIL, _EMAIL_SPACED, _EMAIL_SPELT):
         for match in pattern.finditer(text):
             yield "email", match.start(), match.end()
     for match in _PHONE_INTL.finditer(text):

@@ -19,12 +19,17 @@ normalisation drops and which are looked for in the original. Kinds:
   or reveal / print / repeat, with the system prompt, the model's programming,
   guardrails or safety rules; ``you are now in developer mode`` (or DAN, jailbroken,
   unrestricted); ``do not tell the user``; ``when the assistant reads this``; ``new
-  system instructions:``. A first-person ``ignore my previous instructions`` (an NPC
+  system instructions:``; a verb of overriding with ``your instructions`` (rules,
+  guidelines, programming, training), ``the above`` (not ``the above door``),
+  ``everything above`` or ``everything you were told``, or ``the instructions above``;
+  ``note to the AI:`` (``instructions for the assistant:``, ``message to the model:``).
+  A first-person ``ignore my previous instructions`` (an NPC
   changing an order) and ``ignore him`` are not;
 - ``role_marker``: a chat-template token (``<|im_start|>``, ``[INST]``, ``<<SYS>>``,
   ``<|start_header_id|>``, ``<start_of_turn>``, ...), a line that starts with
-  ``system:``, ``assistant:`` or ``developer:`` (also as ``### System:`` or
-  ``[system]:``), an Alpaca-style ``### Instruction:`` / ``### Response:`` heading, or a
+  ``system:``, ``assistant:`` or ``developer:`` (also as ``### System:``,
+  ``[system]:`` or ``[system]``), an Alpaca-style ``### Instruction:`` / ``### Response:``
+  / ``### Input:`` heading, on its own line or followed by text on the same one, or a
   ``<system>``, ``<assistant>`` or ``<developer>`` tag;
 - ``hidden_markup``: an HTML comment with text in it, an element hidden by its style
   (``display:none``, ``visibility:hidden``, ``font-size:0``, ``opacity:0``, white or
@@ -73,6 +78,14 @@ _OVERRIDE = re.compile(
     r"|(?:when|if|whenever|once)\s+(?:the\s+)?(?:assistant|ai|model|llm|agent|chatbot)\s+"
     r"(?:reads?|sees?|retrieves?|recalls?|process(?:es)?|loads?)\s+this\b"
     r"|(?:new|updated|real)\s+system\s+(?:instructions?|prompt)\s*:"
+    rf"|{_VERB}\s+{_ALL}?your\s+(?:instructions?|directives?|guidelines|rules|programming|"
+    r"training|prompts?)\b"
+    rf"|(?:ignore|disregard)\s+(?:all\s+(?:of\s+)?)?the\s+above\b(?!\s+(?:the|a|an|my|your)\b)"
+    rf"|{_VERB}\s+everything\s+(?:above|before\s+this|(?:that\s+)?you\s+(?:were|have\s+been)"
+    r"\s+(?:told|given|instructed))"
+    rf"|{_VERB}\s+{_ALL}?{_THE}?(?:instructions|directions|prompts?)\s+(?:above|before)\b"
+    r"|(?:note|message|instructions?|reminder|attention)\s+(?:to|for)\s+(?:the\s+|any\s+)?"
+    r"(?:ai|assistant|model|llm|chatbot|language\s+model)\s*:"
     r")"
 )
 _ROLE = re.compile(
@@ -82,6 +95,9 @@ _ROLE = re.compile(
     r"|\[/?INST\]|<</?SYS>>|<(?:start|end)_of_turn>"
     r"|^[ \t]*(?:#{1,6}[ \t]*)?\[?(?:system|assistant|developer)\]?[ \t]*:"
     r"|^[ \t]*#{2,6}[ \t]*(?:instruction|response)[ \t]*:?[ \t]*$"
+    r"|^[ \t]*#{1,6}[ \t]*(?:instruction|response|input|system|user|human|assistant)s?"
+    r"[ \t]*:"
+    r"|^[ \t]*\[(?:system|assistant|developer)\]"
     r"|</?(?:system|assistant|developer)(?:_prompt|_message)?>"
     r")"
 )

@@ -55,6 +55,7 @@ from graphmem.models import (
 from graphmem.policy.context import ConversationMemory, LLMContext
 from graphmem.policy.governance import Fact, FactMemory, GovernancePolicy
 from graphmem.server import schemas as s
+from graphmem.server.bodies import BatchTooLong, parse_json
 from graphmem.server.keys import KeyRing
 from graphmem.server.limits import Limits
 from graphmem.server.problems import (
@@ -345,29 +346,104 @@ def _has_lone_surrogate(value: Any) -> bool:
     return False
 
 
+def _decode_json(body: bytes, limits: Limits) -> Any:
+    """A JSON body, parsed politely (:mod:`.bodies`): no unpaired surrogates, batches bounded.
+
+    Raises:
+        json.JSONDecodeError: Not JSON, or it holds an unpaired surrogate (not storable).
+        PayloadTooLarge: A top-level array over ``max_batch_rows``.
+    """
+    try:
+        data = parse_json(body, max_items=limits.max_batch_rows)
+    except BatchTooLong as exc:
+        raise PayloadTooLarge(
+            f"{exc.field} holds more than {exc.limit:,} items; the limit max_batch_rows is "
+            f"{exc.limit:,}: send smaller batches",
+            limit="max_batch_rows",
+            max=exc.limit,
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise json.JSONDecodeError(f"the body is not UTF-8 ({exc.reason})", "", exc.start) from None
+    except RecursionError:
+        raise StarletteHTTPException(400, "the JSON body is nested too deeply") from None
+    if _SURROGATE_ESCAPE.search(body) and _has_lone_surrogate(data):
+        raise json.JSONDecodeError(
+            "the JSON holds an unpaired surrogate (\\ud800-\\udfff escape)",
+            body.decode("utf-8", "replace"),
+            0,
+        )
+    return data
+
+
+def _is_json(request: Request) -> bool:
+    kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    return kind == "application/json" or (
+        kind.startswith("application/") and kind.endswith("+json")
+    )
+
+
 class _JSONRequest(Request):
-    """A request whose JSON body may not hold unpaired surrogates (they cannot be stored)."""
+    """A request whose JSON body is parsed (and validated) in a worker thread.
+
+    :meth:`prepare` does it before FastAPI reads the body, so the event loop never parses
+    or validates a body: FastAPI then gets the validated model and checks only its type.
+    """
+
+    _json_error: json.JSONDecodeError | None = None
+
+    async def prepare(self, limits: Limits, field: Any | None) -> None:
+        """Read, parse and (with a body ``field``) validate the body off the event loop.
+
+        Raises:
+            PayloadTooLarge: A batch over ``max_batch_rows`` (before the rest is parsed).
+            RequestValidationError: The body is not what the route takes.
+        """
+        body = await self.body()  # _BodyLimit refuses it while it arrives if too large
+        if not body or not _is_json(self):
+            return
+        try:
+            self._json = await anyio.to_thread.run_sync(_validated, body, limits, field)
+        except json.JSONDecodeError as exc:
+            self._json_error = exc  # FastAPI reports it from json(), as it always does
 
     async def json(self) -> Any:
         if not hasattr(self, "_json"):
+            if self._json_error is not None:
+                raise self._json_error
+            limits = _limits(self)
             body = await self.body()
-            data = json.loads(body)
-            if _SURROGATE_ESCAPE.search(body) and _has_lone_surrogate(data):
-                raise json.JSONDecodeError(
-                    "the JSON holds an unpaired surrogate (\\ud800-\\udfff escape)",
-                    body.decode("utf-8", "replace"),
-                    0,
-                )
-            self._json = data
+            self._json = await anyio.to_thread.run_sync(_decode_json, body, limits)
         return self._json
+
+
+def _validated(body: bytes, limits: Limits, field: Any | None) -> Any:
+    data = _decode_json(body, limits)
+    if field is None:
+        return data
+    value, errors = field.validate(data, {}, loc=("body",))
+    if errors:
+        raise RequestValidationError(errors, body=data)
+    return value
 
 
 class _Route(APIRoute):
     def get_route_handler(self) -> Callable[[Request], Any]:
         handler = super().get_route_handler()
+        # A single body model that is the whole body: validated off the loop in prepare();
+        # other bodies are only parsed there, and FastAPI validates their parts.
+        params = self.dependant.body_params
+        single = (
+            self.body_field is not None
+            and len({p.name for p in params}) == 1
+            and not getattr(self, "_embed_body_fields", True)
+        )
+        field = self.body_field if single else None
 
         async def route(request: Request) -> Response:
-            response: Response = await handler(_JSONRequest(request.scope, request.receive))
+            prepared = _JSONRequest(request.scope, request.receive)
+            if self.body_field is not None:
+                await prepared.prepare(_limits(request), field)
+            response: Response = await handler(prepared)
             return response
 
         return route
@@ -490,6 +566,33 @@ class _BodyLimit:
             return message
 
         await self.app(scope, counted, send)
+
+
+class _KeyFirst:
+    """Checks the API key of a request with a body before anything reads the body.
+
+    A request with a wrong, revoked or expired key (or none) is answered 401 at once: its
+    body is never read, parsed or validated, so it costs the server nothing.
+    """
+
+    def __init__(self, app: ASGIApp, state: _State) -> None:
+        self.app = app
+        self.state = state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope["method"] in ("POST", "PUT", "PATCH", "DELETE")
+            and self.state.config.keys is not None
+            and scope["path"].startswith(f"{API_PREFIX}/")
+        ):
+            try:
+                self.state.config.keys.lookup(_bearer_key(scope))
+            except GraphmemError as exc:
+                status, body = problem(exc, instance=scope["path"])
+                await _send_problem(send, status, body, www_authenticate=status == 401)
+                return
+        await self.app(scope, receive, send)
 
 
 _FAST_PATH = re.compile(rb"^/v1/npcs/([!-.0-~]{1,1536})/(snapshot|prompt)$")
@@ -882,6 +985,7 @@ def create_app(config: ServerConfig) -> FastAPI:
     app.state.warmup = install_warmup(app, lambda: state.store, config.embedder)
     if not config.cors_origins:  # the fast routes skip the middleware, CORS included
         app.fast = state
+    app.add_middleware(_KeyFirst, state=state)  # inside CORS: a 401 carries its headers
     if config.cors_origins:
         app.add_middleware(
             CORSMiddleware,

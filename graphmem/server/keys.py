@@ -8,8 +8,15 @@ The file is TOML (``.toml``) or JSON (any other name)::
     tenant = "brindleford"
     sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 
-or ``{"keys": [{"name": ..., "tenant": ..., "sha256": ...}]}``. ``graphmem keys add``
-makes a key, prints it once and appends its hash. A key is presented as
+or ``{"keys": [{"name": ..., "tenant": ..., "sha256": ...}]}``; an entry may also have
+``expires`` (an ISO 8601 time, naive meaning UTC): from then on the key opens nothing.
+``graphmem keys add`` makes a key, prints it once and appends its hash (``--expires``
+sets the time); ``graphmem keys revoke`` removes an entry.
+
+A server reads the file again whenever it changes (its modification time, size or inode,
+looked at on each request, one ``stat``), so a revoked or expired key stops working
+without a restart. A file that cannot be read any more refuses every key (503) until it
+is fixed: a half-edited file never lets a revoked key back in. A key is presented as
 ``Authorization: Bearer <key>``; the server hashes it and looks the hash up, so the file
 never holds a secret that would open the memory. Keys are random (256 bits), so a fast
 hash is enough: there is nothing to brute-force.
@@ -19,18 +26,32 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import re
 import secrets
+import threading
 import tomllib
 from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from graphmem.errors import IdentityRequired, InvalidInput
+from graphmem.errors import BackendUnavailable, IdentityRequired, InvalidInput
 from graphmem.store import check_tenant
 
-__all__ = ["KEY_PREFIX", "ApiKey", "KeyRing", "add_key", "hash_key", "new_key"]
+__all__ = [
+    "KEY_PREFIX",
+    "ApiKey",
+    "KeyRing",
+    "add_key",
+    "hash_key",
+    "new_key",
+    "parse_expiry",
+    "revoke_key",
+]
+
+_log = logging.getLogger(__name__)
 
 KEY_PREFIX = "gmk_"
 """Every key graphmem makes starts with this, so a leaked one is easy to recognise."""
@@ -51,29 +72,108 @@ def new_key() -> str:
 
 @dataclass(frozen=True, slots=True)
 class ApiKey:
-    """One entry of a keys file: a label, the tenant it opens, the hash of the key."""
+    """One entry of a keys file: label, tenant, hash of the key, expiry (UTC; None: never)."""
 
     name: str
     tenant: str
     sha256: str
+    expires: datetime | None = None
+
+
+def parse_expiry(value: object, *, now: datetime | None = None) -> datetime:
+    """An expiry time: ``datetime``, ISO 8601 text (naive means UTC), or ``30d`` / ``12h``.
+
+    Raises:
+        InvalidInput: Anything else.
+    """
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, date):
+        moment = datetime(value.year, value.month, value.day)
+    elif isinstance(value, str) and (relative := re.fullmatch(r"(\d{1,6})([dhm])", value)):
+        amount, unit = int(relative.group(1)), relative.group(2)
+        step = {"d": timedelta(days=1), "h": timedelta(hours=1), "m": timedelta(minutes=1)}
+        return (now or datetime.now(UTC)) + amount * step[unit]
+    elif isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            raise InvalidInput(
+                f"expires must be an ISO 8601 time (2027-01-31T12:00:00Z) or a duration "
+                f"(30d, 12h, 45m), got {value!r}"
+            ) from None
+    else:
+        raise InvalidInput(f"expires must be a time, got {type(value).__name__}")
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _index(entries: list[ApiKey]) -> dict[str, ApiKey]:
+    by_hash: dict[str, ApiKey] = {}
+    for entry in entries:
+        if entry.sha256 in by_hash:
+            first = by_hash[entry.sha256].name
+            raise InvalidInput(f"keys {first!r} and {entry.name!r} have the same hash")
+        by_hash[entry.sha256] = entry
+    if not by_hash:
+        raise InvalidInput("the keys file holds no keys; add one with `graphmem keys add`")
+    return by_hash
+
+
+def _signature(path: Path) -> tuple[int, int, int, int]:
+    st = os.stat(path)
+    return (st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns)
 
 
 class KeyRing:
-    """The keys a server accepts: hash -> entry. Build one with :meth:`load`."""
+    """The keys a server accepts: hash -> entry. Build one with :meth:`load`.
 
-    def __init__(self, entries: list[ApiKey]) -> None:
-        self._by_hash: dict[str, ApiKey] = {}
-        for entry in entries:
-            if entry.sha256 in self._by_hash:
-                first = self._by_hash[entry.sha256].name
-                raise InvalidInput(f"keys {first!r} and {entry.name!r} have the same hash")
-            self._by_hash[entry.sha256] = entry
-        if not self._by_hash:
-            raise InvalidInput("the keys file holds no keys; add one with `graphmem keys add`")
+    A ring loaded from a file follows it: :meth:`lookup` reads the file again when it
+    changed since it was read.
+    """
+
+    def __init__(self, entries: list[ApiKey], *, path: Path | None = None) -> None:
+        self._by_hash = _index(entries)
+        self._path = path
+        self._seen = _signature(path) if path is not None else None
+        self._broken: str | None = None  # why the file cannot be read now (refuse all)
+        self._lock = threading.Lock()
+
+    def _follow(self) -> None:
+        """Read the file again if it changed (a stat per call)."""
+        path = self._path
+        if path is None:
+            return
+        seen: tuple[int, int, int, int] | None
+        problem: str | None
+        try:
+            seen = _signature(path)
+        except OSError as exc:
+            seen = None
+            problem = f"cannot read the keys file {path}: {exc.strerror or exc}"
+        else:
+            if seen == self._seen:
+                return
+            problem = None
+        with self._lock:
+            if seen is not None and seen == self._seen:
+                return
+            if problem is None:
+                try:
+                    self._by_hash = _index(_read_entries(path))
+                except InvalidInput as exc:
+                    problem = str(exc)
+                else:
+                    self._broken = None
+                    _log.warning("graphmem serve: keys file %s read again", path)
+            self._seen = seen
+            if problem is not None and problem != self._broken:
+                _log.error("graphmem serve: refusing every key: %s", problem)
+            self._broken = problem
 
     @property
     def entries(self) -> list[ApiKey]:
         """Every entry, in file order."""
+        self._follow()
         return list(self._by_hash.values())
 
     @property
@@ -85,9 +185,17 @@ class KeyRing:
         """The entry of a presented key.
 
         Raises:
-            IdentityRequired: No key, or one the server does not know (the key itself is
-                never part of the message).
+            IdentityRequired: No key, one the server does not know (revoked, perhaps) or
+                one that expired (the key itself is never part of the message).
+            BackendUnavailable: The keys file changed and cannot be read: every key is
+                refused until it is fixed.
         """
+        self._follow()
+        if self._broken is not None:
+            raise BackendUnavailable(
+                "the server cannot read its keys file, so it accepts no key until the "
+                "operator fixes it"
+            )
         if not key:
             raise IdentityRequired(
                 "this server needs an API key: send 'Authorization: Bearer <key>'",
@@ -96,6 +204,12 @@ class KeyRing:
         entry = self._by_hash.get(hash_key(key))
         if entry is None:
             raise IdentityRequired("the API key is not known to this server", missing=("api_key",))
+        if entry.expires is not None and datetime.now(UTC) >= entry.expires:
+            raise IdentityRequired(
+                f"the API key {entry.name!r} expired at {entry.expires.isoformat()}; ask for "
+                "a new one",
+                missing=("api_key",),
+            )
         return entry
 
     @classmethod
@@ -106,7 +220,8 @@ class KeyRing:
             InvalidInput: The file cannot be read or parsed, or an entry is malformed
                 (the message names the entry; a hash is never quoted).
         """
-        return cls(_read_entries(Path(path)))
+        path = Path(path)
+        return cls(_read_entries(path), path=path)
 
 
 def _read_entries(path: Path) -> list[ApiKey]:
@@ -124,8 +239,12 @@ def _read_entries(path: Path) -> list[ApiKey]:
     entries: list[ApiKey] = []
     for index, row in enumerate(rows):
         where = f"{path} entry {index + 1}"
-        if not isinstance(row, dict) or set(row) != {"name", "tenant", "sha256"}:
-            raise InvalidInput(f"{where}: an entry has exactly name, tenant and sha256")
+        if not isinstance(row, dict) or not (
+            {"name", "tenant", "sha256"} <= set(row) <= {"name", "tenant", "sha256", "expires"}
+        ):
+            raise InvalidInput(
+                f"{where}: an entry has exactly name, tenant and sha256, and may have expires"
+            )
         name, tenant, digest = row["name"], row["tenant"], row["sha256"]
         if not isinstance(name, str) or not _NAME.match(name):
             raise InvalidInput(f"{where}: name must be 1-64 letters, digits, '_', '.', '@' or '-'")
@@ -135,7 +254,13 @@ def _read_entries(path: Path) -> list[ApiKey]:
             check_tenant(tenant)
         except (IdentityRequired, InvalidInput) as exc:
             raise InvalidInput(f"{where} ({name}): {exc}") from exc
-        entries.append(ApiKey(name, tenant, digest))
+        expires = None
+        if "expires" in row:
+            try:
+                expires = parse_expiry(row["expires"])
+            except InvalidInput as exc:
+                raise InvalidInput(f"{where} ({name}): {exc}") from exc
+        entries.append(ApiKey(name, tenant, digest, expires))
     return entries
 
 
@@ -143,12 +268,14 @@ def _kind(path: Path) -> str:
     return "TOML" if path.suffix == ".toml" else "JSON"
 
 
-def add_key(path: str | Path, *, tenant: str, name: str) -> str:
+def add_key(
+    path: str | Path, *, tenant: str, name: str, expires: datetime | str | None = None
+) -> str:
     """Make a key for ``tenant``, append its hash to the keys file, return the key.
 
     The file is created if missing (TOML for a ``.toml`` name, else JSON), rewritten
     atomically, and readable by its owner only. The key is returned once and stored
-    nowhere.
+    nowhere. ``expires`` (a time, ISO 8601 text or ``30d`` / ``12h``) ends its validity.
 
     Raises:
         InvalidInput: A bad name or tenant, a name already in the file, or an unreadable
@@ -161,8 +288,40 @@ def add_key(path: str | Path, *, tenant: str, name: str) -> str:
     check_tenant(tenant)
     if any(entry.name == name for entry in entries):
         raise InvalidInput(f"the keys file already has a key named {name!r}")
+    until = parse_expiry(expires) if expires is not None else None
     key = new_key()
-    entries.append(ApiKey(name, tenant, hash_key(key)))
+    entries.append(ApiKey(name, tenant, hash_key(key), until))
+    _write_entries(path, entries)
+    return key
+
+
+def revoke_key(path: str | Path, *, name: str) -> ApiKey:
+    """Remove the key named ``name`` from the keys file; return its entry.
+
+    A server using the file stops accepting the key at its next request.
+
+    Raises:
+        NotFound: No key of that name.
+        InvalidInput: An unreadable file, or the last key (a keys file holds at least one).
+    """
+    from graphmem.errors import NotFound
+
+    path = Path(path)
+    entries = _read_entries(path)
+    gone = [entry for entry in entries if entry.name == name]
+    if not gone:
+        raise NotFound(f"the keys file {path} has no key named {name!r}", name=name)
+    kept = [entry for entry in entries if entry.name != name]
+    if not kept:
+        raise InvalidInput(
+            f"{name!r} is the last key of {path}; stop the server or add another key first"
+        )
+    _write_entries(path, kept)
+    return gone[0]
+
+
+def _write_entries(path: Path, entries: list[ApiKey]) -> None:
+    """Rewrite the keys file atomically, readable by its owner only."""
     if path.suffix == ".toml":
         lines = ["# graphmem keys: SHA-256 hashes of API keys, never the keys themselves", ""]
         for entry in entries:
@@ -171,11 +330,20 @@ def add_key(path: str | Path, *, tenant: str, name: str) -> str:
                 f"name = {json.dumps(entry.name)}",
                 f"tenant = {json.dumps(entry.tenant, ensure_ascii=False)}",
                 f'sha256 = "{entry.sha256}"',
+                *([f'expires = "{entry.expires.isoformat()}"'] if entry.expires else []),
                 "",
             ]
         text = "\n".join(lines)
     else:
-        rows = [{"name": e.name, "tenant": e.tenant, "sha256": e.sha256} for e in entries]
+        rows: list[dict[str, str]] = [
+            {
+                "name": e.name,
+                "tenant": e.tenant,
+                "sha256": e.sha256,
+                **({"expires": e.expires.isoformat()} if e.expires else {}),
+            }
+            for e in entries
+        ]
         text = json.dumps({"keys": rows}, indent=2, ensure_ascii=False) + "\n"
     temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -183,4 +351,3 @@ def add_key(path: str | Path, *, tenant: str, name: str) -> str:
     with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
         handle.write(text)
     os.replace(temporary, path)
-    return key

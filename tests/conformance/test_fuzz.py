@@ -54,7 +54,12 @@ def _fuzz(
     def run(call: tuple[tuple[object, ...], dict[str, object]]) -> None:
         world.run(spec, *call)
 
-    run()
+    try:
+        run()
+    except BaseException:
+        for resource in world.resources:  # a failure reported here, not as a leak later
+            resource.close()
+        raise
     reopen: Callable[[], GraphStore] | None = harness.reopen if backend.persistent else None
     world.finish(reopen)
 

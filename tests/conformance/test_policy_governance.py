@@ -10,6 +10,7 @@ import pytest
 from pii_cases import ISSUE_POSITIVES
 
 from graphmem import (
+    AuditChainBroken,
     EventBus,
     FactMemory,
     ForbiddenCategory,
@@ -440,6 +441,54 @@ def test_tampering_is_detected(mem: Memory, store: GraphStore, tenant: str, bus:
     assert info.value.record_ids == (result.fact.id,)
     with pytest.raises(SignatureMismatch):
         facts.facts()
+
+
+def test_governed_writes_fail_closed_once_tampering_is_found(
+    mem: Memory, store: GraphStore, tenant: str, bus: EventBus
+) -> None:
+    policy = GovernancePolicy(signing_key=b"k" * 32)
+    facts = mem.fact_memory(actor="a", policy=policy, bus=bus)
+    first = facts.learn("Mira", "works_at", "the forge")
+    facts.learn("Tomas", "works_at", "the mill")
+    assert first.fact is not None
+    entries = store.find_records(tenant, "audit", newest_first=False)
+    forged = entries[0].model_copy(update={"data": {**entries[0].data, "actor": "mallory"}})
+    store.put_records(tenant, "audit", [forged])  # the oldest entry, rewritten
+    facts.learn("Odile", "works_at", "the inn")  # not found yet: only verify walks the log
+    # A check with another key fails too, but blocks only writes with that key.
+    stranger = mem.fact_memory(actor="a", policy=GovernancePolicy(signing_key=b"x"), bus=bus)
+    with pytest.raises(SignatureMismatch):
+        stranger.verify()
+    facts.learn("Odile", "lives_in", "the inn")
+    dump = store.dump(tenant)
+    with pytest.raises(SignatureMismatch):
+        facts.verify()
+    assert store.dump(tenant) == dump  # finding it wrote nothing
+    with pytest.raises(AuditChainBroken) as info:
+        facts.learn("Wren", "works_at", "the docks")
+    assert forged.id in info.value.record_ids and info.value.found_at
+    # Every governed write with that key is refused in this process, by any FactMemory.
+    other = mem.fact_memory(actor="a", policy=policy, bus=bus)
+    with pytest.raises(AuditChainBroken):
+        other.forget(first.fact.id)
+    with pytest.raises(AuditChainBroken):
+        mem.learn("Wren", "works_at", "the docks", actor="c", policy=policy)
+    assert store.dump(tenant) == dump  # nothing written
+
+
+def test_a_rewritten_newest_entry_is_found_by_the_next_write(
+    mem: Memory, store: GraphStore, tenant: str, bus: EventBus
+) -> None:
+    facts = mem.fact_memory(actor="a", bus=bus)  # unsigned: the hash chain still holds
+    facts.learn("Mira", "works_at", "the forge")
+    [newest] = store.find_records(tenant, "audit", limit=1)
+    store.put_records(
+        tenant, "audit", [newest.model_copy(update={"data": {**newest.data, "actor": "m"}})]
+    )
+    dump = store.dump(tenant)
+    with pytest.raises(AuditChainBroken, match="newest audit entry"):
+        facts.learn("Tomas", "works_at", "the mill")
+    assert store.dump(tenant) == dump
 
 
 def test_another_key_does_not_verify(mem: Memory, bus: EventBus) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import graphmem
+from graphmem import BackendUnavailable, IdentityRequired
 from graphmem.cli import main
 
 
@@ -216,12 +217,47 @@ def test_keys_add_prints_once_and_stores_the_hash(
     assert json.loads(out)["tenant"] == "u"
     status, out, _ = run(capsys, "keys", "list", "--keys", str(keys), "--json")
     assert json.loads(out) == {
-        "keys": [{"name": "unity", "tenant": "t"}, {"name": "godot", "tenant": "u"}]
+        "keys": [
+            {"name": "unity", "tenant": "t", "expires": None},
+            {"name": "godot", "tenant": "u", "expires": None},
+        ]
     }
     status, _, err = run(
         capsys, "keys", "add", "--keys", str(keys), "--tenant", "t", "--name", "unity"
     )
     assert status == 2 and "already has a key named 'unity'" in err
+
+
+def test_keys_expire_and_are_revoked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from graphmem.server.keys import KeyRing
+
+    keys = tmp_path / "keys.json"
+    args = ("keys", "add", "--keys", str(keys), "--tenant", "t")
+    status, out, _ = run(capsys, *args, "--name", "old", "--expires", "2020-01-01T00:00:00Z")
+    old = out.strip()
+    status, out, _ = run(capsys, *args, "--name", "month", "--expires", "30d")
+    month = out.strip()
+    status, out, _ = run(capsys, *args, "--name", "forever")
+    forever = out.strip()
+    status, out, _ = run(capsys, "keys", "list", "--keys", str(keys), "--json")
+    rows = json.loads(out)["keys"]
+    assert rows[0]["expires"] == "2020-01-01T00:00:00+00:00" and rows[1]["expires"]
+    ring = KeyRing.load(keys)
+    with pytest.raises(IdentityRequired, match="expired"):
+        ring.lookup(old)
+    assert ring.lookup(month).name == "month" and ring.lookup(forever).name == "forever"
+    status, _, err = run(capsys, "keys", "revoke", "--keys", str(keys), "--name", "month")
+    assert status == 0 and "revoked" in err
+    with pytest.raises(IdentityRequired, match="not known"):
+        ring.lookup(month)  # the same ring: it read the changed file again
+    assert ring.lookup(forever).name == "forever"
+    status, _, err = run(capsys, "keys", "revoke", "--keys", str(keys), "--name", "nobody")
+    assert status != 0 and "no key named 'nobody'" in err
+    status, _, err = run(capsys, *args, "--name", "bad", "--expires", "next tuesday")
+    assert status == 2 and "ISO 8601" in err
+    keys.write_text("{not json")  # a half-edited file: every key refused, none let in
+    with pytest.raises(BackendUnavailable, match="keys file"):
+        ring.lookup(forever)
 
 
 def test_openapi_writes_the_committed_document(

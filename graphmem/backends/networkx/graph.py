@@ -104,6 +104,12 @@ class GraphRoom(NetworkXBase):
         old = self._entity(tenant, entity_id)
         if isinstance(remove_attributes, str):
             remove_attributes = [remove_attributes]
+        if attributes is not None and not isinstance(attributes, Mapping):
+            raise InvalidInput("attributes takes a mapping of attribute names to values")
+        if not isinstance(remove_attributes, Sequence) or not all(
+            isinstance(key, str) for key in remove_attributes
+        ):
+            raise InvalidInput("remove_attributes takes attribute names (strings)")
         merged = {**old.attributes, **(attributes or {})}
         for key in remove_attributes:  # removal wins over a value set in the same call
             merged.pop(key, None)

@@ -20,6 +20,13 @@ from graphmem.backends.networkx.sqlite_file import (
     _take,
 )
 from graphmem.backends.networkx.sqlite_rows import state_problems
+from graphmem.backends.networkx.sqlite_seal import (
+    STORE_ID_KEY,
+    SealRecord,
+    keep_wal,
+    problem,
+    read_seal,
+)
 from graphmem.errors import (
     BackendUnavailable,
     GraphmemError,
@@ -107,6 +114,7 @@ def _check(path: Path, kind: str) -> StoreCheck:
     except sqlite3.Error as exc:
         report.problems.append(f"SQLite cannot open it: {exc}")
         return report
+    sealed = read_seal(path)  # before the read transaction (see sqlite_seal)
     try:
         conn.execute("BEGIN")
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -116,6 +124,7 @@ def _check(path: Path, kind: str) -> StoreCheck:
                 report.problems.append(f"SQLite: {line}")
         if not report.problems:
             _check_rows(conn, report)
+            _check_seal(conn, path, sealed, report)
     except sqlite3.Error as exc:
         report.problems.append(f"SQLite: {exc}")
     finally:
@@ -206,6 +215,20 @@ def _check_rows(conn: sqlite3.Connection, report: StoreCheck) -> None:
         "GROUP BY tenant, source, target, type HAVING count(*) > 1 LIMIT 20"
     ):
         problems.append(f"relationship {duplicate} is stored twice")
+
+
+def _check_seal(
+    conn: sqlite3.Connection, path: Path, sealed: SealRecord | None, report: StoreCheck
+) -> None:
+    """Whether the commits the store's commit record names are all in the database."""
+    meta = dict(conn.execute("SELECT key, value FROM meta"))
+    seq = conn.execute("SELECT max(seq) FROM change").fetchone()[0] or 0
+    what = problem(path, sealed, meta.get(STORE_ID_KEY) or 0, seq)
+    if what is not None:
+        kept = keep_wal(path) if sealed is not None and not sealed.damaged else None
+        if kept is not None:
+            what += f" (a copy of the damaged log is kept as {kept.name})"
+        report.problems.append(what)
 
 
 def _memory_counts(store: NetworkXStore) -> dict[str, int]:

@@ -61,6 +61,18 @@ from graphmem.backends.networkx.sqlite_rows import (
     state_problems,
     translate,
 )
+from graphmem.backends.networkx.sqlite_seal import (
+    STORE_ID_KEY,
+    Seal,
+    SealRecord,
+    damaged_record,
+    keep_wal,
+    missing,
+    new_store_id,
+    problem,
+    read_seal,
+)
+from graphmem.backends.networkx.sqlite_seal import seal_path as seal_of
 from graphmem.backends.networkx.store import paused_gc
 from graphmem.errors import (
     BackendUnavailable,
@@ -306,6 +318,8 @@ class SQLiteFile:
         self._counts: Counter[str] = Counter()
         self._decoder = Decoder()
         self._warmer: Warmer | None = None
+        self._store_id = 0  # meta's store.id (0: a store written before it had one)
+        self._seal: Seal | None = None  # the writer's commit record (sqlite_seal)
         self._attach()
 
     # ------------------------------------------------------------------ open
@@ -361,7 +375,9 @@ class SQLiteFile:
 
     def _sweep(self) -> None:
         """Remove what a killed conversion (or an old journal compaction) left beside us."""
-        pattern = re.compile(rf"^\.{re.escape(self.path.name)}\.[\w.-]+\.tmp(-wal|-shm|-journal)?$")
+        pattern = re.compile(
+            rf"^\.{re.escape(self.path.name)}\.[\w.-]+\.tmp(-wal|-shm|-journal|-commit)?$"
+        )
         with suppress(OSError):
             for entry in os.scandir(self.path.parent):
                 if pattern.match(entry.name):
@@ -437,7 +453,8 @@ class SQLiteFile:
                 conn.execute(statement)
             conn.executemany(
                 "INSERT INTO meta (key, value) VALUES (?, ?)",
-                [(f"rows.{t}", 0) for t in TABLES] + [("next.entity", 1), ("next.relationship", 1)],
+                [(f"rows.{t}", 0) for t in TABLES]
+                + [("next.entity", 1), ("next.relationship", 1), (STORE_ID_KEY, new_store_id())],
             )
             conn.execute("COMMIT")
         except BaseException:
@@ -482,6 +499,7 @@ class SQLiteFile:
                         new._commit(record)
             finally:
                 new.close()
+                seal_of(tmp).unlink(missing_ok=True)
             fd = os.open(tmp, os.O_RDWR | os.O_CLOEXEC)
         except BaseException:
             tmp.unlink(missing_ok=True)
@@ -514,6 +532,9 @@ class SQLiteFile:
         if not self._ready:
             return
         conn = self._connection()
+        # Read before the read transaction starts: a commit made meanwhile then only puts
+        # the database ahead of the record, never behind it (no false alarm in a reader).
+        sealed = read_seal(self.path)
         try:
             with reading(self.path, "reading it"):
                 conn.execute("BEGIN")
@@ -522,9 +543,43 @@ class SQLiteFile:
                         self._load_tables()
                 finally:
                     conn.execute("COMMIT")
+            self._verify_seal(sealed)
         except BaseException:
             store._tenants.clear()
             raise
+
+    def _verify_seal(self, sealed: SealRecord | None) -> None:
+        """Compare the database with its commit record; the writer then keeps the record."""
+        path = self.path
+        what = problem(path, sealed, self._store_id, self._seq)
+        if sealed is not None and what is not None:
+            if sealed.damaged:
+                raise damaged_record(path)
+            kept = keep_wal(path)  # the evidence, before a checkpoint on close folds it
+            if kept is not None:
+                what += f" (a copy of the damaged log is kept as {kept.name})"
+            raise missing(path, what, recorded=sealed.seq, found=self._seq)
+        if self.read_only:
+            return
+        if not self._store_id:  # a store written before store ids: give it one
+            store_id = new_store_id()
+            conn = self._connection()
+            with reading(path, "naming it"):
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    conn.execute(
+                        "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                        (STORE_ID_KEY, store_id),
+                    )
+                    conn.execute("COMMIT")
+                except BaseException:
+                    with suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                    raise
+            self._store_id = store_id
+        seal = Seal(path, fsync=self.fsync)
+        seal.open(self._store_id, self._seq)
+        self._seal = seal
 
     def _load_tables(self) -> None:
         store = self._store
@@ -534,6 +589,7 @@ class SQLiteFile:
         store._loads += 1  # every entity may have changed: entity_version moves on
         meta = dict(conn.execute("SELECT key, value FROM meta"))
         self._next = {table: meta.get(f"next.{table}", 1) for table in ("entity", "relationship")}
+        self._store_id = meta.get(STORE_ID_KEY) or 0
         counts: Counter[str] = Counter()
         tenants = store._tenants
         counts["entity"] = self._load_entities(conn)
@@ -940,6 +996,8 @@ class SQLiteFile:
             self._next = saved
             raise
         self._seq = seq
+        if self._seal is not None:
+            self._seal.record(seq)  # before the write is acknowledged (sqlite_seal)
         self._counts.update(write.deltas)
         self._feed.update(write.feed)
         try:
@@ -1032,10 +1090,15 @@ class SQLiteFile:
     def close(self) -> None:
         """Close the database and release the file (even if closing fails)."""
         self.stop_warming()
+        seal, self._seal = self._seal, None
+        if seal is not None:
+            seal.close()
         conn, self._conn = self._conn, None
         try:
             if conn is not None:
                 conn.close()
+            if seal is not None:
+                seal.retire()
         except sqlite3.Error as exc:
             raise translate(self.path, exc, "closing it") from exc
         finally:
