@@ -54,13 +54,15 @@ import numpy as np
 
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.models import Entity, Relationship
-from graphmem.retrieval.linking import EntityLinker
+from graphmem.retrieval.linking import EntityLinker, Linking, Mention
 from graphmem.retrieval.schema import GraphSchema, read_descriptions
 from graphmem.retrieval.steps import check_query
 from graphmem.store import GraphStore, RelationshipPattern, RoleCooccurrence
 
 __all__ = [
+    "Ambiguity",
     "GraphAnswer",
+    "GraphAnswers",
     "GraphQA",
     "GraphQASettings",
     "PathStep",
@@ -95,6 +97,18 @@ _SHARED_WORDS = _words(
     "same share shares shared sharing also together co else other others fellow too both"
 )
 _QUESTION_WORDS = _words("who whom whose what which where when how")
+# Words of a description that say what kind of thing an end is, not what the fact is: five
+# types described as "a person ..." must not all look like answers to "who".
+_GENERIC_WORDS = _words(
+    """person people someone somebody something thing things one ones another other who
+    whom whose which what where when character entity item place"""
+)
+# Words of a question that ask nothing of a relation ("name the ...", "what kind of").
+_IDLE_WORDS = _words("name names kind kinds type types sort exactly currently now still also")
+# Noun endings of the thing a fact is about, not of who does it: "location" is where
+# something is located, "employment" what employs.
+_OBJECT_NOUN_ENDINGS = ("ion", "ions", "ment", "ments", "ance", "ances", "ence", "ences")
+_BE_WORDS = _words("is are was were be been being get gets got")
 # What a question word asks for when no noun says it: "who" a person, "where" a place.
 _ASKS_FOR: Mapping[str, tuple[str, ...]] = {
     "who": ("person", "people"),
@@ -127,6 +141,66 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
 )
 
 
+# Irregular forms a suffix cannot reach: plurals, and the past forms of common verbs
+# ("who wrote X?" of ``written_by``, "where is X kept?" of ``kept_in``).
+_IRREGULAR = {
+    **{
+        past: verb
+        for verb, forms in {
+            "write": "wrote written",
+            "lead": "led",
+            "keep": "kept",
+            "build": "built",
+            "make": "made",
+            "hold": "held",
+            "tell": "told",
+            "teach": "taught",
+            "buy": "bought",
+            "sell": "sold",
+            "bring": "brought",
+            "fight": "fought",
+            "catch": "caught",
+            "think": "thought",
+            "know": "knew known",
+            "give": "gave given",
+            "take": "took taken",
+            "speak": "spoke spoken",
+            "steal": "stole stolen",
+            "choose": "chose chosen",
+            "begin": "began begun",
+            "ride": "rode ridden",
+            "drive": "drove driven",
+            "run": "ran",
+            "win": "won",
+            "meet": "met",
+            "send": "sent",
+            "spend": "spent",
+            "stand": "stood",
+            "leave": "left",
+            "lose": "lost",
+            "pay": "paid",
+            "feel": "felt",
+            "fly": "flew flown",
+            "grow": "grew grown",
+            "sing": "sang sung",
+            "wear": "wore worn",
+            "see": "saw seen",
+            "go": "went gone",
+        }.items()
+        for past in forms.split()
+    },
+    "children": "child",
+    "people": "person",
+    "men": "man",
+    "women": "woman",
+    "wives": "wife",
+    "lives": "life",
+    "mice": "mouse",
+    "feet": "foot",
+    "teeth": "tooth",
+}
+
+
 def light_stem(word: str) -> str:
     """A light English stem, enough to tell that two forms of a word are one word.
 
@@ -139,6 +213,7 @@ def light_stem(word: str) -> str:
     ['writ', 'writ', 'bord', 'bord', 'year']
     """
     stem = word.lower()
+    stem = _IRREGULAR.get(stem, stem)
     for _round in range(2):
         for suffix, replacement in _SUFFIXES:
             if not stem.endswith(suffix) or (suffix == "s" and stem.endswith("ss")):
@@ -238,6 +313,60 @@ class GraphAnswer:
         return " ".join(parts)
 
 
+@dataclass(frozen=True, slots=True)
+class Ambiguity:
+    """A name in the question that several entities go by.
+
+    Attributes:
+        mention: The words of the question (normalised: lower case).
+        candidates: The ids of the entities it may name; the walk starts from all of them.
+    """
+
+    mention: str
+    candidates: tuple[str, ...]
+
+
+class GraphAnswers(list[GraphAnswer]):
+    """The answers to a graph question, best first: a list, with what was made of it.
+
+    Empty when the question is not answered (``abstained``, with the ``reason``).
+
+    Attributes:
+        confidence: How likely the first answer is right (0..1): the share of the
+            question's words the walked path explains, times how clearly that path beat
+            the next one. 0 when abstained.
+        abstained: No answer is given: the question names no known entity, no path
+            explains its words ("husband" where no fact is about marriage), or the walk
+            reached nothing.
+        reason: Why it abstained, or which words the path leaves unexplained ("" when all
+            are).
+        ambiguity: The names in the question that several entities go by.
+        unexplained: The question's words no step of the walked path (nor the kind of
+            answer asked for) explains.
+    """
+
+    def __init__(
+        self,
+        answers: Iterable[GraphAnswer] = (),
+        *,
+        confidence: float = 0.0,
+        abstained: bool = False,
+        reason: str = "",
+        ambiguity: Sequence[Ambiguity] = (),
+        unexplained: Sequence[str] = (),
+    ) -> None:
+        super().__init__(answers)
+        self.confidence = confidence
+        self.abstained = abstained
+        self.reason = reason
+        self.ambiguity = tuple(ambiguity)
+        self.unexplained = tuple(unexplained)
+
+    def __repr__(self) -> str:
+        flags = f"confidence={self.confidence:.2f}, abstained={self.abstained}"
+        return f"GraphAnswers({list.__repr__(self)}, {flags}, reason={self.reason!r})"
+
+
 # --------------------------------------------------------------------------- settings
 
 
@@ -293,6 +422,15 @@ class GraphQASettings:
             (as a power of that share, inside ``facts``): a person who mostly acted is
             likelier asked about acting when no word says which.
         temperature: Of the softmax that turns path scores into answer scores.
+        direction: Weight of agreement between the way a step walks a type that joins
+            one kind to itself and the way the question's words say it goes ("who does X
+            report to?" against "who reports to X?"); a path that walks it against them is
+            never walked.
+        explained_floor: A question word is explained by a type (or by an entity type)
+            when it matches it at least this much.
+        min_coverage: Abstain when the walked path explains less than this share of the
+            question's content words (the words outside the names, past small words).
+        min_confidence: Abstain when the confidence is below this.
     """
 
     max_hops: int = 3
@@ -322,6 +460,10 @@ class GraphQASettings:
     topic_sample: int = 5000
     topic_prior: float = 0.1
     temperature: float = 0.5
+    direction: float = 1.0
+    explained_floor: float = 0.3
+    min_coverage: float = 0.5
+    min_confidence: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("max_hops", "max_types", "beam", "max_walks", "max_frontier", "topic_sample"):
@@ -350,6 +492,10 @@ class GraphQASettings:
             "margin",
             "topic_prior",
             "temperature",
+            "direction",
+            "explained_floor",
+            "min_coverage",
+            "min_confidence",
         ):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
@@ -437,6 +583,10 @@ class _Vocabulary:
     follows: dict[tuple[str, str], dict[tuple[str, str], float]]
     # the entity types the user described (what they are is known)
     described: frozenset[str]
+    # relationship types that mostly join one entity type to itself (direction matters)
+    reflexive: frozenset[str] = frozenset()
+    # the light stems of each relationship type's name's content words, in order
+    name_stems: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def after(self, steps: Sequence[tuple[str, StepDirection]], relation: str, way: str) -> float:
         """The share of the entities the last step reaches that can take the next one.
@@ -469,22 +619,26 @@ class _Vocabulary:
             backward = into.setdefault((pattern.target_type, pattern.type), {})
             backward[pattern.source_type] = backward.get(pattern.source_type, 0) + pattern.facts
 
-        def words(name: str, description: str | None) -> list[str]:
+        def words(name: str, description: str | None, generic: frozenset[str]) -> list[str]:
             found = _type_words(name)
             if description:  # its function words describe nothing
                 found += [
                     w
                     for w in (m.lower() for m in _WORD.findall(description))
-                    if w not in _FUNCTION_WORDS
+                    if w not in _FUNCTION_WORDS and w not in generic
                 ]
             return found
 
         relations = _Lexicon(
-            {r: words(r, schema.relationship_types.get(r)) for r in relation_types},
+            {
+                r: words(r, schema.relationship_types.get(r), _GENERIC_WORDS)
+                for r in relation_types
+            },
             function_weight,
         )
         types = _Lexicon(
-            {t: words(t, schema.entity_types.get(t)) for t in entity_types}, function_weight
+            {t: words(t, schema.entity_types.get(t), frozenset()) for t in entity_types},
+            function_weight,
         )
         alone: dict[tuple[str, str], int] = {}
         for pair in schema.cooccurrence:
@@ -496,7 +650,27 @@ class _Vocabulary:
             for one, other in ((a, b), (b, a)):
                 if alone.get(one):
                     follows.setdefault(one, {})[other] = pair.entities / alone[one]
-        return cls(relations, types, out, into, follows, frozenset(schema.entity_types))
+        same: dict[str, int] = {}
+        total: dict[str, int] = {}
+        for pattern in schema.patterns:
+            total[pattern.type] = total.get(pattern.type, 0) + pattern.facts
+            if pattern.source_type == pattern.target_type:
+                same[pattern.type] = same.get(pattern.type, 0) + pattern.facts
+        reflexive = frozenset(t for t, n in same.items() if 2 * n >= total[t])
+        name_stems = {
+            t: tuple(light_stem(w) for w in _type_words(t) if w not in _FUNCTION_WORDS)
+            for t in relation_types
+        }
+        return cls(
+            relations,
+            types,
+            out,
+            into,
+            follows,
+            frozenset(schema.entity_types),
+            reflexive,
+            name_stems,
+        )
 
     def steps(
         self, state: Mapping[str, float], relation: str
@@ -551,6 +725,13 @@ class _Reading:
     shared: float
     twice: np.ndarray  # (relation types,) 1 where the type is named in two places
     stray: float  # other entities named, that the path leaves aside
+    # (relation types,) the way the question walks a type joining one kind to itself:
+    # +1 from the topic as its source ("who does X report to?"), -1 as its target
+    # ("who reports to X?"), 0 unknown
+    cue: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    focus_at: int | None = None  # the position of the word after "which" / "what"
+    # (relation types,) how well a kind of entity the question names fits the type's ends
+    touches: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 @dataclass
@@ -558,6 +739,21 @@ class _Token:
     start: int
     end: int
     text: str
+
+
+@dataclass
+class _Plan:
+    """A question read and planned: the paths, and what explaining it takes."""
+
+    tokens: list[_Token]
+    vocab: _Vocabulary
+    paths: list[PlannedPath] = field(default_factory=list)
+    focus_fit: dict[str, float] = field(default_factory=dict)
+    readings: dict[tuple[str, ...], _Reading] = field(default_factory=dict)
+    matches: Mapping[str, np.ndarray] = field(default_factory=dict)
+    named: frozenset[int] = frozenset()
+    ambiguity: tuple[Ambiguity, ...] = ()
+    reason: str = ""
 
 
 class GraphQA:
@@ -628,39 +824,44 @@ class GraphQA:
         """
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
             raise InvalidInput(f"limit must be a positive integer, got {limit!r}")
-        return self._plan(question, max_hops)[0][:limit]
+        return self._plan(question, max_hops).paths[:limit]
 
-    def answer(
-        self, question: str, k: int = 10, *, max_hops: int | None = None
-    ) -> list[GraphAnswer]:
+    def answer(self, question: str, k: int = 10, *, max_hops: int | None = None) -> GraphAnswers:
         """The entities that answer ``question``, best first (at most ``k``).
+
+        Returns:
+            The answers, with the confidence, and whether (and why) it abstained: then
+            the list is empty.
 
         Raises:
             InvalidInput: Empty question, ``k`` or ``max_hops`` not positive.
         """
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise InvalidInput(f"k must be a positive integer, got {k!r}")
-        paths, focus_fit = self._plan(question, max_hops)
+        plan = self._plan(question, max_hops)
+        paths, focus_fit = plan.paths, plan.focus_fit
         if not paths:
-            return []
+            return GraphAnswers(abstained=True, reason=plan.reason, ambiguity=plan.ambiguity)
         scores = np.array([p.score for p in paths])
         weights = np.exp((scores - scores.max()) / self.settings.temperature)
         weights /= weights.sum()
         answers: list[GraphAnswer] = []
         seen: set[str] = set()
         walks = 0
-        best: float | None = None
+        best: PlannedPath | None = None
         for path, weight in zip(paths, weights, strict=True):
             if walks >= self.settings.max_walks or len(answers) >= k:
                 break
-            if best is not None and path.score < best - self.settings.margin:
+            if best is not None and path.score < best.score - self.settings.margin:
                 break
+            if path.parts.get("direction", 0.0) < 0:
+                continue  # against the way the question's words walk it
             walks += 1
             reached = self._walk(path)
             if not reached:
                 continue
             if best is None:
-                best = path.score
+                best = path
             ranked = sorted(
                 reached.values(),
                 key=lambda r: (-focus_fit.get(r[0].type, 0.0), -r[1], r[0].id),
@@ -683,7 +884,84 @@ class GraphQA:
                         type_fit=round(focus_fit.get(entity.type, 0.0), 4),
                     )
                 )
-        return answers[:k]
+        if best is None:
+            return GraphAnswers(
+                abstained=True,
+                reason="no fact of the graph leads from the entity named along a path "
+                f"that fits the question (tried {paths[0]})",
+                ambiguity=plan.ambiguity,
+            )
+        coverage, unexplained = self._coverage(plan, best)
+        rival = next(
+            (p.score for p in paths if (p.topic, p.steps) != (best.topic, best.steps)), None
+        )
+        gap = best.score - rival if rival is not None else 4.0 * self.settings.temperature
+        clear = 1.0 / (1.0 + math.exp(-gap / self.settings.temperature))
+        confidence = round(coverage * clear / len(best.topic), 4)
+        said = ", ".join(repr(w) for w in unexplained)
+        if coverage < self.settings.min_coverage:
+            return GraphAnswers(
+                abstained=True,
+                reason=f"no relationship of the graph explains {said}",
+                ambiguity=plan.ambiguity,
+                unexplained=unexplained,
+            )
+        if confidence < self.settings.min_confidence:
+            return GraphAnswers(
+                abstained=True,
+                reason=f"confidence {confidence:.2f} is below {self.settings.min_confidence}",
+                ambiguity=plan.ambiguity,
+                unexplained=unexplained,
+            )
+        return GraphAnswers(
+            answers[:k],
+            confidence=confidence,
+            reason=f"the path leaves {said} unexplained" if unexplained else "",
+            ambiguity=plan.ambiguity,
+            unexplained=unexplained,
+        )
+
+    def _coverage(self, plan: _Plan, path: PlannedPath) -> tuple[float, list[str]]:
+        """The share of the question's content words ``path`` explains, and those it does not.
+
+        A content word is one outside the names, past the small, question and idle words
+        ("name", "kind"). It is explained by a step's type, by an entity type (what is
+        asked or talked about: "which district", "the patients"), or as the word the
+        question asks with ("which *insurance* ...": what the answer is, not how it is
+        reached).
+        """
+        vocab = plan.vocab
+        names = vocab.relations.names
+        used = sorted({vocab.relations.index[step.type] for step in path.steps})
+        n_rel = len(names)
+        reading = plan.readings.get(path.topic)
+        focus_at = reading.focus_at if reading is not None else None
+        floor = self.settings.explained_floor
+        content = 0
+        explained = 0
+        missing: list[str] = []
+        for i, token in enumerate(plan.tokens):
+            word = token.text
+            if (
+                i in plan.named
+                or i == focus_at
+                or word in _FUNCTION_WORDS
+                or word in _QUESTION_WORDS
+                or word in _SHARED_WORDS
+                or word in _IDLE_WORDS
+                or word.isdigit()
+            ):
+                continue
+            content += 1
+            match = plan.matches[word]
+            if (
+                float(match[used].max(initial=0.0)) >= floor
+                or float(match[n_rel:].max(initial=0.0)) >= floor
+            ):
+                explained += 1
+            elif word not in missing:
+                missing.append(word)
+        return (explained / content if content else 1.0), missing
 
     # ------------------------------------------------------------------ planning
 
@@ -696,9 +974,7 @@ class GraphQA:
             )
         return self._vocabulary[1]
 
-    def _plan(
-        self, question: str, max_hops: int | None
-    ) -> tuple[list[PlannedPath], dict[str, float]]:
+    def _plan(self, question: str, max_hops: int | None) -> _Plan:
         if not isinstance(question, str) or not question.strip():
             raise InvalidInput("the question is empty; ask something (e.g. 'where is Mira?')")
         check_query(question, "the question")  # at most MAX_QUERY_LENGTH characters
@@ -706,24 +982,33 @@ class GraphQA:
         if not isinstance(hops, int) or isinstance(hops, bool) or hops < 1:
             raise InvalidInput(f"max_hops must be a positive integer, got {max_hops!r}")
         vocab = self._vocab()
-        if not vocab.relations.names:
-            return [], {}
         text = " ".join(question.lower().split())
         tokens = [_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
-        mentions: dict[tuple[int, int], list[str]] = {}
-        for start, end, entity_id in self._linker().spans(question):
-            mentions.setdefault((start, end), []).append(entity_id)
-        if not mentions:
-            return [], {}
+        plan = _Plan(tokens=tokens, vocab=vocab)
+        if not vocab.relations.names:
+            plan.reason = "the graph holds no facts to walk"
+            return plan
+        found = self._mentions(question, text, vocab)
+        if not found:
+            plan.reason = "the question names no known entity"
+            return plan
+        mentions: dict[tuple[int, int], list[str]] = {(m.start, m.end): list(m.ids) for m in found}
         linked = sorted({e for ids in mentions.values() for e in ids})
         kinds, around = self._around(linked)
+        plan.ambiguity = tuple(
+            Ambiguity(mention=m.text, candidates=tuple(e for e in m.ids if e in kinds))
+            for m in found
+            if sum(e in kinds for e in m.ids) > 1
+        )
         named = {
             i
             for i, t in enumerate(tokens)
             for start, end in mentions
             if t.start >= start and t.end <= end
         }
+        plan.named = frozenset(named)
         matches = self._match(tokens, named, vocab)
+        plan.matches = matches
         paths: list[PlannedPath] = []
         fits: dict[tuple[str, ...], dict[str, float]] = {}
         for (start, end), ids in mentions.items():
@@ -739,7 +1024,10 @@ class GraphQA:
                 if (a, b) != (start, end)
             ]
             types = {kinds[e] for e in topic}
-            reading = self._read(tokens, inside, others, topic, types, end - start, matches, vocab)
+            reading = self._read(
+                text, tokens, inside, others, topic, types, end - start, matches, vocab
+            )
+            plan.readings[topic] = reading
             state: dict[str, float] = {}
             for entity_id in topic:
                 state[kinds[entity_id]] = state.get(kinds[entity_id], 0.0) + 1 / len(topic)
@@ -750,12 +1038,50 @@ class GraphQA:
                     for key, count in around[entity_id].items():
                         first[key] = first.get(key, 0.0) + count
                 total = sum(first.values())
-                first = {key: count / total for key, count in first.items()}
+                first = {key: count / total for key, count in first.items()} if total else {}
             paths.extend(self._paths(reading, state, first, vocab, hops))
             fits[topic] = dict(zip(vocab.types.names, reading.focus_types.tolist(), strict=True))
         paths.sort(key=lambda p: (-p.score, len(p.steps), p.topic, p.steps))
-        focus_fit = fits.get(paths[0].topic, {}) if paths else {}
-        return paths, focus_fit
+        plan.paths = paths
+        plan.focus_fit = fits.get(paths[0].topic, {}) if paths else {}
+        if not plan.readings:
+            plan.reason = "the entity the question names is gone from the graph"
+        elif not paths:
+            plan.reason = "no fact of the entity the question names can start a walk"
+        return plan
+
+    def _mentions(self, question: str, text: str, vocab: _Vocabulary) -> list[Mention]:
+        """The mentions a question is read with: whole names, else the parts of names.
+
+        A part of a name (a first name, a surname, "the mill") counts when it is written
+        with a capital inside the sentence ("who does Odile distrust?"), or when nothing
+        else is named and the part is not a word of the vocabulary ("who runs the mill?",
+        but not "team" of "Platform Team" in "which team ...").
+        """
+        linker = self._linker
+        built = linker.question_linker() if isinstance(linker, Linking) else linker()
+        found = built.mentions(question)
+        cased = " ".join(question.split())
+        if len(cased) != len(text):  # a lower-casing that changed lengths: no capitals read
+            cased = text
+
+        def capital(m: Mention) -> bool:
+            words = [w for w in _WORD.findall(cased[m.start : m.end]) if w]
+            return m.start > 0 and bool(words) and words[0][:1].isupper()
+
+        kept = [m for m in found if m.exact or capital(m)]
+        if kept:
+            return kept
+        known = set(vocab.relations.column) | set(vocab.types.column)
+
+        def plain(m: Mention) -> bool:
+            words = _WORD.findall(m.text)
+            return any(
+                w not in _FUNCTION_WORDS and w not in _QUESTION_WORDS and light_stem(w) not in known
+                for w in words
+            )
+
+        return [m for m in found if plain(m)]
 
     def _around(
         self, linked: list[str]
@@ -848,6 +1174,7 @@ class GraphQA:
 
     def _read(
         self,
+        text: str,
         tokens: list[_Token],
         inside: list[int],
         others: list[list[int]],
@@ -894,6 +1221,7 @@ class GraphQA:
                     break
         rows: list[tuple[int, np.ndarray]] = []
         shared = 0.0
+        evidence = np.zeros(n_rel)
         for i in outside:
             text = tokens[i].text
             if text in _SHARED_WORDS:
@@ -904,13 +1232,17 @@ class GraphQA:
             match = matches[text]
             # a word that names an entity type ("films", "rooms") says what is asked or
             # talked about, not which relationship: it is no evidence for one
-            relation = np.where(match[:n_rel] > match[n_rel:].max(initial=0.0), match[:n_rel], 0)
+            relation = np.where(match[:n_rel] >= match[n_rel:].max(initial=0.0), match[:n_rel], 0)
             rows.append((i, weight * relation))
-        said = len(rows)  # rows of the question's own words (what question words ask for follow)
-        rows.extend((i, matches[word][:n_rel]) for i, word, asked in focus if asked)
+            # which types are planned with: a small word of a type's name ("in" of
+            # ``located_in``) is evidence enough ("which district is X in?")
+            evidence = np.maximum(evidence, relation)
+        # What a question word asks for ("where": a place) says what the answer is (the
+        # focus), never which relationship leads there: a second step that ends at a
+        # "location" explains no more of "where does X work?" than the first.
+        said = len(rows)
         per_word = np.stack([row for _i, row in rows]) if rows else np.zeros((0, n_rel))
         positions = np.array([i for i, _row in rows], dtype=np.float64)
-        evidence = per_word.max(axis=0) if rows else np.zeros(n_rel)
         # A type named in two places ("the films written by the writer of X") is walked
         # twice: there and back, as "same" / "share" would ask.
         twice = np.zeros(n_rel)
@@ -949,9 +1281,13 @@ class GraphQA:
             key = to_topic[best] - to_question[best]
         focus_relations = np.zeros(n_rel)
         focus_types = np.zeros(n_type)
-        for _i, word, _asked in focus:
-            focus_relations = np.maximum(focus_relations, matches[word][:n_rel])
+        for _i, word, asked in focus:
+            # what "where" asks for (a place) fits the entity types an answer may have,
+            # never the type of a further step ("located" after "works at")
+            if not asked:
+                focus_relations = np.maximum(focus_relations, matches[word][:n_rel])
             focus_types = np.maximum(focus_types, matches[word][n_rel:])
+        cue = self._cue(tokens, text, first, last, matches, vocab)
         return _Reading(
             topic=topic,
             mention_length=mention_length,
@@ -964,7 +1300,115 @@ class GraphQA:
             shared=shared,
             twice=twice,
             stray=stray,
+            cue=cue,
+            focus_at=next((i for i, _w, asked in focus if not asked and i != asking), None),
+            touches=self._touches(tokens, outside, matches, vocab),
         )
+
+    def _touches(
+        self,
+        tokens: list[_Token],
+        outside: list[int],
+        matches: Mapping[str, np.ndarray],
+        vocab: _Vocabulary,
+    ) -> np.ndarray:
+        """For each relationship type, how well the entity types the question names (its
+        content words matching an entity type: "region", "project") fit its two ends."""
+        n_rel = len(vocab.relations.names)
+        kinds = np.zeros(len(vocab.types.names))
+        for i in outside:
+            word = tokens[i].text
+            if word in _FUNCTION_WORDS or word in _QUESTION_WORDS:
+                continue
+            kinds = np.maximum(kinds, matches[word][n_rel:])
+        out = np.zeros(n_rel)
+        if not kinds.any():
+            return out
+        index = vocab.types.index
+        for (entity_type, relation), targets in (*vocab.out.items(), *vocab.into.items()):
+            r = vocab.relations.index.get(relation)
+            if r is None:
+                continue
+            for end in (entity_type, *targets):
+                if end in index:
+                    out[r] = max(out[r], float(kinds[index[end]]))
+        return out
+
+    def _cue(
+        self,
+        tokens: list[_Token],
+        text: str,
+        first: int,
+        last: int,
+        matches: Mapping[str, np.ndarray],
+        vocab: _Vocabulary,
+    ) -> np.ndarray:
+        """The way the question walks each type that joins one kind to itself (see _Reading).
+
+        Read from where the word naming the type stands against the topic's mention (the
+        nearest such word outside it). As a verb: the topic before it is its subject ("who
+        does X report to?", "whom does X mentor?"), after it its object ("who mentors X?"),
+        unless the question ("mentored by X") or the type's name (``managed_by``) is in the
+        passive. As a noun of the topic ("X's mentor", "the mentor of X"): one who does it
+        ("mentor", "parent", "member") is the source of the fact, what it is done to or
+        where ("location") its target. A word only a description gives describes the
+        type's targets ("boss" of ``reports_to``: "the manager ... their boss"), so "X's
+        boss" walks from X as the source.
+        """
+        names = vocab.relations.names
+        cue = np.zeros(len(names))
+        n = len(tokens)
+        for r, name in enumerate(names):
+            if name not in vocab.reflexive:
+                continue
+            stems = vocab.name_stems.get(name, ())
+            passive_name = _type_words(name)[-1:] == ["by"]
+            best: tuple[int, int, bool] | None = None  # (distance, position, by the name)
+            for i, token in enumerate(tokens):
+                if first <= i <= last or token.text in _FUNCTION_WORDS:
+                    continue
+                by_name = light_stem(token.text) in stems
+                if not by_name and float(matches[token.text][r]) < 0.5:
+                    continue
+                distance = first - i if i < first else i - last
+                if best is None or (distance, not by_name) < (best[0], not best[2]):
+                    best = (distance, i, by_name)
+            if best is None:
+                continue
+            _distance, p, by_name = best
+            word = tokens[p].text
+            between = text[tokens[last].end : tokens[p].start]
+            possessive = (
+                p == last + 2 and tokens[last + 1].text == "s" and between.startswith(("'", "’"))
+            ) or (p == last + 1 and between.strip() in ("'", "’"))
+            of_topic = (
+                p < first
+                and p + 1 < n
+                and tokens[p + 1].text == "of"
+                and (p + 2 == first or (p + 3 == first and tokens[p + 2].text in _FUNCTION_WORDS))
+            )
+            if possessive or of_topic:
+                if not by_name:
+                    cue[r] = 1.0
+                    continue
+                agent = not word.endswith(_OBJECT_NOUN_ENDINGS) and (
+                    light_stem(word) == stems[0] if stems else False
+                )
+                source_is_topic = not agent
+                if passive_name:
+                    source_is_topic = not source_is_topic
+                cue[r] = 1.0 if source_is_topic else -1.0
+                continue
+            if not by_name:
+                continue
+            passive = (p + 1 < n and tokens[p + 1].text == "by") or (
+                word.endswith(("ed", "en")) and p > 0 and tokens[p - 1].text in _BE_WORDS
+            )
+            subject_is_topic = (p > last) != passive
+            if passive_name:
+                subject_is_topic = not subject_is_topic
+            cue[r] = 1.0 if subject_is_topic else -1.0
+        return cue
 
     def _paths(
         self,
@@ -985,9 +1429,17 @@ class GraphQA:
         if not chosen:  # no word matches any type: try the few best there are
             chosen = [int(r) for r in ranked[: min(3, settings.max_types)]]
         if first is not None:
+            # every way the topic's own facts start (a first step no word names: "Grace's
+            # project" is reached by ``works_on``)
             starts = {t for t, _way in first}
-            if not any(names[r] in starts for r in chosen):
-                chosen += [int(r) for r in ranked if names[r] in starts][:3]
+            chosen += [int(r) for r in ranked if names[r] in starts and int(r) not in chosen][
+                : settings.max_types
+            ]
+        # and the types that lead to or from a kind of entity the question names ("the
+        # region of the quest": ``takes_place_in``)
+        for r in np.flatnonzero(reading.touches >= 0.5):
+            if int(r) not in chosen:
+                chosen.append(int(r))
         type_column = vocab.types.index
         mention = math.log(1 + reading.mention_length)
         out: list[PlannedPath] = []
@@ -1092,6 +1544,16 @@ class GraphQA:
                 for t, share in end.items()
                 if t in described
             )
+        # the way each step walks a type joining one kind to itself, against the question's
+        direction = 0.0
+        if reading.cue.size:
+            agreements = [
+                -0.5 if way == "both" else (cue if way == "out" else -cue)
+                for r, way in steps
+                if r not in back and (cue := float(reading.cue[r]))
+            ]
+            if agreements:  # as much for one step as for two: no reward for walking more
+                direction = min(agreements) if min(agreements) < 0 else max(agreements)
         parts = {
             "explained": explained,
             "unexplained": unexplained,
@@ -1105,6 +1567,7 @@ class GraphQA:
             "facts": facts,
             "mention": mention,
             "stray": reading.stray,
+            "direction": direction,
         }
         score = (
             settings.explained * explained
@@ -1120,6 +1583,7 @@ class GraphQA:
             + settings.facts * facts
             + settings.mention * mention
             - settings.stray * reading.stray
+            + settings.direction * direction
         )
         return PlannedPath(
             topic=reading.topic,
