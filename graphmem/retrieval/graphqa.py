@@ -630,10 +630,7 @@ class _Vocabulary:
             return found
 
         relations = _Lexicon(
-            {
-                r: words(r, schema.relationship_types.get(r), _GENERIC_WORDS)
-                for r in relation_types
-            },
+            {r: words(r, schema.relationship_types.get(r), _GENERIC_WORDS) for r in relation_types},
             function_weight,
         )
         types = _Lexicon(
@@ -1312,8 +1309,10 @@ class GraphQA:
         matches: Mapping[str, np.ndarray],
         vocab: _Vocabulary,
     ) -> np.ndarray:
-        """For each relationship type, how well the entity types the question names (its
-        content words matching an entity type: "region", "project") fit its two ends."""
+        """For each relationship type, how well the kinds the question names fit its ends.
+
+        A kind is named by a content word matching an entity type ("region", "project").
+        """
         n_rel = len(vocab.relations.names)
         kinds = np.zeros(len(vocab.types.names))
         for i in outside:

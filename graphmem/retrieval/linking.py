@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 import threading
-from dataclasses import dataclass
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from graphmem.models import VALUE_ENTITY_TYPE, Entity, EntityFilter, entity_aliases
@@ -68,15 +68,18 @@ def _symbols(text: str) -> tuple[list[str], list[int], list[int]]:
 
 # Words that are never a name part on their own, nor start or end one: "the" of "The
 # Copper Kettle", "of" of "Order of Ravens", titles shared by many ("St.", "Dr.").
-_PART_STOP = frozenset(
-    """a an the of and or in on at to for from by with de del der di da du la le van von y
-    st dr mr mrs ms mx sir s""".split()
+_STOP_TEXT = """a an the of and or in on at to for from by with de del der di da du la le van
+von y st dr mr mrs ms mx sir s"""
+_PART_STOP = frozenset(_STOP_TEXT.split())
 )
 
 
 def _name_parts(key: str) -> set[str]:
-    """The parts of a normalised name a question may name it by: each word (of three or
-    more letters), and its first and last words (``sister ilse``, ``ilse fenwick``)."""
+    """The parts of a normalised name a question may name it by.
+
+    Each word (of three or more letters), and its first and last words (``sister ilse``,
+    ``ilse fenwick``).
+    """
     words = key.split(" ")
     if len(words) < 2:
         words = [w for w in re.split(r"[^\w]+", key) if w]
@@ -292,7 +295,9 @@ class EntityLinker:
                     and set(before.ids) & set(ids)
                 ):
                     shared = tuple(sorted(set(before.ids) & set(ids)))
-                    found[-1] = Mention(before.start, end, shared, False, lowered[before.start : end])
+                    found[-1] = Mention(
+                        before.start, end, shared, False, lowered[before.start : end]
+                    )
                     continue
                 found.append(Mention(start, end, ids, False, lowered[start:end]))
             out.extend(found)

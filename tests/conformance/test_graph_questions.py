@@ -93,9 +93,7 @@ def test_a_type_linking_one_kind_to_itself_is_walked_the_way_the_words_say(
     assert sorted(names(answers)) == ["The Forge", "The Mill"]
     assert answers[0].path[0].direction == "in"
     # "what does the Forge border?": the Forge borders; walked from it as the source
-    assert best(village.ask("what does the Forge border?", semantic=False)) == [
-        "Market Square"
-    ]
+    assert best(village.ask("what does the Forge border?", semantic=False)) == ["Market Square"]
 
 
 def test_descriptions_give_the_words_a_name_lacks(village: Memory, store: GraphStore) -> None:
