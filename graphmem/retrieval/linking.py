@@ -71,7 +71,6 @@ def _symbols(text: str) -> tuple[list[str], list[int], list[int]]:
 _STOP_TEXT = """a an the of and or in on at to for from by with de del der di da du la le van
 von y st dr mr mrs ms mx sir s"""
 _PART_STOP = frozenset(_STOP_TEXT.split())
-)
 
 
 def _name_parts(key: str) -> set[str]:
