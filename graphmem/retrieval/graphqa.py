@@ -941,7 +941,6 @@ class GraphQA:
             word = token.text
             if (
                 i in plan.named
-                or i == focus_at
                 or word in _FUNCTION_WORDS
                 or word in _QUESTION_WORDS
                 or word in _SHARED_WORDS
@@ -949,15 +948,22 @@ class GraphQA:
                 or word.isdigit()
             ):
                 continue
-            content += 1
             match = plan.matches[word]
-            if (
-                float(match[used].max(initial=0.0)) >= floor
-                or float(match[n_rel:].max(initial=0.0)) >= floor
-            ):
+            said = float(match[used].max(initial=0.0))
+            kind = float(match[n_rel:].max(initial=0.0))
+            if said >= floor and said >= kind:
+                content += 1
                 explained += 1
-            elif word not in missing:
-                missing.append(word)
+            elif kind >= floor:
+                # it names a kind of entity ("the Finance team"), not a relation; as the
+                # word the question asks with ("which team"), what the answer is
+                if i == focus_at:
+                    content += 1
+                    explained += 1
+            else:
+                content += 1
+                if word not in missing:
+                    missing.append(word)
         return (explained / content if content else 1.0), missing
 
     # ------------------------------------------------------------------ planning
@@ -1171,7 +1177,7 @@ class GraphQA:
 
     def _read(
         self,
-        text: str,
+        question: str,
         tokens: list[_Token],
         inside: list[int],
         others: list[list[int]],
@@ -1284,7 +1290,7 @@ class GraphQA:
             if not asked:
                 focus_relations = np.maximum(focus_relations, matches[word][:n_rel])
             focus_types = np.maximum(focus_types, matches[word][n_rel:])
-        cue = self._cue(tokens, text, first, last, matches, vocab)
+        cue = self._cue(tokens, question, first, last, matches, vocab)
         return _Reading(
             topic=topic,
             mention_length=mention_length,
@@ -1299,7 +1305,7 @@ class GraphQA:
             stray=stray,
             cue=cue,
             focus_at=next((i for i, _w, asked in focus if not asked and i != asking), None),
-            touches=self._touches(tokens, outside, matches, vocab),
+            touches=self._touches(tokens, outside, matches, vocab, topic_types),
         )
 
     def _touches(
@@ -1308,6 +1314,7 @@ class GraphQA:
         outside: list[int],
         matches: Mapping[str, np.ndarray],
         vocab: _Vocabulary,
+        topic_types: set[str],
     ) -> np.ndarray:
         """For each relationship type, how well the kinds the question names fit its ends.
 
@@ -1329,7 +1336,7 @@ class GraphQA:
             if r is None:
                 continue
             for end in (entity_type, *targets):
-                if end in index:
+                if end in index and end not in topic_types:
                     out[r] = max(out[r], float(kinds[index[end]]))
         return out
 
@@ -1428,14 +1435,12 @@ class GraphQA:
         if not chosen:  # no word matches any type: try the few best there are
             chosen = [int(r) for r in ranked[: min(3, settings.max_types)]]
         if first is not None:
-            # every way the topic's own facts start (a first step no word names: "Grace's
-            # project" is reached by ``works_on``)
             starts = {t for t, _way in first}
-            chosen += [int(r) for r in ranked if names[r] in starts and int(r) not in chosen][
-                : settings.max_types
-            ]
-        # and the types that lead to or from a kind of entity the question names ("the
-        # region of the quest": ``takes_place_in``)
+            if not any(names[r] in starts for r in chosen):
+                chosen += [int(r) for r in ranked if names[r] in starts][:3]
+        # and the types that lead to or from a kind of entity the question names, other
+        # than the topic's ("Grace's project": ``works_on``; "the region of the quest":
+        # ``takes_place_in``)
         for r in np.flatnonzero(reading.touches >= 0.5):
             if int(r) not in chosen:
                 chosen.append(int(r))
@@ -1498,25 +1503,29 @@ class GraphQA:
         settings = self.settings
         used = list(dict.fromkeys(r for r, _way in steps))
         explained = unexplained = 0.0
+        back = [
+            r1
+            for (r1, w1), (r2, w2) in zip(steps, steps[1:], strict=False)
+            if r1 == r2 and (w1 == w2 == "both" or {w1, w2} == {"out", "in"})
+        ]
         if reading.per_word.shape[0]:
             # each word speaks for one of the path's types (its best), and each type
-            # counts its best word: a type is explained by no word another one took
+            # counts its best word: a type is explained by no word another one took;
+            # a type walked again the same way counts its next word too ("the boss of
+            # X's boss", "the master of X's master")
             mine = reading.per_word[:, used]
             best = mine.argmax(axis=1)
             for column in range(len(used)):
-                taken = mine[best == column, column]
-                explained += float(taken.max(initial=0.0))
+                taken = np.sort(mine[best == column, column])[::-1]
+                times = sum(r == used[column] for r, _way in steps) - back.count(used[column])
+                more = taken[1 : max(1, times)]
+                explained += float(taken[:1].sum()) + float(more[more >= 0.5].sum())
             mask = np.ones(reading.per_word.shape[1], dtype=bool)
             mask[used] = False
             if mask.any():
                 inside = mine.max(axis=1)
                 outside = reading.per_word[:, mask].max(axis=1)
                 unexplained = float(np.clip(outside - inside, 0.0, None).sum())
-        back = [
-            r1
-            for (r1, w1), (r2, w2) in zip(steps, steps[1:], strict=False)
-            if r1 == r2 and (w1 == w2 == "both" or {w1, w2} == {"out", "in"})
-        ]
         returns = len(back)
         asked = 0.0
         if back:
