@@ -463,7 +463,7 @@ class GraphQASettings:
     direction: float = 1.0
     explained_floor: float = 0.3
     min_coverage: float = 0.5
-    min_confidence: float = 0.0
+    min_confidence: float = 0.2
 
     def __post_init__(self) -> None:
         for name in ("max_hops", "max_types", "beam", "max_walks", "max_frontier", "topic_sample"):
@@ -729,6 +729,8 @@ class _Reading:
     focus_at: int | None = None  # the position of the word after "which" / "what"
     # (relation types,) how well a kind of entity the question names fits the type's ends
     touches: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # (relation types,) how many times one word naming the type is written ("boss's boss")
+    times: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 @dataclass
@@ -1291,6 +1293,15 @@ class GraphQA:
                 focus_relations = np.maximum(focus_relations, matches[word][:n_rel])
             focus_types = np.maximum(focus_types, matches[word][n_rel:])
         cue = self._cue(tokens, question, first, last, matches, vocab)
+        times = np.ones(n_rel)
+        for r in range(n_rel):
+            spots = [
+                light_stem(tokens[int(i)].text)
+                for i, row in zip(positions[:said], per_word[:said, r], strict=True)
+                if row >= 0.5
+            ]
+            if spots:
+                times[r] = max(spots.count(stem) for stem in spots)
         return _Reading(
             topic=topic,
             mention_length=mention_length,
@@ -1306,6 +1317,7 @@ class GraphQA:
             cue=cue,
             focus_at=next((i for i, _w, asked in focus if not asked and i != asking), None),
             touches=self._touches(tokens, outside, matches, vocab, topic_types),
+            times=times,
         )
 
     def _touches(
@@ -1377,7 +1389,7 @@ class GraphQA:
                 if not by_name and float(matches[token.text][r]) < 0.5:
                     continue
                 distance = first - i if i < first else i - last
-                if best is None or (distance, not by_name) < (best[0], not best[2]):
+                if best is None or (not by_name, distance) < (not best[2], best[0]):
                     best = (distance, i, by_name)
             if best is None:
                 continue
@@ -1518,7 +1530,7 @@ class GraphQA:
             for column in range(len(used)):
                 taken = np.sort(mine[best == column, column])[::-1]
                 times = sum(r == used[column] for r, _way in steps) - back.count(used[column])
-                more = taken[1 : max(1, times)]
+                more = taken[1 : max(1, min(times, int(reading.times[used[column]])))]
                 explained += float(taken[:1].sum()) + float(more[more >= 0.5].sum())
             mask = np.ones(reading.per_word.shape[1], dtype=bool)
             mask[used] = False
@@ -1527,6 +1539,13 @@ class GraphQA:
                 outside = reading.per_word[:, mask].max(axis=1)
                 unexplained = float(np.clip(outside - inside, 0.0, None).sum())
         returns = len(back)
+        # a type walked again costs, unless the question names it as many times
+        named_again = sum(
+            max(0, min(steps.count((r, way)), int(reading.times[r])) - 1)
+            for r, way in dict.fromkeys(steps)
+            if r not in back
+        )
+        repeats = len(steps) - len(used) - named_again
         asked = 0.0
         if back:
             asked = max([reading.shared, *(settings.twice * float(reading.twice[r]) for r in back)])
@@ -1566,7 +1585,7 @@ class GraphQA:
             "explained": explained,
             "unexplained": unexplained,
             "hops": float(len(steps)),
-            "repeats": float(len(steps) - len(used)),
+            "repeats": float(repeats),
             "return": float(returns),
             "asked back": asked,
             "order": order,
@@ -1581,7 +1600,7 @@ class GraphQA:
             settings.explained * explained
             - settings.unexplained * unexplained
             - settings.hop * len(steps)
-            - settings.repeat * (len(steps) - len(used))
+            - settings.repeat * repeats
             # one walk there and back is what "same" / "share" ask for; more are not
             + min(returns, 1) * settings.shared * asked
             - (returns - min(returns, 1) * asked) * settings.unshared
