@@ -22,6 +22,7 @@ from graphmem.retrieval.graphqa.planning import Planner, _Plan, _Token
 from graphmem.retrieval.graphqa.vocabulary import (
     _FUNCTION_WORDS,
     _IDLE_WORDS,
+    _PLACE_WORDS,
     _QUESTION_WORDS,
     _SHARED_WORDS,
     _WORD,
@@ -30,6 +31,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     GraphQASettings,
     PathStep,
     PlannedPath,
+    _type_words,
     _Vocabulary,
     light_stem,
 )
@@ -266,6 +268,10 @@ class GraphQA:
                 ambiguity=plan.ambiguity,
             )
         coverage, unexplained = self._coverage(plan, best)
+        if len(plan.starts.get(best.topic, ())) == 1:
+            # the entity named has facts of one kind only: a word no type explains
+            # ("who *holds* the pin?" of an item only ever carried) can mean only that
+            coverage = max(coverage, self.settings.min_coverage)
         rival = next(
             (p.score for p in paths if (p.topic, p.steps) != (best.topic, best.steps)), None
         )
@@ -314,8 +320,19 @@ class GraphQA:
         content = 0
         explained = 0
         missing: list[str] = []
+        # a small word of place in a step's name explains its like ("who is *at* the Circle?"
+        # of ``located_in``); "to", "of", "by" say too little ("who is X married *to*?")
+        small = (
+            _PLACE_WORDS
+            if any(w in _PLACE_WORDS for step in path.steps for w in _type_words(step.type))
+            else frozenset()
+        )
         for i, token in enumerate(plan.tokens):
             word = token.text
+            if i not in plan.named and word in small:
+                content += 1
+                explained += 1
+                continue
             if (
                 i in plan.named
                 or word in _FUNCTION_WORDS
@@ -419,6 +436,8 @@ class GraphQA:
                         first[key] = first.get(key, 0.0) + count
                 total = sum(first.values())
                 first = {key: count / total for key, count in first.items()} if total else {}
+            if first is not None:
+                plan.starts[topic] = frozenset(first)
             paths.extend(self._planner.paths(reading, state, first, vocab, hops))
             fits[topic] = dict(zip(vocab.types.names, reading.focus_types.tolist(), strict=True))
         paths.sort(key=lambda p: (-p.score, len(p.steps), p.topic, p.steps))

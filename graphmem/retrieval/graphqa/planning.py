@@ -87,6 +87,8 @@ class _Plan:
     named: frozenset[int] = frozenset()
     ambiguity: tuple[Ambiguity, ...] = ()
     reason: str = ""
+    # each topic's ways of starting (type, direction), when known
+    starts: dict[tuple[str, ...], frozenset[tuple[str, str]]] = field(default_factory=dict)
 
 
 class Planner:

@@ -62,7 +62,12 @@ _GENERIC_WORDS = _words(
     whom whose which what where when character entity item place"""
 )
 # Words of a question that ask nothing of a relation ("name the ...", "what kind of").
-_IDLE_WORDS = _words("name names kind kinds type types sort exactly currently now still also")
+_IDLE_WORDS = _words(
+    """name names kind kinds type types sort exactly currently now still also thing things
+    stuff see seen find found around"""
+)
+# Small words of place, one for another: "who is standing *at* the Circle?" of ``located_in``.
+_PLACE_WORDS = _words("in at on inside within into")
 # Noun endings of the thing a fact is about, not of who does it: "location" is where
 # something is located, "employment" what employs.
 _OBJECT_NOUN_ENDINGS = ("ion", "ions", "ment", "ments", "ance", "ances", "ence", "ences")
