@@ -268,9 +268,15 @@ class GraphQA:
                 ambiguity=plan.ambiguity,
             )
         coverage, unexplained = self._coverage(plan, best)
-        if len(plan.starts.get(best.topic, ())) == 1:
+        possessed = any(
+            i >= 2 and plan.tokens[i - 1].text == "s" and i - 2 in plan.named
+            for i, t in enumerate(plan.tokens)
+            if t.text in unexplained
+        )
+        if len(plan.starts.get(best.topic, ())) == 1 and not possessed:
             # the entity named has facts of one kind only: a word no type explains
-            # ("who *holds* the pin?" of an item only ever carried) can mean only that
+            # ("who *holds* the pin?" of an item only ever carried) can mean only that;
+            # not a noun of the name's ("X's *husband*"): that names a relation of its own
             coverage = max(coverage, self.settings.min_coverage)
         rival = next(
             (p.score for p in paths if (p.topic, p.steps) != (best.topic, best.steps)), None
