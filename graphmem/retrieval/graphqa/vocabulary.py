@@ -347,7 +347,7 @@ class GraphQASettings:
     direction: float = 1.0
     explained_floor: float = 0.3
     min_coverage: float = 0.5
-    min_confidence: float = 0.2
+    min_confidence: float = 0.1
 
     def __post_init__(self) -> None:
         for name in ("max_hops", "max_types", "beam", "max_walks", "max_frontier", "topic_sample"):
