@@ -88,7 +88,7 @@ if TYPE_CHECKING:
         MemoryIdentity,
         Summarizer,
     )
-    from graphmem.retrieval.graphqa import GraphAnswer, GraphQASettings
+    from graphmem.retrieval.graphqa import GraphAnswer, GraphAnswers, GraphQASettings
     from graphmem.retrieval.schema import GraphSchema
     from graphmem.summarize import summarize_turn
 
@@ -103,6 +103,7 @@ _LAZY = {
     "EventBus": "graphmem.events",
     "FactMemory": "graphmem.policy",
     "GraphAnswer": "graphmem.retrieval.graphqa",
+    "GraphAnswers": "graphmem.retrieval.graphqa",
     "GraphQASettings": "graphmem.retrieval.graphqa",
     "GraphSchema": "graphmem.retrieval.schema",
     "GovernancePolicy": "graphmem.policy",
@@ -154,6 +155,7 @@ __all__ = [
     "ForbiddenCategory",
     "GovernancePolicy",
     "GraphAnswer",
+    "GraphAnswers",
     "GraphQASettings",
     "GraphSchema",
     "GraphStore",

@@ -788,13 +788,27 @@ def _ask(args: argparse.Namespace) -> int:
             {
                 "question": args.question,
                 "answers": [GraphAnswerOut.of(a).model_dump(mode="json") for a in answers],
+                "confidence": answers.confidence,
+                "abstained": answers.abstained,
+                "reason": answers.reason,
+                "ambiguity": [
+                    {"mention": a.mention, "candidates": list(a.candidates)}
+                    for a in answers.ambiguity
+                ],
+                "unexplained": list(answers.unexplained),
             }
         )
-    elif not answers:
-        print("no answer: the question names no known entity, or no path reaches one")
-    else:
-        for a in answers:
-            print(f"{a.score:6.3f}  {a.entity.name} ({a.entity.id})  {a.explain()}")
+        return 0
+    for ambiguous in answers.ambiguity:
+        print(f"ambiguous: {ambiguous.mention!r} may be {', '.join(ambiguous.candidates)}")
+    if answers.abstained:
+        print(f"no answer: {answers.reason}")
+        return 0
+    print(
+        f"confidence {answers.confidence:.2f}" + (f" ({answers.reason})" if answers.reason else "")
+    )
+    for a in answers:
+        print(f"{a.score:6.3f}  {a.entity.name} ({a.entity.id})  {a.explain()}")
     return 0
 
 

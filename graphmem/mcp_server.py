@@ -60,7 +60,7 @@ from graphmem.models import (
     estimate_tokens,
 )
 from graphmem.policy.governance import Fact, GovernancePolicy, LearnResult, ScoredFact
-from graphmem.server.schemas import GraphAnswerOut, LearnOut
+from graphmem.server.schemas import AskOut, LearnOut
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -160,12 +160,6 @@ class Retrieved(BaseModel):
 
     results: list[ContextResult]
     context: str
-
-
-class Answers(BaseModel):
-    """Answers to a graph question, best first, each with its chain of facts."""
-
-    answers: list[GraphAnswerOut]
 
 
 class Snapshot(BaseModel):
@@ -421,16 +415,18 @@ def build_server(
         max_hops: Annotated[
             int | None, Field(ge=1, le=6, description="The longest relation path (default 3).")
         ] = None,
-    ) -> Answers:
+    ) -> AskOut:
         """Answer a question about the entity graph by walking its typed relationships.
 
         The entity the question names is found, relation paths are chosen by how well
         the question's words match the relationship types the memory holds, and the
         entities at their ends are the answers, each with the chain of facts (and their
-        provenance) that leads to it. Empty when the question names no known entity.
+        provenance) that leads to it, with a confidence (0..1) and the names the
+        question gave that several entities go by. Empty, with ``abstained`` and the
+        ``reason``, when the question names no known entity or no relationship of the
+        graph explains its words: then say you do not know rather than guess.
         """
-        answers = mem.ask(question, k=k, max_hops=max_hops)
-        return Answers(answers=[GraphAnswerOut.of(a) for a in answers])
+        return AskOut.of(mem.ask(question, k=k, max_hops=max_hops))
 
     @server.tool(annotations=readonly)
     @_tool_errors

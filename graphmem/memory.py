@@ -60,7 +60,7 @@ if TYPE_CHECKING:
         FusionSettings,
         IngestReport,
     )
-    from graphmem.retrieval.graphqa import GraphAnswer, GraphQASettings
+    from graphmem.retrieval.graphqa import GraphAnswers, GraphQASettings
     from graphmem.retrieval.schema import GraphSchema
     from graphmem.retrieval.service import Retrieval
 
@@ -1350,7 +1350,7 @@ class Memory:
         max_hops: int | None = None,
         semantic: bool | None = None,
         settings: GraphQASettings | None = None,
-    ) -> list[GraphAnswer]:
+    ) -> GraphAnswers:
         """Answer a question about the entity graph: the entities at the end of a typed walk.
 
         The entity the question names is linked; relation paths of up to ``max_hops``
@@ -1380,8 +1380,11 @@ class Memory:
             settings: :class:`graphmem.retrieval.GraphQASettings` (weights and limits).
 
         Returns:
-            Up to ``k`` answers, best first; ``[]`` when the question names no entity or
-            no path reaches one.
+            Up to ``k`` answers, best first, as a list that also says how sure it is
+            (``confidence``, 0..1), which names were ambiguous (``ambiguity``), and, when
+            it abstains (``abstained``: an empty list), why (``reason``): the question
+            names no known entity, no relationship explains its words ("husband" where
+            no fact is about marriage), or no fact leads anywhere.
 
         Raises:
             InvalidInput: Empty question, or ``k`` / ``max_hops`` not a positive integer.

@@ -34,7 +34,9 @@ if TYPE_CHECKING:
         resolve_settings,
     )
     from graphmem.retrieval.graphqa import (
+        Ambiguity,
         GraphAnswer,
+        GraphAnswers,
         GraphQA,
         GraphQASettings,
         PathStep,
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
         NoExtractor,
         chunk_text,
     )
-    from graphmem.retrieval.linking import EntityLinker, Linking
+    from graphmem.retrieval.linking import EntityLinker, Linking, Mention
     from graphmem.retrieval.names import NameExtractor
     from graphmem.retrieval.pipeline import ConversationRetriever, HybridRetriever
     from graphmem.retrieval.recall import TURN_SIGNALS, TURN_WEIGHTS, fit_turn_weights
@@ -62,10 +64,13 @@ _HOMES = {
     "ConversationRetriever": "pipeline",
     "Embedder": "embedders",
     "EntityLinker": "linking",
+    "Mention": "linking",
     "Extraction": "ingest",
     "Extractor": "ingest",
     "FusionSettings": "fusion",
+    "Ambiguity": "graphqa",
     "GraphAnswer": "graphqa",
+    "GraphAnswers": "graphqa",
     "GraphQA": "graphqa",
     "GraphQASettings": "graphqa",
     "GraphSchema": "schema",
@@ -99,6 +104,7 @@ __all__ = [
     "PRESETS",
     "TURN_SIGNALS",
     "TURN_WEIGHTS",
+    "Ambiguity",
     "BridgeRetriever",
     "ConversationRetriever",
     "Embedder",
@@ -107,6 +113,7 @@ __all__ = [
     "Extractor",
     "FusionSettings",
     "GraphAnswer",
+    "GraphAnswers",
     "GraphQA",
     "GraphQASettings",
     "GraphSchema",
@@ -115,6 +122,7 @@ __all__ = [
     "Indexer",
     "IngestReport",
     "Linking",
+    "Mention",
     "NameExtractor",
     "NoExtractor",
     "PathStep",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from graphmem.models import VALUE_ENTITY_TYPE, Entity, EntityFilter, entity_aliases
@@ -27,7 +28,7 @@ from graphmem.models import VALUE_ENTITY_TYPE, Entity, EntityFilter, entity_alia
 if TYPE_CHECKING:
     from graphmem.store import GraphStore
 
-__all__ = ["EntityLinker", "Linking"]
+__all__ = ["EntityLinker", "Linking", "Mention"]
 
 # A token: a run of word characters (``str.isalnum()`` or ``_``, as ``\w`` reads them), or
 # one character that is neither a word character nor a space.
@@ -63,6 +64,72 @@ def _symbols(text: str) -> tuple[list[str], list[int], list[int]]:
         starts.append(start)
         ends.append(match.end())
     return symbols, starts, ends
+
+
+# Words that are never a name part on their own, nor start or end one: "the" of "The
+# Copper Kettle", "of" of "Order of Ravens", titles shared by many ("St.", "Dr.").
+_STOP_TEXT = """a an the of and or in on at to for from by with de del der di da du la le van
+von y st dr mr mrs ms mx sir s"""
+_PART_STOP = frozenset(_STOP_TEXT.split())
+
+
+def _name_parts(key: str) -> set[str]:
+    """The parts of a normalised name a question may name it by.
+
+    Each word (of three or more letters), and its first and last words (``sister ilse``,
+    ``ilse fenwick``).
+    """
+    words = key.split(" ")
+    if len(words) < 2:
+        words = [w for w in re.split(r"[^\w]+", key) if w]
+        if len(words) < 2:
+            return set()
+    out: set[str] = set()
+    runs = [words[:i] for i in range(1, len(words))] + [words[i:] for i in range(1, len(words))]
+    runs += [[w] for w in words]
+    for run in runs:
+        bare = [re.sub(r"^\W+|\W+$", "", re.sub(r"['’]s$", "", w)) for w in run]
+        if not bare[0] or not bare[-1] or bare[0] in _PART_STOP or bare[-1] in _PART_STOP:
+            continue
+        if len(run) == 1 and (len(bare[0]) < 3 or not bare[0].isalpha()):
+            continue
+        out.add(" ".join([*run[:-1], bare[-1]]) if len(run) > 1 else bare[0])
+    return out
+
+
+def _build(names: dict[str, set[str]]) -> _Automaton | None:
+    patterns: dict[tuple[str, ...], _Payload] = {}
+    for key, ids in names.items():
+        symbols = _symbols(key)[0]
+        if not symbols:
+            continue
+        payload = (len(symbols), tuple(sorted(ids)))
+        rest = tuple(symbols[1:])
+        # The name's first token may follow a space or be glued to what precedes it
+        # (the check that no word character precedes it comes after the match).
+        first = symbols[0][1:]
+        patterns[(" " + first, *rest)] = payload
+        patterns[("+" + first, *rest)] = payload
+    return _Automaton(patterns) if patterns else None
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """Where a text names entities (:meth:`EntityLinker.mentions`).
+
+    Attributes:
+        start: Where the mention starts in the normalised text (:func:`normalise`).
+        end: Where it ends.
+        ids: The entities it names (several: ambiguous).
+        exact: A whole name or alias (else a part of a name: a first name, a surname).
+        text: The words of the mention, normalised.
+    """
+
+    start: int
+    end: int
+    ids: tuple[str, ...]
+    exact: bool
+    text: str
 
 
 class _Automaton:
@@ -141,25 +208,25 @@ class EntityLinker:
     ['forge', 'mira']
     """
 
-    def __init__(self, entities: Iterable[Entity], *, min_length: int = 2) -> None:
+    def __init__(
+        self, entities: Iterable[Entity], *, min_length: int = 2, parts: bool = False
+    ) -> None:
         names: dict[str, set[str]] = {}
         for entity in entities:
             for name in (entity.name, *entity_aliases(entity)):
                 key = normalise(name)
                 if len(key) >= min_length:
                     names.setdefault(key, set()).add(entity.id)
-        patterns: dict[tuple[str, ...], _Payload] = {}
-        for key, ids in names.items():
-            symbols = _symbols(key)[0]
-            payload = (len(symbols), tuple(sorted(ids)))
-            rest = tuple(symbols[1:])
-            # The name's first token may follow a space or be glued to what precedes it
-            # (the check that no word character precedes it comes after the match).
-            first = symbols[0][1:]
-            patterns[(" " + first, *rest)] = payload
-            patterns[("+" + first, *rest)] = payload
         self.size = len(names)
-        self._automaton = _Automaton(patterns) if patterns else None
+        self._automaton = _build(names)
+        self._parts: _Automaton | None = None
+        if parts:
+            pieces: dict[str, set[str]] = {}
+            for key, ids in names.items():
+                for piece in _name_parts(key):
+                    if piece not in names:
+                        pieces.setdefault(piece, set()).update(ids)
+            self._parts = _build(pieces)
 
     def link(self, text: str, *, nested: bool = False) -> list[str]:
         """The ids of the entities named in ``text``, in order of first appearance.
@@ -176,19 +243,7 @@ class EntityLinker:
         """
         if self._automaton is None:
             return []
-        lowered = normalise(text)
-        symbols, starts, ends = _symbols(lowered)
-        last = len(symbols) - 1
-        found: list[tuple[int, int, tuple[str, ...]]] = []
-        for first, final, ids in self._automaton.matches(symbols):
-            # Whole words: no word character right before the first token (a glued
-            # token after a run of word characters) nor right after the last one.
-            if first > 0 and symbols[first][0] == "+" and _ends_word(symbols[first - 1]):
-                continue
-            if final < last and symbols[final + 1][0] == "+" and _starts_word(symbols[final + 1]):
-                continue
-            found.append((starts[first], ends[final], ids))
-        found.sort(key=lambda m: (m[0], -(m[1] - m[0])))
+        found = _whole_words(self._automaton, normalise(text))
         out: list[tuple[int, int, str]] = []
         seen: set[str] = set()
         last_end = -1
@@ -203,6 +258,67 @@ class EntityLinker:
                     seen.add(entity_id)
                     out.append((start, end, entity_id))
         return out
+
+    def mentions(self, text: str) -> list[Mention]:
+        """The mentions of a question: whole names and aliases, then, with ``parts``, name parts.
+
+        A whole name or alias wins (longest first). Where none matches, a part of a name
+        does: a first name, a surname, the first or last words of a name ("Halden", "Crook",
+        "the mill" for Crook's Mill, "Sister Ilse"), longest first. Two parts side by side
+        that name one entity are one mention ("Commander Okoye" for Commander Amara Okoye).
+        A mention names several entities when they share the name or the part: the caller
+        reports the ambiguity.
+        """
+        lowered = normalise(text)
+        out: list[Mention] = []
+        taken: list[tuple[int, int]] = []
+        if self._automaton is not None:
+            last_end = -1
+            for start, end, ids in _whole_words(self._automaton, lowered):
+                if start < last_end:
+                    continue
+                last_end = end
+                out.append(Mention(start, end, ids, True, lowered[start:end]))
+                taken.append((start, end))
+        if self._parts is not None:
+            last_end = -1
+            found: list[Mention] = []
+            for start, end, ids in _whole_words(self._parts, lowered):
+                if start < last_end or any(a < end and start < b for a, b in taken):
+                    continue
+                last_end = end
+                before = found[-1] if found else None
+                if (
+                    before is not None
+                    and lowered[before.end : start] == " "
+                    and set(before.ids) & set(ids)
+                ):
+                    shared = tuple(sorted(set(before.ids) & set(ids)))
+                    found[-1] = Mention(
+                        before.start, end, shared, False, lowered[before.start : end]
+                    )
+                    continue
+                found.append(Mention(start, end, ids, False, lowered[start:end]))
+            out.extend(found)
+        out.sort(key=lambda m: m.start)
+        return out
+
+
+def _whole_words(automaton: _Automaton, lowered: str) -> list[tuple[int, int, tuple[str, ...]]]:
+    """Every whole-word match of ``automaton`` in a normalised text, leftmost then longest."""
+    symbols, starts, ends = _symbols(lowered)
+    last = len(symbols) - 1
+    found: list[tuple[int, int, tuple[str, ...]]] = []
+    for first, final, ids in automaton.matches(symbols):
+        # Whole words: no word character right before the first token (a glued
+        # token after a run of word characters) nor right after the last one.
+        if first > 0 and symbols[first][0] == "+" and _ends_word(symbols[first - 1]):
+            continue
+        if final < last and symbols[final + 1][0] == "+" and _starts_word(symbols[final + 1]):
+            continue
+        found.append((starts[first], ends[final], ids))
+    found.sort(key=lambda m: (m[0], -(m[1] - m[0])))
+    return found
 
 
 def _ends_word(symbol: str) -> bool:
@@ -236,6 +352,8 @@ class Linking:
         self._version: str | None = None
         self.builds = 0
         """How many times the linker was built (for tests and diagnostics)."""
+        self._questions: EntityLinker | None = None
+        self._questions_version: str | None = None
 
     def linker(self, version: str | None = None) -> EntityLinker:
         """The linker over every entity's name and aliases, as of ``version``.
@@ -250,12 +368,29 @@ class Linking:
             if self._linker is None or self._version != version:
                 # The version was read before the entities: a write in between makes the
                 # next check rebuild again, never keeps a stale linker.
-                entities = self._store.find_entities(self._tenant, EntityFilter())
-                # A governed fact's value node is a value, not a name to find in text.
-                self._linker = EntityLinker([e for e in entities if e.type != VALUE_ENTITY_TYPE])
+                self._linker = EntityLinker(self._entities())
                 self._version = version
                 self.builds += 1
             return self._linker
+
+    def question_linker(self, version: str | None = None) -> EntityLinker:
+        """The linker of graph questions: names, aliases and the parts of names.
+
+        Built (once per entity version) only when a question is asked; see
+        :meth:`EntityLinker.mentions`.
+        """
+        if version is None:
+            version = self._store.entity_version(self._tenant)
+        with self._lock:
+            if self._questions is None or self._questions_version != version:
+                self._questions = EntityLinker(self._entities(), parts=True)
+                self._questions_version = version
+            return self._questions
+
+    def _entities(self) -> list[Entity]:
+        entities = self._store.find_entities(self._tenant, EntityFilter())
+        # A governed fact's value node is a value, not a name to find in text.
+        return [e for e in entities if e.type != VALUE_ENTITY_TYPE]
 
     def __call__(self) -> EntityLinker:
         """The linker, checked against the store's current entity version."""

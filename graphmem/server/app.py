@@ -1591,7 +1591,7 @@ def _router() -> APIRouter:  # noqa: C901 - one flat list of routes reads best
         answers = await _scan(
             mem.ask, body.question, k=body.k, max_hops=body.max_hops, semantic=body.semantic
         )
-        return s.AskOut(answers=[s.GraphAnswerOut.of(a) for a in answers])
+        return s.AskOut.of(answers)
 
     # -------------------------------------------------------------- governed facts
     @router.post("/facts", tags=["facts"], response_model=s.LearnOut)

@@ -33,9 +33,10 @@ from graphmem.models import (
 from graphmem.policy.governance import AuditEntry, Fact, LearnResult, ScoredFact
 
 if TYPE_CHECKING:
-    from graphmem.retrieval.graphqa import GraphAnswer
+    from graphmem.retrieval.graphqa import GraphAnswer, GraphAnswers
 
 __all__ = [
+    "AmbiguityOut",
     "AskOut",
     "AskRequest",
     "AuditLog",
@@ -424,10 +425,52 @@ class GraphAnswerOut(_Body):
         )
 
 
+class AmbiguityOut(_Body):
+    """A name in the question that several entities go by."""
+
+    mention: str = Field(description="The words of the question (lower case).")
+    candidates: list[str] = Field(description="The ids of the entities it may name.")
+
+
 class AskOut(_Body):
-    """Answers to a graph question, best first (empty when no path reaches one)."""
+    """Answers to a graph question, best first; empty when it abstains (``reason`` says why)."""
 
     answers: list[GraphAnswerOut]
+    confidence: float = Field(
+        default=0.0,
+        description="How likely the first answer is right (0..1); 0 when it abstains.",
+    )
+    abstained: bool = Field(
+        default=False,
+        description="No answer: the question names no known entity, no relationship "
+        "explains its words, or no fact leads anywhere.",
+    )
+    reason: str = Field(
+        default="",
+        description="Why it abstained, or which words the walked path leaves unexplained.",
+    )
+    ambiguity: list[AmbiguityOut] = Field(
+        default_factory=list, description="Names in the question that several entities go by."
+    )
+    unexplained: list[str] = Field(
+        default_factory=list,
+        description="The question's words no step of the walked path explains.",
+    )
+
+    @classmethod
+    def of(cls, answers: GraphAnswers) -> AskOut:
+        """The wire form of :meth:`graphmem.Memory.ask`'s answers."""
+        return cls(
+            answers=[GraphAnswerOut.of(a) for a in answers],
+            confidence=answers.confidence,
+            abstained=answers.abstained,
+            reason=answers.reason,
+            ambiguity=[
+                AmbiguityOut(mention=a.mention, candidates=list(a.candidates))
+                for a in answers.ambiguity
+            ],
+            unexplained=list(answers.unexplained),
+        )
 
 
 # --------------------------------------------------------------------------- governed facts

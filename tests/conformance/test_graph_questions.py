@@ -84,11 +84,16 @@ def test_two_steps_in_the_order_the_words_give(village: Memory) -> None:
     assert [str(s) for s in answers[0].path] == ["<-works_at", "->owns"]
 
 
-def test_a_type_linking_one_kind_both_ways_is_walked_either_way(village: Memory) -> None:
+def test_a_type_linking_one_kind_to_itself_is_walked_the_way_the_words_say(
+    village: Memory,
+) -> None:
+    # "border the Square": the Square is what is bordered (the facts' target)
     answers = village.ask("which places border the Market Square?", semantic=False)
 
     assert sorted(names(answers)) == ["The Forge", "The Mill"]
-    assert answers[0].path[0].direction == "both"
+    assert answers[0].path[0].direction == "in"
+    # "what does the Forge border?": the Forge borders; walked from it as the source
+    assert best(village.ask("what does the Forge border?", semantic=False)) == ["Market Square"]
 
 
 def test_descriptions_give_the_words_a_name_lacks(village: Memory, store: GraphStore) -> None:

@@ -259,8 +259,34 @@ def test_ask_answers_a_graph_question_with_its_chain_of_facts(
     assert chained[0]["entity"]["id"] == "mill"
     assert [f["type"] for f in chained[0]["facts"]] == ["distrusts", "runs"]
     nobody = {"question": "who is nobody at all?", "semantic": False}
-    assert alpha.post("/v1/ask", json=nobody).json() == {"answers": []}
+    unknown = alpha.post("/v1/ask", json=nobody).json()
+    assert unknown["answers"] == [] and unknown["abstained"] is True
+    assert unknown["reason"] == "the question names no known entity"
     problem_of(alpha.post("/v1/ask", json={"question": "mill", "k": 0}), 422)
+
+
+def test_ask_says_how_sure_it_is_and_when_it_does_not_know(
+    alpha: httpx.Client, world: None
+) -> None:
+    # a first name is enough, and the answer comes with a confidence
+    first_name = alpha.post(
+        "/v1/ask", json={"question": "what does Halden run?", "semantic": False}
+    )
+    sure = first_name.json()
+    assert [a["entity"]["id"] for a in sure["answers"]] == ["mill"]
+    assert sure["abstained"] is False and 0 < sure["confidence"] <= 1
+    assert sure["ambiguity"] == [] and sure["unexplained"] == []
+    # no fact is about marriage: no answer, and the word it could not explain
+    husband = {"question": "who is Odile Marrow's husband?", "semantic": False}
+    unknown = alpha.post("/v1/ask", json=husband).json()
+    assert unknown["answers"] == [] and unknown["abstained"] is True
+    assert unknown["unexplained"] == ["husband"] and "'husband'" in unknown["reason"]
+    # two people called Crook: the question's "Crook" is reported ambiguous
+    other = {"id": "mabel", "type": "npc", "name": "Mabel Crook"}
+    assert alpha.post("/v1/entities", json={"entities": [other]}).status_code == 200
+    crook = alpha.post("/v1/ask", json={"question": "what does Crook run?", "semantic": False})
+    assert crook.json()["ambiguity"] == [{"mention": "crook", "candidates": ["halden", "mabel"]}]
+    assert [a["entity"]["id"] for a in crook.json()["answers"]] == ["mill"]
 
 
 def test_governed_relationship_is_an_edge_with_its_fact(gamma: httpx.Client) -> None:

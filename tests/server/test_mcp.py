@@ -123,6 +123,13 @@ async def _exercise(client: Client) -> dict[str, Any]:
     )
     assert asked["answers"][0]["entity"]["id"] == "halden"
     assert asked["answers"][0]["facts"][0]["type"] == "distrusts"
+    assert asked["abstained"] is False and asked["confidence"] > 0
+    by_first_name = _structured(
+        await client.call_tool("ask", {"question": "who does Odile distrust?"})
+    )
+    assert by_first_name["answers"][0]["entity"]["id"] == "halden"
+    unknown = _structured(await client.call_tool("ask", {"question": "who is Odile's husband?"}))
+    assert unknown["answers"] == [] and unknown["abstained"] and "'husband'" in unknown["reason"]
     gone = _structured(await client.call_tool("forget_fact", {"fact_id": remembered["fact"]["id"]}))
     assert gone["status"] == "invalidated"
     retired = _structured(

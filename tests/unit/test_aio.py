@@ -194,3 +194,24 @@ def test_npc_minds_awaited_from_an_empty_store() -> None:
         return [b.fact.object or "" for b in told], said.adopted, deep and deep.fact.object
 
     assert asyncio.run(main()) == (["jar"], (("cy",),), "jar")
+
+
+def test_awaited_graph_questions_say_how_sure_they_are() -> None:
+    async def main() -> None:
+        async with graphmem.open_async("memory://", tenant="t") as mem:
+            await mem.upsert_entities(
+                [
+                    {"id": "rosalind", "type": "person", "name": "Rosalind Hale"},
+                    {"id": "brigid", "type": "hospital", "name": "St. Brigid's Infirmary"},
+                ]
+            )
+            await mem.upsert_relationships(
+                [{"source_id": "rosalind", "target_id": "brigid", "type": "works_at"}]
+            )
+            answers = await mem.ask("Where does Rosalind work?", semantic=False)
+            assert [a.entity.id for a in answers] == ["brigid"]
+            assert not answers.abstained and answers.confidence > 0
+            unknown = await mem.ask("Who is Rosalind's husband?", semantic=False)
+            assert unknown == [] and unknown.abstained and unknown.unexplained == ("husband",)
+
+    asyncio.run(main())

@@ -140,10 +140,18 @@ def test_ask_answers_from_the_graph(url: str, capsys: pytest.CaptureFixture[str]
     assert answers[0]["path"] == [{"type": "runs", "direction": "out"}]
     assert answers[0]["facts"][0]["type"] == "runs"
     assert answers[0]["explanation"] == "halden -runs-> mill"
+
+    assert answers[0]["path"] == ["->runs"] and answers[0]["facts"][0]["type"] == "runs"
+    assert json.loads(out)["abstained"] is False and json.loads(out)["confidence"] > 0
     status, out, _ = run(capsys, "ask", *at, "what does Halden Crook run?")
-    assert status == 0 and out.split()[1:] == ["The", "Mill", "(mill)", "halden", "-runs->", "mill"]
+    sure, answer = out.splitlines()
+    assert status == 0 and sure.startswith("confidence ")
+    assert answer.split()[1:] == ["The", "Mill", "(mill)", "halden", "-runs->", "mill"]
     status, out, _ = run(capsys, "ask", *at, "who is nobody?")
-    assert status == 0 and out.startswith("no answer")
+    assert status == 0 and out == "no answer: the question names no known entity\n"
+    status, out, _ = run(capsys, "ask", *at, "who is Halden's wife?", "--json")
+    unknown = json.loads(out)
+    assert unknown["answers"] == [] and unknown["abstained"] and unknown["unexplained"] == ["wife"]
 
 
 def test_missing_embeddings_extra_is_cli_advice(

@@ -1,0 +1,62 @@
+"""Graph question answering: a question about the entity graph, answered by a typed walk.
+
+``Memory.ask("who directed the films written by Mircea Eliade?")`` returns the entities
+that answer it, each with the chain of facts that reached it. No model is trained and no
+phrase is written for one dataset: the relationship types a question may walk are read
+from the store (:meth:`graphmem.GraphStore.relationship_patterns`, and which roles go
+together on one entity, :meth:`graphmem.GraphStore.relationship_cooccurrence`), and a
+question is matched against their names and the descriptions a user attached to them
+(:mod:`graphmem.retrieval.schema`).
+
+1. **Link.** The entities the question names (:class:`EntityLinker`, longest match); each
+   mention is a candidate topic, one reading per phrase.
+2. **Read.** The question's words outside the topic's mention, with their positions; its
+   question word ("who", "which", ...) and focus (the words after "which" / "what", or
+   what "who", "where", "when" ask for: a person, a place, a time); and whether it asks
+   for a walk there and back: it speaks of something shared ("same", "share", "also",
+   "together", "co-", "else", ...), or names one type in two places along with the kind
+   of entity the walk comes back to ("the films written by the writer of X").
+3. **Match.** Each word against each relationship type's vocabulary (the words of its name
+   and description; a word most types share counts little): 1 when their light stems
+   agree ("directed" / "director", "starred" / "stars"), otherwise, given an embedder, by
+   the cosine similarity of the two words' embeddings above a floor ("wrote" / "writer",
+   "films" / "movie"). Function words count a little: "in" says something of
+   ``located_in``.
+4. **Plan.** Relation paths of up to ``max_hops`` steps (a step is a type walked forwards,
+   backwards or, for a type that links entities of one kind both ways, either way), by
+   beam search: the first step must be a fact the topic has, each next one a step the
+   entities reached can take by their roles (entity types may be coarse). Scored by
+   :class:`GraphQASettings`: the question words its types explain, the words another type
+   explains better, its length, a walk there and back (asked for or not), the order of its
+   types against the order of their words (the type named nearest the topic is walked
+   first, the one nearest the question word last), how well the entity types it ends at
+   (or its last type, walked forwards: a type's words describe its targets) fit the
+   focus, a cost for ending at a described type that is not what is asked, and how many
+   facts can take each step.
+5. **Walk.** The best paths, one :meth:`GraphStore.expand` call per step for the whole
+   frontier, until one reaches an entity (and more while fewer than ``k`` are found).
+   A walk never comes back to the topic.
+6. **Answer.** The entities reached, by path, then by how well their type fits the focus,
+   then by how many chains reach them; each with one chain of facts from the topic as
+   provenance.
+"""
+
+from graphmem.retrieval.graphqa.answering import GraphAnswer, GraphAnswers, GraphQA
+from graphmem.retrieval.graphqa.vocabulary import (
+    Ambiguity,
+    GraphQASettings,
+    PathStep,
+    PlannedPath,
+    light_stem,
+)
+
+__all__ = [
+    "Ambiguity",
+    "GraphAnswer",
+    "GraphAnswers",
+    "GraphQA",
+    "GraphQASettings",
+    "PathStep",
+    "PlannedPath",
+    "light_stem",
+]

@@ -1,0 +1,517 @@
+"""Answering graph questions: :class:`GraphQA` links, plans, walks and judges its answers.
+
+Part of :mod:`graphmem.retrieval.graphqa` (its docstring tells the whole method): the
+entities a question names (whole names, else parts of names, with the ambiguity), the
+plan (:mod:`~graphmem.retrieval.graphqa.planning`), the walks
+(:mod:`~graphmem.retrieval.graphqa.walking`), and the answers with a confidence, or an
+abstention with its reason.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from graphmem.errors import InvalidInput, NotFound
+from graphmem.models import Entity, Relationship
+from graphmem.retrieval.graphqa.planning import Planner, _Plan, _Token
+from graphmem.retrieval.graphqa.vocabulary import (
+    _FUNCTION_WORDS,
+    _IDLE_WORDS,
+    _PLACE_WORDS,
+    _QUESTION_WORDS,
+    _SHARED_WORDS,
+    _WORD,
+    Ambiguity,
+    Embed,
+    GraphQASettings,
+    PathStep,
+    PlannedPath,
+    _type_words,
+    _Vocabulary,
+    light_stem,
+)
+from graphmem.retrieval.graphqa.walking import walk
+from graphmem.retrieval.linking import EntityLinker, Linking, Mention
+from graphmem.retrieval.schema import GraphSchema, read_descriptions
+from graphmem.retrieval.steps import check_query
+from graphmem.store import GraphStore, RelationshipPattern, RoleCooccurrence
+
+__all__ = [
+    "Ambiguity",
+    "GraphAnswer",
+    "GraphAnswers",
+    "GraphQA",
+    "GraphQASettings",
+    "PathStep",
+    "PlannedPath",
+    "light_stem",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class GraphAnswer:
+    """An entity that answers a graph question, with the facts that lead to it.
+
+    Attributes:
+        entity: The answer.
+        score: The softmax weight of the path that reached it among the planned paths
+            (answers of one path share it).
+        path: The relation path walked, from the topic to the answer.
+        facts: One chain of facts from the topic to the answer, one per step, each with
+            its own provenance (source, confidence, evidence, validity).
+        topic: The id of the entity the chain starts from (the one the question named).
+        support: How many chains of the path reach the answer.
+        type_fit: How well the answer's entity type fits what the question asks for (0..1).
+    """
+
+    entity: Entity
+    score: float
+    path: tuple[PathStep, ...]
+    facts: tuple[Relationship, ...]
+    topic: str
+    support: int = 1
+    type_fit: float = 0.0
+
+    def explain(self) -> str:
+        """The chain as text: ``Mircea Eliade <-written_by- ... -directed_by-> X``."""
+        parts = [self.topic]
+        here = self.topic
+        for fact in self.facts:
+            if fact.source_id == here:
+                parts.append(f"-{fact.type}-> {fact.target_id}")
+                here = fact.target_id
+            else:
+                parts.append(f"<-{fact.type}- {fact.source_id}")
+                here = fact.source_id
+        return " ".join(parts)
+
+
+class GraphAnswers(list[GraphAnswer]):
+    """The answers to a graph question, best first: a list, with what was made of it.
+
+    Empty when the question is not answered (``abstained``, with the ``reason``).
+
+    Attributes:
+        confidence: How likely the first answer is right (0..1): the share of the
+            question's words the walked path explains, times how clearly that path beat
+            the next one. 0 when abstained.
+        abstained: No answer is given: the question names no known entity, no path
+            explains its words ("husband" where no fact is about marriage), or the walk
+            reached nothing.
+        reason: Why it abstained, or which words the path leaves unexplained ("" when all
+            are).
+        ambiguity: The names in the question that several entities go by.
+        unexplained: The question's words no step of the walked path (nor the kind of
+            answer asked for) explains.
+    """
+
+    def __init__(
+        self,
+        answers: Iterable[GraphAnswer] = (),
+        *,
+        confidence: float = 0.0,
+        abstained: bool = False,
+        reason: str = "",
+        ambiguity: Sequence[Ambiguity] = (),
+        unexplained: Sequence[str] = (),
+    ) -> None:
+        super().__init__(answers)
+        self.confidence = confidence
+        self.abstained = abstained
+        self.reason = reason
+        self.ambiguity = tuple(ambiguity)
+        self.unexplained = tuple(unexplained)
+
+    def __repr__(self) -> str:
+        flags = f"confidence={self.confidence:.2f}, abstained={self.abstained}"
+        return f"GraphAnswers({list.__repr__(self)}, {flags}, reason={self.reason!r})"
+
+
+class GraphQA:
+    """Answers questions about one tenant's entity graph; see the module docstring.
+
+    Args:
+        store: The store.
+        tenant: Whose graph.
+        linker: Gives the entity linker over the tenant's entity names (called per question;
+            it may cache).
+        embed: Embeds texts (an :class:`~graphmem.retrieval.Embedder`'s ``embed``) to
+            compare words by meaning as well as by stem; None: by stem only.
+        settings: Weights and limits.
+        schema_max_age: Seconds the store's fact shapes
+            (:meth:`~graphmem.GraphStore.relationship_patterns` and
+            :meth:`~graphmem.GraphStore.relationship_cooccurrence`) are reused before they
+            are read again. 0 (the default) reads them for every question: the embedded backend
+            keeps them until the next write, a server backend counts them in one query over
+            the tenant's facts, which a large graph may want to do less often.
+    """
+
+    def __init__(
+        self,
+        store: GraphStore,
+        tenant: str,
+        linker: Callable[[], EntityLinker],
+        embed: Embed | None = None,
+        settings: GraphQASettings | None = None,
+        *,
+        schema_max_age: float = 0.0,
+    ) -> None:
+        if not isinstance(schema_max_age, int | float) or not schema_max_age >= 0:
+            raise InvalidInput(f"schema_max_age must be a number >= 0, got {schema_max_age!r}")
+        self._schema_max_age = float(schema_max_age)
+        self._store = store
+        self._tenant = tenant
+        self._linker = linker
+        self.settings = settings or GraphQASettings()
+        self._planner = Planner(self.settings, embed)
+        self._facts: (
+            tuple[float, tuple[RelationshipPattern, ...], tuple[RoleCooccurrence, ...]] | None
+        ) = None
+        self._vocabulary: tuple[GraphSchema, _Vocabulary] | None = None
+
+    # ------------------------------------------------------------------ public
+
+    def schema(self) -> GraphSchema:
+        """The tenant's fact shapes and type descriptions, as the planner reads them."""
+        now = time.monotonic()
+        if self._facts is None or now - self._facts[0] >= self._schema_max_age:
+            patterns = tuple(self._store.relationship_patterns(self._tenant))
+            cooccurrence = tuple(self._store.relationship_cooccurrence(self._tenant))
+            self._facts = (now, patterns, cooccurrence)
+        return GraphSchema(
+            patterns=self._facts[1],
+            cooccurrence=self._facts[2],
+            relationship_types=read_descriptions(self._store, self._tenant, "relationship"),
+            entity_types=read_descriptions(self._store, self._tenant, "entity"),
+        )
+
+    def plan(
+        self, question: str, *, max_hops: int | None = None, limit: int = 10
+    ) -> list[PlannedPath]:
+        """The best relation paths for ``question``, best first, with their score parts.
+
+        Raises:
+            InvalidInput: Empty question, ``max_hops`` or ``limit`` not positive.
+        """
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
+            raise InvalidInput(f"limit must be a positive integer, got {limit!r}")
+        return self._plan(question, max_hops).paths[:limit]
+
+    def answer(self, question: str, k: int = 10, *, max_hops: int | None = None) -> GraphAnswers:
+        """The entities that answer ``question``, best first (at most ``k``).
+
+        Returns:
+            The answers, with the confidence, and whether (and why) it abstained: then
+            the list is empty.
+
+        Raises:
+            InvalidInput: Empty question, ``k`` or ``max_hops`` not positive.
+        """
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            raise InvalidInput(f"k must be a positive integer, got {k!r}")
+        plan = self._plan(question, max_hops)
+        paths, focus_fit = plan.paths, plan.focus_fit
+        if not paths:
+            return GraphAnswers(abstained=True, reason=plan.reason, ambiguity=plan.ambiguity)
+        scores = np.array([p.score for p in paths])
+        weights = np.exp((scores - scores.max()) / self.settings.temperature)
+        weights /= weights.sum()
+        answers: list[GraphAnswer] = []
+        seen: set[str] = set()
+        walks = 0
+        best: PlannedPath | None = None
+        for path, weight in zip(paths, weights, strict=True):
+            if walks >= self.settings.max_walks or len(answers) >= k:
+                break
+            if best is not None and path.score < best.score - self.settings.margin:
+                break
+            if path.parts.get("direction", 0.0) < 0:
+                continue  # against the way the question's words walk it
+            walks += 1
+            reached = walk(self._store, self._tenant, path, self.settings.max_frontier)
+            if not reached:
+                continue
+            if best is None:
+                best = path
+            ranked = sorted(
+                reached.values(),
+                key=lambda r: (-focus_fit.get(r[0].type, 0.0), -r[1], r[0].id),
+            )
+            for entity, support, chain in ranked:
+                if entity.id in seen:
+                    continue
+                seen.add(entity.id)
+                topic = (
+                    chain[0].source_id if chain[0].source_id in path.topic else chain[0].target_id
+                )
+                answers.append(
+                    GraphAnswer(
+                        entity=entity,
+                        score=float(weight),
+                        path=path.steps,
+                        facts=chain,
+                        topic=topic,
+                        support=support,
+                        type_fit=round(focus_fit.get(entity.type, 0.0), 4),
+                    )
+                )
+        if best is None:
+            return GraphAnswers(
+                abstained=True,
+                reason="no fact of the graph leads from the entity named along a path "
+                f"that fits the question (tried {paths[0]})",
+                ambiguity=plan.ambiguity,
+            )
+        coverage, unexplained = self._coverage(plan, best)
+        possessed = any(
+            i >= 2 and plan.tokens[i - 1].text == "s" and i - 2 in plan.named
+            for i, t in enumerate(plan.tokens)
+            if t.text in unexplained
+        )
+        if len(plan.starts.get(best.topic, ())) == 1 and not possessed:
+            # the entity named has facts of one kind only: a word no type explains
+            # ("who *holds* the pin?" of an item only ever carried) can mean only that;
+            # not a noun of the name's ("X's *husband*"): that names a relation of its own
+            coverage = max(coverage, self.settings.min_coverage)
+        rival = next(
+            (p.score for p in paths if (p.topic, p.steps) != (best.topic, best.steps)), None
+        )
+        gap = best.score - rival if rival is not None else 4.0 * self.settings.temperature
+        clear = 1.0 / (1.0 + math.exp(-gap / self.settings.temperature))
+        confidence = round(coverage * clear / len(best.topic), 4)
+        said = ", ".join(repr(w) for w in unexplained)
+        if coverage < self.settings.min_coverage:
+            return GraphAnswers(
+                abstained=True,
+                reason=f"no relationship of the graph explains {said}",
+                ambiguity=plan.ambiguity,
+                unexplained=unexplained,
+            )
+        if confidence < self.settings.min_confidence:
+            return GraphAnswers(
+                abstained=True,
+                reason=f"confidence {confidence:.2f} is below {self.settings.min_confidence}",
+                ambiguity=plan.ambiguity,
+                unexplained=unexplained,
+            )
+        return GraphAnswers(
+            answers[:k],
+            confidence=confidence,
+            reason=f"the path leaves {said} unexplained" if unexplained else "",
+            ambiguity=plan.ambiguity,
+            unexplained=unexplained,
+        )
+
+    def _coverage(self, plan: _Plan, path: PlannedPath) -> tuple[float, list[str]]:
+        """The share of the question's content words ``path`` explains, and those it does not.
+
+        A content word is one outside the names, past the small, question and idle words
+        ("name", "kind"). It is explained by a step's type, by an entity type (what is
+        asked or talked about: "which district", "the patients"), or as the word the
+        question asks with ("which *insurance* ...": what the answer is, not how it is
+        reached).
+        """
+        vocab = plan.vocab
+        names = vocab.relations.names
+        used = sorted({vocab.relations.index[step.type] for step in path.steps})
+        n_rel = len(names)
+        reading = plan.readings.get(path.topic)
+        focus_at = reading.focus_at if reading is not None else None
+        floor = self.settings.explained_floor
+        content = 0
+        explained = 0
+        missing: list[str] = []
+        # a small word of place in a step's name explains its like ("who is *at* the Circle?"
+        # of ``located_in``); "to", "of", "by" say too little ("who is X married *to*?")
+        small = (
+            _PLACE_WORDS
+            if any(w in _PLACE_WORDS for step in path.steps for w in _type_words(step.type))
+            else frozenset()
+        )
+        for i, token in enumerate(plan.tokens):
+            word = token.text
+            if i not in plan.named and word in small:
+                content += 1
+                explained += 1
+                continue
+            if (
+                i in plan.named
+                or word in _FUNCTION_WORDS
+                or word in _QUESTION_WORDS
+                or word in _SHARED_WORDS
+                or word in _IDLE_WORDS
+                or word.isdigit()
+            ):
+                continue
+            match = plan.matches[word]
+            said = float(match[used].max(initial=0.0))
+            kind = float(match[n_rel:].max(initial=0.0))
+            if said >= floor and said >= kind:
+                content += 1
+                explained += 1
+            elif kind >= floor / 2:  # a kind read by meaning ("films" for ``movie``)
+                # it names a kind of entity ("the Finance team"), not a relation; as the
+                # word the question asks with ("which team"), what the answer is
+                if i == focus_at:
+                    content += 1
+                    explained += 1
+            else:
+                content += 1
+                if word not in missing:
+                    missing.append(word)
+        return (explained / content if content else 1.0), missing
+
+    # ------------------------------------------------------------------ planning
+
+    def _vocab(self) -> _Vocabulary:
+        schema = self.schema()
+        if self._vocabulary is None or self._vocabulary[0] != schema:
+            self._vocabulary = (
+                schema,
+                _Vocabulary.build(schema, self.settings.function_weight),
+            )
+        return self._vocabulary[1]
+
+    def _plan(self, question: str, max_hops: int | None) -> _Plan:
+        if not isinstance(question, str) or not question.strip():
+            raise InvalidInput("the question is empty; ask something (e.g. 'where is Mira?')")
+        check_query(question, "the question")  # at most MAX_QUERY_LENGTH characters
+        hops = self.settings.max_hops if max_hops is None else max_hops
+        if not isinstance(hops, int) or isinstance(hops, bool) or hops < 1:
+            raise InvalidInput(f"max_hops must be a positive integer, got {max_hops!r}")
+        vocab = self._vocab()
+        text = " ".join(question.lower().split())
+        tokens = [_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+        plan = _Plan(tokens=tokens, vocab=vocab)
+        if not vocab.relations.names:
+            plan.reason = "the graph holds no facts to walk"
+            return plan
+        found = self._mentions(question, text, vocab)
+        if not found:
+            plan.reason = "the question names no known entity"
+            return plan
+        mentions: dict[tuple[int, int], list[str]] = {(m.start, m.end): list(m.ids) for m in found}
+        linked = sorted({e for ids in mentions.values() for e in ids})
+        kinds, around = self._around(linked)
+        plan.ambiguity = tuple(
+            Ambiguity(mention=m.text, candidates=tuple(e for e in m.ids if e in kinds))
+            for m in found
+            if sum(e in kinds for e in m.ids) > 1
+        )
+        named = {
+            i
+            for i, t in enumerate(tokens)
+            for start, end in mentions
+            if t.start >= start and t.end <= end
+        }
+        plan.named = frozenset(named)
+        matches = self._planner.match(tokens, named, vocab)
+        plan.matches = matches
+        paths: list[PlannedPath] = []
+        fits: dict[tuple[str, ...], dict[str, float]] = {}
+        for (start, end), ids in mentions.items():
+            topic = tuple(e for e in ids if e in kinds)
+            if not topic:
+                continue
+            inside = [i for i, t in enumerate(tokens) if t.start >= start and t.end <= end]
+            if not inside:
+                continue
+            others = [
+                [i for i, t in enumerate(tokens) if t.start >= a and t.end <= b]
+                for a, b in mentions
+                if (a, b) != (start, end)
+            ]
+            types = {kinds[e] for e in topic}
+            reading = self._planner.read(
+                text, tokens, inside, others, topic, types, end - start, matches, vocab
+            )
+            plan.readings[topic] = reading
+            state: dict[str, float] = {}
+            for entity_id in topic:
+                state[kinds[entity_id]] = state.get(kinds[entity_id], 0.0) + 1 / len(topic)
+            first: dict[tuple[str, str], float] | None = None
+            if around is not None:  # the share of the topic's facts each way of starting has
+                first = {}
+                for entity_id in topic:
+                    for key, count in around[entity_id].items():
+                        first[key] = first.get(key, 0.0) + count
+                total = sum(first.values())
+                first = {key: count / total for key, count in first.items()} if total else {}
+            if first is not None:
+                plan.starts[topic] = frozenset(first)
+            paths.extend(self._planner.paths(reading, state, first, vocab, hops))
+            fits[topic] = dict(zip(vocab.types.names, reading.focus_types.tolist(), strict=True))
+        paths.sort(key=lambda p: (-p.score, len(p.steps), p.topic, p.steps))
+        plan.paths = paths
+        plan.focus_fit = fits.get(paths[0].topic, {}) if paths else {}
+        if not plan.readings:
+            plan.reason = "the entity the question names is gone from the graph"
+        elif not paths:
+            plan.reason = "no fact of the entity the question names can start a walk"
+        return plan
+
+    def _mentions(self, question: str, text: str, vocab: _Vocabulary) -> list[Mention]:
+        """The mentions a question is read with: whole names, else the parts of names.
+
+        A part of a name (a first name, a surname, "the mill") counts when it is written
+        with a capital inside the sentence ("who does Odile distrust?"), or when nothing
+        else is named and the part is not a word of the vocabulary ("who runs the mill?",
+        but not "team" of "Platform Team" in "which team ...").
+        """
+        linker = self._linker
+        built = linker.question_linker() if isinstance(linker, Linking) else linker()
+        found = built.mentions(question)
+        cased = " ".join(question.split())
+        if len(cased) != len(text):  # a lower-casing that changed lengths: no capitals read
+            cased = text
+
+        def capital(m: Mention) -> bool:
+            words = [w for w in _WORD.findall(cased[m.start : m.end]) if w]
+            return m.start > 0 and bool(words) and words[0][:1].isupper()
+
+        kept = [m for m in found if m.exact or capital(m)]
+        if kept:
+            return kept
+        known = set(vocab.relations.column) | set(vocab.types.column)
+
+        def plain(m: Mention) -> bool:
+            words = _WORD.findall(m.text)
+            return any(
+                w not in _FUNCTION_WORDS and w not in _QUESTION_WORDS and light_stem(w) not in known
+                for w in words
+            )
+
+        return [m for m in found if plain(m)]
+
+    def _around(
+        self, linked: list[str]
+    ) -> tuple[dict[str, str], dict[str, dict[tuple[str, str], int]] | None]:
+        """The linked entities' types, and how many facts of each (type, out|in) each has.
+
+        One ``expand`` call; the facts are known only when the entities have fewer than
+        ``topic_sample`` neighbours in all (else None: the first step is not restricted).
+        """
+        cap = len(linked) + self.settings.topic_sample
+        try:
+            sub = self._store.expand(self._tenant, linked, depth=1, max_nodes=cap)
+        except NotFound:  # the linker is older than a delete: leave out what is gone
+            present = [e.id for e in self._store.get_entities(self._tenant, linked)]
+            if not present:
+                return {}, None
+            sub = self._store.expand(self._tenant, present, depth=1, max_nodes=cap)
+        wanted = set(linked)
+        kinds = {e.id: e.type for e in sub.entities if e.id in wanted}
+        if len(sub.entities) >= cap:
+            return kinds, None
+        around: dict[str, dict[tuple[str, str], int]] = {e: {} for e in kinds}
+        for rel in sub.relationships:
+            for end, way in ((rel.source_id, "out"), (rel.target_id, "in")):
+                if end in around:
+                    counts = around[end]
+                    counts[(rel.type, way)] = counts.get((rel.type, way), 0) + 1
+        return kinds, around

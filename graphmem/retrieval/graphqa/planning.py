@@ -1,0 +1,611 @@
+"""Planning graph questions: a question read for one topic, and relation paths scored.
+
+Part of :mod:`graphmem.retrieval.graphqa`: each question word matched against the
+vocabulary (:mod:`graphmem.retrieval.graphqa.vocabulary`) by stem and, given an embedder,
+by meaning; the reading of the question for a topic (the evidence for each type, the
+focus, the direction its words give a type joining one kind to itself, the kinds of
+entity it names); and the beam search that scores relation paths.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphmem.retrieval.graphqa.vocabulary import (
+    _ASKS_FOR,
+    _BE_WORDS,
+    _FUNCTION_WORDS,
+    _HOW_MANY,
+    _OBJECT_NOUN_ENDINGS,
+    _QUESTION_WORDS,
+    _SHARED_WORDS,
+    Ambiguity,
+    Embed,
+    GraphQASettings,
+    PathStep,
+    PlannedPath,
+    StepDirection,
+    _Lexicon,
+    _type_words,
+    _Vocabulary,
+    _WordVectors,
+    light_stem,
+)
+
+__all__ = ["Planner"]
+
+# --------------------------------------------------------------------------- reading
+
+
+@dataclass
+class _Reading:
+    """A question read against a vocabulary, for one candidate topic mention."""
+
+    topic: tuple[str, ...]
+    mention_length: int
+    evidence: np.ndarray  # (relation types,) best match of any word
+    per_word: np.ndarray  # (words, relation types) match of each word
+    key: np.ndarray  # (relation types,) where the best word sits: topic side < 0 < question side
+    focus_relations: np.ndarray  # (relation types,) fit of the focus words
+    focus_types: np.ndarray  # (entity types,) fit of the focus words
+    asks: bool  # the question says what it asks for (a focus)
+    shared: float
+    twice: np.ndarray  # (relation types,) 1 where the type is named in two places
+    stray: float  # other entities named, that the path leaves aside
+    # (relation types,) the way the question walks a type joining one kind to itself:
+    # +1 from the topic as its source ("who does X report to?"), -1 as its target
+    # ("who reports to X?"), 0 unknown
+    cue: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    focus_at: int | None = None  # the position of the word after "which" / "what"
+    # (relation types,) how well a kind of entity the question names fits the type's ends
+    touches: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # (relation types,) how many times one word naming the type is written ("boss's boss")
+    times: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+
+@dataclass
+class _Token:
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class _Plan:
+    """A question read and planned: the paths, and what explaining it takes."""
+
+    tokens: list[_Token]
+    vocab: _Vocabulary
+    paths: list[PlannedPath] = field(default_factory=list)
+    focus_fit: dict[str, float] = field(default_factory=dict)
+    readings: dict[tuple[str, ...], _Reading] = field(default_factory=dict)
+    matches: Mapping[str, np.ndarray] = field(default_factory=dict)
+    named: frozenset[int] = frozenset()
+    ambiguity: tuple[Ambiguity, ...] = ()
+    reason: str = ""
+    # each topic's ways of starting (type, direction), when known
+    starts: dict[tuple[str, ...], frozenset[tuple[str, str]]] = field(default_factory=dict)
+
+
+class Planner:
+    """Reads questions and scores relation paths (the planning half of :class:`GraphQA`).
+
+    Args:
+        settings: Weights and limits.
+        embed: Embeds words to compare them by meaning as well as by stem; None: by stem.
+    """
+
+    def __init__(self, settings: GraphQASettings, embed: Embed | None = None) -> None:
+        self.settings = settings
+        self._vectors = _WordVectors(embed) if embed is not None else None
+
+    def match(
+        self, tokens: list[_Token], named: set[int], vocab: _Vocabulary
+    ) -> dict[str, np.ndarray]:
+        """Each distinct question word (and what question words ask for) against each lexicon.
+
+        Words inside an entity's name (``named`` token positions) are compared by stem
+        only: a name is not a paraphrase of a relationship type.
+
+        Returns ``{word: (relation match per relation type, type match per entity type)}``
+        flattened as one vector: relation types first.
+        """
+        words = {t.text for t in tokens}
+        for asked in _ASKS_FOR.values():
+            words.update(asked)
+        words.update(_HOW_MANY)
+        ordered = sorted(words)
+        plain = {t.text for i, t in enumerate(tokens) if i not in named} | (
+            words - {t.text for t in tokens}
+        )
+        out: dict[str, np.ndarray] = {}
+        parts = []
+        for lexicon in (vocab.relations, vocab.types):
+            sims = np.zeros((len(ordered), len(lexicon.stems)))
+            for row, word in enumerate(ordered):
+                column = lexicon.column.get(light_stem(word))
+                if column is not None:
+                    sims[row, column] = 1.0
+            self._semantic(ordered, plain, lexicon, sims)
+            # match of a word with a type: its best word there, by that word's weight
+            parts.append((sims[:, None, :] * lexicon.weights[None, :, :]).max(axis=2))
+        joined = np.concatenate(parts, axis=1)
+        for row, word in enumerate(ordered):
+            out[word] = joined[row]
+        return out
+
+    def _semantic(
+        self, words: list[str], plain: set[str], lexicon: _Lexicon, sims: np.ndarray
+    ) -> None:
+        settings = self.settings
+        if self._vectors is None or not lexicon.semantic or settings.semantic_weight == 0:
+            return
+        rows = [
+            i
+            for i, w in enumerate(words)
+            if w in plain
+            and w not in _FUNCTION_WORDS
+            and w not in _QUESTION_WORDS
+            and w not in _SHARED_WORDS
+            and not w.isdigit()
+        ]
+        if not rows:
+            return
+        columns = [c for c, _w in lexicon.semantic]
+        left = self._vectors.get([words[i] for i in rows])
+        right = self._vectors.get([w for _c, w in lexicon.semantic])
+        cosine = left @ right.T
+        floor = min(settings.semantic_floor, 0.999)
+        scaled = np.clip((cosine - floor) / (1 - floor), 0.0, 1.0) * settings.semantic_weight
+        block = sims[np.ix_(rows, columns)]
+        sims[np.ix_(rows, columns)] = np.maximum(block, scaled)
+
+    def read(
+        self,
+        question: str,
+        tokens: list[_Token],
+        inside: list[int],
+        others: list[list[int]],
+        topic: tuple[str, ...],
+        topic_types: set[str],
+        mention_length: int,
+        matches: Mapping[str, np.ndarray],
+        vocab: _Vocabulary,
+    ) -> _Reading:
+        """The question read for one topic mention (see :class:`_Reading`)."""
+        settings = self.settings
+        n_rel = len(vocab.relations.names)
+        n_type = len(vocab.types.names)
+        # Other entities the question names, unless their words are words of the
+        # vocabulary ("director", "film"): a topic that leaves a name aside is unlikely.
+        stray = 0.0
+        for mention in others:
+            words = [tokens[i].text for i in mention]
+            if all(w in _FUNCTION_WORDS or w in _QUESTION_WORDS for w in words):
+                continue
+            said = max(float(matches[w].max(initial=0.0)) for w in words)
+            stray += 1.0 - min(1.0, said)
+        first, last = inside[0], inside[-1]
+        outside = [i for i in range(len(tokens)) if i < first or i > last]
+        asking = next((i for i in outside if tokens[i].text in _QUESTION_WORDS), None)
+        # The words the question asks with: what "who"/"where"/"when" ask for, "how many",
+        # or the first content word after "which"/"what" (past "is", "the", ...).
+        focus: list[tuple[int, str, bool]] = []  # (position, word, asked for by a question word)
+        if asking is not None:
+            word = tokens[asking].text
+            following = tokens[asking + 1].text if asking + 1 < len(tokens) else ""
+            if word in _ASKS_FOR:  # the word itself too: "the director who directed ..."
+                focus = [(asking, word, False)] + [(asking, w, True) for w in _ASKS_FOR[word]]
+            elif word == "how" and following in ("many", "much"):
+                focus = [(asking, w, True) for w in _HOW_MANY]
+            elif word in ("which", "what"):
+                for i in range(asking + 1, len(tokens)):
+                    text = tokens[i].text
+                    if first <= i <= last:
+                        break
+                    if text in _FUNCTION_WORDS or text in _QUESTION_WORDS:
+                        continue
+                    if text not in _SHARED_WORDS:
+                        focus = [(i, text, False)]
+                    break
+        rows: list[tuple[int, np.ndarray]] = []
+        shared = 0.0
+        evidence = np.zeros(n_rel)
+        for i in outside:
+            text = tokens[i].text
+            if text in _SHARED_WORDS:
+                shared = 1.0
+            if text in _QUESTION_WORDS:
+                continue
+            weight = settings.function_weight if text in _FUNCTION_WORDS else 1.0
+            match = matches[text]
+            # a word that names an entity type ("films", "rooms") says what is asked or
+            # talked about, not which relationship: it is no evidence for one
+            relation = np.where(match[:n_rel] >= match[n_rel:].max(initial=0.0), match[:n_rel], 0)
+            rows.append((i, weight * relation))
+            # which types are planned with: a small word of a type's name ("in" of
+            # ``located_in``) is evidence enough ("which district is X in?")
+            evidence = np.maximum(evidence, relation)
+        # What a question word asks for ("where": a place) says what the answer is (the
+        # focus), never which relationship leads there: a second step that ends at a
+        # "location" explains no more of "where does X work?" than the first.
+        said = len(rows)
+        per_word = np.stack([row for _i, row in rows]) if rows else np.zeros((0, n_rel))
+        positions = np.array([i for i, _row in rows], dtype=np.float64)
+        # A type named in two places ("the films written by the writer of X") is walked
+        # twice: there and back, as "same" / "share" would ask.
+        twice = np.zeros(n_rel)
+        # So it is read when the question also names the kind of entity the walk comes
+        # back to (the topic's type: "films"), other than as the topic's own label ("the
+        # film X"), and never from the focus ("released in which years").
+        label = next(
+            (
+                i
+                for i in range(first - 1, max(-1, first - 3), -1)
+                if tokens[i].text not in _FUNCTION_WORDS
+            ),
+            None,
+        )
+        columns = [vocab.types.index[t] for t in topic_types if t in vocab.types.index]
+        kind_named = max(
+            (
+                float(matches[tokens[i].text][n_rel:][columns].max())
+                for i in outside
+                if i != label and columns
+            ),
+            default=0.0,
+        )
+        asked_at = {i for i, _word, _asked in focus}
+        own = np.array([i not in asked_at for i in positions[:said]], dtype=bool)
+        for r in range(n_rel):
+            spots = positions[:said][(per_word[:said, r] >= 0.5) & own]
+            if len(spots) > 1 and np.diff(np.sort(spots)).max() > 1:
+                twice[r] = min(1.0, kind_named)
+        key = np.zeros(n_rel)
+        if rows:
+            to_topic = np.where(positions < first, first - positions, positions - last)
+            to_question = np.abs(positions - asking) if asking is not None else 0 * positions
+            # nearest the topic first; among equal matches, the word nearest the topic
+            best = np.argmax(per_word - 1e-6 * to_topic[:, None], axis=0)
+            key = to_topic[best] - to_question[best]
+        focus_relations = np.zeros(n_rel)
+        focus_types = np.zeros(n_type)
+        for _i, word, asked in focus:
+            # what "where" asks for (a place) fits the entity types an answer may have,
+            # never the type of a further step ("located" after "works at")
+            if not asked:
+                focus_relations = np.maximum(focus_relations, matches[word][:n_rel])
+            focus_types = np.maximum(focus_types, matches[word][n_rel:])
+        cue = self._cue(tokens, question, first, last, matches, vocab)
+        times = np.ones(n_rel)
+        for r in range(n_rel):
+            spots = [
+                light_stem(tokens[int(i)].text)
+                for i, row in zip(positions[:said], per_word[:said, r], strict=True)
+                if row >= 0.5
+            ]
+            if spots:
+                times[r] = max(spots.count(stem) for stem in spots)
+        return _Reading(
+            topic=topic,
+            mention_length=mention_length,
+            evidence=evidence,
+            per_word=per_word,
+            key=key,
+            focus_relations=focus_relations,
+            focus_types=focus_types,
+            asks=bool(focus),
+            shared=shared,
+            twice=twice,
+            stray=stray,
+            cue=cue,
+            focus_at=next((i for i, _w, asked in focus if not asked and i != asking), None),
+            touches=self._touches(tokens, outside, matches, vocab, topic_types),
+            times=times,
+        )
+
+    def _touches(
+        self,
+        tokens: list[_Token],
+        outside: list[int],
+        matches: Mapping[str, np.ndarray],
+        vocab: _Vocabulary,
+        topic_types: set[str],
+    ) -> np.ndarray:
+        """For each relationship type, how well the kinds the question names fit its ends.
+
+        A kind is named by a content word matching an entity type ("region", "project").
+        """
+        n_rel = len(vocab.relations.names)
+        kinds = np.zeros(len(vocab.types.names))
+        for i in outside:
+            word = tokens[i].text
+            if word in _FUNCTION_WORDS or word in _QUESTION_WORDS:
+                continue
+            kinds = np.maximum(kinds, matches[word][n_rel:])
+        out = np.zeros(n_rel)
+        if not kinds.any():
+            return out
+        index = vocab.types.index
+        for (entity_type, relation), targets in (*vocab.out.items(), *vocab.into.items()):
+            r = vocab.relations.index.get(relation)
+            if r is None:
+                continue
+            for end in (entity_type, *targets):
+                if end in index and end not in topic_types:
+                    out[r] = max(out[r], float(kinds[index[end]]))
+        return out
+
+    def _cue(
+        self,
+        tokens: list[_Token],
+        text: str,
+        first: int,
+        last: int,
+        matches: Mapping[str, np.ndarray],
+        vocab: _Vocabulary,
+    ) -> np.ndarray:
+        """The way the question walks each type that joins one kind to itself (see _Reading).
+
+        Read from where the word naming the type stands against the topic's mention (the
+        nearest such word outside it). As a verb: the topic before it is its subject ("who
+        does X report to?", "whom does X mentor?"), after it its object ("who mentors X?"),
+        unless the question ("mentored by X") or the type's name (``managed_by``) is in the
+        passive. As a noun of the topic ("X's mentor", "the mentor of X"): one who does it
+        ("mentor", "parent", "member") is the source of the fact, what it is done to or
+        where ("location") its target. A word only a description gives describes the
+        type's targets ("boss" of ``reports_to``: "the manager ... their boss"), so "X's
+        boss" walks from X as the source.
+        """
+        names = vocab.relations.names
+        cue = np.zeros(len(names))
+        n = len(tokens)
+        for r, name in enumerate(names):
+            if name not in vocab.reflexive:
+                continue
+            stems = vocab.name_stems.get(name, ())
+            passive_name = _type_words(name)[-1:] == ["by"]
+            best: tuple[int, int, bool] | None = None  # (distance, position, by the name)
+            for i, token in enumerate(tokens):
+                if first <= i <= last or token.text in _FUNCTION_WORDS:
+                    continue
+                by_name = light_stem(token.text) in stems
+                if not by_name and float(matches[token.text][r]) < 0.5:
+                    continue
+                distance = first - i if i < first else i - last
+                if best is None or (not by_name, distance) < (not best[2], best[0]):
+                    best = (distance, i, by_name)
+            if best is None:
+                continue
+            _distance, p, by_name = best
+            word = tokens[p].text
+            between = text[tokens[last].end : tokens[p].start]
+            possessive = (
+                p == last + 2 and tokens[last + 1].text == "s" and between.startswith(("'", "’"))
+            ) or (p == last + 1 and between.strip() in ("'", "’"))
+            of_topic = (
+                p < first
+                and p + 1 < n
+                and tokens[p + 1].text == "of"
+                and (p + 2 == first or (p + 3 == first and tokens[p + 2].text in _FUNCTION_WORDS))
+            )
+            if possessive or of_topic:
+                if not by_name:
+                    cue[r] = 1.0
+                    continue
+                agent = not word.endswith(_OBJECT_NOUN_ENDINGS) and (
+                    light_stem(word) == stems[0] if stems else False
+                )
+                source_is_topic = not agent
+                if passive_name:
+                    source_is_topic = not source_is_topic
+                cue[r] = 1.0 if source_is_topic else -1.0
+                continue
+            if not by_name:
+                continue
+            passive = (p + 1 < n and tokens[p + 1].text == "by") or (
+                word.endswith(("ed", "en")) and p > 0 and tokens[p - 1].text in _BE_WORDS
+            )
+            subject_is_topic = (p > last) != passive
+            if passive_name:
+                subject_is_topic = not subject_is_topic
+            cue[r] = 1.0 if subject_is_topic else -1.0
+        return cue
+
+    def paths(
+        self,
+        reading: _Reading,
+        start: dict[str, float],
+        first: Mapping[tuple[str, str], float] | None,
+        vocab: _Vocabulary,
+        max_hops: int,
+    ) -> list[PlannedPath]:
+        """Relation paths of up to ``max_hops`` steps from ``start``, scored (beam search)."""
+        settings = self.settings
+        names = vocab.relations.names
+        ranked = np.argsort(-np.maximum(reading.evidence, reading.focus_relations), kind="stable")
+        chosen = [
+            int(r)
+            for r in ranked[: settings.max_types]
+            if max(reading.evidence[r], reading.focus_relations[r]) >= settings.min_evidence
+        ]
+        if not chosen:  # no word matches any type: try the few best there are
+            chosen = [int(r) for r in ranked[: min(3, settings.max_types)]]
+        if first is not None:
+            starts = {t for t, _way in first}
+            if not any(names[r] in starts for r in chosen):
+                chosen += [int(r) for r in ranked if names[r] in starts][:3]
+        # and the types that lead to or from a kind of entity the question names, other
+        # than the topic's ("Grace's project": ``works_on``; "the region of the quest":
+        # ``takes_place_in``)
+        for r in np.flatnonzero(reading.touches >= 0.5):
+            if int(r) not in chosen:
+                chosen.append(int(r))
+        type_column = vocab.types.index
+        mention = math.log(1 + reading.mention_length)
+        out: list[PlannedPath] = []
+        # Beam search: the best ``beam`` paths of each length are extended by one step.
+        Partial = tuple[tuple[tuple[int, StepDirection], ...], dict[str, float], float]
+        frontier: list[tuple[float, Partial]] = [(0.0, ((), start, 0.0))]
+        for _length in range(max_hops):
+            grown: list[tuple[float, Partial]] = []
+            for _score, (steps, state, facts) in frontier:
+                for relation in chosen:
+                    for way, share, following in vocab.steps(state, names[relation]):
+                        if steps:  # what the entities reached so far can do, by their roles
+                            named = [(names[r], w) for r, w in steps]
+                            share = min(share, vocab.after(named, names[relation], way))
+                        if share < settings.min_step_share:
+                            continue
+                        if not steps and first is not None:
+                            # the topic's own facts say how a walk can start
+                            name = names[relation]
+                            started = first.get((name, way), 0.0)
+                            if way == "both":
+                                started = first.get((name, "out"), 0) + first.get((name, "in"), 0)
+                            if started == 0:
+                                continue
+                            share *= started**settings.topic_prior
+                        longer = (*steps, (relation, way))
+                        logged = facts + math.log(share)
+                        path = self._score(
+                            reading,
+                            longer,
+                            following,
+                            logged,
+                            mention,
+                            type_column,
+                            names,
+                            vocab.described,
+                        )
+                        out.append(path)
+                        grown.append((path.score, (longer, following, logged)))
+            grown.sort(key=lambda item: -item[0])
+            frontier = grown[: settings.beam]
+            if not frontier:
+                break
+        return out
+
+    def _score(
+        self,
+        reading: _Reading,
+        steps: tuple[tuple[int, StepDirection], ...],
+        end: Mapping[str, float],
+        facts: float,
+        mention: float,
+        type_column: Mapping[str, int],
+        names: Sequence[str],
+        described: frozenset[str] = frozenset(),
+    ) -> PlannedPath:
+        settings = self.settings
+        used = list(dict.fromkeys(r for r, _way in steps))
+        explained = unexplained = 0.0
+        back = [
+            r1
+            for (r1, w1), (r2, w2) in zip(steps, steps[1:], strict=False)
+            if r1 == r2 and (w1 == w2 == "both" or {w1, w2} == {"out", "in"})
+        ]
+        if reading.per_word.shape[0]:
+            # each word speaks for one of the path's types (its best), and each type
+            # counts its best word: a type is explained by no word another one took;
+            # a type walked again the same way counts its next word too ("the boss of
+            # X's boss", "the master of X's master")
+            mine = reading.per_word[:, used]
+            best = mine.argmax(axis=1)
+            for column in range(len(used)):
+                taken = np.sort(mine[best == column, column])[::-1]
+                times = sum(r == used[column] for r, _way in steps) - back.count(used[column])
+                more = taken[1 : max(1, min(times, int(reading.times[used[column]])))]
+                explained += float(taken[:1].sum()) + float(more[more >= 0.5].sum())
+            mask = np.ones(reading.per_word.shape[1], dtype=bool)
+            mask[used] = False
+            if mask.any():
+                inside = mine.max(axis=1)
+                outside = reading.per_word[:, mask].max(axis=1)
+                unexplained = float(np.clip(outside - inside, 0.0, None).sum())
+        returns = len(back)
+        # a type walked again costs, unless the question names it as many times
+        named_again = sum(
+            max(0, min(steps.count((r, way)), int(reading.times[r])) - 1)
+            for r, way in dict.fromkeys(steps)
+            if r not in back
+        )
+        repeats = len(steps) - len(used) - named_again
+        asked = 0.0
+        if back:
+            asked = max([reading.shared, *(settings.twice * float(reading.twice[r]) for r in back)])
+        order = 0.0
+        for a, b in zip(used, used[1:], strict=False):
+            if reading.evidence[a] >= settings.min_evidence <= reading.evidence[b]:
+                order += float(np.sign(reading.key[b] - reading.key[a]))
+        type_fit = sum(
+            share * reading.focus_types[type_column[t]]
+            for t, share in end.items()
+            if t in type_column
+        )
+        # A type's name and description say what its facts lead to (their targets), so
+        # they fit the focus only when the last step walks forwards (or either way).
+        last, last_way = steps[-1]
+        fit_last = float(reading.focus_relations[last]) if last_way != "in" else 0.0
+        focus = max(float(type_fit), fit_last)
+        # the question asks for something; an end of a described type that is not it
+        mismatch = 0.0
+        if reading.asks:
+            mismatch = sum(
+                share * (1.0 - min(1.0, reading.focus_types[type_column[t]]))
+                for t, share in end.items()
+                if t in described
+            )
+        # the way each step walks a type joining one kind to itself, against the question's
+        direction = 0.0
+        if reading.cue.size:
+            agreements = [
+                -0.5 if way == "both" else (cue if way == "out" else -cue)
+                for r, way in steps
+                if r not in back and (cue := float(reading.cue[r]))
+            ]
+            if agreements:  # as much for one step as for two: no reward for walking more
+                direction = min(agreements) if min(agreements) < 0 else max(agreements)
+        parts = {
+            "explained": explained,
+            "unexplained": unexplained,
+            "hops": float(len(steps)),
+            "repeats": float(repeats),
+            "return": float(returns),
+            "asked back": asked,
+            "order": order,
+            "focus": focus,
+            "mismatch": mismatch,
+            "facts": facts,
+            "mention": mention,
+            "stray": reading.stray,
+            "direction": direction,
+        }
+        score = (
+            settings.explained * explained
+            - settings.unexplained * unexplained
+            - settings.hop * len(steps)
+            - settings.repeat * repeats
+            # one walk there and back is what "same" / "share" ask for; more are not
+            + min(returns, 1) * settings.shared * asked
+            - (returns - min(returns, 1) * asked) * settings.unshared
+            + settings.order * order
+            + settings.focus * focus
+            - settings.mismatch * mismatch
+            + settings.facts * facts
+            + settings.mention * mention
+            - settings.stray * reading.stray
+            + settings.direction * direction
+        )
+        return PlannedPath(
+            topic=reading.topic,
+            steps=tuple(PathStep(names[r], way) for r, way in steps),
+            score=float(score),
+            parts=parts,
+        )
+
+    # ------------------------------------------------------------------ walking

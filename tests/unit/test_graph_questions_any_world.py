@@ -1,0 +1,158 @@
+"""Graph questions on worlds they were not built on: direction, the direct fact, small
+words, names by their parts, abstention and descriptions that can only help."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import graphmem
+from graphmem import Entity, Memory, Relationship
+from graphmem.demo_world import build_demo_world
+from graphmem.retrieval import EntityLinker, HashingEmbedder
+
+PEOPLE = {
+    "rosalind": "Rosalind Hale",
+    "harriet": "Harriet Okafor",
+    "augustus": "Augustus Lind",
+    "priya": "Priya Raman",
+    "tobias": "Tobias Hale",
+}
+PLACES = {
+    "brigid": ("hospital", "St. Brigid's Infirmary"),
+    "east": ("building", "East Wing"),
+    "riverside": ("district", "Riverside"),
+    "cardiology": ("department", "Cardiology"),
+}
+FACTS = [
+    ("harriet", "reports_to", "rosalind"),
+    ("augustus", "reports_to", "rosalind"),
+    ("priya", "reports_to", "augustus"),
+    ("rosalind", "mentors", "augustus"),
+    ("augustus", "mentors", "priya"),
+    ("rosalind", "works_at", "brigid"),
+    ("harriet", "works_at", "brigid"),
+    ("tobias", "works_at", "brigid"),
+    ("brigid", "located_in", "riverside"),
+    ("cardiology", "located_in", "east"),
+    ("east", "located_in", "brigid"),
+    ("rosalind", "member_of", "cardiology"),
+]
+
+
+def _hospital(descriptions: bool = False) -> Memory:
+    mem = graphmem.open("memory://", tenant="ward", embedder=HashingEmbedder(64))
+    mem.upsert_entities(
+        [Entity(id=i, type="person", name=n) for i, n in PEOPLE.items()]
+        + [Entity(id=i, type=t, name=n) for i, (t, n) in PLACES.items()]
+    )
+    mem.upsert_relationships([Relationship(source_id=s, target_id=t, type=r) for s, r, t in FACTS])
+    if descriptions:
+        mem.describe_relationship_type("reports_to", "the manager a person reports to, their boss")
+        mem.describe_relationship_type("mentors", "a person this one mentors or trains")
+        mem.describe_relationship_type("works_at", "the hospital where a person works")
+    return mem
+
+
+@pytest.fixture
+def hospital() -> Iterator[Memory]:
+    with _hospital() as mem:
+        yield mem
+
+
+def top(mem: Memory, question: str) -> list[str]:
+    """The answers of the walked path that reached answers first."""
+    answers = mem.ask(question, semantic=False)
+    return sorted(a.entity.id for a in answers if a.path == answers[0].path) if answers else []
+
+
+def test_direction_is_kept_for_a_type_joining_one_kind_to_itself(hospital: Memory) -> None:
+    assert top(hospital, "Who does Harriet report to?") == ["rosalind"]
+    assert top(hospital, "Who reports to Rosalind?") == ["augustus", "harriet"]
+    assert top(hospital, "Who mentors Augustus?") == ["rosalind"]
+    assert top(hospital, "Whom does Augustus mentor?") == ["priya"]
+    assert top(hospital, "Who is Augustus's mentor?") == ["rosalind"]
+    assert top(hospital, "Who is mentored by Augustus?") == ["priya"]
+
+
+def test_the_direct_fact_beats_a_longer_path_that_explains_no_more(hospital: Memory) -> None:
+    answers = hospital.ask("Where does Rosalind work?", semantic=False)
+    assert answers[0].entity.id == "brigid"
+    assert [str(s) for s in answers[0].path] == ["->works_at"]
+    # the extra step is walked when a word asks for it
+    assert top(hospital, "In which district does Rosalind work?") == ["riverside"]
+
+
+def test_a_small_word_names_a_relation(hospital: Memory) -> None:
+    assert top(hospital, "Which district is St. Brigid's Infirmary in?") == ["riverside"]
+    assert top(hospital, "Which building is Cardiology in?") == ["east"]
+
+
+def test_names_are_linked_by_their_parts_in_any_case(hospital: Memory) -> None:
+    assert top(hospital, "where does okafor work?") == ["brigid"]
+    # half the question explained: answered, and what was left out is said
+    boss = hospital.ask("Where does Harriet Okafor's boss work?", semantic=False)
+    assert boss.unexplained == ("boss",) and "'boss'" in boss.reason
+    assert top(hospital, "who does HARRIET report to?") == ["rosalind"]
+    ambiguous = hospital.ask("Where does Hale work?", semantic=False)
+    assert [(a.mention, a.candidates) for a in ambiguous.ambiguity] == [
+        ("hale", ("rosalind", "tobias"))
+    ]
+    assert ambiguous[0].entity.id == "brigid" and ambiguous.confidence < 0.5
+
+
+def test_name_parts_need_a_capital_or_nothing_else_named() -> None:
+    linker = EntityLinker(
+        [
+            Entity(id="mill", type="place", name="Crook's Mill"),
+            Entity(id="h", type="npc", name="Halden Crook"),
+        ],
+        parts=True,
+    )
+    assert [(m.text, m.ids, m.exact) for m in linker.mentions("who runs the mill?")] == [
+        ("mill", ("mill",), False)
+    ]
+    assert [(m.text, m.ids) for m in linker.mentions("Where is Crook?")] == [
+        ("crook", ("h", "mill"))
+    ]
+    assert [m.exact for m in linker.mentions("where does Halden Crook work?")] == [True]
+    assert linker.link("who runs the mill?") == []  # the plain linker reads whole names only
+
+
+def test_a_word_no_relation_explains_is_not_answered(hospital: Memory) -> None:
+    husband = hospital.ask("Who is Harriet's husband?", semantic=False)
+    assert husband == [] and husband.abstained
+    assert husband.unexplained == ("husband",) and "'husband'" in husband.reason
+    nobody = hospital.ask("Where does Zebedee work?", semantic=False)
+    assert nobody.abstained and nobody.reason == "the question names no known entity"
+    sure = hospital.ask("Who does Harriet report to?", semantic=False)
+    assert not sure.abstained and 0.2 <= sure.confidence <= 1.0
+
+
+def test_descriptions_can_only_help() -> None:
+    questions = {
+        "Who does Harriet report to?": ["rosalind"],
+        "Who reports to Rosalind?": ["augustus", "harriet"],
+        "Who mentors Augustus?": ["rosalind"],
+        "Where does Rosalind work?": ["brigid"],
+        "Which district is St. Brigid's Infirmary in?": ["riverside"],
+    }
+    with _hospital() as plain, _hospital(descriptions=True) as described:
+        for question, gold in questions.items():
+            assert top(plain, question) == gold, question
+            assert top(described, question) == gold, question
+        # the words only a description gives
+        assert top(described, "Who is Priya's boss?") == ["augustus"]
+        assert plain.ask("Who is Priya's boss?", semantic=False).abstained
+
+
+def test_the_demo_village_answers_by_first_names_and_parts() -> None:
+    with graphmem.open("memory://", tenant="village", embedder=HashingEmbedder(64)) as mem:
+        build_demo_world(mem)
+        work = mem.ask("where does Halden Crook work?", semantic=False)
+        assert work[0].entity.name == "Crook's Mill"
+        distrusted = mem.ask("who does Odile distrust?", semantic=False)
+        assert {a.entity.id for a in distrusted} == {"halden", "vesna"}
+        mill = mem.ask("who works at the mill?", semantic=False)
+        assert mill[0].entity.id == "halden" and mill[0].topic == "crooks_mill"

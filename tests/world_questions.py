@@ -1,0 +1,191 @@
+"""Graph questions on the evaluation worlds of ``tests/worlds/*.json``, through the public API.
+
+Each world (hospital, company, guild, space station, family saga) holds 30-40 entities,
+60-70 facts and about 50 questions worded freely: one-hop, inverse, two-hop, three-hop and
+no-answer ones. A question's gold answers were walked from its intended path when the
+world was written (``path`` in the file, never given to ``ask``). ``split`` says whether a
+world was used to design the planner (``dev``) or held out (``heldout``): the held-out
+worlds were written and committed before any run, and nothing was tuned on them.
+
+Run ``python -m tests.world_questions`` (``--embedder hashing`` for no model) to print the
+report: Hits@1 per group, abstentions, with no descriptions and with the careful ones.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import graphmem
+from graphmem import Entity, Relationship
+from graphmem.retrieval import Embedder, HashingEmbedder
+
+WORLDS = Path(__file__).parent / "worlds"
+GROUPS = ("one-hop", "inverse", "two-hop", "three-hop")
+NO_ANSWER = "no-answer"
+
+
+def load_worlds(split: str | None = None) -> list[dict[str, Any]]:
+    """The worlds of ``tests/worlds`` (of one split: ``dev`` or ``heldout``), by name."""
+    worlds = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(WORLDS.glob("*.json"))]
+    return [w for w in worlds if split is None or w["split"] == split]
+
+
+def build(mem: graphmem.Memory, world: dict[str, Any], *, descriptions: bool) -> None:
+    """Write a world into an empty memory; with ``descriptions``, describe its types."""
+    mem.upsert_entities(
+        [
+            Entity(
+                id=e["id"],
+                type=e["type"],
+                name=e["name"],
+                attributes={"aliases": e["aliases"]} if e["aliases"] else {},
+            )
+            for e in world["entities"]
+        ]
+    )
+    mem.upsert_relationships(
+        [Relationship(source_id=s, target_id=t, type=r) for s, r, t in world["facts"]]
+    )
+    if descriptions:
+        for name, text in world["relationship_descriptions"].items():
+            mem.describe_relationship_type(name, text)
+        for name, text in world["entity_descriptions"].items():
+            mem.describe_entity_type(name, text)
+
+
+@dataclass
+class Outcome:
+    """One question asked: what came back."""
+
+    world: str
+    group: str
+    question: str
+    gold: frozenset[str]
+    top: str | None
+    abstained: bool
+    confidence: float
+    reason: str
+
+    @property
+    def hit(self) -> bool:
+        """The first answer is a gold one (an answerable question)."""
+        return self.top is not None and self.top in self.gold
+
+
+@dataclass
+class Score:
+    """Outcomes of a set of questions, summed by group."""
+
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def hits_at_1(self, group: str) -> float:
+        """Hits@1 over the group's questions (an abstention is a miss)."""
+        mine = [o for o in self.outcomes if o.group == group]
+        return sum(o.hit for o in mine) / len(mine) if mine else float("nan")
+
+    def answerable(self) -> float:
+        """Hits@1 over every answerable question."""
+        mine = [o for o in self.outcomes if o.group != NO_ANSWER]
+        return sum(o.hit for o in mine) / len(mine) if mine else float("nan")
+
+    def abstained(self) -> tuple[int, int]:
+        """(no-answer questions answered with nothing, no-answer questions)."""
+        mine = [o for o in self.outcomes if o.group == NO_ANSWER]
+        return sum(o.abstained for o in mine), len(mine)
+
+    def false_abstentions(self) -> int:
+        """Answerable questions answered with nothing."""
+        return sum(o.abstained for o in self.outcomes if o.group != NO_ANSWER)
+
+
+def ask_world(
+    world: dict[str, Any], *, descriptions: bool, embedder: Embedder | None = None
+) -> list[Outcome]:
+    """Build ``world`` in a fresh memory and ask every one of its questions."""
+    out: list[Outcome] = []
+    with graphmem.open("memory://", tenant=world["name"], embedder=embedder) as mem:
+        build(mem, world, descriptions=descriptions)
+        for item in world["questions"]:
+            answers = mem.ask(item["question"], k=10)
+            out.append(
+                Outcome(
+                    world=world["name"],
+                    group=item["group"],
+                    question=item["question"],
+                    gold=frozenset(item["answers"]),
+                    top=answers[0].entity.id if answers else None,
+                    abstained=answers.abstained,
+                    confidence=answers.confidence,
+                    reason=answers.reason,
+                )
+            )
+    return out
+
+
+def score(
+    worlds: Iterable[dict[str, Any]], *, descriptions: bool, embedder: Embedder | None = None
+) -> Score:
+    """Ask every question of ``worlds``."""
+    result = Score()
+    for world in worlds:
+        result.outcomes.extend(ask_world(world, descriptions=descriptions, embedder=embedder))
+    return result
+
+
+def report_lines(label: str, result: Score) -> list[str]:
+    """The score as printable lines: Hits@1 per group, abstentions, calibration."""
+    done, asked = result.abstained()
+    groups = "  ".join(f"{g} {result.hits_at_1(g):.2f}" for g in GROUPS)
+    lines = [
+        f"{label}: answerable Hits@1 {result.answerable():.3f} ({groups}); "
+        f"no-answer abstained {done}/{asked}; answerable abstained {result.false_abstentions()}"
+    ]
+    bins: dict[int, list[bool]] = defaultdict(list)
+    for o in result.outcomes:
+        if o.group != NO_ANSWER and not o.abstained:
+            bins[min(4, int(o.confidence * 5))].append(o.hit)
+    lines.append(
+        "  confidence of answered answerable questions, share right: "
+        + ", ".join(
+            f"[{b / 5:.1f},{(b + 1) / 5:.1f}) {sum(v) / len(v):.2f} of {len(v)}"
+            for b, v in sorted(bins.items())
+        )
+    )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the report of every world split, with and without descriptions."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--embedder", choices=("default", "hashing"), default="default")
+    parser.add_argument("--misses", action="store_true", help="print every miss")
+    parser.add_argument("--split", choices=("dev", "heldout"), action="append")
+    args = parser.parse_args(argv)
+    embedder: Embedder | None = HashingEmbedder(384) if args.embedder == "hashing" else None
+    for split in args.split or ("dev", "heldout"):
+        worlds = load_worlds(split)
+        names = ", ".join(w["name"] for w in worlds)
+        for descriptions in (False, True):
+            result = score(worlds, descriptions=descriptions, embedder=embedder)
+            label = f"{split} ({names}), {'described' if descriptions else 'names only'}"
+            for line in report_lines(label, result):
+                print(line)
+            if args.misses:
+                for o in result.outcomes:
+                    wrong = o.hit if o.group != NO_ANSWER else o.abstained
+                    if not wrong:
+                        print(
+                            f"    MISS {o.world} {o.group}: {o.question} -> {o.top} "
+                            f"(gold {sorted(o.gold)}) conf {o.confidence:.2f} {o.reason}"
+                        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
