@@ -140,8 +140,6 @@ def test_ask_answers_from_the_graph(url: str, capsys: pytest.CaptureFixture[str]
     assert answers[0]["path"] == [{"type": "runs", "direction": "out"}]
     assert answers[0]["facts"][0]["type"] == "runs"
     assert answers[0]["explanation"] == "halden -runs-> mill"
-
-    assert answers[0]["path"] == ["->runs"] and answers[0]["facts"][0]["type"] == "runs"
     assert json.loads(out)["abstained"] is False and json.loads(out)["confidence"] > 0
     status, out, _ = run(capsys, "ask", *at, "what does Halden Crook run?")
     sure, answer = out.splitlines()
