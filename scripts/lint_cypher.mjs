@@ -33,6 +33,7 @@ const PROPERTY_KEYS = [
   'expired_at',
   // Turn and Conversation
   'session', 'role', 'speaker', 'content', 'summary', 'turn_id', 'seq', '_lock',
+  'trajectory_json', 'artifacts_json', 'hidden_artifacts_json',
   // Chunk
   'text', 'attributes_json',
   // Record

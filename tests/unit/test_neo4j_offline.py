@@ -50,6 +50,7 @@ from graphmem import (  # noqa: E402
     UnsupportedOperation,
 )
 from graphmem.backends.neo4j.connection import parse_connection  # noqa: E402
+from graphmem.backends.neo4j.mapping import TURN_COLUMNS  # noqa: E402
 from graphmem.backends.neo4j.queries import TYPE_SLOT, load_query, query_names  # noqa: E402
 from graphmem.backends.neo4j.store import (  # noqa: E402
     BATCH_ROWS,
@@ -165,7 +166,13 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         "conversations/get_head": lambda: [{"turn": TURN}],
         "conversations/fork_conversation": lambda: [{"turn": TURN, "moved": True}],
         "conversations/get_branch": lambda: [
-            {"turns": [dict(TURN, id="t2"), TURN], "beyond": None}
+            {
+                "turns": [
+                    [dict(TURN, id="t2").get(c) for c in TURN_COLUMNS],
+                    [TURN.get(c) for c in TURN_COLUMNS],
+                ],
+                "beyond": None,
+            }
         ],
         "conversations/list_turns": lambda: [{"turn": TURN}],
         "conversations/count_turns": lambda: [{"count": 1}],

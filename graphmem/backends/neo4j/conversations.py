@@ -14,6 +14,7 @@ import neo4j
 from graphmem.backends.neo4j.mapping import (
     to_datetime,
     turn_from_row,
+    turn_from_values,
     turn_props,
     wire_time,
 )
@@ -155,9 +156,9 @@ class ConversationRoom(Neo4jBase):
         rows = row["turns"]
         if not rows:
             return []
-        parents = [turn["id"] for turn in rows[1:]] + [row["beyond"]]
+        parents = [turn[0] for turn in rows[1:]] + [row["beyond"]]
         return [
-            turn_from_row(turn, parent)
+            turn_from_values(turn, parent)
             for turn, parent in zip(reversed(rows), reversed(parents), strict=True)
         ]
 

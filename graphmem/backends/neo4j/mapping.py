@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -330,6 +330,44 @@ def turn_from_row(row: Mapping[str, Any], parent_id: str | None = _UNSET) -> Tur
         artifacts=json.loads(artifacts or "[]"),
         hidden_artifacts=json.loads(hidden or "[]"),
     )
+
+
+TURN_COLUMNS = (
+    "id",
+    "session",
+    "role",
+    "speaker",
+    "content",
+    "summary",
+    "turn_id",
+    "created_at",
+    "trajectory_json",
+    "artifacts_json",
+    "hidden_artifacts_json",
+)
+"""The values of a turn, in order, where a query returns turns as lists
+(``conversations/get_branch``)."""
+
+
+def turn_from_values(values: Sequence[Any], parent_id: str | None) -> Turn:
+    """A turn from its values in :data:`TURN_COLUMNS` order, and its parent's id."""
+    turn_key, session, role, speaker, content, summary, turn_id, created_at, *extras = values
+    if extras[0] is None and extras[1] is None and extras[2] is None:
+        return _stored_turn(
+            id=turn_key,
+            parent_id=parent_id,
+            session_id=session,
+            role=role,
+            speaker=speaker,
+            content=content,
+            summary=summary,
+            turn_id=turn_id,
+            created_at=to_datetime(created_at),
+            trajectory=None,
+            artifacts=(),
+            hidden_artifacts=(),
+        )
+    return turn_from_row(dict(zip(TURN_COLUMNS, values, strict=True)), parent_id)
 
 
 def record_props(record: Record, tenant: str) -> dict[str, Any]:
