@@ -271,7 +271,9 @@ Attributes = Annotated[
     dict[str, Any],
     AfterValidator(_check_attributes),
     # Keys are non-empty at every depth (check_json); the schema states it for the top one.
-    WithJsonSchema({"type": "object", "propertyNames": {"minLength": 1}}),
+    WithJsonSchema(
+        {"type": "object", "additionalProperties": True, "propertyNames": {"minLength": 1}}
+    ),
 ]
 Limit = Annotated[int, Strict(), Field(gt=0)]
 StrictBool = Annotated[bool, Strict()]

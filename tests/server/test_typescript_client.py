@@ -111,6 +111,8 @@ def test_the_readme_snippets_compile_under_the_package_tsconfig(
         shutil.copy(CLIENT / "src" / name, source / name)
     (source / "readme.ts").write_text("\n".join(blocks) + "\nexport {};\n", "utf-8")
     shutil.copy(CLIENT / "tsconfig.json", tmp_path / "tsconfig.json")
+    # The package is an ES module ("type": "module"), so its README may await at top level.
+    shutil.copy(CLIENT / "package.json", tmp_path / "package.json")
     (tmp_path / "node_modules").symlink_to(CLIENT / "node_modules")
     tsc = CLIENT / "node_modules" / ".bin" / "tsc"
     done = subprocess.run(
