@@ -179,6 +179,10 @@ class GraphRoom(Neo4jBase):
             remove_attributes = [remove_attributes]
         if attributes is not None and not isinstance(attributes, Mapping):
             raise InvalidInput("attributes takes a mapping of attribute names to values")
+        if not isinstance(remove_attributes, Sequence) or not all(
+            isinstance(key, str) for key in remove_attributes
+        ):
+            raise InvalidInput("remove_attributes takes attribute names (strings)")
         # Validate the new name and attribute values before anything is sent.
         Entity(
             id=entity_id,
