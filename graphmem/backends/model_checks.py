@@ -108,3 +108,14 @@ def empty_interval_error(
         at=at.isoformat(),
         holds_from=start.isoformat(),
     )
+
+
+def check_attribute_names(remove_attributes: object) -> list[str]:
+    """``remove_attributes`` of ``update_entity``: attribute names (one name alone too)."""
+    if isinstance(remove_attributes, str):  # one key
+        return [remove_attributes]
+    if not isinstance(remove_attributes, Sequence) or not all(
+        isinstance(key, str) for key in remove_attributes
+    ):
+        raise InvalidInput("remove_attributes takes attribute names (strings)")
+    return list(remove_attributes)

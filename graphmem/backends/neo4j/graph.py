@@ -12,7 +12,12 @@ from typing import Any
 
 import neo4j
 
-from graphmem.backends.model_checks import check_models, dedupe, empty_interval_error
+from graphmem.backends.model_checks import (
+    check_attribute_names,
+    check_models,
+    dedupe,
+    empty_interval_error,
+)
 from graphmem.backends.neo4j.mapping import (
     attribute_columns,
     entity_from_row,
@@ -175,14 +180,9 @@ class GraphRoom(Neo4jBase):
         check_id(entity_id, "entity id")
         if type is not None:
             check_safe_name(type, "entity type")
-        if isinstance(remove_attributes, str):  # one key, as the embedded backend takes it
-            remove_attributes = [remove_attributes]
+        remove_attributes = check_attribute_names(remove_attributes)
         if attributes is not None and not isinstance(attributes, Mapping):
             raise InvalidInput("attributes takes a mapping of attribute names to values")
-        if not isinstance(remove_attributes, Sequence) or not all(
-            isinstance(key, str) for key in remove_attributes
-        ):
-            raise InvalidInput("remove_attributes takes attribute names (strings)")
         # Validate the new name and attribute values before anything is sent.
         Entity(
             id=entity_id,

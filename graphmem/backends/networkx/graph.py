@@ -11,7 +11,11 @@ from datetime import datetime
 from operator import attrgetter
 from typing import Any
 
-from graphmem.backends.model_checks import check_models, empty_interval_error
+from graphmem.backends.model_checks import (
+    check_attribute_names,
+    check_models,
+    empty_interval_error,
+)
 from graphmem.backends.networkx.base import NetworkXBase, _operation
 from graphmem.backends.networkx.state import (
     _EMPTY,
@@ -102,14 +106,9 @@ class GraphRoom(NetworkXBase):
     ) -> Entity:
         """Merge attributes into an entity, rename or retype it; bump ``updated_at``."""
         old = self._entity(tenant, entity_id)
-        if isinstance(remove_attributes, str):
-            remove_attributes = [remove_attributes]
+        remove_attributes = check_attribute_names(remove_attributes)
         if attributes is not None and not isinstance(attributes, Mapping):
             raise InvalidInput("attributes takes a mapping of attribute names to values")
-        if not isinstance(remove_attributes, Sequence) or not all(
-            isinstance(key, str) for key in remove_attributes
-        ):
-            raise InvalidInput("remove_attributes takes attribute names (strings)")
         merged = {**old.attributes, **(attributes or {})}
         for key in remove_attributes:  # removal wins over a value set in the same call
             merged.pop(key, None)
