@@ -534,6 +534,10 @@ class Minds:
         evidence) whatever the order.
         """
         npc = _one_id(npc, "npc")
+        subject = _one_id(subject, "subject")
+        check_safe_name(predicate, "predicate")
+        if object is not None:
+            object = _one_id(object, "object")
         chain = self._chain(of)
         if object is None and not self.settings.is_single_valued(predicate):
             candidates = [

@@ -94,8 +94,10 @@ def hearers(
         observers = set(minds.settings.observers)
         heard = [i for i in dict.fromkeys(named) if i != speaker and known[i].type in observers]
         return heard, None
+    speaker = _one_id(speaker, "speaker")
+    place = _one_id(place, "place") if place is not None else None
     minds._entities([speaker, *([place] if place else [])])
-    where = _one_id(place, "place") if place is not None else minds._place_of(speaker)
+    where = place if place is not None else minds._place_of(speaker)
     if where is None:
         raise InvalidInput(
             f"{speaker!r} is nowhere the world state knows; give place= or audience="
