@@ -73,6 +73,10 @@ von y st dr mr mrs ms mx sir s"""
 _PART_STOP = frozenset(_STOP_TEXT.split())
 
 
+MAX_PART_WORDS = 6
+"""The longest run of a name's first or last words that links it (``sister ilse``)."""
+
+
 def _name_parts(key: str) -> set[str]:
     """The parts of a normalised name a question may name it by.
 
@@ -85,7 +89,12 @@ def _name_parts(key: str) -> set[str]:
         if len(words) < 2:
             return set()
     out: set[str] = set()
-    runs = [words[:i] for i in range(1, len(words))] + [words[i:] for i in range(1, len(words))]
+    # Runs of at most MAX_PART_WORDS words from either end: every prefix and suffix of a
+    # long name (a 200,000-character one has tens of thousands of words) would be
+    # quadratic in its length (found by the long fuzz run).
+    n = len(words)
+    runs = [words[:i] for i in range(1, min(n, MAX_PART_WORDS + 1))]
+    runs += [words[i:] for i in range(max(1, n - MAX_PART_WORDS), n)]
     runs += [[w] for w in words]
     for run in runs:
         bare = [re.sub(r"^\W+|\W+$", "", re.sub(r"['’]s$", "", w)) for w in run]
