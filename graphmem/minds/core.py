@@ -164,8 +164,12 @@ class Minds:
     # ------------------------------------------------------------------ entities
 
     def _entities(self, ids: Iterable[str]) -> dict[str, Entity]:
-        """The entities among ``ids``; ``InvalidInput`` naming those that do not exist."""
-        wanted = list(dict.fromkeys(ids))
+        """The entities among ``ids``; ``InvalidInput`` naming those that do not exist.
+
+        Every id is checked first (``InvalidInput`` for one that is not an id), so a verb
+        that passes its arguments here unchecked still refuses them with a typed error.
+        """
+        wanted = list(dict.fromkeys(check_ids(list(ids), "entity ids")))
         found = {e.id: e for e in self.store.get_entities(self.tenant, wanted)} if wanted else {}
         missing = [i for i in wanted if i not in found]
         if missing:
