@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import graphmem
-from graphmem import bench
+from graphmem.tools.bench import main as bench
 
 
 def test_minds_figures_report_beliefs_beside_the_identity_snapshot() -> None:
@@ -27,7 +27,7 @@ def test_minds_figures_report_beliefs_beside_the_identity_snapshot() -> None:
 def test_bench_minds_reports_the_tavern_beside_its_baselines() -> None:
     import argparse
 
-    from graphmem import bench_minds
+    from graphmem.tools.bench import minds as bench_minds
 
     args = argparse.Namespace(store="memory://", quick=True, seed=1, npcs="10,30")
     figures = list(bench_minds.minds_figures(args, lambda line: None, bench.Figure))

@@ -32,43 +32,43 @@ LAYERS = ("base", "contract", "backends", "logic", "facade", "doors")
 
 # module name (or package prefix) -> layer; the longest matching prefix wins
 PLACES = {
-    "graphmem.errors": "base",
-    "graphmem.models": "base",
-    "graphmem.events": "base",
-    "graphmem._progress": "base",
-    "graphmem.words": "base",
-    "graphmem._batch": "base",
-    "graphmem.checks": "base",
-    "graphmem.store": "contract",
-    "graphmem.contract": "contract",
-    "graphmem.registry": "contract",
+    "graphmem.core.errors": "base",
+    "graphmem.core.models": "base",
+    "graphmem.core.events": "base",
+    "graphmem.core.progress": "base",
+    "graphmem.core.words": "base",
+    "graphmem.core.batches": "base",
+    "graphmem.core.checks": "base",
+    "graphmem.core.store": "contract",
+    "graphmem.core.contract": "contract",
+    "graphmem.core.registry": "contract",
     "graphmem.backends": "backends",
     "graphmem.conversation": "logic",
-    "graphmem.summarize": "logic",
-    "graphmem.jsonl": "logic",
-    "graphmem._prompt": "logic",
+    "graphmem.conversation.summarize": "logic",
+    "graphmem.exchange.jsonl": "logic",
+    "graphmem.core.prompt": "logic",
     "graphmem.policy": "logic",
     "graphmem.retrieval": "logic",
     "graphmem.minds": "logic",
-    "graphmem.analysis": "logic",
+    "graphmem.exchange.analysis": "logic",
     "graphmem.memory": "facade",
     "graphmem": "doors",  # the package face, graphmem/__init__.py
     "graphmem.__main__": "doors",
-    "graphmem.aio": "doors",
-    "graphmem.cli": "doors",
-    "graphmem.commands": "doors",
-    "graphmem.server": "doors",
-    "graphmem.mcp_server": "doors",
-    "graphmem.mcp_world": "doors",
-    "graphmem.bench": "doors",
-    "graphmem.bench_recall": "doors",
-    "graphmem.bench_storage": "doors",
-    "graphmem.bench_governance": "doors",
-    "graphmem.evaluation": "doors",
-    "graphmem.evaluation_conversations": "doors",
-    "graphmem.evaluation_tomi": "doors",
-    "graphmem.demo_world": "doors",
-    "graphmem.demos": "doors",
+    "graphmem.doors.aio": "doors",
+    "graphmem.cli.program": "doors",
+    "graphmem.cli.commands": "doors",
+    "graphmem.doors.http": "doors",
+    "graphmem.doors.mcp.server": "doors",
+    "graphmem.doors.mcp.world": "doors",
+    "graphmem.tools.bench.main": "doors",
+    "graphmem.tools.bench.recall": "doors",
+    "graphmem.tools.bench.storage": "doors",
+    "graphmem.tools.bench.governance": "doors",
+    "graphmem.tools.evaluation.main": "doors",
+    "graphmem.tools.evaluation.conversations": "doors",
+    "graphmem.tools.evaluation.tomi": "doors",
+    "graphmem.tools.demos.village": "doors",
+    "graphmem.tools.demos": "doors",
 }
 
 # Imports that break the rules today, each with the issue that removes it. The test fails
@@ -76,7 +76,7 @@ PLACES = {
 KNOWN = {
     # issue 20: models.py renders an identity through _prompt (inside a method, to dodge
     # an import cycle); rendering moves next to retrieval/render.py
-    ("graphmem.models", "graphmem._prompt"),
+    ("graphmem.core.models", "graphmem.core.prompt"),
 }
 
 
@@ -149,7 +149,7 @@ def test_every_module_has_a_layer():
 
 def test_the_reader_sees_what_python_imports():
     memory = _imports(MODULES["graphmem.memory"])
-    assert {"graphmem.jsonl", "graphmem.store", "graphmem.models"} <= memory
+    assert {"graphmem.exchange.jsonl", "graphmem.core.store", "graphmem.core.models"} <= memory
     assert "graphmem" not in memory  # `from graphmem import jsonl` is the submodule
     assert "graphmem.retrieval.steps" in _imports(MODULES["graphmem.retrieval.bridge"])
 

@@ -34,9 +34,9 @@ from graphmem.backends.neo4j.rows import (
     _relationship_row,
     _slices,
 )
-from graphmem.checks import check_id, check_ids
-from graphmem.errors import InvalidInput, NotFound
-from graphmem.models import (
+from graphmem.core.checks import check_id, check_ids
+from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.models import (
     Entity,
     EntityFilter,
     Relationship,
@@ -44,7 +44,7 @@ from graphmem.models import (
     check_safe_name,
     utcnow,
 )
-from graphmem.store import (
+from graphmem.core.store import (
     RelationshipPattern,
     RoleCooccurrence,
     as_utc,

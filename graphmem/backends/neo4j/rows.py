@@ -24,9 +24,9 @@ from graphmem.backends.neo4j.plumbing import (
     NO_LIMIT,
     T,
 )
-from graphmem.checks import check_ids
-from graphmem.errors import InvalidInput
-from graphmem.models import (
+from graphmem.core.checks import check_ids
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import (
     Entity,
     Record,
     Relationship,
