@@ -7,11 +7,11 @@ from graphmem.tools.bench import main as bench
 
 
 def test_minds_figures_report_beliefs_beside_the_identity_snapshot() -> None:
-    entities, rels = bench._world(600, seed=3)
+    entities, rels = bench.synthetic_world(600, seed=3)
     with graphmem.open("memory://", tenant="bench") as mem:
         mem.upsert_entities(entities)
         mem.upsert_relationships(rels)
-        counter = bench._Counter()
+        counter = bench.TraceCounter()
         figures = list(bench._minds_figures(mem, counter, 600, 60, True, lambda line: None))
 
         names = [f.name for f in figures]

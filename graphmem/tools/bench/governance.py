@@ -86,7 +86,7 @@ def governance_figures(
     args: argparse.Namespace, say: Callable[[str], None], *, figure: Any
 ) -> Iterator[Any]:
     """Yield the figures of ``graphmem bench --governance`` (``figure``: the Figure class)."""
-    from graphmem.tools.bench.main import _ingest, _percentile, _world
+    from graphmem.tools.bench.common import ingest, percentile, synthetic_world
 
     size = 1000 if args.quick else [int(s) for s in str(args.sizes).split(",") if s][-1]
     learns = 100 if args.quick else 400
@@ -96,8 +96,8 @@ def governance_figures(
     mem = Memory(store, f"bench-{uuid.uuid4().hex[:8]}")
     try:
         say(f"building a world of {size:,} entities ...")
-        entities, rels = _world(size, args.seed)
-        _ingest(mem, entities, rels, say)
+        entities, rels = synthetic_world(size, args.seed)
+        ingest(mem, entities, rels, say)
         rng = random.Random(args.seed)
         npcs = [f"e{rng.randrange(size)}" for _ in range(learns)]
         facts = mem.fact_memory(actor="bench")
@@ -162,10 +162,10 @@ def governance_figures(
             theirs.append(timed(partial(joined, record_npc)))
         yield figure(
             f"snapshot p50, NPC with {_FACTS_PER_NPC} governed facts (edges)",
-            _percentile(ours, 0.5),
+            percentile(ours, 0.5),
             "us",
             round_trips=timed.per_call(),
-        ).with_baseline(_percentile(theirs, 0.5))
+        ).with_baseline(percentile(theirs, 0.5))
     finally:
         say("clearing the bench tenant ...")
         mem.clear()

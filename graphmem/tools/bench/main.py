@@ -48,73 +48,26 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from typing import Any
 
-from graphmem.core.models import Entity, Provenance, Relationship
-from graphmem.core.store import TraceEvent, open_store, redact_url
+from graphmem.core.models import Entity, Relationship
+from graphmem.core.store import open_store, redact_url
 from graphmem.memory import Memory
+from graphmem.tools.bench.common import (
+    Figure,
+    TraceCounter,
+    ingest,
+    percentile,
+    raw_graph,
+    raw_snapshot,
+    synthetic_world,
+    time_us,
+)
 
 __all__ = ["Figure", "add_arguments", "run"]
-
-_REL_TYPES = ("knows", "trusts", "fears", "owns", "member_of", "located_in", "serves", "hates")
-_ENTITY_TYPES = ("npc", "npc", "npc", "location", "item", "faction")
-
-
-@dataclass
-class Figure:
-    """One measured figure and its baseline (``ratio`` = value / baseline).
-
-    ``better`` says which way is better: ``higher`` for rates (units per second),
-    ``lower`` for times and sizes.
-    """
-
-    name: str
-    value: float
-    unit: str
-    baseline: float | None = None
-    ratio: float | None = None
-    round_trips: float | None = None
-    better: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.better:
-            self.better = "higher" if self.unit.endswith("/s") else "lower"
-
-    def reading(self) -> str:
-        """The ratio in words: how many times faster or slower than the baseline."""
-        if not self.ratio:
-            return ""
-        gain = self.ratio if self.better == "higher" else 1 / self.ratio
-        if 0.995 <= gain <= 1.005:
-            return "same as baseline"
-        return f"{gain:.2f}x faster" if gain > 1 else f"{1 / gain:.2f}x slower"
-
-    def with_baseline(self, baseline: float | None) -> Figure:
-        """Attach a baseline and compute the ratio."""
-        self.baseline = baseline
-        if baseline:
-            self.ratio = self.value / baseline
-        return self
-
-
-class _Counter:
-    """A tracer counting store operations and server round trips."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-        self.round_trips = 0
-
-    def __call__(self, event: TraceEvent) -> None:
-        # A server transaction's BEGIN and COMMIT are round trips, not another operation.
-        if event.name != "transaction":
-            self.calls += 1
-        self.round_trips += event.round_trips
-
-    def reset(self) -> None:
-        self.calls = self.round_trips = 0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -180,90 +133,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     bench_minds.add_arguments(parser)
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
-def _world(size: int, seed: int, per_entity: int = 5) -> tuple[list[Entity], list[Relationship]]:
-    """``size`` entities with about ``2 * per_entity`` relationships each (out and in)."""
-    rng = random.Random(seed)
-    now = datetime.now(UTC)
-    entities = [
-        Entity(
-            id=f"e{i}",
-            type=_ENTITY_TYPES[i % len(_ENTITY_TYPES)],
-            name=f"Entity {i}",
-            attributes={"occupation": "smith", "level": i % 50},
-        )
-        for i in range(size)
-    ]
-    rels: dict[tuple[str, str, str], Relationship] = {}
-    for i in range(size):
-        for _ in range(per_entity):  # as many out, and on average as many in
-            j = rng.randrange(size)
-            kind = _REL_TYPES[rng.randrange(len(_REL_TYPES))]
-            roll = rng.random()
-            rel = Relationship(
-                source_id=f"e{i}",
-                target_id=f"e{j}",
-                type=kind,
-                provenance=Provenance(
-                    confidence=round(rng.uniform(0.3, 1.0), 2),
-                    source="inferred" if roll < 0.3 else "stated",
-                    confirmed=roll > 0.9,
-                ),
-                valid_at=now - timedelta(days=30) if roll < 0.1 else None,
-                invalid_at=now - timedelta(days=1) if roll < 0.05 else None,
-            )
-            rels[rel.key] = rel
-    return entities, list(rels.values())
-
-
-def _raw_graph(entities: list[Entity], rels: list[Relationship]) -> tuple[Any, float]:
-    """The same world as a plain networkx MultiDiGraph of dicts, and the seconds it took."""
-    import networkx as nx
-
-    nodes = [(e.id, e.model_dump()) for e in entities]
-    edges = [(r.source_id, r.target_id, r.type, r.model_dump()) for r in rels]
-    start = time.perf_counter()
-    graph = nx.MultiDiGraph()
-    graph.add_nodes_from(nodes)
-    graph.add_edges_from(edges)
-    return graph, time.perf_counter() - start
-
-
-def _raw_snapshot(graph: Any, npc: str, now: datetime) -> tuple[Any, list[Any], list[Any]]:
-    """What a user would write by hand: the node, its current edges, their other ends."""
-
-    def current(d: dict[str, Any]) -> bool:
-        if d["expired_at"] is not None and d["expired_at"] <= now:
-            return False
-        if d["valid_at"] is not None and d["valid_at"] > now:
-            return False
-        return d["invalid_at"] is None or now < d["invalid_at"]
-
-    rels = []
-    related = {}
-    for _s, other, _k, d in graph.out_edges(npc, keys=True, data=True):
-        if current(d):
-            rels.append(d)
-            related[other] = graph.nodes[other]
-    for other, _t, _k, d in graph.in_edges(npc, keys=True, data=True):
-        if current(d):
-            rels.append(d)
-            related[other] = graph.nodes[other]
-    rels.sort(key=lambda d: (d["source_id"], d["target_id"], d["type"]))
-    related.pop(npc, None)
-    return graph.nodes[npc], rels, [related[k] for k in sorted(related)]
-
-
-def _time_ns(fn: Callable[[], object]) -> float:
-    start = time.perf_counter_ns()
-    fn()
-    return (time.perf_counter_ns() - start) / 1000.0  # microseconds
-
-
 def _import_seconds(module: str, repeats: int = 5) -> float:
     code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
     runs = []
@@ -277,7 +146,7 @@ def _figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iterator[F
     sizes = [1000] if args.quick else [int(s) for s in str(args.sizes).split(",") if s.strip()]
     samples = min(args.samples, 300) if args.quick else args.samples
     turns = min(args.turns, 1000) if args.quick else args.turns
-    counter = _Counter()
+    counter = TraceCounter()
     tenant = f"bench-{uuid.uuid4().hex[:8]}"
     store = open_store(args.store, tracer=counter)
     mem = Memory(store, tenant)
@@ -288,16 +157,16 @@ def _figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iterator[F
         )
         for size in sizes:
             say(f"building a world of {size:,} entities ...")
-            entities, rels = _world(size, args.seed)
+            entities, rels = synthetic_world(size, args.seed)
             mem.clear()
             counter.reset()
             items = len(entities) + len(rels)
-            ingest = _ingest(mem, entities, rels, say)
+            seconds = ingest(mem, entities, rels, say)
             batches = counter.calls
-            raw, raw_ingest = _raw_graph(entities, rels)
+            raw, raw_ingest = raw_graph(entities, rels)
             yield Figure(
                 f"bulk ingest ({size:,} entities, {len(rels):,} relationships)",
-                items / ingest,
+                items / seconds,
                 "items/s",
                 round_trips=counter.round_trips / batches if batches else None,
             ).with_baseline(items / raw_ingest)
@@ -307,25 +176,25 @@ def _figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iterator[F
             picks = [f"e{rng.randrange(size)}" for _ in range(samples)]
             for npc in picks[:50]:  # warm up both sides
                 mem.identity_snapshot(npc)
-                _raw_snapshot(raw, npc, datetime.now(UTC))
+                raw_snapshot(raw, npc, datetime.now(UTC))
             ours: list[float] = []
             theirs: list[float] = []
             counter.reset()
 
             def by_hand(npc: str, graph: Any = raw) -> object:
-                return _raw_snapshot(graph, npc, datetime.now(UTC))
+                return raw_snapshot(graph, npc, datetime.now(UTC))
 
             for npc in picks:  # interleaved, so machine noise hits both alike
-                ours.append(_time_ns(partial(mem.identity_snapshot, npc)))
-                theirs.append(_time_ns(partial(by_hand, npc)))
+                ours.append(time_us(partial(mem.identity_snapshot, npc)))
+                theirs.append(time_us(partial(by_hand, npc)))
             trips = counter.round_trips / len(picks)
             for q, label in ((0.5, "p50"), (0.99, "p99")):
                 yield Figure(
                     f"identity snapshot {label} at {size:,} entities",
-                    _percentile(ours, q),
+                    percentile(ours, q),
                     "us",
                     round_trips=trips,
-                ).with_baseline(_percentile(theirs, q))
+                ).with_baseline(percentile(theirs, q))
 
         yield from _minds_figures(mem, counter, sizes[-1], samples, args.quick, say)
         yield from _conversation_figures(mem, counter, turns, say)
@@ -335,28 +204,9 @@ def _figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iterator[F
         mem.close()
 
 
-def _ingest(
-    mem: Memory, entities: list[Entity], rels: list[Relationship], say: Callable[[str], None]
-) -> float:
-    """Upsert the world in batches of 10,000 (progress every 100,000 items); the seconds."""
-    batches: list[tuple[Callable[[Any], object], list[Any]]] = [
-        (mem.upsert_entities, entities[i : i + 10_000]) for i in range(0, len(entities), 10_000)
-    ] + [(mem.upsert_relationships, rels[i : i + 10_000]) for i in range(0, len(rels), 10_000)]
-    total = len(entities) + len(rels)
-    done = 0
-    start = time.perf_counter()
-    for upsert, batch in batches:
-        upsert(batch)
-        done += len(batch)
-        if done % 100_000 < len(batch) or done == total:
-            rate = done / (time.perf_counter() - start)
-            say(f"  ingest: {done:,} / {total:,} items ({rate:,.0f} items/s)")
-    return time.perf_counter() - start
-
-
 def _minds_figures(
     mem: Memory,
-    counter: _Counter,
+    counter: TraceCounter,
     size: int,
     samples: int,
     quick: bool,
@@ -399,13 +249,13 @@ def _minds_figures(
         ]  # fmt: skip
         for n, (kind, actor, changes) in enumerate(script, start=10):
             writes.append(
-                _time_ns(
+                time_us(
                     partial(mem.record_event, kind, actor=actor, changes=changes, at=at + n * step)
                 )
                 / 1000
             )
             fact = Relationship(source_id=actor, target_id=room, type="near")
-            alone.append(_time_ns(partial(mem.upsert_relationships, [fact])) / 1000)
+            alone.append(time_us(partial(mem.upsert_relationships, [fact])) / 1000)
         events += 14
     yield Figure(
         "record_event p50 (about 9 witnesses, one evidence record per fact)",
@@ -425,23 +275,23 @@ def _minds_figures(
     snapshot: list[float] = []
     counter.reset()
     for npc in picks:  # interleaved, so machine noise hits all alike
-        ours.append(_time_ns(partial(mem.beliefs, npc)))
-        snapshot.append(_time_ns(partial(mem.identity_snapshot, npc)))
-        view.append(_time_ns(partial(mem.identity_snapshot, npc, perspective=True)))
+        ours.append(time_us(partial(mem.beliefs, npc)))
+        snapshot.append(time_us(partial(mem.identity_snapshot, npc)))
+        view.append(time_us(partial(mem.identity_snapshot, npc, perspective=True)))
     yield Figure(
         f"beliefs(npc) p50 at {size:,} entities ({held:.0f} beliefs, vs identity snapshot)",
-        _percentile(ours, 0.5),
+        percentile(ours, 0.5),
         "us",
-    ).with_baseline(_percentile(snapshot, 0.5))
+    ).with_baseline(percentile(snapshot, 0.5))
     yield Figure(
         f"perspective snapshot p50 at {size:,} entities (vs identity snapshot)",
-        _percentile(view, 0.5),
+        percentile(view, 0.5),
         "us",
-    ).with_baseline(_percentile(snapshot, 0.5))
+    ).with_baseline(percentile(snapshot, 0.5))
 
 
 def _short_history_figure(
-    mem: Memory, counter: _Counter, turns: int, say: Callable[[str], None]
+    mem: Memory, counter: TraceCounter, turns: int, say: Callable[[str], None]
 ) -> Iterator[Figure]:
     """The history of a ``turns``-turn branch (built in batches), beside a list walk."""
     say(f"building a {turns:,}-turn conversation and reading its history 20 times ...")
@@ -454,9 +304,9 @@ def _short_history_figure(
     raw = [{"role": "npc", "content": f"line {i}", "at": time.time()} for i in range(turns)]
     chat.history()  # warm
     counter.reset()
-    ours_ms = [_time_ns(chat.history) / 1000 for _ in range(20)]
+    ours_ms = [time_us(chat.history) / 1000 for _ in range(20)]
     trips = counter.round_trips / 20
-    theirs_ms = [_time_ns(lambda: [dict(t) for t in reversed(raw)]) / 1000 for _ in range(20)]
+    theirs_ms = [time_us(lambda: [dict(t) for t in reversed(raw)]) / 1000 for _ in range(20)]
     yield Figure(
         f"history of a {turns:,}-turn branch (p50)",
         statistics.median(ours_ms),
@@ -466,7 +316,7 @@ def _short_history_figure(
 
 
 def _conversation_figures(
-    mem: Memory, counter: _Counter, turns: int, say: Callable[[str], None]
+    mem: Memory, counter: TraceCounter, turns: int, say: Callable[[str], None]
 ) -> Iterator[Figure]:
     import networkx as nx
 
@@ -509,9 +359,9 @@ def _conversation_figures(
 
     say(f"reading the {turns:,}-turn history 20 times, forking 200 times ...")
     counter.reset()
-    ours_ms = [_time_ns(chat.history) / 1000 for _ in range(20)]
+    ours_ms = [time_us(chat.history) / 1000 for _ in range(20)]
     trips = counter.round_trips / 20
-    theirs_ms = [_time_ns(raw_history) / 1000 for _ in range(20)]
+    theirs_ms = [time_us(raw_history) / 1000 for _ in range(20)]
     yield Figure(
         f"history of a {turns:,}-turn branch (p50)",
         statistics.median(ours_ms),
@@ -525,7 +375,7 @@ def _conversation_figures(
     counter.reset()
     fork_us = []
     for _ in range(200):
-        fork_us.append(_time_ns(partial(chat.fork, first.id)))
+        fork_us.append(time_us(partial(chat.fork, first.id)))
         chat.fork(head.id)
     yield Figure(
         "fork (p50)", statistics.median(fork_us), "us", round_trips=counter.round_trips / 400
@@ -661,8 +511,8 @@ def _retrieval_figures(args: argparse.Namespace, say: Callable[[str], None]) -> 
             brute(q)
         ours, theirs = [], []
         for q in queries:
-            ours.append(_time_ns(partial(store.vector_search, tenant, "chunk", q, 10)) / 1000)
-            theirs.append(_time_ns(partial(brute, q)) / 1000)
+            ours.append(time_us(partial(store.vector_search, tenant, "chunk", q, 10)) / 1000)
+            theirs.append(time_us(partial(brute, q)) / 1000)
         same = [h.id for h in store.vector_search(tenant, "chunk", queries[0], 10)]
         assert same == [i for i, _s in brute(queries[0])], "store and brute force disagree"
         yield Figure(
@@ -732,9 +582,9 @@ def _retrieve_figures(
             mem.retrieve(q, k=10)
         ours, theirs = [], []
         for q in queries:
-            ours.append(_time_ns(partial(mem.retrieve, q, k=10)) / 1000)
+            ours.append(time_us(partial(mem.retrieve, q, k=10)) / 1000)
             theirs.append(
-                _time_ns(partial(store.vector_search, mem.tenant, "chunk", table[q], 10)) / 1000
+                time_us(partial(store.vector_search, mem.tenant, "chunk", table[q], 10)) / 1000
             )
         yield Figure(
             f"retrieve p50 at {chunks:,} chunks (embedding excluded)", statistics.median(ours), "ms"
@@ -747,10 +597,8 @@ def _retrieve_figures(
                 store.upsert_chunks(mem.tenant, [fresh])
                 store.fulltext_search(mem.tenant, "chunk", q, 10)
 
-            after_write.append(_time_ns(write_then_search) / 1000)
-            alone.append(
-                _time_ns(partial(store.fulltext_search, mem.tenant, "chunk", q, 10)) / 1000
-            )
+            after_write.append(time_us(write_then_search) / 1000)
+            alone.append(time_us(partial(store.fulltext_search, mem.tenant, "chunk", q, 10)) / 1000)
         yield Figure(
             f"full-text search p50 right after a write at {chunks:,} chunks",
             statistics.median(after_write),

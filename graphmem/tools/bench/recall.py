@@ -105,7 +105,7 @@ def _timed_appends(mem: Memory, lines: Sequence[tuple[str, str]]) -> list[float]
     return took
 
 
-def _percentile(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
@@ -162,14 +162,14 @@ def recall_figures(
     for q, name in ((0.5, "p50"), (0.99, "p99")):
         yield figure(
             f"append {name} with indexing deferred to the next retrieve",
-            1e6 * _percentile(deferred, q),
+            1e6 * percentile(deferred, q),
             "us",
-        ).with_baseline(1e6 * _percentile(plain, q))
+        ).with_baseline(1e6 * percentile(plain, q))
     yield figure(
         "append p99 with index_batch=64 (every 64th append embeds the batch)",
-        1e3 * _percentile(batched, 0.99),
+        1e3 * percentile(batched, 0.99),
         "ms",
-    ).with_baseline(1e3 * _percentile(plain, 0.99))
+    ).with_baseline(1e3 * percentile(plain, 0.99))
     yield figure(
         "append mean with index_batch=64", 1e3 * statistics.fmean(batched), "ms"
     ).with_baseline(1e3 * statistics.fmean(plain))

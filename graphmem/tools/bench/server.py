@@ -38,7 +38,7 @@ from typing import Any
 from graphmem.core.store import open_store
 from graphmem.doors.aio import AsyncMemory
 from graphmem.memory import Memory
-from graphmem.tools.bench.main import Figure, _percentile, _time_ns, _world
+from graphmem.tools.bench.common import Figure, percentile, synthetic_world, time_us
 
 __all__ = ["server_figures"]
 
@@ -164,7 +164,7 @@ def server_figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iter
     samples = 300 if args.quick else min(args.samples, 3000)
     seconds = 1.0 if args.quick else 4.0
     say(f"building a world of {size:,} entities ...")
-    entities, rels = _world(size, args.seed)
+    entities, rels = synthetic_world(size, args.seed)
     mem = Memory(open_store("memory://"), _TENANT)
     mem.upsert_entities(entities)
     mem.upsert_relationships(rels)
@@ -196,19 +196,19 @@ def server_figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iter
             over_http: list[float] = []
             in_process: list[float] = []
             for npc in picks:  # interleaved, so machine noise hits both alike
-                over_http.append(_time_ns(partial(_get, connection, f"/v1/npcs/{npc}/snapshot")))
-                in_process.append(_time_ns(partial(mem.identity_snapshot, npc)))
+                over_http.append(time_us(partial(_get, connection, f"/v1/npcs/{npc}/snapshot")))
+                in_process.append(time_us(partial(mem.identity_snapshot, npc)))
             body = _get(connection, f"/v1/npcs/{picks[0]}/snapshot")
             connection.close()
             for q, label in ((0.5, "p50"), (0.99, "p99")):
                 yield Figure(
                     f"snapshot {label} over HTTP at {size:,} entities",
-                    _percentile(over_http, q),
+                    percentile(over_http, q),
                     "us",
-                ).with_baseline(_percentile(in_process, q))
+                ).with_baseline(percentile(in_process, q))
             yield Figure(
                 "snapshot p50 over HTTP minus in-process",
-                _percentile(over_http, 0.5) - _percentile(in_process, 0.5),
+                percentile(over_http, 0.5) - percentile(in_process, 0.5),
                 "us",
             )
             paths = [f"/v1/npcs/{npc}/snapshot" for npc in picks[:200]]
@@ -291,11 +291,11 @@ def _cold_start_figures(cli: list[str], say: Callable[[str], None]) -> Iterator[
         _wait_ready(connection)
         ready = time.perf_counter() - started
         _post(connection, "/v1/documents", {"documents": [{"text": t} for t in _LORE]})
-        first = _time_ns(
+        first = time_us(
             partial(_post, connection, "/v1/retrieve", {"query": _QUESTIONS[0], "k": 5})
         )
         warm = [
-            _time_ns(partial(_post, connection, "/v1/retrieve", {"query": q, "k": 5}))
+            time_us(partial(_post, connection, "/v1/retrieve", {"query": q, "k": 5}))
             for _ in range(10)
             for q in _QUESTIONS
         ]
@@ -318,7 +318,7 @@ def _async_figures(mem: Memory, picks: list[str]) -> Iterator[Figure]:
             start = time.perf_counter_ns()
             await twin.identity_snapshot(npc)
             awaited.append((time.perf_counter_ns() - start) / 1000)
-            direct.append(_time_ns(partial(mem.identity_snapshot, npc)))
+            direct.append(time_us(partial(mem.identity_snapshot, npc)))
         return awaited, direct
 
     awaited, direct = asyncio.run(measure())

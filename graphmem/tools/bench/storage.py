@@ -43,13 +43,13 @@ from typing import Any
 from graphmem.core.models import Entity, Relationship
 from graphmem.core.store import open_store
 from graphmem.memory import Memory
-from graphmem.tools.bench.main import (
+from graphmem.tools.bench.common import (
     Figure,
-    _percentile,
-    _raw_graph,
-    _raw_snapshot,
-    _time_ns,
-    _world,
+    percentile,
+    raw_graph,
+    raw_snapshot,
+    synthetic_world,
+    time_us,
 )
 
 __all__ = ["add_arguments", "storage_figures"]
@@ -80,7 +80,7 @@ def storage_figures(args: argparse.Namespace, say: Callable[[str], None]) -> Ite
     size = 2_000 if args.quick else int(args.storage_entities)
     samples = min(args.samples, 300) if args.quick else args.samples
     say(f"building a world of {size:,} entities with ten relationships each ...")
-    entities, rels = _world(size, args.seed, per_entity=10)
+    entities, rels = synthetic_world(size, args.seed, per_entity=10)
     label = f"{size:,} entities, {len(rels):,} relationships"
     rng = random.Random(args.seed + size)
     picks = list(dict.fromkeys(f"e{rng.randrange(size)}" for _ in range(samples)))
@@ -88,9 +88,9 @@ def storage_figures(args: argparse.Namespace, say: Callable[[str], None]) -> Ite
         directory = Path(tmp)
         path = directory / "world.graphmem"
         say("bulk ingest into memory:// ...")
-        memory_rate, memory_store = _ingest("memory://", entities, rels)
+        memory_rate, memory_store = ingest("memory://", entities, rels)
         say("bulk ingest into file:// ...")
-        file_rate, file_store = _ingest(path.as_uri(), entities, rels)
+        file_rate, file_store = ingest(path.as_uri(), entities, rels)
         start = time.perf_counter()
         file_store.close()
         closing = time.perf_counter() - start
@@ -157,7 +157,7 @@ def storage_figures(args: argparse.Namespace, say: Callable[[str], None]) -> Ite
             yield Figure(titles[2], result["cold_p50"], "us").with_baseline(result["walk_p50"])
 
 
-def _ingest(url: str, entities: list[Entity], rels: list[Relationship]) -> tuple[float, Any]:
+def ingest(url: str, entities: list[Entity], rels: list[Relationship]) -> tuple[float, Any]:
     store = open_store(url)
     mem = Memory(store, "bench", owns_store=False)
     start = time.perf_counter()
@@ -172,12 +172,12 @@ def _ingest(url: str, entities: list[Entity], rels: list[Relationship]) -> tuple
 def _memory_snapshots(
     store: Any, entities: list[Entity], rels: list[Relationship], picks: Sequence[str]
 ) -> Iterator[Figure]:
-    raw, _seconds = _raw_graph(entities, rels)
+    raw, _seconds = raw_graph(entities, rels)
     ours, theirs = _interleaved(partial(store.identity_snapshot, "bench"), raw, picks, warm=True)
     for q, label in ((0.5, "p50"), (0.99, "p99")):
         yield Figure(
-            f"identity snapshot {label} on memory://", _percentile(ours, q), "us"
-        ).with_baseline(_percentile(theirs, q))
+            f"identity snapshot {label} on memory://", percentile(ours, q), "us"
+        ).with_baseline(percentile(theirs, q))
 
 
 def _interleaved(
@@ -186,7 +186,7 @@ def _interleaved(
     """Microseconds of ``snapshot`` and of the hand-written walk, pick by pick."""
 
     def by_hand(npc: str) -> object:
-        return _raw_snapshot(raw, npc, datetime.now(UTC))
+        return raw_snapshot(raw, npc, datetime.now(UTC))
 
     if warm:
         for npc in picks[:50]:
@@ -195,8 +195,8 @@ def _interleaved(
     ours: list[float] = []
     theirs: list[float] = []
     for npc in picks:  # interleaved, so machine noise hits both alike
-        ours.append(_time_ns(partial(snapshot, npc)))
-        theirs.append(_time_ns(partial(by_hand, npc)))
+        ours.append(time_us(partial(snapshot, npc)))
+        theirs.append(time_us(partial(by_hand, npc)))
     return ours, theirs
 
 
@@ -282,9 +282,9 @@ def _measure(mode: str, path: Path, picks: list[str]) -> dict[str, float]:
         warm, walk_again = _interleaved(snapshot, raw, picks, warm=False)
         walk = [min(a, b) for a, b in zip(walk, walk_again, strict=True)]
         for q, label in ((0.5, "p50"), (0.99, "p99")):
-            out[f"cold_{label}"] = _percentile(cold, q)
-            out[f"warm_{label}"] = _percentile(warm, q)
-            out[f"walk_{label}"] = _percentile(walk, q)
+            out[f"cold_{label}"] = percentile(cold, q)
+            out[f"warm_{label}"] = percentile(warm, q)
+            out[f"walk_{label}"] = percentile(walk, q)
         out["cold_mean"] = statistics.fmean(cold)
     return out
 
