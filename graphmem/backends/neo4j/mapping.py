@@ -168,6 +168,8 @@ def attribute_columns(attributes: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _attributes_json(attributes: Mapping[str, Any]) -> str:
+    if not attributes:
+        return "{}"
     return json.dumps(attributes, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
