@@ -57,7 +57,7 @@ $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/pac
 	touch $@
 
 # The C# (Unity) client is compiled with Mono's C# compiler and run on mono: Debian's
-# mono-mcs, installed here (about 20 s, once) when missing and apt-get may run (as root).
+# mono-mcs, installed here when missing and apt-get may run (as root): 20 to 50 s, once.
 # Where it cannot be installed, tests/server/test_csharp_client.py skips and says why.
 CSHARP_PACKAGES = mono-mcs libmono-system-net-http4.0-cil libmono-system-numerics4.0-cil
 APT_INSTALL = DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \

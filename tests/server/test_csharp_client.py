@@ -300,6 +300,36 @@ def test_the_json_reader_and_writer_agree_with_python(mono: Mono) -> None:
         assert re.search(r"[\x00-\x1f]", written) is None
 
 
+def test_each_server_error_becomes_the_exception_of_its_graphmem_class(mono: Mono) -> None:
+    """The exception tree mirrors graphmem/errors.py; a title it does not know, its status."""
+    import graphmem.errors
+    from graphmem.server.problems import status_of
+
+    expected: dict[tuple[int, str], tuple[str, str]] = {}
+    root = graphmem.errors.GraphmemError
+    for name in graphmem.errors.__all__:
+        cls = getattr(graphmem.errors, name)
+        if cls is root:
+            continue
+        base = next(b for b in cls.__mro__[1:] if issubclass(b, root))
+        parent = "GraphmemException" if base is root else f"{base.__name__}Exception"
+        expected[(status_of(cls("x")), name)] = (f"{name}Exception", parent)
+    http = {400: "BadRequest", 405: "MethodNotAllowed", 413: "PayloadTooLarge"}
+    http |= {415: "UnsupportedMediaType", 500: "InternalError"}
+    for status, name in http.items():
+        expected[(status, name)] = (f"{name}Exception", "GraphmemException")
+    # A newer server's error class: the exception of its status, or the root.
+    expected[(404, "SomethingNew")] = ("NotFoundException", "GraphmemException")
+    expected[(422, "SomethingNew")] = ("InvalidInputException", "GraphmemException")
+    expected[(418, "SomethingNew")] = ("GraphmemException", "Exception")
+    program = mono.compile("errors.exe", [*RUNTIME, CLIENT / "Tests~" / "ErrorMapping.cs"])
+    lines = "".join(f"{status} {title}\n" for status, title in expected)
+    done = mono.run(program, input=lines.encode())
+    assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
+    seen = [line.split() for line in done.stdout.decode().splitlines()]
+    assert {(int(status), title): (cls, base) for cls, base, status, title in seen} == expected
+
+
 # ---------------------------------------------------------------------------- Unity
 
 
