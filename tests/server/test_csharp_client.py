@@ -87,8 +87,17 @@ def refused_url() -> Iterator[str]:
         yield f"http://127.0.0.1:{bound.getsockname()[1]}"
 
 
+@pytest.fixture
+def silent_url() -> Iterator[str]:
+    """A loopback port that accepts connections (the kernel's backlog) and never answers."""
+    with socket.socket() as listening:
+        listening.bind(("127.0.0.1", 0))
+        listening.listen(8)
+        yield f"http://127.0.0.1:{listening.getsockname()[1]}"
+
+
 def test_the_csharp_client_builds_a_world_forks_and_reads_beliefs(
-    mono: Mono, api: Api, refused_url: str
+    mono: Mono, api: Api, refused_url: str, silent_url: str
 ) -> None:
     example = mono.compile("example.exe", [*RUNTIME, CLIENT / "Example~" / "Example.cs"])
     env = {
@@ -96,6 +105,7 @@ def test_the_csharp_client_builds_a_world_forks_and_reads_beliefs(
         "GRAPHMEM_URL": api.served.url,
         "GRAPHMEM_KEY": api.keys["beta"],
         "GRAPHMEM_DEAD_URL": refused_url,
+        "GRAPHMEM_SILENT_URL": silent_url,
     }
     done = mono.run(example, env=env)
     assert done.returncode == 0, done.stderr.decode("utf-8", "replace")[-4000:]
@@ -170,6 +180,8 @@ def test_the_csharp_client_builds_a_world_forks_and_reads_beliefs(
             None,
         ],
         "nowhere": ["GraphmemConnectionException", 0, "ConnectionFailed", seen["nowhere"][3], None],
+        "silent": ["GraphmemConnectionException", 0, "ConnectionFailed", seen["silent"][3], None],
+        "cancelled": True,
         "rawCounts": {"entities": 6, "relationships": 3, "turns": 3},
     }
     assert seen["prompt"].startswith("Odile Marrow (npc)\nOccupation: ferrywoman\n")
@@ -180,6 +192,7 @@ def test_the_csharp_client_builds_a_world_forks_and_reads_beliefs(
     assert set(seen["retrievedKinds"]) <= {"entity", "relationship", "turn", "chunk"}
     assert "'not a type!' is not a safe name" in seen["invalid"][3]
     assert [e["loc"] for e in invalid_errors] == [["body", "entities", 0, "type"]]
+    assert seen["silent"][3] == f"no answer from {silent_url}/v1/npcs/odile/snapshot within 1 s"
     assert seen["nowhere"][3].startswith(f"no answer from GET {refused_url}/v1/npcs/odile/snapshot")
     # What the C# client wrote is in beta's memory, and only there.
     with api.client("beta") as beta, api.client("alpha") as alpha:

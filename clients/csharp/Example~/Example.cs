@@ -9,6 +9,8 @@
 // Prints one JSON object with what it saw (tests/server/test_csharp_client.py reads it).
 using System;
 using System.Collections.Generic;
+using System.Net.Http;
+using System.Threading;
 using System.Threading.Tasks;
 using Graphmem;
 
@@ -145,6 +147,30 @@ public static class Example
             using (var nowhere = new GraphmemClient(Environment.GetEnvironmentVariable("GRAPHMEM_DEAD_URL") ?? "http://127.0.0.1:9"))
             {
                 seen["nowhere"] = await Failure(() => nowhere.Snapshot("odile"));
+            }
+            // A server that takes the connection and never answers: the HttpClient's timeout.
+            var silent = Environment.GetEnvironmentVariable("GRAPHMEM_SILENT_URL");
+            if (silent != null)
+            {
+                var impatient = new HttpClient { Timeout = TimeSpan.FromSeconds(1) };
+                using (var stuck = new GraphmemClient(silent, key, new HttpClientTransport(impatient, ownsClient: true)))
+                {
+                    seen["silent"] = await Failure(() => stuck.Snapshot("odile"));
+                }
+            }
+            // A cancelled call is an OperationCanceledException, not a GraphmemException.
+            using (var cancel = new CancellationTokenSource())
+            {
+                cancel.Cancel();
+                try
+                {
+                    await memory.Snapshot("odile", cancellation: cancel.Token);
+                    seen["cancelled"] = false;
+                }
+                catch (OperationCanceledException)
+                {
+                    seen["cancelled"] = true;
+                }
             }
             var raw = await memory.Request("GET", "/counts");
             seen["rawCounts"] = raw;
