@@ -28,8 +28,21 @@ from datetime import datetime, timedelta
 from functools import wraps
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from graphmem.checks import check_id, check_ids
-from graphmem.errors import InvalidInput, NotFound
+from graphmem.core.checks import check_id, check_ids
+from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.models import (
+    Entity,
+    FrozenDict,
+    Provenance,
+    Record,
+    Relationship,
+    RelationshipFilter,
+    check_safe_name,
+    construct_trusted,
+    new_id,
+    utcnow,
+)
+from graphmem.core.store import GraphStore, as_utc, check_owner
 from graphmem.minds import beliefs as store_beliefs
 from graphmem.minds import telling, world
 from graphmem.minds.beliefs import visible_at
@@ -43,19 +56,6 @@ from graphmem.minds.models import (
     fact_from,
 )
 from graphmem.minds.salience import relevance_by_words, salience, score
-from graphmem.models import (
-    Entity,
-    FrozenDict,
-    Provenance,
-    Record,
-    Relationship,
-    RelationshipFilter,
-    check_safe_name,
-    construct_trusted,
-    new_id,
-    utcnow,
-)
-from graphmem.store import GraphStore, as_utc, check_owner
 
 __all__ = ["EVENT_KIND", "Minds", "event_from_record"]
 

@@ -13,11 +13,11 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from graphmem.errors import InvalidInput
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import new_id, utcnow
+from graphmem.core.store import as_utc
 from graphmem.minds import beliefs as evidence
 from graphmem.minds.models import Belief, Event, Fact, Hearing, fact_from
-from graphmem.models import new_id, utcnow
-from graphmem.store import as_utc
 
 if TYPE_CHECKING:
     from graphmem.minds.core import Minds

@@ -70,17 +70,18 @@ from datetime import datetime, timedelta
 from typing import Any, NoReturn
 from weakref import WeakKeyDictionary
 
-from graphmem.checks import MAX_NAME_LENGTH, as_utc, check_text
-from graphmem.errors import (
+from graphmem.core.checks import MAX_NAME_LENGTH, as_utc, check_text
+from graphmem.core.errors import (
     ForbiddenCategory,
     IdentityRequired,
     InvalidInput,
     NotFound,
     PoisoningDetected,
 )
-from graphmem.events import EventBus, hash_key
-from graphmem.events import bus as default_bus
-from graphmem.models import Record, Relationship, check_safe_name, new_id, utcnow
+from graphmem.core.events import EventBus, hash_key
+from graphmem.core.events import bus as default_bus
+from graphmem.core.models import Record, Relationship, check_safe_name, new_id, utcnow
+from graphmem.core.store import GraphStore
 from graphmem.policy.audit import (
     AUDIT_HEAD_KIND,
     AUDIT_KIND,
@@ -126,7 +127,6 @@ from graphmem.policy.rules import (
 )
 from graphmem.policy.sanitize import sanitise, strip_privacy_tags
 from graphmem.policy.scoring import check_recall, rank_facts
-from graphmem.store import GraphStore
 
 __all__ = [
     "ALWAYS_FORBIDDEN_CATEGORIES",

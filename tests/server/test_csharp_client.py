@@ -314,14 +314,14 @@ def test_the_json_reader_and_writer_agree_with_python(mono: Mono) -> None:
 
 
 def test_each_server_error_becomes_the_exception_of_its_graphmem_class(mono: Mono) -> None:
-    """The exception tree mirrors graphmem/errors.py; a title it does not know, its status."""
-    import graphmem.errors
-    from graphmem.server.problems import status_of
+    """The exception tree mirrors graphmem/core/errors.py; a title it does not know, its status."""
+    import graphmem.core.errors
+    from graphmem.doors.http.problems import status_of
 
     expected: dict[tuple[int, str], tuple[str, str]] = {}
-    root = graphmem.errors.GraphmemError
-    for name in graphmem.errors.__all__:
-        cls = getattr(graphmem.errors, name)
+    root = graphmem.core.errors.GraphmemError
+    for name in graphmem.core.errors.__all__:
+        cls = getattr(graphmem.core.errors, name)
         if cls is root:
             continue
         base = next(b for b in cls.__mro__[1:] if issubclass(b, root))
@@ -407,10 +407,10 @@ def test_the_client_compiles_without_unity_and_without_its_transport(mono: Mono)
     types = _exported_types(mono, mono.compile("plain.dll", RUNTIME))
     assert {"Graphmem.GraphmemClient", "Graphmem.HttpClientTransport"} <= types
     assert "Graphmem.UnityWebRequestTransport" not in types
-    # Every graphmem error class has its exception (graphmem/errors.py is the tree).
-    import graphmem.errors
+    # Every graphmem error class has its exception (graphmem/core/errors.py is the tree).
+    import graphmem.core.errors
 
-    for name in graphmem.errors.__all__:
+    for name in graphmem.core.errors.__all__:
         expected = "GraphmemException" if name == "GraphmemError" else f"{name}Exception"
         assert f"Graphmem.{expected}" in types, name
 
