@@ -8,7 +8,9 @@ import pytest
 MODULES = [
     "graphmem",
     "graphmem.core.checks",
-    "graphmem.core.models",
+    "graphmem.core.models.base",
+    "graphmem.core.models.graph",
+    "graphmem.core.models.turns",
     "graphmem.core.registry",
     "graphmem.core.contract",
     "graphmem.memory",
