@@ -12,7 +12,7 @@ MODULES = [
     "graphmem.core.models.graph",
     "graphmem.core.models.turns",
     "graphmem.core.registry",
-    "graphmem.core.contract",
+    "graphmem.core.contract.rooms",
     "graphmem.memory",
     "graphmem.conversation.tree",
     "graphmem.doors.aio",
