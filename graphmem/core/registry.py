@@ -39,7 +39,7 @@ from graphmem.core.errors import (
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
-    from graphmem.core.store import GraphStore
+    from graphmem.core.contract import GraphStore
 
 __all__ = [
     "ENTRY_POINT_GROUP",

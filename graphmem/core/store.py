@@ -1,4 +1,4 @@
-"""The storage contract: the ``GraphStore`` protocol, its checks, tracing and the registry.
+"""The storage contract as a backend imports it: ``GraphStore``, its checks, tracing, the registry.
 
 Every backend implements :class:`GraphStore`, the union of the contract's rooms (small
 protocols, one per area: :mod:`graphmem.core.contract`); ``tests/conformance`` is the
@@ -11,7 +11,8 @@ Every operation takes the tenant first. An empty tenant raises ``IdentityRequire
 before anything is read or written (fail closed); nothing is ever read across tenants.
 
 This module also holds the argument checks every backend shares and tracing, and
-re-exports the contract's data types and the registry (:mod:`graphmem.core.registry`:
+re-exports :class:`GraphStore` (defined with the rooms, in :mod:`graphmem.core.contract`),
+the contract's data types and the registry (:mod:`graphmem.core.registry`:
 ``open_store``, ``register_backend``, ``install_schema``), so ``graphmem.core.store`` stays
 the one import a backend needs.
 """
@@ -22,7 +23,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 from graphmem.core.checks import (
     INVISIBLE_CHARACTERS,
@@ -41,6 +42,7 @@ from graphmem.core.contract import (
     ConversationStore,
     EntityGraphStore,
     Gathered,
+    GraphStore,
     JSONScalar,
     RecordStore,
     RelationshipPattern,
@@ -472,37 +474,3 @@ def check_gather(
         _check_id_list(seed_ids, "seed_ids"),
         _check_mention_kinds(mentioning, "mentioning"),
     )
-
-
-# --------------------------------------------------------------------------- the contract
-
-
-@runtime_checkable
-class GraphStore(
-    BaseStore,
-    EntityGraphStore,
-    ConversationStore,
-    SearchStore,
-    RecordStore,
-    TenantAdmin,
-    Protocol,
-):
-    """The one storage contract: the union of the rooms of :mod:`graphmem.core.contract`.
-
-    :class:`~graphmem.core.contract.BaseStore` (``url``, ``capabilities``, ``close``),
-    :class:`~graphmem.core.contract.EntityGraphStore` (entities, relationships, traversal,
-    identity, the entity version), :class:`~graphmem.core.contract.ConversationStore` (turns,
-    branches, the session log), :class:`~graphmem.core.contract.SearchStore` (chunks, mentions,
-    embeddings, search, expand, what one retrieve reads: ``search_context``, ``gather``),
-    :class:`~graphmem.core.contract.RecordStore` (generic records, ``write_changes``) and
-    :class:`~graphmem.core.contract.TenantAdmin` (dump, load, clear, list of tenants). Every
-    method but ``list_tenants`` takes the tenant first.
-
-    Errors: unknown ids raise ``NotFound``; bad arguments ``InvalidInput`` (and a failed
-    batch writes nothing); an empty tenant ``IdentityRequired``; a closed store
-    ``StoreClosed``; an unreachable server ``BackendUnavailable``.
-
-    Which rooms a store satisfies is :func:`satisfied_protocols`; ``capabilities`` holds
-    the flags that are not operations (``persistence``, ``concurrent_writers``,
-    ``inline_reads``).
-    """

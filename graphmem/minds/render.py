@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from graphmem.core.prompt import fit, header_lines
+from graphmem.core.models.identity import fit, header_lines
 
 if TYPE_CHECKING:
     from graphmem.minds.models import Belief, PerspectiveIdentity

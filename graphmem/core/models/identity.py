@@ -1,15 +1,51 @@
-"""Prompt rendering of an NPC identity under a token budget (pure, no I/O)."""
+"""Who an NPC is right now (:class:`NPCIdentity`) and its prompt text under a token budget.
+
+The rendering is pure (no I/O): the header (name, type, well-known attributes), then the
+facts, most important first, cut from the least important end to fit the budget.
+:mod:`graphmem.minds.render` renders what an NPC believes with the same :func:`fit`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar
 
-from graphmem.core.models import WELL_KNOWN_ATTRIBUTES, estimate_tokens
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models.base import WELL_KNOWN_ATTRIBUTES, _Model, estimate_tokens
+from graphmem.core.models.graph import Entity, Relationship
 
-if TYPE_CHECKING:
-    from graphmem.core.models import Entity, NPCIdentity
+__all__ = ["NPCIdentity", "fit", "header_lines", "render_identity"]
+
+
+class NPCIdentity(_Model):
+    """Who an NPC is right now: the entity, its current relationships and their other ends.
+
+    ``relationships`` holds both the NPC's outgoing and incoming current facts;
+    ``related_entities`` the entities at their other ends, ordered by id.
+    """
+
+    entity: Entity
+    relationships: tuple[Relationship, ...] = ()
+    related_entities: tuple[Entity, ...] = ()
+
+    _FACT_ORDER: ClassVar[str] = "confirmed first, then higher confidence, then newer"
+
+    def to_prompt(self, max_tokens: int | None = None) -> str:
+        """Render the identity as prompt text, within ``max_tokens`` when given.
+
+        The header (name, type, well-known attributes in the order of
+        ``WELL_KNOWN_ATTRIBUTES``) comes first, then other attributes, then relationship
+        facts, confirmed first, then by confidence, then newest. Over budget, facts are
+        dropped from the end of that order: least confident and oldest first, confirmed
+        facts last. Tokens are counted with :func:`estimate_tokens`.
+
+        Raises:
+            InvalidInput: ``max_tokens`` is not positive.
+        """
+        if max_tokens is not None and max_tokens <= 0:
+            raise InvalidInput(f"max_tokens must be positive, got {max_tokens}")
+        return render_identity(self, max_tokens)
 
 
 @dataclass(frozen=True, slots=True)
