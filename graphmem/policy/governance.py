@@ -58,6 +58,12 @@ fact").
 
 Retrieval (:meth:`FactMemory.recall`) ranks the visible current facts by relevance,
 recency, memory type and trust (:mod:`graphmem.policy.scoring`).
+
+:class:`FactMemory` is put together from one module per concern, each extending the
+first: :mod:`graphmem.policy.governed` (state, the lock, the audit chain, reads and the
+one commit path), :mod:`graphmem.policy.learning` (learn, relate and the refusals),
+:mod:`graphmem.policy.review` (approve, reject, rollback, retention, forget) and
+:mod:`graphmem.policy.recall` (statistics and recall).
 """
 
 from __future__ import annotations
