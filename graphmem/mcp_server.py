@@ -46,8 +46,9 @@ from graphmem.errors import GraphmemError
 from graphmem.mcp_world import WORLD_TOOLS, add_world_tools, link_subject, server_class
 from graphmem.memory import Memory
 from graphmem.memory import open as open_memory
-from graphmem.minds.models import Belief, Event, PerspectiveIdentity, Recap, Recollection
+from graphmem.minds.models import Belief, Event, Recap, Recollection
 from graphmem.minds.models import Fact as MindFact
+from graphmem.minds.perspective import PerspectiveIdentity
 from graphmem.models import (
     Artifact,
     ArtifactRef,

@@ -9,20 +9,48 @@ from that, at any order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from graphmem.errors import InvalidInput
+from graphmem.minds import args as check
 from graphmem.minds import beliefs as evidence
-from graphmem.minds.models import Belief, Event, Fact, Hearing, fact_from
-from graphmem.models import new_id, utcnow
-from graphmem.store import as_utc
+from graphmem.minds.models import Belief, Event, Fact, Hearing, MindSettings, fact_from
+from graphmem.models import Entity, new_id, utcnow
+from graphmem.store import GraphStore, as_utc
 
-if TYPE_CHECKING:
-    from graphmem.minds.core import Minds
+__all__ = ["Minds", "claim", "hearers"]
 
-__all__ = ["claim", "hearers"]
+
+class Minds(Protocol):
+    """What a claim needs of :class:`graphmem.minds.core.Minds` (which calls it)."""
+
+    store: GraphStore
+    tenant: str
+    settings: MindSettings
+
+    def _entities(self, ids: Iterable[str]) -> dict[str, Entity]: ...
+
+    def _place_of(self, entity_id: str) -> str | None: ...
+
+    def _present(self, place: str) -> list[str]: ...
+
+    def _object(self, fact: Fact) -> str | None: ...
+
+    def _store_event(
+        self, event: Event, items: Sequence[tuple[Fact, dict[str, Any], Iterable[str]]] = ()
+    ) -> Event: ...
+
+    def beliefs(self, npc: str, about: str | None = None) -> list[Belief]:
+        """What ``npc`` believes (about ``about``)."""
+        ...
+
+    def belief(
+        self, npc: str, subject: str, predicate: str, object: str | None = None
+    ) -> Belief | None:
+        """What ``npc`` believes of one subject and predicate."""
+        ...
 
 
 def _claims(minds: Minds, speaker: str, fact: Any, about: str | None) -> list[Fact]:
@@ -86,16 +114,14 @@ def hearers(
     minds: Minds, speaker: str, place: str | None, audience: Sequence[str] | None
 ) -> tuple[list[str], str | None]:
     """Who hears an announcement (the observers named, or those present), and where."""
-    from graphmem.minds.core import _ids, _one_id  # the checks of every verb's arguments
-
     if audience is not None:
-        named = _ids(audience, "audience")
+        named = check.ids(audience, "audience")
         known = minds._entities([speaker, *named])
         observers = set(minds.settings.observers)
         heard = [i for i in dict.fromkeys(named) if i != speaker and known[i].type in observers]
         return heard, None
-    speaker = _one_id(speaker, "speaker")
-    place = _one_id(place, "place") if place is not None else None
+    speaker = check.one_id(speaker, "speaker")
+    place = check.one_id(place, "place") if place is not None else None
     minds._entities([speaker, *([place] if place else [])])
     where = place if place is not None else minds._place_of(speaker)
     if where is None:

@@ -42,8 +42,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from graphmem import __version__, jsonl
 from graphmem.errors import BackendUnavailable, GraphmemError, InvalidInput
 from graphmem.memory import Memory
-from graphmem.minds.models import Belief, Event, PerspectiveIdentity, Recap
+from graphmem.minds.models import Belief, Event, Recap
 from graphmem.minds.models import Fact as MindFact
+from graphmem.minds.perspective import PerspectiveIdentity
 from graphmem.models import (
     Entity,
     NPCIdentity,

@@ -1,0 +1,116 @@
+"""The checks of the minds verbs' arguments: each bad value is ``InvalidInput``, saying why.
+
+Every verb checks what it is given before it reads or writes anything. The id checks
+take a fast path for the common case (short ASCII text: it cannot hold a lone
+surrogate), and otherwise the rules of :mod:`graphmem.checks`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from graphmem.checks import MAX_TEXT_LENGTH, check_id, check_ids
+from graphmem.errors import InvalidInput
+from graphmem.minds.models import Belief, Fact, fact_from
+from graphmem.models import utcnow
+from graphmem.store import as_utc
+
+__all__ = [
+    "checked_relevance",
+    "facts",
+    "fraction",
+    "ids",
+    "one_id",
+    "type_name",
+    "world_time",
+]
+
+
+def _plain(value: object) -> bool:
+    """Whether ``value`` is an id to look up, checked the quick way (non-blank ASCII text)."""
+    return (
+        type(value) is str
+        and value.isascii()
+        and len(value) <= MAX_TEXT_LENGTH
+        and bool(value.strip())
+    )
+
+
+def ids(values: Any, what: str) -> list[str]:
+    """Entity ids to look up: one id (a ``str``) or a list of them; None is none."""
+    if values is None:
+        return []
+    if isinstance(values, str):
+        values = [values]
+    if (type(values) is list or type(values) is tuple) and all(_plain(v) for v in values):
+        return list(values)
+    out = check_ids(values, what)
+    for value in out:
+        if not isinstance(value, str) or not value.strip():
+            raise InvalidInput(f"{what}: {value!r} is not an entity id")
+    return out
+
+
+def one_id(value: Any, what: str) -> str:
+    """One entity id to look up (non-blank text)."""
+    if _plain(value):
+        return str(value)
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{what} must be an entity id, got {value!r}")
+    return check_id(value, what)
+
+
+def fraction(value: Any, what: str) -> float:
+    """A number within [0, 1] (not a bool)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise InvalidInput(f"{what} must be a number within [0, 1], got {value!r}")
+    return float(value)
+
+
+def facts(values: Any, what: str) -> list[Fact]:
+    """A list of facts (each a Fact, a dict of its fields or a triple); None is none."""
+    if values is None:
+        return []
+    if isinstance(values, Fact | Mapping) or not isinstance(values, Iterable):
+        raise InvalidInput(f"{what} takes a list of facts; wrap a single fact in [...]")
+    return [fact_from(v, f"{what}[{i}]") for i, v in enumerate(values)]
+
+
+def world_time(value: datetime | None, what: str = "at") -> datetime:
+    """A world time in UTC (naive times are UTC); None is now."""
+    return as_utc(value, what) or utcnow()
+
+
+def type_name(value: object) -> str:
+    """The name of ``value``'s type, for messages."""
+    return type(value).__name__
+
+
+def checked_relevance(relevance: object) -> Callable[[Belief], float]:
+    """A caller's ``relevance(belief) -> 0..1``, whose answers are checked as they come.
+
+    Raises:
+        InvalidInput: ``relevance`` is not callable (and, when called, an answer that is
+            not a finite number).
+    """
+    if not callable(relevance):
+        raise InvalidInput(
+            f"relevance must be a function of a belief returning 0..1, got {type_name(relevance)}"
+        )
+
+    def checked(belief: Belief) -> float:
+        value = relevance(belief)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            raise InvalidInput(
+                f"relevance(belief) must return a finite number from 0 to 1, got {value!r}"
+            )
+        return float(value)
+
+    return checked
