@@ -57,6 +57,7 @@ __all__ = [
     "collapse",
     "current",
     "fold",
+    "held",
     "held_now",
     "index_id",
     "last_seen",
@@ -80,6 +81,9 @@ WINDOW = 64
 """How many of a slot's newest evidence ids its head keeps, per kind (seen, the rest)."""
 
 SEEN, CLAIM, GIVEN, FORGOT, RECALLED = "seen", "claim", "given", "forgot", "recalled"
+
+_LIMIT = 65_536
+"""The most entries each in-process cache of this module keeps (emptied when full)."""
 
 
 def slot_of(fact: Fact, settings: MindSettings) -> str:
@@ -137,6 +141,9 @@ def _frozen(data: dict[str, Any]) -> FrozenDict:
 
 
 def _frozen_value(value: Any) -> Any:
+    kind = type(value)
+    if kind is FrozenList or kind is FrozenDict:
+        return value  # frozen already (a witness set: not walked again)
     if isinstance(value, dict):
         return _frozen(value)
     if isinstance(value, list):
@@ -189,6 +196,20 @@ def evidence_data(kind: str, fact: Fact, at: datetime, **fields: Any) -> dict[st
     return data
 
 
+# The holders known to have an index entry for a slot, kept per head record instance (as
+# the windows are): an event seen by a crowd looks up only the holders new to the slot.
+# A subset of those indexed; a head not kept (another process, a reload, a server store
+# that makes new records per read) falls back to one ``get_records``. Bounded.
+_indexed: dict[int, tuple[Record, frozenset[str]]] = {}
+
+
+def _known_indexed(head: Record | None) -> frozenset[str]:
+    if head is None:
+        return frozenset()
+    hit = _indexed.get(id(head))
+    return hit[1] if hit is not None and hit[0] is head else frozenset()
+
+
 def write(
     store: GraphStore,
     tenant: str,
@@ -201,8 +222,9 @@ def write(
 
     ``items``: ``(fact, data, holders)``: the evidence data (from :func:`evidence_data`)
     and who holds a belief chain that it may reach (the index entries to make). One
-    ``get_records`` per kind finds the heads and index entries that exist; only missing
-    index entries are written. One atomic ``write_records``.
+    ``get_records`` finds the heads; one more the index entries of holders not known to
+    have one (none, on the embedded store, for a crowd that was indexed before); only
+    missing index entries are written. One atomic ``write_records``.
     """
     records: list[Record] = list(extra)
     slots = [slot_of(fact, settings) for fact, _, _ in items]
@@ -210,6 +232,7 @@ def write(
     heads = {r.id: r for r in store.get_records(tenant, HEAD_KIND, list(set(owners.values())))}
     state: dict[str, dict[str, Any]] = {}
     wanted: dict[str, tuple[str, str, Fact]] = {}
+    indexed: dict[str, set[str]] = {}  # per slot owner: the holders indexed after this write
     for n, ((fact, data, holders), slot) in enumerate(zip(items, slots, strict=True)):
         owner = owners[slot]
         head = state.get(owner)
@@ -218,6 +241,7 @@ def write(
             head = state[owner] = (
                 dict(old.data) if old is not None else {"slot": slot, "count": 0, "ordered": True}
             )
+            indexed[owner] = set(_known_indexed(old))
             for part in ("seen", "rest"):
                 head[part] = list(head.get(part, ()))
                 head[f"{part}_q"] = list(head.get(f"{part}_q", ()))
@@ -234,9 +258,15 @@ def write(
         data = {**data, "slot": slot, "n": n, "q": head["count"]}
         head["count"] += 1
         records.append(_record(KIND, record_id, owner, data, now))
+        known = indexed[owner]
         for holder in holders:
-            wanted.setdefault(index_id(holder, slot, owner), (holder, slot, fact))
-    records.extend(_record(HEAD_KIND, owner, owner, head, now) for owner, head in state.items())
+            if holder not in known:
+                wanted.setdefault(index_id(holder, slot, owner), (holder, slot, fact))
+        known.update(holders)
+    for owner, head in state.items():
+        for part in ("seen", "seen_q", "rest", "rest_q"):  # ids and numbers: no walk
+            head[part] = FrozenList(head[part])
+        records.append(_record(HEAD_KIND, owner, owner, head, now))
     if wanted:
         have = {r.id for r in store.get_records(tenant, INDEX_KIND, list(wanted))}
         for record_id, (holder, slot, fact) in wanted.items():
@@ -246,9 +276,15 @@ def write(
                 if len(json.loads(slot)) == 3:  # a many-valued relation: one slot per object
                     data["object"] = fact.object
                 records.append(_record(INDEX_KIND, record_id, holder, data, now))
-    if records:
-        store.write_records(tenant, records)
-    return records
+    if not records:
+        return records
+    written = store.write_records(tenant, records)
+    for record in written:
+        if record.kind == HEAD_KIND and record.id in indexed:
+            if len(_indexed) >= _LIMIT:
+                _indexed.clear()
+            _indexed[id(record)] = (record, frozenset(indexed[record.id]))
+    return written
 
 
 # --------------------------------------------------------------------------- reading
@@ -275,9 +311,23 @@ class Evidence:
     sources: tuple[str, ...]
     event_id: str | None
     place: str | None
+    claim: tuple[Any, ...]  # what it states, as a key: equal when the claims are the same
 
 
-_LIMIT = 65_536
+def claim_key(fact: Fact) -> tuple[Any, ...]:
+    """A fact's claim as a hashable key: equal keys for the same claim (:meth:`Fact.same_claim`).
+
+    >>> claim_key(Fact(subject="a", predicate="p", value=1)) == claim_key(
+    ...     Fact(subject="a", predicate="p", value=1.0))
+    True
+    >>> claim_key(Fact(subject="a", predicate="p", value=1)) == claim_key(
+    ...     Fact(subject="a", predicate="p", value=True))
+    False
+    """
+    value = fact.value
+    return (fact.subject, fact.predicate, fact.object, type(value) is bool, value, fact.holds)
+
+
 _parsed: dict[int, tuple[Record, Evidence]] = {}
 
 
@@ -316,6 +366,7 @@ def evidence_from_record(record: Record) -> Evidence:
         sources=tuple(data.get("sources", ())),
         event_id=data.get("event"),
         place=data.get("place"),
+        claim=claim_key(fact),
     )
     if len(_parsed) >= _LIMIT:
         _parsed.clear()
@@ -391,6 +442,13 @@ def open_slots(store: GraphStore, tenant: str, slots: Iterable[str]) -> dict[str
     """The slots asked for, each with its newest evidence: at most two ``get_records``."""
     wanted = {slot_owner(slot): slot for slot in dict.fromkeys(slots)}
     heads = {r.id: r for r in store.get_records(tenant, HEAD_KIND, list(wanted))}
+    return _opened(store, tenant, wanted, heads)
+
+
+def _opened(
+    store: GraphStore, tenant: str, wanted: dict[str, str], heads: dict[str, Record]
+) -> dict[str, Slot]:
+    """The slots of ``wanted`` (owner -> slot) from their heads: their windows read."""
     kept: dict[str, tuple[list[Evidence], bool]] = {}
     missing: dict[str, tuple[list[str], bool]] = {}
     for owner, head in heads.items():
@@ -426,6 +484,32 @@ def open_slots(store: GraphStore, tenant: str, slots: Iterable[str]) -> dict[str
 def open_slot(store: GraphStore, tenant: str, slot: str) -> Slot:
     """One slot with its newest evidence (see :func:`open_slots`)."""
     return open_slots(store, tenant, [slot])[slot]
+
+
+def held(
+    store: GraphStore, tenant: str, slot: str, holder: str, chain: tuple[str, ...]
+) -> Belief | None:
+    """The belief ``holder`` holds now along ``chain`` (as asked) of one slot, or None.
+
+    One ``get_records`` of the slot's head; on the embedded store, the answer kept for
+    that head instance (nothing is folded nor converted again), else the head's window.
+    """
+    owner = slot_owner(slot)
+    found = store.get_records(tenant, HEAD_KIND, [owner])
+    if not found:
+        return None
+    head = found[0]
+    hit = _held.get((id(head), holder, chain))
+    if hit is not None and hit[0] is head:
+        return hit[1]
+    kept = _windows.get(id(head))
+    if kept is not None and kept[0] is head:
+        window, whole = kept[1]
+        ordered = bool(head.data.get("ordered", False))
+        opened = Slot(store, tenant, slot, window, whole, ordered, head)
+    else:
+        opened = _opened(store, tenant, {owner: slot}, {owner: head})[slot]
+    return held_now(opened, holder, chain)
 
 
 @dataclass(slots=True)
@@ -564,22 +648,36 @@ def current(slot: Slot, chain: tuple[str, ...]) -> _Version | None:
     """
     if slot.ordered:
         suffix: list[Evidence] = []
-        claim: Fact | None = None
+        claim: tuple[Any, ...] | None = None
         bounded = False
-        for e in reversed(slot.window):
-            if not _reaches(e, chain):
-                continue
-            if e.kind == FORGOT:
-                bounded = True
-                break
-            if e.kind in (SEEN, CLAIM, GIVEN):
-                if not _adopts(e, chain):
+        holder, believer = chain[0], chain[-1]
+        inner = chain[-2] if len(chain) > 1 else None
+        for e in reversed(slot.window):  # _reaches and _adopts, inlined: the hot loop
+            kind = e.kind
+            if kind in (SEEN, CLAIM):
+                if not e.members.issuperset(chain):
                     continue
-                if claim is None:
-                    claim = e.fact
-                elif not claim.same_claim(e.fact):
+                if kind == CLAIM:
+                    who = believer if believer != e.speaker else inner
+                    if who is None or who not in e.adopted:
+                        continue
+            elif kind == GIVEN:
+                if e.chain != chain:
+                    continue
+            elif kind == FORGOT:
+                if e.holder == holder:
                     bounded = True
                     break
+                continue
+            else:  # recalled
+                if e.chain == chain:
+                    suffix.append(e)
+                continue
+            if claim is None:
+                claim = e.claim
+            elif claim != e.claim:
+                bounded = True
+                break
             suffix.append(e)
         if bounded or slot.complete:
             suffix.reverse()
@@ -625,6 +723,11 @@ def held_now(slot: Slot, holder: str, chain: tuple[str, ...]) -> Belief | None:
     return found
 
 
+# Every Belief built here has every field set: one set serves them all (never mutated;
+# pydantic copies it on model_copy).
+_BELIEF_FIELDS = set(Belief.model_fields)
+
+
 def belief_of(version: _Version, holder: str, chain: tuple[str, ...], slot: str) -> Belief:
     """The :class:`Belief` of one folded version, as the caller asked for its chain."""
     v = version
@@ -654,6 +757,7 @@ def belief_of(version: _Version, holder: str, chain: tuple[str, ...], slot: str)
             "last_recalled_at": v.last_recalled_at,
             "recall_count": v.recall_count,
         },
+        _BELIEF_FIELDS,
     )
 
 

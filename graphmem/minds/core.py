@@ -37,6 +37,7 @@ from graphmem.minds.reads import EVENT_KIND, BeliefReads, event_from_record, may
 from graphmem.minds.salience import relevance_by_words, salience, score
 from graphmem.models import (
     Entity,
+    FrozenList,
     RelationshipFilter,
     check_safe_name,
     new_id,
@@ -206,7 +207,7 @@ class Minds(BeliefReads):
             attributes=dict(attributes or {}),
         )
         # the witnesses are entities the store holds (valid ids): not validated again
-        members = sorted(witnesses)
+        members = FrozenList(sorted(witnesses))
         event = event.model_copy(update={"witnesses": tuple(members)})
         items = [
             (
@@ -244,6 +245,7 @@ class Minds(BeliefReads):
         """Write an event with its evidence (and the index entries it needs) atomically."""
         now = utcnow()
         data = event.model_dump(mode="json", exclude={"id", "recorded_at"})
+        data["witnesses"] = FrozenList(data["witnesses"])  # ids: frozen without a walk
         if event.session_id is not None:  # the owner key is checked as the store would
             check_owner(event.session_id)
         record = store_beliefs.record_of(EVENT_KIND, event.id, event.session_id, data, now)

@@ -161,16 +161,17 @@ class BeliefReads:
                 if b.fact.subject == subject
             ]
             return candidates[-1] if candidates else None
-        check_safe_name(predicate, "predicate")
-        many = object is not None and not self.settings.is_single_valued(predicate)
-        slot = store_beliefs.slot_key(subject, predicate, object if many else None)
+        single = self.settings.is_single_valued(predicate)
+        slot = store_beliefs.slot_key(subject, predicate, None if single else object)
+        if as_of is None and recorded_as_of is None:  # now: the head, and what it keeps
+            held = store_beliefs.held(self.store, self.tenant, slot, npc, chain)
+            if held is None:
+                self._require(npc)
+            return held
         evidence = store_beliefs.open_slot(self.store, self.tenant, slot)
         world = as_utc(as_of, "as_of")
         memory = as_utc(recorded_as_of, "recorded_as_of")
-        latest = world is None and memory is None
-        seen = [
-            b for b in self._versions(npc, chain, evidence, latest) if visible_at(b, world, memory)
-        ]
+        seen = [b for b in self._versions(npc, chain, evidence) if visible_at(b, world, memory)]
         if not seen:
             self._require(npc)
             return None

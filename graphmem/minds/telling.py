@@ -17,7 +17,7 @@ from graphmem.errors import InvalidInput
 from graphmem.minds import args as check
 from graphmem.minds import beliefs as evidence
 from graphmem.minds.models import Belief, Event, Fact, Hearing, MindSettings, fact_from
-from graphmem.models import Entity, new_id, utcnow
+from graphmem.models import Entity, FrozenList, new_id, utcnow
 from graphmem.store import GraphStore, as_utc
 
 __all__ = ["Minds", "claim", "hearers"]
@@ -168,7 +168,7 @@ def claim(
     }
     opened = evidence.open_slots(minds.store, minds.tenant, where.values())
     presence = {who: opened[slot] for who, slot in where.items()}
-    members = sorted({speaker, *listeners})
+    members = FrozenList(sorted({speaker, *listeners}))
     items = []
     adopted: list[tuple[str, ...]] = []
     weights = []
