@@ -647,8 +647,13 @@ class Memory:
     def import_jsonl(self, source: str | Path | IO[str]) -> TenantDump:
         """Read JSON Lines made by :meth:`export_jsonl`; all or nothing. Returns what was read."""
         self._check_open()
+        from graphmem.minds import upgrade as minds_upgrade
+
         dump = jsonl.read(source)
+        minds_upgrade.check(dump.records)  # beliefs of an earlier format: convertible?
         self._store.load(self._tenant, dump)
+        self._minds_obj = None
+        self._minds()  # beliefs a save holds in an earlier format are converted now
         return dump
 
     # ------------------------------------------------------------------ retrieval (GraphRAG)

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -217,11 +217,16 @@ def write(
     items: Sequence[tuple[Fact, dict[str, Any], Iterable[str]]],
     now: datetime,
     extra: Sequence[Record] = (),
+    *,
+    recorded: Sequence[datetime] | None = None,
+    delete: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Record]:
     """Write evidence, its slots' heads, the index entries it needs and ``extra`` at once.
 
     ``items``: ``(fact, data, holders)``: the evidence data (from :func:`evidence_data`)
-    and who holds a belief chain that it may reach (the index entries to make). One
+    and who holds a belief chain that it may reach (the index entries to make);
+    ``recorded``: each item's memory time (default ``now``); ``delete``: records to
+    delete in the same write (kind -> ids). One
     ``get_records`` finds the heads; one more the index entries of holders not known to
     have one (none, on the embedded store, for a crowd that was indexed before); only
     missing index entries are written. One atomic ``write_records``.
@@ -257,7 +262,7 @@ def write(
         head[f"{part}_q"] = [*head[f"{part}_q"][-(WINDOW - 1) :], head["count"]]
         data = {**data, "slot": slot, "n": n, "q": head["count"]}
         head["count"] += 1
-        records.append(_record(KIND, record_id, owner, data, now))
+        records.append(_record(KIND, record_id, owner, data, recorded[n] if recorded else now))
         known = indexed[owner]
         for holder in holders:
             if holder not in known:
@@ -276,9 +281,9 @@ def write(
                 if len(json.loads(slot)) == 3:  # a many-valued relation: one slot per object
                     data["object"] = fact.object
                 records.append(_record(INDEX_KIND, record_id, holder, data, now))
-    if not records:
+    if not records and not delete:
         return records
-    written = store.write_records(tenant, records)
+    written = store.write_records(tenant, records, delete)
     for record in written:
         if record.kind == HEAD_KIND and record.id in indexed:
             if len(_indexed) >= _LIMIT:
@@ -312,6 +317,7 @@ class Evidence:
     event_id: str | None
     place: str | None
     claim: tuple[Any, ...]  # what it states, as a key: equal when the claims are the same
+    told_by: str | None  # given: who told it (the last source, unless the data says)
 
 
 def claim_key(fact: Fact) -> tuple[Any, ...]:
@@ -348,6 +354,8 @@ def evidence_from_record(record: Record) -> Evidence:
         },
     )
     holder = data.get("holder")
+    sources = tuple(data.get("sources", ()))
+    told_by = data["told_by"] if "told_by" in data else (sources[-1] if sources else None)
     parsed = Evidence(
         id=record.id,
         kind=data["k"],
@@ -363,10 +371,11 @@ def evidence_from_record(record: Record) -> Evidence:
         how=str(data.get("how", data["k"])),
         confidence=float(data.get("confidence", 1.0)),
         importance=float(data.get("importance", 0.5)),
-        sources=tuple(data.get("sources", ())),
+        sources=sources,
         event_id=data.get("event"),
         place=data.get("place"),
         claim=claim_key(fact),
+        told_by=told_by,
     )
     if len(_parsed) >= _LIMIT:
         _parsed.clear()
@@ -560,8 +569,7 @@ def _acquired(e: Evidence, q: tuple[str, ...]) -> _Version | None:
             e.recorded_at,
         )
     if e.kind == GIVEN and e.chain == q:
-        told = e.sources[-1] if e.sources else None
-        return _Version(e, e.fact, e.how, told, e.sources, e.confidence, e.importance, e.at,
+        return _Version(e, e.fact, e.how, e.told_by, e.sources, e.confidence, e.importance, e.at,
                         e.recorded_at)  # fmt: skip
     return None
 

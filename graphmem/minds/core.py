@@ -28,10 +28,10 @@ from functools import wraps
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from graphmem.checks import check_ids
-from graphmem.errors import InvalidInput
+from graphmem.errors import InvalidInput, StoreReadOnly
 from graphmem.minds import args as check
 from graphmem.minds import beliefs as store_beliefs
-from graphmem.minds import telling, world
+from graphmem.minds import telling, upgrade, world
 from graphmem.minds.models import Belief, Event, Fact, MindSettings, Recollection, fact_from
 from graphmem.minds.reads import EVENT_KIND, BeliefReads, event_from_record, may_name
 from graphmem.minds.salience import relevance_by_words, salience, score
@@ -100,6 +100,17 @@ class Minds(BeliefReads):
         self.tenant = tenant
         self.settings = settings
         self._lock = _write_lock(store, tenant)
+        if upgrade.pending(store, tenant):  # beliefs saved by an earlier graphmem
+            with self._lock:
+                try:
+                    upgrade.convert(store, tenant, settings)
+                except StoreReadOnly as exc:
+                    raise StoreReadOnly(
+                        f"tenant {tenant!r} holds NPC beliefs saved by an earlier graphmem "
+                        "(record kind 'belief'), converted on first use; open the store once "
+                        "without read_only=True to convert them. Nothing was written.",
+                        tenant=tenant,
+                    ) from exc
 
     # ------------------------------------------------------------------ entities
 
