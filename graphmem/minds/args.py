@@ -15,7 +15,7 @@ from typing import Any
 from graphmem.checks import MAX_TEXT_LENGTH, check_id, check_ids
 from graphmem.errors import InvalidInput
 from graphmem.minds.models import Belief, Fact, fact_from
-from graphmem.models import utcnow
+from graphmem.models import check_safe_name, utcnow
 from graphmem.store import as_utc
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "fraction",
     "ids",
     "one_id",
+    "safe_name",
     "type_name",
     "world_time",
 ]
@@ -45,8 +46,12 @@ def ids(values: Any, what: str) -> list[str]:
         return []
     if isinstance(values, str):
         values = [values]
-    if (type(values) is list or type(values) is tuple) and all(_plain(v) for v in values):
-        return list(values)
+    if type(values) is list or type(values) is tuple:
+        for value in values:
+            if not _plain(value):
+                break
+        else:
+            return list(values)
     out = check_ids(values, what)
     for value in out:
         if not isinstance(value, str) or not value.strip():
@@ -61,6 +66,19 @@ def one_id(value: Any, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{what} must be an entity id, got {value!r}")
     return check_id(value, what)
+
+
+_NAMES: set[str] = set()  # safe names already checked (predicates): looked up, not matched
+
+
+def safe_name(value: Any, what: str) -> str:
+    """A safe name (:func:`graphmem.models.check_safe_name`), quickly when seen before."""
+    if type(value) is str and value in _NAMES:
+        return value
+    name = check_safe_name(value, what)
+    if len(_NAMES) < 4096:
+        _NAMES.add(name)
+    return name
 
 
 def fraction(value: Any, what: str) -> float:

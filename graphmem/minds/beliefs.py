@@ -688,6 +688,8 @@ def current(slot: Slot, chain: tuple[str, ...]) -> _Version | None:
                 break
             suffix.append(e)
         if bounded or slot.complete:
+            if len(suffix) == 1 and suffix[0].kind != RECALLED:  # one acquisition: it
+                return _acquired(suffix[0], chain)
             suffix.reverse()
             versions = fold(suffix, chain)
             return versions[-1] if versions and versions[-1].retired_at is None else None

@@ -143,11 +143,12 @@ class BeliefReads:
         """
         npc = check.one_id(npc, "npc")
         subject = check.one_id(subject, "subject")
-        check_safe_name(predicate, "predicate")
+        check.safe_name(predicate, "predicate")
         if object is not None:
             object = check.one_id(object, "object")
         chain = self._chain(of)
-        if object is None and not self.settings.is_single_valued(predicate):
+        single = self.settings.is_single_valued(predicate)
+        if object is None and not single:
             candidates = [
                 b
                 for b in self.beliefs(
@@ -161,7 +162,6 @@ class BeliefReads:
                 if b.fact.subject == subject
             ]
             return candidates[-1] if candidates else None
-        single = self.settings.is_single_valued(predicate)
         slot = store_beliefs.slot_key(subject, predicate, None if single else object)
         if as_of is None and recorded_as_of is None:  # now: the head, and what it keeps
             held = store_beliefs.held(self.store, self.tenant, slot, npc, chain)
