@@ -38,7 +38,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -637,6 +637,69 @@ def fold(evidence: Sequence[Evidence], chain: tuple[str, ...]) -> list[_Version]
     return out
 
 
+def advance(
+    evidence: Sequence[Evidence], chain: tuple[str, ...], held: _Version | None
+) -> _Version | None:
+    """The version ``chain`` holds after ``evidence``, from ``held`` (the rules of :func:`fold`).
+
+    ``held`` is not changed (a recall marks a copy of it).
+    """
+    current = held
+    holder = chain[0]
+    for e in evidence:
+        kind = e.kind
+        if kind == FORGOT:
+            if e.holder == holder:
+                current = None
+            continue
+        if kind == RECALLED:
+            if current is not None and e.chain == chain:
+                current = replace(
+                    current, last_recalled_at=e.at, recall_count=current.recall_count + 1
+                )
+            continue
+        got = _acquired(e, chain)
+        if got is None:
+            continue
+        if current is not None and (got.valid_from < current.valid_from or _same(current, got)):
+            continue  # older news (history only), or nothing new
+        current = got
+    return current
+
+
+# How far a fold of what a chain holds got, per store, tenant, slot and chain: the
+# position (``q``) and id of the last evidence folded, and the version held then. A read
+# that finds the head's window reaching back to that evidence folds only what came after
+# (a long run of the same claim is not folded again at every read). Bounded.
+_progress: dict[tuple[int, str, str, tuple[str, ...]], tuple[int, str, _Version | None]] = {}
+
+
+def _resumed(slot: Slot, chain: tuple[str, ...]) -> tuple[bool, _Version | None]:
+    """What ``chain`` holds, from the progress kept for it: (found, version)."""
+    key = (id(slot.store), slot.tenant, slot.slot, chain)
+    kept = _progress.get(key)
+    if kept is None or slot.head is None:
+        return False, None
+    done, last_id, held = kept
+    window = slot.window
+    at = done - window[0].order[0] if window else -1  # the window runs on from its first
+    if not 0 <= at < len(window) or window[at].id != last_id:
+        return False, None  # out of the window, or another lineage (a rebuilt tenant)
+    newer = window[at + 1 :]
+    if len(newer) != int(slot.head.data.get("count", 0)) - 1 - done:
+        return False, None  # the window has a gap
+    version = advance(newer, chain, held) if newer else held
+    _remember(slot, chain, window[-1], version)
+    return True, version
+
+
+def _remember(slot: Slot, chain: tuple[str, ...], last: Evidence, version: _Version | None) -> None:
+    """Keep how far a fold got: to ``last``, holding ``version``."""
+    if len(_progress) >= _LIMIT:
+        _progress.clear()
+    _progress[(id(slot.store), slot.tenant, slot.slot, chain)] = (last.order[0], last.id, version)
+
+
 def _reaches(e: Evidence, chain: tuple[str, ...]) -> bool:
     """Whether evidence ``e`` may change what ``chain`` holds (a superset test, no fold)."""
     if e.kind in (SEEN, CLAIM):
@@ -652,8 +715,13 @@ def current(slot: Slot, chain: tuple[str, ...]) -> _Version | None:
     When the slot's evidence was recorded in world-time order (the common case), the
     version held now depends only on the evidence after the last one that ended the
     claim held before it (a different claim, or a forgetting): if the head's window
-    reaches that far, nothing older is read. Else the whole slot is folded.
+    reaches that far, nothing older is read. Else the whole slot is folded, once: how
+    far a fold got is kept (in process), and a later read folds only what came since
+    when the window reaches back to it.
     """
+    found, version = _resumed(slot, chain)
+    if found:
+        return version
     if slot.ordered:
         suffix: list[Evidence] = []
         claim: tuple[Any, ...] | None = None
@@ -689,13 +757,18 @@ def current(slot: Slot, chain: tuple[str, ...]) -> _Version | None:
             suffix.append(e)
         if bounded or slot.complete:
             if len(suffix) == 1 and suffix[0].kind != RECALLED:  # one acquisition: it
-                return _acquired(suffix[0], chain)
-            suffix.reverse()
-            versions = fold(suffix, chain)
-            return versions[-1] if versions and versions[-1].retired_at is None else None
-    versions = fold(slot.all(), chain)
-    live = [v for v in versions if v.retired_at is None]
-    return live[-1] if live else None
+                version = _acquired(suffix[0], chain)
+            else:
+                suffix.reverse()
+                version = advance(suffix, chain, None)
+            if slot.window:
+                _remember(slot, chain, slot.window[-1], version)
+            return version
+    every = slot.all()
+    version = advance(every, chain, None)
+    if every:
+        _remember(slot, chain, every[-1], version)
+    return version
 
 
 def last_seen(slot: Slot, holder: str) -> Evidence | None:

@@ -360,6 +360,17 @@ class TrustPolicy:
             if not isinstance(kind, str) or not isinstance(allowed, bool):
                 raise InvalidInput(f"trust overrides map a kind to True or False, got {kind!r}")
 
+    def settled(self, listener: str, speaker: str, fact: Fact, held: Fact | None) -> bool:
+        """Whether the claim is adopted before anything costlier is weighed (step 3).
+
+        True when no rule and no pair decides for this listener and speaker, and the
+        listener holds nothing of the slot (``held`` None) or holds the same claim:
+        :meth:`adopts` would say True whatever else the hearing holds.
+        """
+        if self.rule is not None or (listener, speaker) in dict(self.pairs):
+            return False
+        return held is None or held.same_claim(fact)
+
     def adopts(self, hearing: Hearing) -> bool:
         """Whether the listener comes to believe the claim."""
         if self.rule is not None:

@@ -183,8 +183,12 @@ def claim(
         weight = weight if importance is None else float(importance)
         weights.append(weight)
         took = []
+        trust = settings.trust
         for listener in listeners:
             held = evidence.current(found, (listener,))
+            if trust.settled(listener, speaker, claimed, held.fact if held else None):
+                took.append(listener)  # it holds nothing of it, or the same: nothing to weigh
+                continue
             holding = evidence.belief_of(held, listener, (), slot) if held else None
             origin = evidence.last_seen(found, listener)
             seen = None
@@ -202,7 +206,7 @@ def claim(
                 seen=seen,
                 speaker_saw_more=_saw_more(listener, speaker, origin, presence),
             )
-            if settings.trust.adopts(hearing):
+            if trust.adopts(hearing):
                 took.append(listener)
         adopted.append(tuple(took))
         data = evidence.evidence_data(
