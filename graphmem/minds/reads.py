@@ -15,6 +15,7 @@ from typing import Any
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.minds import args as check
 from graphmem.minds import beliefs as store_beliefs
+from graphmem.minds import folding
 from graphmem.minds.beliefs import visible_at
 from graphmem.minds.models import Belief, Event, Fact, MindSettings, fact_from
 from graphmem.minds.perspective import PerspectiveIdentity
@@ -75,10 +76,10 @@ class BeliefReads:
     ) -> list[Belief]:
         """The versions ``npc`` held along ``chain``; ``now``: only the one it holds now."""
         if now:
-            held = store_beliefs.held_now(slot, npc, chain)
+            held = folding.held_now(slot, npc, chain)
             return [held] if held is not None else []
-        versions = store_beliefs.fold(slot.all(), store_beliefs.collapse((npc, *chain)))
-        return [store_beliefs.belief_of(v, npc, chain, slot.slot) for v in versions]
+        versions = folding.fold(slot.all(), store_beliefs.collapse((npc, *chain)))
+        return [folding.belief_of(v, npc, chain, slot.slot) for v in versions]
 
     def _slots(self, npc: str) -> list[Record]:
         return self.store.find_records(
@@ -164,7 +165,7 @@ class BeliefReads:
             return candidates[-1] if candidates else None
         slot = store_beliefs.slot_key(subject, predicate, None if single else object)
         if as_of is None and recorded_as_of is None:  # now: the head, and what it keeps
-            held = store_beliefs.held(self.store, self.tenant, slot, npc, chain)
+            held = folding.held(self.store, self.tenant, slot, npc, chain)
             if held is None:
                 self._require(npc)
             return held

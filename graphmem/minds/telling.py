@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from graphmem.errors import InvalidInput
 from graphmem.minds import args as check
 from graphmem.minds import beliefs as evidence
+from graphmem.minds import folding
 from graphmem.minds.models import Belief, Event, Fact, Hearing, MindSettings, fact_from
 from graphmem.models import Entity, FrozenList, new_id, utcnow
 from graphmem.store import GraphStore, as_utc
@@ -64,7 +65,7 @@ def _claims(minds: Minds, speaker: str, fact: Any, about: str | None) -> list[Fa
 
 def _away(found: evidence.Slot, viewer: str, origin: Any) -> Any:
     """When ``viewer`` saw the slot's subject leave the place of ``origin`` since, or None."""
-    moved = evidence.current(found, (viewer,))
+    moved = folding.current(found, (viewer,))
     if moved is None or moved.valid_from < origin.at or moved.origin.id == origin.id:
         return None
     fact = moved.fact
@@ -75,7 +76,7 @@ def _away(found: evidence.Slot, viewer: str, origin: Any) -> Any:
 
 def _known_at(found: evidence.Slot, viewer: str, when: Any) -> Any:
     """What ``viewer`` believed of the slot at world time ``when`` (a version), or None."""
-    for version in reversed(evidence.fold(found.all(), (viewer,))):
+    for version in reversed(folding.fold(found.all(), (viewer,))):
         if version.valid_from <= when and (version.valid_to is None or when < version.valid_to):
             return version
     return None
@@ -175,7 +176,7 @@ def claim(
     for claimed in facts:
         slot = evidence.slot_of(claimed, settings)
         found = evidence.open_slot(minds.store, minds.tenant, slot)
-        own = evidence.current(found, (speaker,))
+        own = folding.current(found, (speaker,))
         if own is not None and own.fact.same_claim(claimed):
             confidence, sources, weight = own.confidence, own.sources, own.importance
         else:  # a claim the speaker does not hold: said on its own word
@@ -185,18 +186,18 @@ def claim(
         took = []
         trust = settings.trust
         for listener in listeners:
-            held = evidence.current(found, (listener,))
+            held = folding.current(found, (listener,))
             if trust.settled(listener, speaker, claimed, held.fact if held else None):
                 took.append(listener)  # it holds nothing of it, or the same: nothing to weigh
                 continue
-            holding = evidence.belief_of(held, listener, (), slot) if held else None
-            origin = evidence.last_seen(found, listener)
+            holding = folding.belief_of(held, listener, (), slot) if held else None
+            origin = folding.last_seen(found, listener)
             seen = None
             if origin is not None and held is not None and held.origin is origin:
                 seen = holding
             elif origin is not None:
-                sight = evidence.fold([origin], (listener,))[0]
-                seen = evidence.belief_of(sight, listener, (), slot)
+                sight = folding.fold([origin], (listener,))[0]
+                seen = folding.belief_of(sight, listener, (), slot)
             hearing = Hearing(
                 listener=listener,
                 speaker=speaker,
