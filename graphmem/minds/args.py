@@ -30,16 +30,6 @@ __all__ = [
 ]
 
 
-def _plain(value: object) -> bool:
-    """Whether ``value`` is an id to look up, checked the quick way (non-blank ASCII text)."""
-    return (
-        type(value) is str
-        and value.isascii()
-        and len(value) <= MAX_TEXT_LENGTH
-        and bool(value.strip())
-    )
-
-
 def ids(values: Any, what: str) -> list[str]:
     """Entity ids to look up: one id (a ``str``) or a list of them; None is none."""
     if values is None:
@@ -47,8 +37,8 @@ def ids(values: Any, what: str) -> list[str]:
     if isinstance(values, str):
         values = [values]
     if type(values) is list or type(values) is tuple:
-        for value in values:
-            if not _plain(value):
+        for v in values:  # the quick way (non-blank ASCII text), on every nested read
+            if type(v) is not str or not v.isascii() or len(v) > MAX_TEXT_LENGTH or not v.strip():
                 break
         else:
             return list(values)
@@ -61,8 +51,8 @@ def ids(values: Any, what: str) -> list[str]:
 
 def one_id(value: Any, what: str) -> str:
     """One entity id to look up (non-blank text)."""
-    if _plain(value):
-        return str(value)
+    if type(value) is str and value.isascii() and len(value) <= MAX_TEXT_LENGTH and value.strip():
+        return value
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{what} must be an entity id, got {value!r}")
     return check_id(value, what)

@@ -31,7 +31,7 @@ from graphmem.minds.beliefs import (
     slot_owner,
 )
 from graphmem.minds.models import Belief, Fact
-from graphmem.models import Record, construct_trusted
+from graphmem.models import Record
 from graphmem.store import GraphStore
 
 __all__ = ["advance", "belief_of", "current", "fold", "held", "held_now", "last_seen"]
@@ -50,7 +50,8 @@ def held(
     if not found:
         return None
     head = found[0]
-    hit = _held.get((id(head), holder, chain))
+    key = (id(head), holder, chain)
+    hit = _held.get(key)
     if hit is not None and hit[0] is head:
         return hit[1]
     kept = kept_window(head)
@@ -60,7 +61,7 @@ def held(
         opened = Slot(store, tenant, slot, window, whole, ordered, head)
     else:
         opened = open_heads(store, tenant, {owner: slot}, {owner: head})[slot]
-    return held_now(opened, holder, chain)
+    return _hold(opened, key, holder, chain)
 
 
 @dataclass(slots=True)
@@ -79,6 +80,24 @@ class _Version:
     retired_because: str | None = None
     last_recalled_at: datetime | None = None
     recall_count: int = 0
+    body: dict[str, Any] | None = None  # the fields of its beliefs but whose they are
+
+
+# What a sighting makes every chain of its witnesses believe is one version (the same
+# for all of them): kept per evidence instance, never changed (a fold makes its own).
+_sightings: dict[int, tuple[Evidence, _Version]] = {}
+
+
+def _sighting(e: Evidence) -> _Version:
+    hit = _sightings.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
+    version = _Version(e, e.fact, "witnessed", None, (), e.confidence, e.importance, e.at,
+                       e.recorded_at)  # fmt: skip
+    if len(_sightings) >= CACHE_LIMIT:
+        _sightings.clear()
+    _sightings[id(e)] = (e, version)
+    return version
 
 
 def _acquired(e: Evidence, q: tuple[str, ...]) -> _Version | None:
@@ -181,7 +200,10 @@ def advance(
         if kind == RECALLED:
             if current is not None and e.chain == chain:
                 current = replace(
-                    current, last_recalled_at=e.at, recall_count=current.recall_count + 1
+                    current,
+                    last_recalled_at=e.at,
+                    recall_count=current.recall_count + 1,
+                    body=None,
                 )
             continue
         got = _acquired(e, chain)
@@ -198,6 +220,10 @@ def advance(
 # that finds the head's window reaching back to that evidence folds only what came after
 # (a long run of the same claim is not folded again at every read). Bounded.
 _progress: dict[tuple[int, str, str, tuple[str, ...]], tuple[int, str, _Version | None]] = {}
+
+
+_SHORT = 16
+"""A walk back over at most this many evidence is not worth keeping progress for."""
 
 
 def _resumed(slot: Slot, chain: tuple[str, ...]) -> tuple[bool, _Version | None]:
@@ -245,7 +271,9 @@ def current(slot: Slot, chain: tuple[str, ...]) -> _Version | None:
         bounded = False
         holder, believer = chain[0], chain[-1]
         inner = chain[-2] if len(chain) > 1 else None
+        steps = 0
         for e in reversed(slot.window):  # who it reaches and adopts it, inlined
+            steps += 1
             kind = e.kind
             if kind in (SEEN, CLAIM):
                 if not e.members.issuperset(chain):
@@ -273,12 +301,14 @@ def current(slot: Slot, chain: tuple[str, ...]) -> _Version | None:
                 break
             suffix.append(e)
         if bounded or slot.complete:
-            if len(suffix) == 1 and suffix[0].kind != RECALLED:  # one acquisition: it
+            if len(suffix) == 1 and suffix[0].kind == SEEN:  # one sighting: it
+                version = _sighting(suffix[0])
+            elif len(suffix) == 1 and suffix[0].kind != RECALLED:  # one acquisition: it
                 version = _acquired(suffix[0], chain)
             else:
                 suffix.reverse()
                 version = advance(suffix, chain, None)
-            if slot.window:
+            if steps > _SHORT:  # a long walk: the next read folds only what comes next
                 _remember(slot, chain, slot.window[-1], version)
             return version
     every = slot.all()
@@ -314,34 +344,38 @@ def held_now(slot: Slot, holder: str, chain: tuple[str, ...]) -> Belief | None:
         hit = _held.get(key)
         if hit is not None and hit[0] is head:
             return hit[1]
+    return _hold(slot, key, holder, chain)
+
+
+def _hold(
+    slot: Slot, key: tuple[int, str, tuple[str, ...]], holder: str, chain: tuple[str, ...]
+) -> Belief | None:
+    """Work out what ``holder`` holds now along ``chain``, and keep it under ``key``."""
     version = current(slot, collapse((holder, *chain)))
     found = belief_of(version, holder, chain, slot.slot) if version is not None else None
-    if head is not None:
+    if slot.head is not None:
         if len(_held) >= CACHE_LIMIT:
             _held.clear()
-        _held[key] = (head, found)
+        _held[key] = (slot.head, found)
     return found
 
 
 # Every Belief built here has every field set: one set serves them all (never mutated;
 # pydantic copies it on model_copy).
 _BELIEF_FIELDS = set(Belief.model_fields)
+_new = Belief.__new__
+_set = object.__setattr__
 
 
 def belief_of(version: _Version, holder: str, chain: tuple[str, ...], slot: str) -> Belief:
-    """The :class:`Belief` of one folded version, as the caller asked for its chain."""
+    """The :class:`Belief` of one folded version, as the caller asked for its chain.
+
+    Call it once the version is final (a fold changes the versions it makes).
+    """
     v = version
-    return construct_trusted(
-        Belief,
-        {
-            # ids hold no control characters and a slot is JSON (which escapes them)
-            "id": "b"
-            + hashlib.sha1(
-                "\x1f".join((holder, *chain, "", slot, v.origin.id)).encode(),
-                usedforsecurity=False,
-            ).hexdigest(),
-            "holder": holder,
-            "chain": chain,
+    body = v.body
+    if body is None:
+        body = v.body = {
             "fact": v.fact,
             "how": v.how,
             "told_by": v.told_by,
@@ -356,6 +390,25 @@ def belief_of(version: _Version, holder: str, chain: tuple[str, ...], slot: str)
             "retired_because": v.retired_because,
             "last_recalled_at": v.last_recalled_at,
             "recall_count": v.recall_count,
+        }
+    belief = _new(Belief)
+    _set(
+        belief,
+        "__dict__",
+        {
+            # ids hold no control characters and a slot is JSON (which escapes them)
+            "id": "b"
+            + hashlib.sha1(
+                "\x1f".join((holder, *chain, "", slot, v.origin.id)).encode(),
+                usedforsecurity=False,
+            ).hexdigest(),
+            "holder": holder,
+            "chain": chain,
+            **body,
         },
-        _BELIEF_FIELDS,
     )
+    # construct_trusted inlined (this is the hot path of every belief a read works out)
+    _set(belief, "__pydantic_fields_set__", _BELIEF_FIELDS)
+    _set(belief, "__pydantic_extra__", None)
+    _set(belief, "__pydantic_private__", None)
+    return belief
