@@ -163,10 +163,8 @@ def claim(
     minds._entities([speaker, *listeners, *([about] if about else [])])
     facts = _claims(minds, speaker, fact, about)
     minds._entities([i for f in facts for i in f.entity_ids])
-    where = {
-        who: evidence.slot_of(Fact(subject=who, predicate=settings.presence, object=who), settings)
-        for who in (speaker, *listeners)
-    }
+    # where each of them is: the presence relation is single-valued (one slot per subject)
+    where = {who: evidence.slot_key(who, settings.presence) for who in (speaker, *listeners)}
     opened = evidence.open_slots(minds.store, minds.tenant, where.values())
     presence = {who: opened[slot] for who, slot in where.items()}
     members = FrozenList(sorted({speaker, *listeners}))
