@@ -650,10 +650,13 @@ class Memory:
         from graphmem.minds import upgrade as minds_upgrade
 
         dump = jsonl.read(source)
-        minds_upgrade.check(dump.records)  # beliefs of an earlier format: convertible?
+        old = minds_upgrade.check(dump.records)  # beliefs of an earlier format: convertible?
+        if old:
+            self._minds()  # the minds settings checked before anything is written
         self._store.load(self._tenant, dump)
-        self._minds_obj = None
-        self._minds()  # beliefs a save holds in an earlier format are converted now
+        if old:
+            self._minds_obj = None
+            self._minds()  # and the save's beliefs converted now
         return dump
 
     # ------------------------------------------------------------------ retrieval (GraphRAG)

@@ -118,14 +118,17 @@ def _steps(record: Record) -> list[tuple[datetime, datetime, int, Fact, dict[str
     return steps
 
 
-def check(records: Iterable[Record]) -> None:
-    """Check that the beliefs of the earlier format among ``records`` can be converted.
+def check(records: Iterable[Record]) -> bool:
+    """Whether ``records`` hold beliefs of the earlier format, all of them convertible.
 
-    For a save about to be loaded: ``InvalidInput`` naming the first that cannot.
+    For a save about to be loaded: ``InvalidInput`` naming the first that is not.
     """
+    found = False
     for record in records:
         if record.kind == OLD_KIND:
             _steps(record)
+            found = True
+    return found
 
 
 def convert(store: GraphStore, tenant: str, settings: MindSettings) -> int:
