@@ -9,7 +9,7 @@ BASE    = $(VENV)/.installed-base
 STAMP   = $(VENV)/.installed
 TS_CLIENT = clients/typescript
 
-.PHONY: demo test lint typecheck pytest cypher-lint bench clean
+.PHONY: demo test lint typecheck pytest cypher-lint bench clean csharp-compiler
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,8 +42,8 @@ pytest: $(STAMP)
 
 # node_modules first: the Cypher lint runs inside pytest (tests/unit/test_cypher_files.py),
 # and so does the TypeScript client's build and run against a live server
-# (tests/server/test_typescript_client.py).
-test: lint typecheck node_modules/.installed $(TS_CLIENT)/node_modules/.installed pytest
+# (tests/server/test_typescript_client.py), and the C# client's (test_csharp_client.py).
+test: lint typecheck node_modules/.installed $(TS_CLIENT)/node_modules/.installed csharp-compiler pytest
 
 # Neo4j's own Cypher front end (@neo4j-cypher/language-support, pinned in package.json)
 # lints every cypher/**/*.cypher; any diagnostic but an undeclared parameter fails.
@@ -55,6 +55,22 @@ node_modules/.installed: package.json package-lock.json
 $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/package-lock.json
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
 	touch $@
+
+# The C# (Unity) client is compiled with Mono's C# compiler and run on mono: Debian's
+# mono-mcs, installed here when missing and apt-get may run (as root): 20 to 50 s, once.
+# Where it cannot be installed, tests/server/test_csharp_client.py skips and says why.
+CSHARP_PACKAGES = mono-mcs libmono-system-net-http4.0-cil libmono-system-numerics4.0-cil
+APT_INSTALL = DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	-o DPkg::Lock::Timeout=300 $(CSHARP_PACKAGES)
+csharp-compiler:
+	@if command -v mcs >/dev/null && command -v mono >/dev/null \
+	  && [ -e /usr/lib/mono/4.5/System.Net.Http.dll ] && [ -e /usr/lib/mono/4.5/System.Numerics.dll ]; then \
+	  exit 0; fi; \
+	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
+	  echo "no C# compiler, and apt-get cannot run here: the C# client's test will skip"; exit 0; fi; \
+	echo "installing Debian's $(CSHARP_PACKAGES) for the C# client's test"; \
+	{ $(APT_INSTALL) || { apt-get update -qq && $(APT_INSTALL); }; } >/dev/null 2>&1 \
+	  || echo "could not install mono-mcs: the C# client's test will skip"
 
 cypher-lint: node_modules/.installed
 	node scripts/lint_cypher.mjs

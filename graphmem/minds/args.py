@@ -2,7 +2,7 @@
 
 Every verb checks what it is given before it reads or writes anything. The id checks
 take a fast path for the common case (short ASCII text: it cannot hold a lone
-surrogate), and otherwise the rules of :mod:`graphmem.checks`.
+surrogate), and otherwise the rules of :mod:`graphmem.core.checks`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from graphmem.checks import MAX_TEXT_LENGTH, check_id, check_ids
-from graphmem.errors import InvalidInput
+from graphmem.core.checks import MAX_TEXT_LENGTH, check_id, check_ids
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import check_safe_name, utcnow
+from graphmem.core.store import as_utc
 from graphmem.minds.models import Belief, Fact, fact_from
-from graphmem.models import check_safe_name, utcnow
-from graphmem.store import as_utc
 
 __all__ = [
     "checked_relevance",
@@ -62,7 +62,7 @@ _NAMES: set[str] = set()  # safe names already checked (predicates): looked up, 
 
 
 def safe_name(value: Any, what: str) -> str:
-    """A safe name (:func:`graphmem.models.check_safe_name`), quickly when seen before."""
+    """A safe name (:func:`graphmem.core.models.check_safe_name`), quickly when seen before."""
     if type(value) is str and value in _NAMES:
         return value
     name = check_safe_name(value, what)

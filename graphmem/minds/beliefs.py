@@ -43,9 +43,9 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from graphmem.core.models import FrozenDict, FrozenList, Record, construct_trusted, new_id
+from graphmem.core.store import GraphStore
 from graphmem.minds.models import Belief, Fact, MindSettings, same_value
-from graphmem.models import FrozenDict, FrozenList, Record, construct_trusted, new_id
-from graphmem.store import GraphStore
 
 __all__ = [
     "HEAD_KIND",

@@ -27,15 +27,9 @@ from datetime import datetime, timedelta
 from functools import wraps
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from graphmem.checks import check_ids
-from graphmem.errors import InvalidInput, StoreReadOnly
-from graphmem.minds import args as check
-from graphmem.minds import beliefs as store_beliefs
-from graphmem.minds import telling, upgrade, world
-from graphmem.minds.models import Belief, Event, Fact, MindSettings, Recollection, fact_from
-from graphmem.minds.reads import EVENT_KIND, BeliefReads, event_from_record, may_name
-from graphmem.minds.salience import relevance_by_words, salience, score
-from graphmem.models import (
+from graphmem.core.checks import check_ids
+from graphmem.core.errors import InvalidInput, StoreReadOnly
+from graphmem.core.models import (
     Entity,
     FrozenList,
     RelationshipFilter,
@@ -43,7 +37,13 @@ from graphmem.models import (
     new_id,
     utcnow,
 )
-from graphmem.store import GraphStore, check_owner
+from graphmem.core.store import GraphStore, check_owner
+from graphmem.minds import args as check
+from graphmem.minds import beliefs as store_beliefs
+from graphmem.minds import telling, upgrade, world
+from graphmem.minds.models import Belief, Event, Fact, MindSettings, Recollection, fact_from
+from graphmem.minds.reads import EVENT_KIND, BeliefReads, event_from_record, may_name
+from graphmem.minds.salience import relevance_by_words, salience, score
 
 __all__ = ["EVENT_KIND", "Minds", "event_from_record"]
 

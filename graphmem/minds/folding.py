@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from graphmem.core.models import Record
+from graphmem.core.store import GraphStore
 from graphmem.minds.beliefs import (
     CACHE_LIMIT,
     CLAIM,
@@ -31,8 +33,6 @@ from graphmem.minds.beliefs import (
     slot_owner,
 )
 from graphmem.minds.models import Belief, Fact
-from graphmem.models import Record
-from graphmem.store import GraphStore
 
 __all__ = ["advance", "belief_of", "current", "fold", "held", "held_now", "last_seen"]
 

@@ -1,7 +1,7 @@
 """The data of NPC minds: facts, beliefs, events, recollections, recaps and settings.
 
-Data only, no I/O (the rules of :mod:`graphmem.models`): frozen pydantic models whose bad
-input raises :class:`~graphmem.errors.InvalidInput`.
+Data only, no I/O (the rules of :mod:`graphmem.core.models`): frozen pydantic models whose bad
+input raises :class:`~graphmem.core.errors.InvalidInput`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import Field, model_validator
 
-from graphmem.errors import InvalidInput
-from graphmem.models import (
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import (
     Attributes,
     Blob,
     Entity,
@@ -437,7 +437,7 @@ class MindSettings:
     MAX_DEPTH: ClassVar[int] = 64
 
     def __post_init__(self) -> None:
-        from graphmem.models import check_safe_name
+        from graphmem.core.models import check_safe_name
 
         depth = self.depth
         if isinstance(depth, bool) or not isinstance(depth, int):

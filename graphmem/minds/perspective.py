@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from graphmem.errors import InvalidInput
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import NPCIdentity
 from graphmem.minds.models import Belief
 from graphmem.minds.render import render_perspective
-from graphmem.models import NPCIdentity
 
 __all__ = ["PerspectiveIdentity"]
 

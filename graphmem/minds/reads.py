@@ -12,14 +12,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from graphmem.errors import InvalidInput, NotFound
-from graphmem.minds import args as check
-from graphmem.minds import beliefs as store_beliefs
-from graphmem.minds import folding
-from graphmem.minds.beliefs import visible_at
-from graphmem.minds.models import Belief, Event, Fact, MindSettings, fact_from
-from graphmem.minds.perspective import PerspectiveIdentity
-from graphmem.models import (
+from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.models import (
     FrozenDict,
     Provenance,
     Record,
@@ -27,7 +21,13 @@ from graphmem.models import (
     check_safe_name,
     construct_trusted,
 )
-from graphmem.store import GraphStore, as_utc
+from graphmem.core.store import GraphStore, as_utc
+from graphmem.minds import args as check
+from graphmem.minds import beliefs as store_beliefs
+from graphmem.minds import folding
+from graphmem.minds.beliefs import visible_at
+from graphmem.minds.models import Belief, Event, Fact, MindSettings, fact_from
+from graphmem.minds.perspective import PerspectiveIdentity
 
 __all__ = ["EVENT_KIND", "BeliefReads", "event_from_record", "may_name"]
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from graphmem.errors import InvalidInput, NotFound
+from graphmem.conversation.summarize import summarize_turn
+from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.models import Identifier, Record, Turn
+from graphmem.core.store import GraphStore
 from graphmem.minds.models import Event, Recap, entity_names
-from graphmem.models import Identifier, Record, Turn
-from graphmem.store import GraphStore
-from graphmem.summarize import summarize_turn
 
 __all__ = [
     "KIND",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from graphmem._prompt import fit, header_lines
+from graphmem.core.models import Entity
+from graphmem.core.prompt import fit, header_lines
 from graphmem.minds.models import Belief
-from graphmem.models import Entity
 
 __all__ = ["belief_line", "render_perspective"]
 

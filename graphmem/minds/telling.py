@@ -13,13 +13,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
-from graphmem.errors import InvalidInput
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import Entity, FrozenList, new_id, utcnow
+from graphmem.core.store import GraphStore, as_utc
 from graphmem.minds import args as check
 from graphmem.minds import beliefs as evidence
 from graphmem.minds import folding
 from graphmem.minds.models import Belief, Event, Fact, Hearing, MindSettings, fact_from
-from graphmem.models import Entity, FrozenList, new_id, utcnow
-from graphmem.store import GraphStore, as_utc
 
 __all__ = ["Minds", "claim", "hearers"]
 

@@ -19,7 +19,7 @@ one atomic write that also deletes them, into what a belief is now made of:
 The evidence of one slot is written in world-time order, so reads at ``as_of`` and
 ``recorded_as_of`` and ``history`` give the versions as they were saved.
 :class:`graphmem.minds.core.Minds` converts on first use; a read-only store holding old
-records is refused (:class:`~graphmem.errors.StoreReadOnly`) with what to do.
+records is refused (:class:`~graphmem.core.errors.StoreReadOnly`) with what to do.
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from graphmem.checks import check_identifier
-from graphmem.errors import InvalidInput
+from graphmem.core.checks import check_identifier
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import Record, utcnow
+from graphmem.core.store import GraphStore, as_utc
 from graphmem.minds import beliefs as evidence
 from graphmem.minds.models import Fact, MindSettings
-from graphmem.models import Record, utcnow
-from graphmem.store import GraphStore, as_utc
 
 __all__ = ["OLD_KIND", "check", "convert", "pending"]
 

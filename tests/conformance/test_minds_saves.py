@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 
 from graphmem import GraphStore, InvalidInput, Memory, jsonl
+from graphmem.core.models import Record
 from graphmem.minds import Belief
-from graphmem.models import Record
 
 SAVES = Path(__file__).parent / "saves"
 SAVE = SAVES / "minds_per_chain.jsonl"
