@@ -237,6 +237,8 @@ def check_id(value: object, what: str = "id") -> str:
     Lookups are lenient: any non-empty text (an id that cannot be stored is simply not
     found). Writes check ids fully (:func:`check_identifier`, through the models).
     """
+    if type(value) is str and value.isascii() and 0 < len(value) <= MAX_TEXT_LENGTH:
+        return value  # the common case, on every look-up: ASCII holds no lone surrogate
     if not isinstance(value, str) or not value:
         raise InvalidInput(f"{what} must be a non-empty string, got {value!r}", value=value)
     return check_text(value, what, max_length=MAX_TEXT_LENGTH)
@@ -244,6 +246,8 @@ def check_id(value: object, what: str = "id") -> str:
 
 def check_ids(values: object, what: str) -> list[str]:
     """A list of ids to look up (:func:`check_id` each); one id alone is refused."""
+    if type(values) is list or type(values) is tuple:  # no ABC checks for these
+        return [check_id(value, what) for value in values]
     if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
         raise InvalidInput(f"{what} takes a list of ids; wrap a single id in [...]")
     return [check_id(value, what) for value in values]

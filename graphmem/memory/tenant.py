@@ -34,8 +34,16 @@ class TenantMethods(MemoryBase):
     def import_jsonl(self, source: str | Path | IO[str]) -> TenantDump:
         """Read JSON Lines made by :meth:`export_jsonl`; all or nothing. Returns what was read."""
         self._check_open()
+        from graphmem.minds import upgrade as minds_upgrade
+
         dump = jsonl.read(source)
+        old = minds_upgrade.check(dump.records)  # beliefs of an earlier format: convertible?
+        if old:
+            self._minds()  # the minds settings checked before anything is written
         self._store.load(self._tenant, dump)
+        if old:
+            self._minds_obj = None
+            self._minds()  # and the save's beliefs converted now
         return dump
 
     def to_networkx(self, *, include_invalid: bool = False) -> nx.MultiDiGraph:

@@ -103,7 +103,7 @@ def default_recap(
 def _session_material(
     store: GraphStore, tenant: str, session_id: str
 ) -> tuple[list[Turn], list[Event], dict[str, str]]:
-    from graphmem.minds.core import EVENT_KIND, event_from_record
+    from graphmem.minds.reads import EVENT_KIND, event_from_record
 
     turns = store.branch(tenant, session_id)
     records = store.find_records(tenant, EVENT_KIND, owner=session_id, newest_first=False)

@@ -64,8 +64,9 @@ from graphmem.doors.http.problems import (
 )
 from graphmem.exchange import jsonl
 from graphmem.memory import Memory
-from graphmem.minds.models import Belief, Event, PerspectiveIdentity, Recap
+from graphmem.minds.models import Belief, Event, Recap
 from graphmem.minds.models import Fact as MindFact
+from graphmem.minds.perspective import PerspectiveIdentity
 from graphmem.policy.context import ConversationMemory, LLMContext
 from graphmem.policy.governance import Fact, FactMemory, GovernancePolicy
 

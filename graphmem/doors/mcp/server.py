@@ -58,8 +58,9 @@ from graphmem.doors.mcp.world import WORLD_TOOLS, add_world_tools, link_subject,
 from graphmem.doors.schemas import AskOut, LearnOut
 from graphmem.memory import Memory
 from graphmem.memory import open as open_memory
-from graphmem.minds.models import Belief, Event, PerspectiveIdentity, Recap, Recollection
+from graphmem.minds.models import Belief, Event, Recap, Recollection
 from graphmem.minds.models import Fact as MindFact
+from graphmem.minds.perspective import PerspectiveIdentity
 from graphmem.policy.governance import Fact, GovernancePolicy, LearnResult, ScoredFact
 
 if TYPE_CHECKING:
