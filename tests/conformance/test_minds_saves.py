@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from graphmem import GraphStore, InvalidInput, Memory, jsonl
+from graphmem import GraphStore, InvalidInput, Memory
 from graphmem.core.models import Record
+from graphmem.exchange import jsonl
 from graphmem.minds import Belief
 
 SAVES = Path(__file__).parent / "saves"

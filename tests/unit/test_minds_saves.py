@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 import graphmem
-from graphmem import Memory, StoreReadOnly, jsonl
+from graphmem import Memory, StoreReadOnly
+from graphmem.exchange import jsonl
 
 SAVE = Path(__file__).parents[1] / "conformance" / "saves" / "minds_per_chain.jsonl"
 
