@@ -23,7 +23,7 @@ from graphmem import (
     StoreClosed,
     UnsupportedOperation,
 )
-from graphmem.cli.commands import load_policy
+from graphmem.cli.arguments import load_policy
 from graphmem.doors.http.keys import KEY_PREFIX, KeyRing, add_key, hash_key
 from graphmem.doors.http.limits import Limits
 from graphmem.doors.http.problems import PayloadTooLarge, problem, status_of
@@ -171,9 +171,9 @@ def test_the_server_package_names_its_extra(monkeypatch: pytest.MonkeyPatch) -> 
 def test_snapshot_json_from_cached_parts_equals_the_models_own() -> None:
     import graphmem
     from graphmem.doors.http.app import _Fragments
-    from graphmem.tools.bench.main import _world
+    from graphmem.tools.bench.common import synthetic_world
 
-    entities, rels = _world(300, seed=3)
+    entities, rels = synthetic_world(300, seed=3)
     fragments = _Fragments(limit=500)  # small: the cache empties itself on the way
     with graphmem.open("memory://", tenant="t") as mem:
         mem.upsert_entities(
