@@ -58,6 +58,7 @@ from graphmem.server import schemas as s
 from graphmem.server.bodies import BatchTooLong, parse_json
 from graphmem.server.keys import KeyRing
 from graphmem.server.limits import Limits
+from graphmem.server.metrics import Observer, install_metrics
 from graphmem.server.problems import (
     MEDIA_TYPE,
     PayloadTooLarge,
@@ -67,6 +68,7 @@ from graphmem.server.problems import (
     validation_errors,
 )
 from graphmem.store import GraphStore, open_store
+from graphmem.telemetry import StoreTelemetry
 
 if TYPE_CHECKING:
     from graphmem.retrieval import Embedder
@@ -103,6 +105,9 @@ class ServerConfig:
         mcp: Also serve the MCP tools at ``/mcp`` (streamable HTTP), on the same store
             and keys (:mod:`graphmem.server.mcp_mount`).
         mcp_actor: Who governed writes through MCP are audited as.
+        metrics: Serve ``GET /metrics`` and count requests and store operations, with an
+            OpenTelemetry span for each when ``opentelemetry-api`` is installed
+            (:mod:`graphmem.server.metrics`).
     """
 
     store: str | GraphStore
@@ -116,6 +121,7 @@ class ServerConfig:
     cors_origins: tuple[str, ...] = ()
     mcp: bool = False
     mcp_actor: str = "mcp-agent"
+    metrics: bool = True
 
     def __post_init__(self) -> None:
         if (self.tenant is None) == (self.keys is None):
@@ -151,7 +157,8 @@ class _State:
 
     def open(self) -> None:
         store = self.config.store
-        self.store = open_store(store) if isinstance(store, str) else store
+        options = {"tracer": StoreTelemetry()} if self.config.metrics else {}
+        self.store = open_store(store, **options) if isinstance(store, str) else store
 
     @property
     def inline_reads(self) -> bool:
@@ -613,8 +620,15 @@ class _App(FastAPI):
     """
 
     fast: _State | None = None
+    observe: Observer | None = None  # graphmem.server.metrics: counts and traces requests
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.observe is not None and scope["type"] == "http":
+            await self.observe(scope, receive, send, self._answer)
+        else:
+            await self._answer(scope, receive, send)
+
+    async def _answer(self, scope: Scope, receive: Receive, send: Send) -> None:
         state = self.fast
         if (
             state is None
@@ -983,6 +997,8 @@ def create_app(config: ServerConfig) -> FastAPI:
     add_docs_pages(app)
 
     app.state.warmup = install_warmup(app, lambda: state.store, config.embedder)
+    if config.metrics:
+        app.observe = install_metrics(app, lambda: list(state._memories.values()))
     if not config.cors_origins:  # the fast routes skip the middleware, CORS included
         app.fast = state
     app.add_middleware(_KeyFirst, state=state)  # inside CORS: a 401 carries its headers
