@@ -26,8 +26,10 @@ How LangGraph's items map onto graphmem (``pip install 'graphmem[langgraph]'``):
   whole value by default) is also stored as a document whose chunks ``retrieve`` finds
   by words and vectors (the memory's embedder); the items come back in retrieval's order
   with its score, then those under the prefix that are not indexed (score None), as
-  LangGraph's own in-memory store does. Filters are LangGraph's: equality, nested maps,
-  lists, and ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``.
+  LangGraph's own in-memory store does. Indexing needs the memory's embedder (the
+  ``embeddings`` extra, or ``embedder=HashingEmbedder()``): without one an indexed put is
+  ``BackendUnavailable`` and writes nothing. Filters are LangGraph's: equality, nested
+  maps, lists, and ``$eq``, ``$ne``, ``$gt``, ``$gte``, ``$lt``, ``$lte``.
 - **TTL** is not supported (``supports_ttl`` is False): ``put(..., ttl=...)`` raises
   LangGraph's ``NotImplementedError``, as its other stores without TTL do.
 

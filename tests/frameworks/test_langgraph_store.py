@@ -11,6 +11,8 @@ LangGraph graph whose node reads and writes through the store.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -436,3 +438,22 @@ def test_a_langgraph_graph_remembers_through_the_store(ours: GraphmemStore) -> N
     assert out["recalled"] == ["my bees made honey"]
     assert ours.list_namespaces() == [("memories", "ada")]
     assert sorted(i.key for i in ours.search(("memories", "ada"))) == ["m0", "m1"]
+
+
+def test_without_an_embedder_an_indexed_put_says_so_and_writes_nothing() -> None:
+    # A fresh interpreter in which the embeddings extra is missing.
+    code = (
+        "import sys; sys.modules['sentence_transformers'] = None\n"
+        "from graphmem.errors import BackendUnavailable\n"
+        "from graphmem.integrations.langgraph import GraphmemStore\n"
+        "with GraphmemStore.open('memory://', tenant='t') as s:\n"
+        "    try:\n"
+        "        s.put(('a',), 'k', {'v': 'x'})\n"
+        "    except BackendUnavailable as exc:\n"
+        "        print('refused:', 'embeddings extra' in str(exc), s.list_namespaces())\n"
+        "    s.put(('a',), 'k', {'v': 'x'}, index=False)\n"
+        "    print(s.get(('a',), 'k').value)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["refused: True []", "{'v': 'x'}"]
