@@ -74,7 +74,12 @@ class Observer:
             await send(message)
 
         span = token = None
-        if self._tracer is not None and scope["method"] == "GET" and _FAST.match(scope["path"]):
+        if (
+            self._tracer is not None
+            and scope["method"] == "GET"
+            and _FAST.match(scope["path"])
+            and _tracing()
+        ):
             span, token = self._start_span(self._tracer, scope)
         error: str | None = None
         try:
@@ -138,6 +143,14 @@ class Observer:
         if partial is not None:
             return _template(partial)
         return "unmatched"
+
+
+def _tracing() -> bool:
+    """Whether the application set a tracer provider (as FastAPI asks before tracing)."""
+    from opentelemetry import trace
+
+    provider = trace.get_tracer_provider()
+    return not isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
 
 
 def _flat(routes: Iterable[Any]) -> Iterator[Any]:
