@@ -20,7 +20,7 @@ How LangGraph's items map onto graphmem (``pip install 'graphmem[langgraph]'``):
   (a list of labels), the ``key`` and the ``value`` (graphmem's JSON rules: string keys,
   finite numbers; other values are ``InvalidInput``); the record's id is a digest of the
   namespace and key, its ``created_at`` is kept when the item is replaced. One batch's
-  puts and deletes are one atomic :meth:`~graphmem.contract.RecordStore.write_records`.
+  puts and deletes are one atomic :meth:`~graphmem.core.contract.RecordStore.write_records`.
 - **Search.** Without a query: the items under the prefix that pass the filter, most
   recently updated first. With a query: the item's text (the fields it indexes, the
   whole value by default) is also stored as a document whose chunks ``retrieve`` finds
@@ -66,10 +66,10 @@ except ImportError as exc:  # pragma: no cover - the extra is installed in the t
         "graphmem.integrations.langgraph needs LangGraph: pip install 'graphmem[langgraph]'"
     ) from exc
 
-from graphmem.errors import InvalidInput, UnsupportedOperation
+from graphmem.core.errors import InvalidInput, UnsupportedOperation
+from graphmem.core.models import Document, Record
 from graphmem.memory import Memory
 from graphmem.memory import open as open_memory
-from graphmem.models import Document, Record
 
 __all__ = ["RECORD_KIND", "GraphmemStore"]
 

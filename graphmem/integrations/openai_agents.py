@@ -24,7 +24,7 @@ How the SDK's session maps onto graphmem (``pip install 'graphmem[openai-agents]
   ``{"role": ..., "content": ...}``.
 - **``pop_item`` forks.** The newest item is not deleted: the conversation's head moves
   to the turn before it, so the popped item stays on a branch of its own
-  (:meth:`graphmem.conversation.Conversation.branches`) and the next ``add_items`` starts
+  (:meth:`graphmem.conversation.tree.Conversation.branches`) and the next ``add_items`` starts
   a new one. A conversation this session starts opens with a marker turn (role
   :data:`MARKER_ROLE`, empty content), so popping even the first item keeps it; it is never
   returned as an item.
@@ -50,11 +50,11 @@ except ImportError as exc:  # pragma: no cover - the extra is installed in the t
         "pip install 'graphmem[openai-agents]'"
     ) from exc
 
-from graphmem.checks import SAFE_NAME_PATTERN
-from graphmem.conversation import Conversation
-from graphmem.errors import InvalidInput, UnsupportedOperation
+from graphmem.conversation.tree import Conversation
+from graphmem.core.checks import SAFE_NAME_PATTERN
+from graphmem.core.errors import InvalidInput, UnsupportedOperation
+from graphmem.core.models import Turn
 from graphmem.memory import Memory
-from graphmem.models import Turn
 
 if TYPE_CHECKING:
     from agents.items import TResponseInputItem

@@ -33,7 +33,7 @@ from langgraph.store.base import (  # noqa: E402
 from langgraph.store.memory import InMemoryStore  # noqa: E402
 
 import graphmem  # noqa: E402
-from graphmem.errors import InvalidInput, UnsupportedOperation  # noqa: E402
+from graphmem.core.errors import InvalidInput, UnsupportedOperation  # noqa: E402
 from graphmem.integrations.langgraph import RECORD_KIND, GraphmemStore  # noqa: E402
 from graphmem.retrieval.embedders import HashingEmbedder  # noqa: E402
 
@@ -444,7 +444,7 @@ def test_without_an_embedder_an_indexed_put_says_so_and_writes_nothing() -> None
     # A fresh interpreter in which the embeddings extra is missing.
     code = (
         "import sys; sys.modules['sentence_transformers'] = None\n"
-        "from graphmem.errors import BackendUnavailable\n"
+        "from graphmem.core.errors import BackendUnavailable\n"
         "from graphmem.integrations.langgraph import GraphmemStore\n"
         "with GraphmemStore.open('memory://', tenant='t') as s:\n"
         "    try:\n"

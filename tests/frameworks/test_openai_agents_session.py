@@ -29,7 +29,7 @@ from openai.types.responses import (  # noqa: E402
 )
 
 import graphmem  # noqa: E402
-from graphmem.errors import InvalidInput  # noqa: E402
+from graphmem.core.errors import InvalidInput  # noqa: E402
 from graphmem.integrations.openai_agents import MARKER_ROLE, GraphmemSession  # noqa: E402
 from graphmem.retrieval.embedders import HashingEmbedder  # noqa: E402
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from graphmem import bench
+from graphmem.tools.bench import main as bench
 
 
 def test_quick_server_bench_reports_http_throughput_and_async_figures(

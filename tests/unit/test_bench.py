@@ -3,7 +3,7 @@
 import argparse
 import json
 
-from graphmem import bench
+from graphmem.tools.bench import main as bench
 
 
 def test_quick_bench_prints_one_json_object_with_baselines(capsys):

@@ -1,4 +1,4 @@
-"""graphmem.telemetry: the Prometheus text it writes, the spans it records, and no cost
+"""graphmem.core.telemetry: the Prometheus text it writes, the spans it records, and no cost
 without OpenTelemetry (the server side is tests/server/test_metrics.py)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import sys
 import pytest
 
 import graphmem
-from graphmem.store import TraceEvent
-from graphmem.telemetry import BUCKETS, Gauge, Metrics, StoreTelemetry
+from graphmem.core.store import TraceEvent
+from graphmem.core.telemetry import BUCKETS, Gauge, Metrics, StoreTelemetry
 
 
 def test_render_writes_cumulative_buckets_sums_counts_and_escaped_labels() -> None:
@@ -79,7 +79,7 @@ def test_store_spans_join_a_recording_span_and_start_no_trace_alone() -> None:
     with tracer.start_as_current_span("agent step") as parent:  # type: ignore[attr-defined]
         StoreTelemetry(Metrics(), tracer=tracer)(event)
     store, step = exporter.get_finished_spans()  # type: ignore[attr-defined]
-    assert store.name == "graphmem.store identity_snapshot"
+    assert store.name == "graphmem.core.store identity_snapshot"
     assert store.parent.span_id == parent.get_span_context().span_id
     assert dict(store.attributes) == {
         "db.system.name": "graphmem",
@@ -97,7 +97,7 @@ def test_without_opentelemetry_there_is_no_span_code_and_counting_works() -> Non
     code = (
         "import sys; sys.modules['opentelemetry'] = None\n"  # as if it were not installed
         "import graphmem\n"
-        "from graphmem.telemetry import Metrics, StoreTelemetry, otel_tracer\n"
+        "from graphmem.core.telemetry import Metrics, StoreTelemetry, otel_tracer\n"
         "assert otel_tracer() is None\n"
         "m = Metrics()\n"
         "with graphmem.open('memory://', tenant='t', tracer=StoreTelemetry(m)) as mem:\n"
@@ -112,7 +112,7 @@ def test_without_opentelemetry_there_is_no_span_code_and_counting_works() -> Non
 def test_import_graphmem_imports_no_telemetry() -> None:
     code = (
         "import sys, graphmem; "
-        "print('opentelemetry' in sys.modules, 'graphmem.telemetry' in sys.modules)"
+        "print('opentelemetry' in sys.modules, 'graphmem.core.telemetry' in sys.modules)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False False"
