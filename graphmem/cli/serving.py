@@ -107,6 +107,11 @@ def _add_serve(commands: Any) -> None:
         metavar="NAME",
         help="with --mcp: who governed writes are audited as (mcp-agent)",
     )
+    serve.add_argument(
+        "--no-metrics",
+        action="store_true",
+        help="serve no GET /metrics and count nothing (served without a key by default)",
+    )
     serve.add_argument("--access-log", action="store_true", help="log every request")
     serve.add_argument(
         "--log-level", default="warning", choices=("debug", "info", "warning", "error")
@@ -196,6 +201,7 @@ def _serve(args: argparse.Namespace) -> int:
         cors_origins=tuple(args.cors_origin),
         mcp=args.mcp,
         mcp_actor=args.mcp_actor,
+        metrics=not args.no_metrics,
     )
     serve(
         config,

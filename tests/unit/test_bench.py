@@ -19,6 +19,8 @@ def test_quick_bench_prints_one_json_object_with_baselines(capsys):
     assert "turn append rate" in names
     assert "history of a 200-turn branch (p50)" in names
     assert "fork (p50)" in names
+    assert "identity snapshot p50, telemetry on vs off (1,000)" in names
+    assert "identity snapshot p50 in a traced request, telemetry on vs off (1,000)" in names
     assert any(n.startswith("bulk ingest") for n in names)
     for row in report["results"]:
         assert set(row) == {"name", "value", "unit", "baseline", "ratio", "round_trips", "better"}

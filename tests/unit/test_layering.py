@@ -48,6 +48,7 @@ PLACES = {
     "graphmem.memory": "facade",
     "graphmem": "doors",  # the package face, graphmem/__init__.py
     "graphmem.doors": "doors",
+    "graphmem.integrations": "doors",  # agent frameworks' memory (LangGraph, OpenAI Agents)
     "graphmem.tools": "tools",
     "graphmem.cli": "program",
     "graphmem.__main__": "program",
@@ -67,6 +68,7 @@ TOP_LEVEL = {
     "minds",
     "memory",
     "doors",
+    "integrations",
     "tools",
     "cli",
 }

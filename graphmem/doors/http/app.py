@@ -49,11 +49,13 @@ from graphmem.core.models import (
     estimate_tokens,
 )
 from graphmem.core.store import GraphStore, open_store
+from graphmem.core.telemetry import StoreTelemetry
 from graphmem.core.version import __version__
 from graphmem.doors import schemas as s
 from graphmem.doors.http.bodies import BatchTooLong, parse_json
 from graphmem.doors.http.keys import KeyRing
 from graphmem.doors.http.limits import Limits
+from graphmem.doors.http.metrics import Observer, install_metrics
 from graphmem.doors.http.problems import (
     MEDIA_TYPE,
     PayloadTooLarge,
@@ -105,6 +107,9 @@ class ServerConfig:
         mcp: Also serve the MCP tools at ``/mcp`` (streamable HTTP), on the same store
             and keys (:mod:`graphmem.doors.http.mcp_mount`).
         mcp_actor: Who governed writes through MCP are audited as.
+        metrics: Serve ``GET /metrics`` and count requests and store operations, with an
+            OpenTelemetry span for each when ``opentelemetry-api`` is installed
+            (:mod:`graphmem.doors.http.metrics`).
     """
 
     store: str | GraphStore
@@ -118,6 +123,7 @@ class ServerConfig:
     cors_origins: tuple[str, ...] = ()
     mcp: bool = False
     mcp_actor: str = "mcp-agent"
+    metrics: bool = True
 
     def __post_init__(self) -> None:
         if (self.tenant is None) == (self.keys is None):
@@ -153,7 +159,8 @@ class _State:
 
     def open(self) -> None:
         store = self.config.store
-        self.store = open_store(store) if isinstance(store, str) else store
+        options = {"tracer": StoreTelemetry()} if self.config.metrics else {}
+        self.store = open_store(store, **options) if isinstance(store, str) else store
 
     @property
     def inline_reads(self) -> bool:
@@ -615,8 +622,15 @@ class _App(FastAPI):
     """
 
     fast: _State | None = None
+    observe: Observer | None = None  # graphmem.doors.http.metrics: counts and traces requests
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.observe is not None and scope["type"] == "http":
+            await self.observe(scope, receive, send, self._answer)
+        else:
+            await self._answer(scope, receive, send)
+
+    async def _answer(self, scope: Scope, receive: Receive, send: Send) -> None:
         state = self.fast
         if (
             state is None
@@ -985,6 +999,8 @@ def create_app(config: ServerConfig) -> FastAPI:
     add_docs_pages(app)
 
     app.state.warmup = install_warmup(app, lambda: state.store, config.embedder)
+    if config.metrics:
+        app.observe = install_metrics(app, lambda: list(state._memories.values()))
     if not config.cors_origins:  # the fast routes skip the middleware, CORS included
         app.fast = state
     app.add_middleware(_KeyFirst, state=state)  # inside CORS: a 401 carries its headers

@@ -10,6 +10,9 @@ cost; absolute times on a shared machine say little on their own. Figures:
   the one fact alone), ``beliefs(npc)`` and the perspective snapshot (each beside the
   identity snapshot of the same NPC); ``--minds`` measures a tavern of 10 to 1,000 NPCs
   instead (:mod:`graphmem.tools.bench.minds`);
+- the identity snapshot with telemetry on (Prometheus counters and OpenTelemetry spans
+  through an SDK with an in-memory exporter) against off, at the smallest size
+  (:mod:`graphmem.tools.bench.telemetry`);
 - turn append rate, history of a long branch, fork;
 - ``import graphmem`` time (in a fresh interpreter), against ``import pydantic.main``
   (what any pydantic model costs).
@@ -196,6 +199,10 @@ def _figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iterator[F
                     round_trips=trips,
                 ).with_baseline(percentile(theirs, q))
 
+        from graphmem.tools.bench.telemetry import telemetry_figures
+
+        world = synthetic_world(sizes[0], args.seed)
+        yield from telemetry_figures(world, samples, args.seed, say, Figure, percentile)
         yield from _minds_figures(mem, counter, sizes[-1], samples, args.quick, say)
         yield from _conversation_figures(mem, counter, turns, say)
     finally:

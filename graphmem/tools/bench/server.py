@@ -199,6 +199,7 @@ def server_figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iter
                 over_http.append(time_us(partial(_get, connection, f"/v1/npcs/{npc}/snapshot")))
                 in_process.append(time_us(partial(mem.identity_snapshot, npc)))
             body = _get(connection, f"/v1/npcs/{picks[0]}/snapshot")
+            yield from _metrics_figure(serve, port, export.getvalue(), picks, say)
             connection.close()
             for q, label in ((0.5, "p50"), (0.99, "p99")):
                 yield Figure(
@@ -233,6 +234,48 @@ def server_figures(args: argparse.Namespace, say: Callable[[str], None]) -> Iter
         yield from _cold_start_figures(cli, say)
     finally:
         mem.close()
+
+
+def _metrics_figure(
+    serve: list[str], port: int, export: str, picks: list[str], say: Callable[[str], None]
+) -> Iterator[Figure]:
+    """Snapshot p50 over HTTP with metrics (the default) against a ``--no-metrics`` server.
+
+    The same world in both, requests interleaved (which goes first alternates).
+    """
+    say("starting a second server, with --no-metrics ...")
+    with _process([*serve, "--no-metrics"]) as bare_port:
+        # Connections of their own: the first server closed an idle one while this started.
+        ours = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        bare = http.client.HTTPConnection("127.0.0.1", bare_port, timeout=60)
+        try:
+            _wait_ready(bare)
+            bare.request(
+                "POST",
+                "/v1/import",
+                body=export.encode("utf-8"),
+                headers={"Content-Type": "application/x-ndjson"},
+            )
+            answer = bare.getresponse()
+            if answer.status != 200:
+                raise RuntimeError(f"import failed: {answer.status} {answer.read()[:300]!r}")
+            answer.read()
+            for npc in picks[:100]:
+                _get(bare, f"/v1/npcs/{npc}/snapshot")
+                _get(ours, f"/v1/npcs/{npc}/snapshot")
+            with_metrics: list[float] = []
+            without: list[float] = []
+            for i, npc in enumerate(picks):
+                path = f"/v1/npcs/{npc}/snapshot"
+                pair = [(with_metrics, ours), (without, bare)]
+                for times, conn in pair if i % 2 else reversed(pair):
+                    times.append(time_us(partial(_get, conn, path)))
+        finally:
+            ours.close()
+            bare.close()
+    yield Figure(
+        "snapshot p50 over HTTP, metrics on vs --no-metrics", percentile(with_metrics, 0.5), "us"
+    ).with_baseline(percentile(without, 0.5))
 
 
 _LORE = [
