@@ -39,6 +39,7 @@ PLACES = {
     "graphmem.core.store": "contract",
     "graphmem.core.contract": "contract",
     "graphmem.core.registry": "contract",
+    "graphmem.core.telemetry": "contract",  # store spans and counts, over the tracer hook
     "graphmem.backends": "backends",
     "graphmem.conversation": "logic",
     "graphmem.exchange": "logic",
