@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, ParamSpec, TypeVar
 from pydantic import BaseModel, Field
 
 from graphmem.errors import GraphmemError
+from graphmem.mcp_inspect import INSPECT_TOOLS, add_inspect_tools
 from graphmem.mcp_world import WORLD_TOOLS, add_world_tools, link_subject, server_class
 from graphmem.memory import Memory
 from graphmem.memory import open as open_memory
@@ -98,6 +99,7 @@ TOOLS = (
     "draft_recap",
     "list_recaps",
     *WORLD_TOOLS,
+    *INSPECT_TOOLS,
 )
 """The names of the tools the server offers."""
 
@@ -826,6 +828,7 @@ def build_server(
         return Recaps(recaps=[RecapText.of(r) for r in mem.recaps(campaign, limit=limit)])
 
     add_world_tools(server, mem, _tool_errors, readonly=readonly, writes=writes, retires=retires)
+    add_inspect_tools(server, mem, _tool_errors, readonly=readonly)
 
     return server
 

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
         Recollection,
     )
     from graphmem.minds.core import Minds
+    from graphmem.minds.truth import BeliefCheck
     from graphmem.policy.context import ConversationMemory, Summarizer
     from graphmem.policy.governance import FactMemory, GovernancePolicy, LearnResult
     from graphmem.retrieval import (
@@ -356,6 +357,39 @@ class Memory:
         """What an NPC can see: itself, the entities within ``depth`` hops and their facts."""
         self._check_open()
         return self._store.visible_subgraph(self._tenant, entity_id, depth=depth)
+
+    def neighborhood(
+        self,
+        entity_id: str,
+        *,
+        rel_types: Sequence[str] | None = None,
+        node_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
+        include_invalid: bool = False,
+        limit: int | None = None,
+    ) -> Subgraph:
+        """An entity, its facts (with provenance and validity) and their other ends.
+
+        Under both clocks, in two store calls: see
+        :func:`graphmem.retrieval.neighborhood.neighborhood`.
+        """
+        self._check_open()
+        from graphmem.retrieval.neighborhood import neighborhood
+
+        return neighborhood(
+            self._store,
+            self._tenant,
+            entity_id,
+            rel_types=_types(rel_types),
+            node_types=check_safe_names(node_types, "entity type"),
+            direction=direction,
+            as_of=as_of,
+            recorded_as_of=recorded_as_of,
+            include_invalid=include_invalid,
+            limit=limit,
+        )
 
     def expand(
         self,
@@ -1209,6 +1243,27 @@ class Memory:
     ) -> list[Belief]:
         """The NPCs' beliefs that ``fact`` holds (first order), by holder."""
         return self._minds().who_knows(fact, as_of=as_of, recorded_as_of=recorded_as_of)
+
+    def check_beliefs(
+        self,
+        npc: str,
+        *,
+        as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
+    ) -> list[BeliefCheck]:
+        """An NPC's beliefs beside the world's truth: false beliefs have ``agrees=False``.
+
+        See :func:`graphmem.minds.truth.check_beliefs` (what counts as the truth).
+
+        Raises:
+            NotFound: ``npc`` is not an entity.
+        """
+        from graphmem.minds.truth import check_beliefs
+
+        held = self.beliefs(npc, as_of=as_of, recorded_as_of=recorded_as_of)
+        return check_beliefs(
+            self._store, self._tenant, held, as_of=as_of, recorded_as_of=recorded_as_of
+        )
 
     def events(
         self,
