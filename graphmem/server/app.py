@@ -978,9 +978,11 @@ def create_app(config: ServerConfig) -> FastAPI:
         return s.Health(status="ok", version=__version__)
 
     from graphmem.server.docs_page import add_docs_pages
+    from graphmem.server.inspector import add_inspector
     from graphmem.server.warmup import install_warmup
 
     add_docs_pages(app)
+    add_inspector(app)
 
     app.state.warmup = install_warmup(app, lambda: state.store, config.embedder)
     if not config.cors_origins:  # the fast routes skip the middleware, CORS included
