@@ -8,8 +8,9 @@ BIN     = $(VENV)/bin
 BASE    = $(VENV)/.installed-base
 STAMP   = $(VENV)/.installed
 TS_CLIENT = clients/typescript
+UI        = ui
 
-.PHONY: demo test lint typecheck pytest cypher-lint bench clean
+.PHONY: demo test lint typecheck pytest cypher-lint bench clean ui
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,8 +43,9 @@ pytest: $(STAMP)
 
 # node_modules first: the Cypher lint runs inside pytest (tests/unit/test_cypher_files.py),
 # and so does the TypeScript client's build and run against a live server
-# (tests/server/test_typescript_client.py).
-test: lint typecheck node_modules/.installed $(TS_CLIENT)/node_modules/.installed pytest
+# (tests/server/test_typescript_client.py), and the inspector's build check and its
+# browser tests (tests/server/test_inspector_ui.py).
+test: lint typecheck node_modules/.installed $(TS_CLIENT)/node_modules/.installed $(UI)/node_modules/.installed pytest
 
 # Neo4j's own Cypher front end (@neo4j-cypher/language-support, pinned in package.json)
 # lints every cypher/**/*.cypher; any diagnostic but an undeclared parameter fails.
@@ -56,6 +58,18 @@ $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/pac
 	cd $(TS_CLIENT) && npm ci --no-audit --no-fund
 	touch $@
 
+# The inspector page served at /ui (TypeScript, its own package.json and lock file). Its
+# built files are committed under graphmem/server/ui_static/, so `pip install -e .` and a
+# wheel built without Node serve it; `make ui` rebuilds them after a change to ui/src or to
+# the API, and a test fails while they are stale. playwright-core drives Debian's chromium
+# in the browser tests; it downloads no browser.
+$(UI)/node_modules/.installed: $(UI)/package.json $(UI)/package-lock.json
+	cd $(UI) && npm ci --no-audit --no-fund
+	touch $@
+
+ui: $(UI)/node_modules/.installed
+	cd $(UI) && npm run build
+
 cypher-lint: node_modules/.installed
 	node scripts/lint_cypher.mjs
 
@@ -65,3 +79,4 @@ bench: $(STAMP)
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .mypy_cache .ruff_cache node_modules
 	rm -rf $(TS_CLIENT)/node_modules $(TS_CLIENT)/dist $(TS_CLIENT)/src/schema.d.ts
+	rm -rf $(UI)/node_modules $(UI)/src/schema.d.ts

@@ -51,6 +51,7 @@ COMMANDS = (
     "ask",
     "tenants",
     "openapi",
+    "ui",
 )
 """The subcommands this module adds to ``graphmem``."""
 
@@ -90,6 +91,9 @@ def add_commands(commands: Any) -> None:
     _add_serve(commands)
     _add_mcp(commands)
     _add_keys(commands)
+    from graphmem.ui_command import add_ui
+
+    add_ui(commands)
 
     entity = commands.add_parser("entity", help="add or read an entity")
     actions = entity.add_subparsers(dest="entity_command", metavar="ACTION", required=True)
@@ -518,6 +522,7 @@ def run(args: argparse.Namespace) -> int:
         "ask": _ask,
         "tenants": _tenants,
         "openapi": _openapi,
+        "ui": _ui,
     }
     try:
         return handlers[args.command](args)
@@ -527,6 +532,12 @@ def run(args: argparse.Namespace) -> int:
             f"graphmem {args.command} needs {missing}, which is not installed: "
             "pip install 'graphmem[server]'"
         ) from exc
+
+
+def _ui(args: argparse.Namespace) -> int:
+    from graphmem.ui_command import run_ui
+
+    return run_ui(args)
 
 
 def _serve(args: argparse.Namespace) -> int:
