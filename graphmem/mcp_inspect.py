@@ -1,8 +1,9 @@
-"""The inspector's questions as MCP tools: beliefs beside the truth, and a neighbourhood.
+"""The inspector's question an agent asks too, as an MCP tool: beliefs beside the truth.
 
-A game master's agent asks what an NPC gets wrong (``check_beliefs``) and what surrounds an
-entity under either clock (``entity_neighborhood``); the same answers as the inspector's
-routes (``GET /v1/npcs/{id}/beliefs/truth``, ``GET /v1/entities/{id}/neighborhood``).
+A game master's agent asks what an NPC gets wrong (``check_beliefs``): the same answer as
+the inspector's ``GET /v1/npcs/{id}/beliefs/truth``. The inspector's neighbourhood read
+stays on HTTP and in Python: an agent reads an entity's facts through ``npc_snapshot`` and
+``get_entity``, and every tool listed costs each agent context (the list has a budget).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from pydantic import BaseModel, Field
 
 from graphmem.errors import NotFound
 from graphmem.minds.truth import BeliefCheck
-from graphmem.models import Entity, Relationship
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["INSPECT_TOOLS", "add_inspect_tools"]
 
-INSPECT_TOOLS = ("check_beliefs", "entity_neighborhood")
+INSPECT_TOOLS = ("check_beliefs",)
 """The names of the tools :func:`add_inspect_tools` registers."""
 
 _AsOf = Annotated[datetime | None, Field(description="World (game) time: as things stood then.")]
@@ -39,13 +39,6 @@ class BeliefChecks(BaseModel):
     """An NPC's beliefs, oldest first, each beside what the world holds (agrees false: wrong)."""
 
     checks: list[BeliefCheck]
-
-
-class Neighborhood(BaseModel):
-    """An entity, its facts (with provenance and validity) and the entities they reach."""
-
-    entities: list[Entity]
-    relationships: list[Relationship]
 
 
 def add_inspect_tools(
@@ -76,27 +69,3 @@ def add_inspect_tools(
         """
         found = mem.check_beliefs(resolve(npc), as_of=as_of, recorded_as_of=recorded_as_of)
         return BeliefChecks(checks=found)
-
-    @server.tool(annotations=readonly)
-    @wrap
-    def entity_neighborhood(
-        entity: Annotated[str, Field(description="Its id, or its name.")],
-        rel_types: Annotated[
-            list[str] | None, Field(description="Only facts of these relationship types.")
-        ] = None,
-        as_of: _AsOf = None,
-        recorded_as_of: _RecordedAsOf = None,
-        limit: Annotated[int, Field(ge=1, le=1000, description="At most this many facts.")] = 100,
-    ) -> Neighborhood:
-        """An entity's facts, both directions, with provenance and validity, and their ends.
-
-        Current facts by default; the world as it was with ``as_of`` / ``recorded_as_of``.
-        """
-        found = mem.neighborhood(
-            resolve(entity),
-            rel_types=rel_types,
-            as_of=as_of,
-            recorded_as_of=recorded_as_of,
-            limit=limit,
-        )
-        return Neighborhood(entities=list(found.entities), relationships=list(found.relationships))

@@ -216,6 +216,40 @@ def test_the_page_says_how_to_build_it_when_it_is_missing(
         assert page.status_code == 503 and "make ui" in page.text
 
 
+def test_an_agent_asks_the_same_over_mcp() -> None:
+    """MCP's check_beliefs: Odile's false belief, named by her name, from an empty store."""
+    pytest.importorskip("mcp", reason="the server extra is not installed")
+    import asyncio
+
+    from mcp import Client
+
+    import graphmem
+    from graphmem.demo_world import build_demo_world
+    from graphmem.mcp_server import build_server
+
+    heron = {"subject": "patient_heron", "predicate": "located_in"}
+    with graphmem.open("memory://", tenant="village") as mem:
+        build_demo_world(mem)
+        mem.record_event(
+            "moved", actor="kestrel", changes=[{**heron, "object": "ashgrove"}], present=["kestrel"]
+        )
+        mem.believe("odile", {**heron, "object": "ferry_landing"}, how="witnessed")
+        server = build_server(mem)
+
+        async def main() -> tuple[Any, Any]:
+            async with Client(server) as client:
+                found = await client.call_tool("check_beliefs", {"npc": "Odile Marrow"})
+                missing = await client.call_tool("check_beliefs", {"npc": "nobody"})
+                return found, missing
+
+        found, missing = asyncio.run(main())
+    assert not found.is_error, found.content
+    [check] = found.structured_content["checks"]
+    assert check["belief"]["fact"]["object"] == "ferry_landing"
+    assert (check["truth"], check["agrees"]) == (["ashgrove"], False)
+    assert missing.is_error and "NotFound" in missing.content[0].text
+
+
 # --------------------------------------------------------------------------- the build
 
 
