@@ -123,7 +123,7 @@ try {
   await page.keyboard.press("Alt+2");
   await page.fill("#npc-id", "odile");
   await page.press("#npc-id", "Enter");
-  await page.locator("#beliefs tbody tr").first().waitFor();
+  await page.waitForFunction(() => /^Odile Marrow: /.test(document.querySelector("#status")?.textContent ?? ""));
   seen.beliefRows = await page.locator("#beliefs tbody tr").evaluateAll((rows) =>
     rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.innerText.trim())),
   );
@@ -133,8 +133,8 @@ try {
   await page.locator("#who-knows li").first().waitFor();
   seen.whoKnows = await page.locator("#who-knows li").allInnerTexts();
   await page.screenshot({ path: join(shots, "npc.png") });
-  await page.goto(`${url}/ui/#npc/pip`);
-  await page.locator("#beliefs tbody tr").first().waitFor();
+  await page.goto(`${url}/ui/#npc/pip`); // a link to another NPC: the same page, a new view
+  await page.waitForFunction(() => /^Pip Nettle: /.test(document.querySelector("#status")?.textContent ?? ""));
   seen.pipBeliefRows = await page.locator("#beliefs tbody tr").evaluateAll((rows) =>
     rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.innerText.trim())),
   );

@@ -7,7 +7,10 @@ import { go, say } from "./shell";
 
 function how(check: BeliefCheck): string {
   const b = check.belief;
-  const chain = b.sources?.length ? b.sources.map(nameOf).join(" → ") : "";
+  const sources = b.sources ?? [];
+  // The chain of hand-overs, when it is more than the one who told it.
+  const firstHand = sources.length === 1 && sources[0] === b.told_by;
+  const chain = sources.length && !firstHand ? sources.map(nameOf).join(" → ") : "";
   if (b.how === "told" || b.told_by) {
     return `told by ${b.told_by ? nameOf(b.told_by) : "someone"}${chain ? ` (chain: ${chain})` : ""}`;
   }
@@ -54,6 +57,7 @@ export function npcView(): View {
       need(api.GET("/v1/npcs/{npc_id}/beliefs/truth", { params: { path: { npc_id: id } } })),
       need(api.GET("/v1/events", { params: { query: { witness: id, limit: 200 } } })),
     ]);
+    if (current !== id) return; // another NPC was asked for meanwhile
     remember([snapshot.entity, ...snapshot.related_entities]);
     await loadNames([
       ...checks.checks.flatMap((c) => [
@@ -65,6 +69,7 @@ export function npcView(): View {
       ]),
       ...events.events.flatMap((e) => [e.actor ?? "", e.place ?? "", ...(e.witnesses ?? [])]),
     ].filter(Boolean));
+    if (current !== id) return;
     const entity = snapshot.entity;
     const falseCount = checks.checks.filter((c) => !c.agrees).length;
     const whoKnows = h("div", { id: "who-knows" });
