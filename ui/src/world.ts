@@ -48,7 +48,14 @@ export function worldView(): View {
     attrs: { autocomplete: "off" },
   });
   const results = h("ul", { id: "search-results", class: "plain", aria: { label: "Search results" } });
-  const details = h("div", { id: "entity-details" });
+  const hint = (): HTMLElement =>
+    h(
+      "p",
+      { class: "muted" },
+      "Type a name; Enter opens the first match. Click a node, or press Enter on a neighbour in this list, to " +
+        "expand it: only the neighbourhoods you open are read. Hover a fact for its provenance and validity.",
+    );
+  const details = h("div", { id: "entity-details" }, hint());
   const filters = h("div", { id: "filters" });
   const graphBox = h("div", { id: "graph", role: "img", aria: { label: "Graph of the expanded neighbourhoods" } });
   const tip = h("div", { id: "tip", role: "tooltip", hidden: true });
@@ -467,7 +474,7 @@ export function worldView(): View {
             expanded.length = 0;
             rels.clear();
             cy.elements().remove();
-            clear(details);
+            clear(details, hint());
             buildFilters();
           },
         },
