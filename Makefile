@@ -59,7 +59,7 @@ $(TS_CLIENT)/node_modules/.installed: $(TS_CLIENT)/package.json $(TS_CLIENT)/pac
 	touch $@
 
 # The inspector page served at /ui (TypeScript, its own package.json and lock file). Its
-# built files are committed under graphmem/server/ui_static/, so `pip install -e .` and a
+# built files are committed under graphmem/doors/http/ui_static/, so `pip install -e .` and a
 # wheel built without Node serve it; `make ui` rebuilds them after a change to ui/src or to
 # the API, and a test fails while they are stale. playwright-core drives Debian's chromium
 # in the browser tests; it downloads no browser.

@@ -8,17 +8,16 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
 
-from graphmem import jsonl
-from graphmem._batch import coerce_batch
-from graphmem.checks import (
+from graphmem.conversation.tree import Conversation, load_conversation
+from graphmem.core.batches import coerce_batch
+from graphmem.core.checks import (
     check_ids,
     check_limit,
     check_safe_names,
     check_text,
 )
-from graphmem.conversation import Conversation, load_conversation
-from graphmem.errors import InvalidInput, StoreClosed
-from graphmem.models import (
+from graphmem.core.errors import InvalidInput, StoreClosed
+from graphmem.core.models import (
     VALUE_ENTITY_TYPE,
     ContextResult,
     Direction,
@@ -34,13 +33,14 @@ from graphmem.models import (
     TurnFilter,
     utcnow,
 )
-from graphmem.store import GraphStore, TenantDump, check_tenant, open_store
+from graphmem.core.store import GraphStore, TenantDump, check_tenant, open_store
+from graphmem.exchange import jsonl
 
 if TYPE_CHECKING:
     import networkx as nx
     from numpy.typing import ArrayLike
 
-    from graphmem.events import EventBus
+    from graphmem.core.events import EventBus
     from graphmem.minds import (
         Belief,
         Event,
@@ -1494,15 +1494,15 @@ class Memory:
 
         Nodes carry ``type``, ``name`` and the attributes; edges are keyed by type and carry
         ``confidence``, ``source``, ``confirmed`` and the validity times. See
-        :func:`graphmem.analysis.to_networkx`.
+        :func:`graphmem.exchange.analysis.to_networkx`.
         """
-        from graphmem.analysis import to_networkx
+        from graphmem.exchange.analysis import to_networkx
 
         return to_networkx(self.dump(), include_invalid=include_invalid)
 
 
 def _check_bus(bus: object) -> None:
-    from graphmem.events import EventBus
+    from graphmem.core.events import EventBus
 
     if bus is not None and not isinstance(bus, EventBus):
         raise InvalidInput(f"bus must be a graphmem.EventBus or None, got {type(bus).__name__}")

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from graphmem.core.models import RelationshipFilter, _Model
+from graphmem.core.store import GraphStore
 from graphmem.minds.models import Belief, FactValue, same_value
-from graphmem.models import RelationshipFilter, _Model
-from graphmem.store import GraphStore
 
 __all__ = ["BeliefCheck", "check_beliefs"]
 

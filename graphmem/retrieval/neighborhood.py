@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from graphmem.errors import NotFound
-from graphmem.models import Direction, RelationshipFilter, Subgraph
-from graphmem.store import GraphStore
+from graphmem.core.errors import NotFound
+from graphmem.core.models import Direction, RelationshipFilter, Subgraph
+from graphmem.core.store import GraphStore
 
 __all__ = ["neighborhood"]
 

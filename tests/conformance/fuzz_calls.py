@@ -32,8 +32,8 @@ from graphmem import (
     StoreClosed,
     Turn,
 )
-from graphmem import jsonl as jsonl_format
-from graphmem.models import ContextResult, Provenance
+from graphmem.core.models import ContextResult, Provenance
+from graphmem.exchange import jsonl as jsonl_format
 from graphmem.retrieval import HashingEmbedder
 
 from .fuzz_values import (
@@ -1247,7 +1247,7 @@ for name in (
 
 def untested_methods() -> list[str]:
     """Public methods and properties of the four classes that have no spec (should be none)."""
-    from graphmem.conversation import Conversation
+    from graphmem.conversation.tree import Conversation
     from graphmem.policy.context import ConversationMemory
     from graphmem.policy.governance import FactMemory
 

@@ -1,6 +1,6 @@
 """The inspector at /ui: its routes over HTTP, and the page driven in a real headless Chromium.
 
-The page is TypeScript (``ui/``), built into ``graphmem/server/ui_static/`` and shipped in the
+The page is TypeScript (``ui/``), built into ``graphmem/doors/http/ui_static/`` and shipped in the
 wheel. The browser tests run Debian's chromium through playwright-core (Node; never a
 downloaded browser) against a live server on the demo village, once through
 ``graphmem ui`` (no keys, loopback) and once through ``graphmem serve --keys``: search,
@@ -28,7 +28,7 @@ import pytest
 from inspector_support import SIGNING_ENV, build_village, policy_file, seed
 from server_support import Api, graphmem_serve, problem_of, wait_for_line
 
-from graphmem.server.keys import add_key
+from graphmem.doors.http.keys import add_key
 
 ROOT = Path(__file__).resolve().parents[2]
 UI = ROOT / "ui"
@@ -207,8 +207,8 @@ def test_the_page_says_how_to_build_it_when_it_is_missing(
 ) -> None:
     from fastapi.testclient import TestClient
 
-    from graphmem.server import inspector
-    from graphmem.server.app import ServerConfig, create_app
+    from graphmem.doors.http import inspector
+    from graphmem.doors.http.app import ServerConfig, create_app
 
     monkeypatch.setattr(inspector, "_STATIC", "no_such_folder")
     with TestClient(create_app(ServerConfig(store="memory://", tenant="t"))) as client:
@@ -224,8 +224,8 @@ def test_an_agent_asks_the_same_over_mcp() -> None:
     from mcp import Client
 
     import graphmem
-    from graphmem.demo_world import build_demo_world
-    from graphmem.mcp_server import build_server
+    from graphmem.doors.mcp.server import build_server
+    from graphmem.tools.demos.village import build_demo_world
 
     heron = {"subject": "patient_heron", "predicate": "located_in"}
     with graphmem.open("memory://", tenant="village") as mem:
@@ -285,7 +285,7 @@ def test_the_committed_page_is_built_from_its_sources(node_modules: Path, tmp_pa
         built == sorted(p.name for p in STATIC.iterdir()) == ["app.js", "index.html", "style.css"]
     )
     stale = [n for n in built if (tmp_path / n).read_bytes() != (STATIC / n).read_bytes()]
-    assert not stale, f"graphmem/server/ui_static is stale ({stale}): run `make ui` and commit"
+    assert not stale, f"graphmem/doors/http/ui_static is stale ({stale}): run `make ui` and commit"
 
 
 # --------------------------------------------------------------------------- in Chromium

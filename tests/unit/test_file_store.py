@@ -292,7 +292,7 @@ def test_read_only_refuses_every_write_and_leaves_the_file_as_it_was(world: Path
 
 
 def test_every_writing_store_operation_is_refused_by_a_read_only_store(world: Path) -> None:
-    from graphmem.store import WRITE_METHODS, ChangeSet, GraphStore
+    from graphmem.core.store import WRITE_METHODS, ChangeSet, GraphStore
 
     verbs = ("upsert_", "update_", "delete_", "invalidate_", "append_", "put_", "write_", "link_")
     members = {n for n in dir(GraphStore) if not n.startswith("_")}
@@ -526,7 +526,7 @@ def test_a_reader_opens_a_file_a_writer_has_just_created(tmp_path: Path) -> None
 def test_cli_read_verbs_never_create_anything(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from graphmem.cli import main
+    from graphmem.cli.program import main
 
     typo = tmp_path / "missing" / "typo.graphmem"
     assert main(["export", "--store", url(typo), "--tenant", "t"]) == 2
@@ -544,7 +544,7 @@ def test_cli_read_verbs_never_create_anything(
 def test_cli_export_and_snapshot_read_beside_a_running_writer(
     world: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from graphmem.cli import main
+    from graphmem.cli.program import main
 
     with graphmem.open(url(world), tenant="village") as mem:
         mem.upsert_entities([Entity(id="late", type="npc", name="Late Comer")])

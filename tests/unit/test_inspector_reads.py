@@ -13,9 +13,9 @@ from datetime import timedelta
 import pytest
 
 import graphmem
-from graphmem.aio import AsyncMemory
-from graphmem.demo_world import build_demo_world
-from graphmem.errors import InvalidInput, NotFound
+from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.doors.aio import AsyncMemory
+from graphmem.tools.demos.village import build_demo_world
 
 HERON = {"subject": "patient_heron", "predicate": "located_in"}
 

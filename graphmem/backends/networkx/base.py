@@ -31,10 +31,10 @@ from graphmem.backends.networkx.state import (
     _whole,
     paused_gc,
 )
-from graphmem.checks import check_arguments, check_safe_names
-from graphmem.errors import InvalidInput, StoreClosed, StoreReadOnly
-from graphmem.models import NODE_KINDS
-from graphmem.store import (
+from graphmem.core.checks import check_arguments, check_safe_names
+from graphmem.core.errors import InvalidInput, StoreClosed, StoreReadOnly
+from graphmem.core.models import NODE_KINDS
+from graphmem.core.store import (
     WRITE_METHODS,
     Tracer,
     check_tenant,

@@ -20,7 +20,7 @@ from graphmem.backends.networkx.sqlite_rows import (
     merged,
     ranges,
 )
-from graphmem.models import Chunk, Entity, Record, Relationship, Turn
+from graphmem.core.models import Chunk, Entity, Record, Relationship, Turn
 
 if TYPE_CHECKING:
     from graphmem.backends.networkx.sqlite_file import SQLiteFile

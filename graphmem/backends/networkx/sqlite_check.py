@@ -27,15 +27,15 @@ from graphmem.backends.networkx.sqlite_seal import (
     problem,
     read_seal,
 )
-from graphmem.errors import (
+from graphmem.core.errors import (
     BackendUnavailable,
     GraphmemError,
     InvalidInput,
     NotFound,
     UnsupportedOperation,
 )
-from graphmem.models import Chunk, Entity, Record, Relationship, Turn
-from graphmem.store import StoreCheck
+from graphmem.core.models import Chunk, Entity, Record, Relationship, Turn
+from graphmem.core.store import StoreCheck
 
 if TYPE_CHECKING:
     from graphmem.backends.networkx.store import NetworkXStore

@@ -74,7 +74,7 @@ from graphmem.backends.networkx.sqlite_seal import (
 )
 from graphmem.backends.networkx.sqlite_seal import seal_path as seal_of
 from graphmem.backends.networkx.store import paused_gc
-from graphmem.errors import (
+from graphmem.core.errors import (
     BackendUnavailable,
     GraphmemError,
     InvalidInput,
@@ -82,7 +82,7 @@ from graphmem.errors import (
     NotFound,
     StoreLocked,
 )
-from graphmem.models import Chunk, Entity, Record, Relationship, Turn
+from graphmem.core.models import Chunk, Entity, Record, Relationship, Turn
 
 if TYPE_CHECKING:
     from graphmem.backends.networkx.sqlite_warm import Warmer

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphmem.errors import (
+from graphmem.core.errors import (
     BackendUnavailable,
     GraphmemError,
     InvalidInput,

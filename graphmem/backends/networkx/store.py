@@ -29,7 +29,7 @@ from graphmem.backends.networkx.search import SearchRoom
 from graphmem.backends.networkx.state import _Tenant as _Tenant
 from graphmem.backends.networkx.state import paused_gc
 from graphmem.backends.networkx.tenant import TenantRoom
-from graphmem.errors import InvalidInput
+from graphmem.core.errors import InvalidInput
 
 __all__ = ["NetworkXStore", "file_path", "open_networkx", "paused_gc"]
 
