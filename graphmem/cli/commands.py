@@ -59,6 +59,7 @@ COMMANDS = (
     "ask",
     "tenants",
     "openapi",
+    "ui",
 )
 """The subcommands this module adds to ``graphmem``."""
 

@@ -1,7 +1,8 @@
-"""The ``graphmem`` verbs that serve: ``serve``, ``mcp`` and ``keys``.
+"""The ``graphmem`` verbs that serve: ``serve``, ``mcp``, ``keys`` and ``ui``.
 
 ``serve`` runs the HTTP API (and the MCP tools at ``/mcp`` with ``--mcp``), ``mcp`` the MCP
-server on its own, ``keys`` edits API keys files.
+server on its own, ``keys`` edits API keys files, ``ui`` opens the inspector page of one
+tenant on loopback.
 
 Like the other verbs (:mod:`graphmem.cli.commands`), each opens what it serves and
 returns an exit status; a graphmem error propagates to the program, which prints it.
@@ -23,6 +24,7 @@ from graphmem.cli.arguments import (
     server_embedder,
     store_arguments,
 )
+from graphmem.cli.ui import add_ui, run_ui
 
 __all__ = ["SERVING", "add_serving_commands"]
 
@@ -32,6 +34,7 @@ def add_serving_commands(commands: Any) -> None:
     _add_serve(commands)
     _add_mcp(commands)
     _add_keys(commands)
+    add_ui(commands)
 
 
 def _add_serve(commands: Any) -> None:
@@ -286,5 +289,6 @@ SERVING: dict[str, Callable[[argparse.Namespace], int]] = {
     "serve": _serve,
     "mcp": _mcp,
     "keys": _keys,
+    "ui": run_ui,
 }
 """The serving verbs by name."""

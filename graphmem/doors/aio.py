@@ -306,6 +306,7 @@ class AsyncMemory(_Twin[Memory]):
     count_relationships = _offload(Memory.count_relationships)
     # -- graph questions
     neighbors = _offload(Memory.neighbors)
+    neighborhood = _offload(Memory.neighborhood)
     find_path = _offload(Memory.find_path)
     visible_subgraph = _offload(Memory.visible_subgraph)
     expand = _offload(Memory.expand)
@@ -345,6 +346,7 @@ class AsyncMemory(_Twin[Memory]):
     beliefs = _offload(Memory.beliefs)
     belief = _offload(Memory.belief)
     who_knows = _offload(Memory.who_knows)
+    check_beliefs = _offload(Memory.check_beliefs)
     events = _offload(Memory.events)
     recall = _offload(Memory.recall)
     forget = _offload(Memory.forget)

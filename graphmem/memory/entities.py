@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from graphmem.core.batches import coerce_batch
-from graphmem.core.checks import check_ids
+from graphmem.core.checks import check_ids, check_safe_names
 from graphmem.core.errors import InvalidInput
 from graphmem.core.models import (
     VALUE_ENTITY_TYPE,
@@ -231,6 +231,39 @@ class EntityMethods(MemoryBase):
         """What an NPC can see: itself, the entities within ``depth`` hops and their facts."""
         self._check_open()
         return self._store.visible_subgraph(self._tenant, entity_id, depth=depth)
+
+    def neighborhood(
+        self,
+        entity_id: str,
+        *,
+        rel_types: Sequence[str] | None = None,
+        node_types: Sequence[str] | None = None,
+        direction: Direction = "both",
+        as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
+        include_invalid: bool = False,
+        limit: int | None = None,
+    ) -> Subgraph:
+        """An entity, its facts (with provenance and validity) and their other ends.
+
+        Under both clocks, in two store calls: see
+        :func:`graphmem.retrieval.neighborhood.neighborhood`.
+        """
+        self._check_open()
+        from graphmem.retrieval.neighborhood import neighborhood
+
+        return neighborhood(
+            self._store,
+            self._tenant,
+            entity_id,
+            rel_types=_types(rel_types),
+            node_types=check_safe_names(node_types, "entity type"),
+            direction=direction,
+            as_of=as_of,
+            recorded_as_of=recorded_as_of,
+            include_invalid=include_invalid,
+            limit=limit,
+        )
 
     def expand(
         self,

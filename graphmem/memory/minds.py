@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         RecapSummarizer,
         Recollection,
     )
+    from graphmem.minds.truth import BeliefCheck
 
 
 class MindMethods(MemoryBase):
@@ -298,6 +299,27 @@ class MindMethods(MemoryBase):
     ) -> list[Belief]:
         """The NPCs' beliefs that ``fact`` holds (first order), by holder."""
         return self._minds().who_knows(fact, as_of=as_of, recorded_as_of=recorded_as_of)
+
+    def check_beliefs(
+        self,
+        npc: str,
+        *,
+        as_of: datetime | None = None,
+        recorded_as_of: datetime | None = None,
+    ) -> list[BeliefCheck]:
+        """An NPC's beliefs beside the world's truth: false beliefs have ``agrees=False``.
+
+        See :func:`graphmem.minds.truth.check_beliefs` (what counts as the truth).
+
+        Raises:
+            NotFound: ``npc`` is not an entity.
+        """
+        from graphmem.minds.truth import check_beliefs
+
+        held = self.beliefs(npc, as_of=as_of, recorded_as_of=recorded_as_of)
+        return check_beliefs(
+            self._store, self._tenant, held, as_of=as_of, recorded_as_of=recorded_as_of
+        )
 
     def events(
         self,

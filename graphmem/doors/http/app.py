@@ -994,9 +994,11 @@ def create_app(config: ServerConfig) -> FastAPI:
         return s.Health(status="ok", version=__version__)
 
     from graphmem.doors.http.docs_page import add_docs_pages
+    from graphmem.doors.http.inspector import add_inspector
     from graphmem.doors.http.warmup import install_warmup
 
     add_docs_pages(app)
+    add_inspector(app)
 
     app.state.warmup = install_warmup(app, lambda: state.store, config.embedder)
     if config.metrics:

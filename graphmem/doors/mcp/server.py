@@ -54,6 +54,7 @@ from graphmem.core.models import (
     Turn,
     estimate_tokens,
 )
+from graphmem.doors.mcp.inspect import INSPECT_TOOLS, add_inspect_tools
 from graphmem.doors.mcp.minds import _AsOf, _RecordedAsOf, add_mind_tools
 from graphmem.doors.mcp.world import WORLD_TOOLS, add_world_tools, link_subject, server_class
 from graphmem.doors.schemas import AskOut, LearnOut
@@ -98,6 +99,7 @@ TOOLS = (
     "draft_recap",
     "list_recaps",
     *WORLD_TOOLS,
+    *INSPECT_TOOLS,
 )
 """The names of the tools the server offers."""
 
@@ -460,6 +462,7 @@ def build_server(
 
     add_mind_tools(server, mem, _tool_errors, readonly=readonly, writes=writes, retires=retires)
     add_world_tools(server, mem, _tool_errors, readonly=readonly, writes=writes, retires=retires)
+    add_inspect_tools(server, mem, _tool_errors, readonly=readonly)
 
     return server
 
