@@ -50,6 +50,7 @@ from zlib import crc32
 
 from graphmem.backends.networkx import journal
 from graphmem.backends.networkx.codec import Decoder, decode, key_crc
+from graphmem.backends.networkx.protocols import StoreHost
 from graphmem.backends.networkx.sqlite_changes import Sync, Touched, Write
 from graphmem.backends.networkx.sqlite_rows import (
     KEY_COLUMNS,
@@ -73,7 +74,7 @@ from graphmem.backends.networkx.sqlite_seal import (
     read_seal,
 )
 from graphmem.backends.networkx.sqlite_seal import seal_path as seal_of
-from graphmem.backends.networkx.store import paused_gc
+from graphmem.backends.networkx.state import _Tenant, paused_gc
 from graphmem.core.errors import (
     BackendUnavailable,
     GraphmemError,
@@ -86,7 +87,6 @@ from graphmem.core.models import Chunk, Entity, Record, Relationship, Turn
 
 if TYPE_CHECKING:
     from graphmem.backends.networkx.sqlite_warm import Warmer
-    from graphmem.backends.networkx.store import NetworkXStore, _Tenant
 
 __all__ = ["APPLICATION_ID", "SCHEMA_VERSION", "SQLiteFile"]
 
@@ -300,7 +300,7 @@ class SQLiteFile:
     operation (:meth:`following`).
     """
 
-    def __init__(self, store: NetworkXStore, path: Path, *, read_only: bool, fsync: bool) -> None:
+    def __init__(self, store: StoreHost, path: Path, *, read_only: bool, fsync: bool) -> None:
         self.path = path
         self.read_only = read_only
         self.fsync = fsync
@@ -483,16 +483,14 @@ class SQLiteFile:
 
     def _convert(self, hold: _Hold) -> None:
         """Convert the journal at ``self.path`` (locked by us) into a database, atomically."""
-        from graphmem.backends.networkx.store import NetworkXStore
-
         path = self.path
-        old = NetworkXStore("memory://")
+        old = self._store._scratch()
         journal.replay(path, old._apply)
         raise_problems(path, state_problems(old._tenants))
         tmp = path.with_name(f".{path.name}.convert-{os.getpid()}.tmp")
         tmp.unlink(missing_ok=True)
         try:
-            new = NetworkXStore(tmp.as_uri(), path=tmp, fsync=True)
+            new = self._store._scratch(tmp)
             try:
                 for tenant in sorted(old._tenants):
                     for record in _state_records(old, tenant):
@@ -759,8 +757,6 @@ class SQLiteFile:
         return count
 
     def _tenant(self, tenant: str) -> _Tenant:
-        from graphmem.backends.networkx.store import _Tenant
-
         data = self._store._tenants[tenant] = _Tenant(graph=self.new_graph(tenant))
         return data
 
@@ -1139,7 +1135,7 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _state_records(store: NetworkXStore, tenant: str) -> Iterator[dict[str, Any]]:
+def _state_records(store: StoreHost, tenant: str) -> Iterator[dict[str, Any]]:
     """Change records that rebuild a tenant of ``store`` (to convert a journal)."""
     data = store._tenants[tenant]
     dump = store._dump(data)

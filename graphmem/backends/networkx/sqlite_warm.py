@@ -18,7 +18,7 @@ It must never slow the program down measurably:
   between them: briefly while the store is idle, for much longer while operations are
   being served, so a busy program barely notices it (the GIL is held only for one step);
 - what it makes is live data, so it is moved to the collector's oldest generation
-  unscanned, as a load does (see :func:`~graphmem.backends.networkx.store.paused_gc`),
+  unscanned, as a load does (see :func:`~graphmem.backends.networkx.state.paused_gc`),
   instead of triggering full collections of a growing heap while the program runs.
 
 A model is put in only if its node (or edge) still has the row it was read from and no

@@ -12,7 +12,9 @@ Reopening loads the ids and adjacency of the graph; the entity and relationship 
 are read on first use.
 
 The store is composed of rooms, one concern each, over :mod:`.base` and the tenant
-state of :mod:`.state`: :mod:`.graph` (entities, relationships), :mod:`.traversal`
+state of :mod:`.state`, and of its SQLite file (:mod:`.sqlite_file`), which sees the
+store only through :class:`~.protocols.StoreHost` (the rooms see the file through
+:class:`~.protocols.StoreFile`): :mod:`.graph` (entities, relationships), :mod:`.traversal`
 (walks, identity), :mod:`.conversations`, :mod:`.records`, :mod:`.chunks` (chunks and
 mentions), :mod:`.search` (embeddings, vector, full-text and hybrid search) and
 :mod:`.tenant` (dump, load, clear, planned by :mod:`graphmem.backends.load_plan`).
@@ -30,6 +32,7 @@ from graphmem.backends.networkx.state import _Tenant as _Tenant
 from graphmem.backends.networkx.state import paused_gc
 from graphmem.backends.networkx.tenant import TenantRoom
 from graphmem.core.errors import InvalidInput
+from graphmem.core.store import Tracer
 
 __all__ = ["NetworkXStore", "file_path", "open_networkx", "paused_gc"]
 
@@ -44,6 +47,30 @@ class NetworkXStore(TenantRoom, SearchRoom, ConversationRoom):
 
     Thread-safe: one lock serialises operations, so concurrent appends lose nothing.
     """
+
+    def __init__(
+        self,
+        url: str = "memory://",
+        *,
+        path: Path | None = None,
+        fsync: bool = True,
+        read_only: bool = False,
+        preload: bool = False,
+        warm: bool = False,
+        tracer: Tracer | None = None,
+    ) -> None:
+        super().__init__(url, read_only=read_only, tracer=tracer)
+        if path is not None:
+            from graphmem.backends.networkx.sqlite_file import SQLiteFile
+
+            file = SQLiteFile(self, path, read_only=read_only, fsync=fsync)
+            self._open_file(file, preload=preload, warm=warm)
+
+    def _scratch(self, path: Path | None = None) -> NetworkXStore:
+        """A new store: empty in memory, or the writer of ``path`` (to convert a journal)."""
+        if path is None:
+            return NetworkXStore("memory://")
+        return NetworkXStore(path.as_uri(), path=path, fsync=True)
 
     @property
     def capabilities(self) -> frozenset[str]:
