@@ -1,6 +1,7 @@
 """Change records to SQL (the writer), and committed changes back into a reader's graph.
 
-See :mod:`graphmem.backends.networkx.sqlite_file` for the design.
+See :mod:`graphmem.backends.networkx.sqlite_file` for the design; :mod:`.sqlite_commit` and
+:mod:`.sqlite_load` use them.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ __all__ = ["Sync", "SyncFile", "Touched", "Write", "WriteFile"]
 
 
 class WriteFile(Protocol):
-    """The file a change is written to (:class:`~.sqlite_file.SQLiteFile`)."""
+    """The file a change is written to (:class:`~.sqlite_commit.FileCommit`)."""
 
     path: Path
     _store: StoreHost
@@ -43,7 +44,7 @@ class WriteFile(Protocol):
 
 
 class SyncFile(Protocol):
-    """The file a reader syncs from (:class:`~.sqlite_file.SQLiteFile`)."""
+    """The file a reader syncs from (:class:`~.sqlite_load.FileLoad`)."""
 
     path: Path
     _store: StoreHost

@@ -31,10 +31,9 @@ from __future__ import annotations
 
 import gc
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from graphmem.backends.networkx.sqlite_file import SQLiteFile
+from graphmem.backends.networkx.sqlite_read import FileRead
 
 __all__ = ["Warmer", "install"]
 
@@ -61,7 +60,7 @@ class Warmer:
         error: What stopped it early, if anything did.
     """
 
-    def __init__(self, file: SQLiteFile) -> None:
+    def __init__(self, file: FileRead) -> None:
         self.file = file
         self.done = threading.Event()
         self.error: BaseException | None = None
