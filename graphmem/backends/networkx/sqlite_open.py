@@ -37,7 +37,7 @@ from graphmem.backends.networkx.sqlite_rows import (
     reading,
     state_problems,
 )
-from graphmem.backends.networkx.sqlite_seal import STORE_ID_KEY, new_store_id
+from graphmem.backends.networkx.sqlite_seal import STORE_ID_KEY, _fsync_dir, new_store_id
 from graphmem.backends.networkx.sqlite_seal import seal_path as seal_of
 from graphmem.core.errors import (
     BackendUnavailable,
@@ -452,14 +452,6 @@ def _connection(path: Path, *, read_only: bool) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _state_records(store: StoreHost, tenant: str) -> Iterator[dict[str, Any]]:

@@ -12,12 +12,13 @@ Reopening loads the ids and adjacency of the graph; the entity and relationship 
 are read on first use.
 
 The store is composed of rooms, one concern each, over :mod:`.base` and the tenant
-state of :mod:`.state`, and of its SQLite file (:mod:`.sqlite_file`), which sees the
-store only through :class:`~.protocols.StoreHost` (the rooms see the file through
-:class:`~.protocols.StoreFile`): :mod:`.graph` (entities, relationships), :mod:`.traversal`
+state of :mod:`.state`: :mod:`.graph` (entities, relationships), :mod:`.traversal`
 (walks, identity), :mod:`.conversations`, :mod:`.records`, :mod:`.chunks` (chunks and
 mentions), :mod:`.search` (embeddings, vector, full-text and hybrid search) and
 :mod:`.tenant` (dump, load, clear, planned by :mod:`graphmem.backends.load_plan`).
+A ``file://`` store is given its SQLite file (:mod:`.sqlite_file`) here: the rooms see
+it only as a :class:`~.protocols.StoreFile` and it sees the store only as a
+:class:`~.protocols.StoreHost`, so neither imports the other.
 """
 
 from __future__ import annotations
