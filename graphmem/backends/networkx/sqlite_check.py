@@ -11,9 +11,9 @@ from zlib import crc32
 
 from graphmem.backends.networkx import journal
 from graphmem.backends.networkx.codec import decode, key_crc
-from graphmem.backends.networkx.sqlite_file import (
+from graphmem.backends.networkx.sqlite_file import SQLiteFile
+from graphmem.backends.networkx.sqlite_open import (
     SCHEMA_VERSION,
-    SQLiteFile,
     _connection,
     _give_back,
     _kind,

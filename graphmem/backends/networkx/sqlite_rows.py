@@ -20,7 +20,7 @@ from graphmem.core.errors import (
 )
 
 if TYPE_CHECKING:
-    from graphmem.backends.networkx.store import _Tenant
+    from graphmem.backends.networkx.state import _Tenant
 
 __all__ = [
     "DAMAGE",
