@@ -770,6 +770,20 @@ spec(
 spec(M, "visible_subgraph", lambda w: [ids()], lambda w: {"depth": depths()})
 spec(
     M,
+    "neighborhood",
+    lambda w: [ids()],
+    lambda w: {
+        "rel_types": optional(name_lists()),
+        "node_types": optional(name_lists(ENTITY_TYPES)),
+        "direction": directions(),
+        "as_of": optional(times()),
+        "recorded_as_of": optional(times()),
+        "include_invalid": bools(),
+        "limit": optional(sizes()),
+    },
+)
+spec(
+    M,
     "expand",
     lambda w: [id_lists()],
     lambda w: {
@@ -1036,6 +1050,12 @@ spec(
     M,
     "who_knows",
     lambda w: [facts()],
+    lambda w: {"as_of": optional(times()), "recorded_as_of": optional(times())},
+)
+spec(
+    M,
+    "check_beliefs",
+    lambda w: [ids()],
     lambda w: {"as_of": optional(times()), "recorded_as_of": optional(times())},
 )
 spec(
