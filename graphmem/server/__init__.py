@@ -1,6 +1,10 @@
 """``graphmem serve``: graphmem's HTTP API (FastAPI + uvicorn, the ``server`` extra).
 
 - :mod:`graphmem.server.app`: :func:`create_app` and its :class:`ServerConfig` / :class:`Limits`;
+  it assembles the routers of :mod:`graphmem.server.routes` (one per area), the shared
+  request plumbing (:mod:`~graphmem.server.plumbing`), the ASGI middleware
+  (:mod:`~graphmem.server.middleware`), the fast snapshot routes (:mod:`~graphmem.server.fast`)
+  and the OpenAPI document (:mod:`~graphmem.server.document`);
 - :mod:`graphmem.server.keys`: API keys files (hashes only) and :class:`KeyRing`;
 - :mod:`graphmem.server.problems`: errors as ``application/problem+json``;
 - :mod:`graphmem.server.run`: :func:`serve` on uvicorn, with a clean stop on SIGTERM.

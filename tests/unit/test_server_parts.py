@@ -171,10 +171,10 @@ def test_the_server_package_names_its_extra(monkeypatch: pytest.MonkeyPatch) -> 
 def test_snapshot_json_from_cached_parts_equals_the_models_own() -> None:
     import graphmem
     from graphmem.bench import _world
-    from graphmem.server.app import _Fragments
+    from graphmem.server.state import Fragments
 
     entities, rels = _world(300, seed=3)
-    fragments = _Fragments(limit=500)  # small: the cache empties itself on the way
+    fragments = Fragments(limit=500)  # small: the cache empties itself on the way
     with graphmem.open("memory://", tenant="t") as mem:
         mem.upsert_entities(
             [
