@@ -11,6 +11,7 @@ import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from operator import is_
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
@@ -203,11 +204,16 @@ class Fragments:
     cache holds each instance it encoded (so its ``id`` cannot be reused) and is emptied
     whole when it reaches ``limit`` entries. The assembled document equals
     ``NPCIdentity.model_dump_json()`` byte for byte (a test checks it).
+
+    The last document of each entity is kept too, with the instances it was made of: a
+    snapshot made of the very same instances (compared by identity, not equality: equal
+    floats such as ``0.0`` and ``-0.0`` encode differently) is the same document.
     """
 
     def __init__(self, limit: int = 200_000) -> None:
         self._limit = limit
         self._cache: dict[int, tuple[Any, bytes]] = {}
+        self._identities: dict[str, tuple[tuple[Any, ...], bytes]] = {}
 
     def __call__(self, model: Any) -> bytes:
         """``model``'s JSON, encoded once per instance."""
@@ -222,7 +228,13 @@ class Fragments:
 
     def identity(self, identity: NPCIdentity) -> bytes:
         """``identity.model_dump_json()``, as bytes, from the parts' cached JSON."""
-        return b"".join(
+        parts = (identity.entity, *identity.relationships, None, *identity.related_entities)
+        found = self._identities.get(identity.entity.id)
+        if found is not None and len(found[0]) == len(parts) and all(map(is_, found[0], parts)):
+            return found[1]
+        if len(self._identities) >= self._limit:
+            self._identities.clear()
+        encoded = b"".join(
             (
                 b'{"entity":',
                 self(identity.entity),
@@ -233,6 +245,8 @@ class Fragments:
                 b"]}",
             )
         )
+        self._identities[identity.entity.id] = (parts, encoded)
+        return encoded
 
 
 def state_of(request: Request) -> ServerState:
