@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from fastapi import FastAPI
 from starlette.types import Receive, Scope, Send
 
-from graphmem.errors import GraphmemError
+from graphmem.checks import check_identifier
+from graphmem.errors import GraphmemError, InvalidInput
 from graphmem.models import estimate_tokens
 from graphmem.server import schemas as s
 from graphmem.server.middleware import bearer_key, send_problem
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger("graphmem.server")
 
-_FAST_PATH = re.compile(rb"^/v1/npcs/([!-.0-~]{1,1536})/(snapshot|prompt)$")
+_FAST_PATH = re.compile(rb"^/v1/npcs/([!-.0-~]{1,6144})/(snapshot|prompt)$")
 _MAX_TOKENS_QUERY = re.compile(rb"^max_tokens=([1-9][0-9]{0,5})$")
 _JSON_HEADERS = [(b"content-type", b"application/json")]
 
@@ -70,9 +71,11 @@ async def fast_snapshot(state: ServerState, scope: Scope, send: Send) -> bool:
         if found is None:
             return False  # FastAPI validates whatever else was asked
         max_tokens = int(found.group(1))
+    npc_id = unquote_path(match.group(1).decode("ascii"))
+    if not _is_identifier(npc_id):
+        return False  # FastAPI refuses it (422), naming the parameter
     path = raw.decode("latin-1")
     try:
-        npc_id = unquote_path(match.group(1).decode("ascii"))
         mem = state.memory(bearer_key(scope))
         identity = mem.identity_snapshot(npc_id)
         if route == b"snapshot":
@@ -100,4 +103,12 @@ async def fast_snapshot(state: ServerState, scope: Scope, send: Send) -> bool:
         }
     )
     await send({"type": "http.response.body", "body": payload})
+    return True
+
+
+def _is_identifier(value: str) -> bool:
+    try:
+        check_identifier(value, "")
+    except InvalidInput:
+        return False
     return True

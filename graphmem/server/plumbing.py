@@ -22,6 +22,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import AfterValidator, WithJsonSchema
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from graphmem.checks import check_identifier, check_printable_name
 from graphmem.errors import InvalidInput
 from graphmem.memory import Memory
 from graphmem.policy.context import ConversationMemory
@@ -54,20 +55,41 @@ def unquote_path(value: str) -> str:
     return unquote(value, errors="replace")
 
 
-def _path_id(what: str) -> Any:
+def _path_identifier(value: str) -> str:
+    """A path id, decoded and checked as the schema states it (``check_identifier``)."""
+    return check_identifier(unquote_path(value), "")
+
+
+def _path_printable(value: str) -> str:
+    """A path name (user, session), decoded and checked: a printable name."""
+    return check_printable_name(unquote_path(value), "the name")
+
+
+def _query_identifier(value: str | None) -> str | None:
+    return None if value is None else check_identifier(value, "")
+
+
+MAX_ENCODED_ID = 512 * 12
+"""The longest percent-encoded id: 512 characters of four UTF-8 bytes each, as %XX."""
+
+
+def _path_id(what: str, pattern: str = s.ID_PATTERN, max_length: int = 512) -> Any:
+    # Checked as sent (percent-encoded); documented as the value it decodes to, whose
+    # rule (an id, a printable name) the server checks once it is decoded.
     return Path(
         min_length=1,
-        max_length=1536,
+        max_length=MAX_ENCODED_ID,
         description=f"The {what}, percent-encoded (a '/' in it is sent as %2F).",
+        json_schema_extra={"maxLength": max_length, "pattern": pattern},
     )
 
 
-EntityId = Annotated[str, _path_id("entity id"), AfterValidator(unquote_path)]
-NpcId = Annotated[str, _path_id("NPC's entity id"), AfterValidator(unquote_path)]
-SessionId = Annotated[str, _path_id("session id"), AfterValidator(unquote_path)]
-TurnKey = Annotated[str, _path_id("turn id"), AfterValidator(unquote_path)]
-FactId = Annotated[str, _path_id("fact id"), AfterValidator(unquote_path)]
-PlaceId = Annotated[str, _path_id("place's entity id"), AfterValidator(unquote_path)]
+EntityId = Annotated[str, _path_id("entity id"), AfterValidator(_path_identifier)]
+NpcId = Annotated[str, _path_id("NPC's entity id"), AfterValidator(_path_identifier)]
+SessionId = Annotated[str, _path_id("session id"), AfterValidator(_path_identifier)]
+TurnKey = Annotated[str, _path_id("turn id"), AfterValidator(_path_identifier)]
+FactId = Annotated[str, _path_id("fact id"), AfterValidator(_path_identifier)]
+PlaceId = Annotated[str, _path_id("place's entity id"), AfterValidator(_path_identifier)]
 
 
 def printable_query() -> Any:
@@ -76,7 +98,11 @@ def printable_query() -> Any:
 
 
 Limit = Annotated[int | None, Query(ge=1, le=100_000, description="At most this many.")]
-IdQ = Annotated[str | None, Query(min_length=1, max_length=512)]
+IdQ = Annotated[
+    str | None,
+    Query(min_length=1, max_length=512, json_schema_extra={"pattern": s.ID_PATTERN}),
+    AfterValidator(_query_identifier),
+]
 DepthQ = Annotated[int, Query(ge=1, le=s.MAX_DEPTH)]
 NamesQ = Annotated[
     list[Annotated[str, WithJsonSchema({"type": "string", "pattern": s.SAFE_NAME_JSON})]] | None,
@@ -94,7 +120,7 @@ RecordedAsOfQ = Annotated[
     Query(description="Memory time: as the store held it then (ISO 8601; naive = UTC)."),
 ]
 ChainQ = Annotated[
-    list[str] | None,
+    list[s.IdText] | None,
     Query(
         max_length=15,
         description="Nested belief: what the NPC thinks these believe, in order (repeat it).",
@@ -105,8 +131,16 @@ ChainQ = Annotated[
 async def _conversation_memory(
     mem: Mem,
     request: Request,
-    user: Annotated[str, _path_id("end user (player, customer)"), AfterValidator(unquote_path)],
-    session: Annotated[str, _path_id("session of the conversation"), AfterValidator(unquote_path)],
+    user: Annotated[
+        str,
+        _path_id("end user (player, customer)", s.PRINTABLE_PATTERN, 256),
+        AfterValidator(_path_printable),
+    ],
+    session: Annotated[
+        str,
+        _path_id("session of the conversation", s.PRINTABLE_PATTERN, 256),
+        AfterValidator(_path_printable),
+    ],
     strategy: Strategy = "rolling_summary",
     max_tokens: Budget = 2000,
     window_turns: Window = 20,

@@ -94,21 +94,30 @@ MAX_NODES = 100_000
 MAX_TOKENS = 1_000_000
 
 Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH)]
-IdText = Annotated[str, Field(min_length=1, max_length=512)]
+ID_PATTERN = "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"
+"""An id (``graphmem.models.Identifier``) as a JSON Schema pattern: not blank, no control
+character. Ids of look-ups are checked alike (a record owner, a session id)."""
+IdText = Annotated[
+    str, Field(min_length=1, max_length=512, json_schema_extra={"pattern": ID_PATTERN})
+]
 ShortText = Annotated[str, Field(min_length=1, max_length=256)]
 
 _UNPRINTABLE = (
     "\\u0000-\\u001f\\u007f-\\u00a0\\u00ad\\u034f\\u061c\\u115f\\u1160\\u1680"
     "\\u17b4\\u17b5\\u180b-\\u180f\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f"
-    "\\u2800\\u3000\\u3164\\ud800-\\uf8ff\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\uffff"
+    "\\u2800\\u3000\\u3164\\ue000-\\uf8ff\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\uffff"
 )
 PRINTABLE_PATTERN = f"^[^{_UNPRINTABLE}\\s]([^{_UNPRINTABLE}]*[^{_UNPRINTABLE}\\s])?$"
 """A printable name (``check_printable_name``: actors, sessions of governed writes), as a
-JSON Schema pattern for schema readers: no control, format, invisible, private-use or
-surrogate character, no wide space, no blank at either end. The server checks the full
-rule (unassigned code points and NFC too); the schema does not enforce it twice."""
+JSON Schema pattern for schema readers: no control, format, invisible or private-use
+character, no wide space, no blank at either end. The server checks the full rule
+(unassigned code points and NFC too; a lone surrogate is not text at all); the schema does
+not enforce it twice. No surrogate range in the class: generators (schemathesis) drop a
+pattern that holds one."""
 SAFE_NAME_JSON = "^[A-Za-z][A-Za-z0-9_]{0,63}$"
 """``SAFE_NAME_PATTERN`` as a JSON Schema pattern (types: entity, relationship, event)."""
+AskText = Annotated[str, Field(json_schema_extra={"pattern": "\\S"})]
+"""A question, a query or a fact's part: text with something in it besides blanks."""
 SafeText = Annotated[
     str, Field(min_length=1, max_length=64, json_schema_extra={"pattern": SAFE_NAME_JSON})
 ]
@@ -244,7 +253,7 @@ class PromptOut(Body):
 class TurnIn(Body):
     """A turn to append: what was said, by whom, and what an agent adds."""
 
-    role: ShortText
+    role: SafeText
     content: str
     speaker: str | None = None
     turn_id: IdText | None = None
@@ -342,7 +351,7 @@ class Indexed(Body):
 class RetrieveRequest(Body):
     """A GraphRAG question (see ``Memory.retrieve``)."""
 
-    query: str
+    query: AskText
     k: Annotated[int, Field(ge=1, le=MAX_K)] = 10
     hops: Annotated[int, Field(ge=0, le=MAX_DEPTH)] = 2
     graph_scope: list[IdText] | None = None
@@ -364,7 +373,7 @@ class RetrieveOut(Body):
 class AskRequest(Body):
     """A question about the entity graph (see ``Memory.ask``)."""
 
-    question: str
+    question: AskText
     k: Annotated[int, Field(ge=1, le=MAX_K)] = 10
     max_hops: Annotated[int, Field(ge=1, le=MAX_DEPTH)] | None = Field(
         default=None, description="The longest relation path considered (default 3)."
@@ -473,9 +482,9 @@ class FactActor(Body):
 class LearnRequest(FactActor):
     """One fact to write through the governance rules."""
 
-    subject: str
-    relation: str
-    value: str
+    subject: AskText
+    relation: AskText
+    value: AskText
     source_type: ShortText = "manual"
     memory_type: Literal["semantic", "episodic", "procedural"] = "semantic"
     scope: Literal["agent", "session", "workspace"] = "agent"
@@ -525,7 +534,7 @@ class FactList(Body):
 class RecallRequest(FactActor):
     """Which facts best answer a query, within a token budget."""
 
-    query: str
+    query: AskText
     max_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS)] = 500
     limit: Annotated[int, Field(ge=1, le=MAX_K)] | None = None
     memory_types: list[Literal["semantic", "episodic", "procedural"]] | None = None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import Field, WithJsonSchema
+from pydantic import ConfigDict, Field, WithJsonSchema
 
 from graphmem.minds.models import Belief, Event, Recap, Recollection
 from graphmem.minds.models import Fact as MindFact
@@ -41,7 +41,16 @@ Chain = Annotated[
         "(['b'] is what it thinks b believes; ['b', 'c'] what it thinks b thinks c believes).",
     ),
 ]
-Base64 = Annotated[Blob, WithJsonSchema({"type": "string", "contentEncoding": "base64"})]
+Base64 = Annotated[
+    Blob,
+    WithJsonSchema(
+        {
+            "type": "string",
+            "contentEncoding": "base64",
+            "pattern": "^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$",
+        }
+    ),
+]
 WorldTime = Annotated[datetime | None, Field(description="World (game) time; default now.")]
 
 
@@ -182,7 +191,19 @@ class RecollectionList(Body):
 
 
 class ForgetBeliefsRequest(Body):
-    """Retire beliefs (of one NPC, or of all) meeting every policy given."""
+    """Retire beliefs (of one NPC, or of all) meeting every policy given (one at least)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "anyOf": [
+                {"required": ["below"], "properties": {"below": {"type": "number"}}},
+                {
+                    "required": ["older_than_seconds"],
+                    "properties": {"older_than_seconds": {"type": "number"}},
+                },
+            ]
+        }
+    )
 
     npc: IdText | None = None
     below: Fraction | None = Field(
@@ -201,7 +222,9 @@ class RecapIn(Body):
     text: str | None = None
     campaign: IdText | None = None
     audio: Base64 | None = Field(default=None, description="Rendered audio, base64.")
-    audio_type: ShortText | None = Field(default=None, description="audio/ogg, audio/mpeg, ...")
+    audio_type: Annotated[str, Field(min_length=1, max_length=256, pattern="/")] | None = Field(
+        default=None, description="audio/ogg, audio/mpeg, ..."
+    )
 
 
 class RecapList(Body):

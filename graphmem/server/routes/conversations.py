@@ -130,7 +130,9 @@ async def search_turns(
     text: Annotated[str | None, Query()] = None,
     session_id: IdQ = None,
     speaker: Annotated[str | None, Query(max_length=512)] = None,
-    role: Annotated[str | None, Query(max_length=64)] = None,
+    role: Annotated[
+        str | None, Query(max_length=64, json_schema_extra={"pattern": s.SAFE_NAME_JSON})
+    ] = None,
     since: datetime | None = None,
     until: datetime | None = None,
     limit: Limit = None,
@@ -153,7 +155,7 @@ async def search_turns(
 @router.get("/turns/recent", tags=["session log"], response_model=s.TurnList)
 async def recent_turns(
     mem: Mem,
-    within_seconds: Annotated[float, Query(gt=0, le=1e10)],
+    within_seconds: Annotated[float, Query(ge=1e-6, le=1e10)],  # a microsecond at least
     session_id: IdQ = None,
     limit: Limit = None,
 ) -> s.TurnList:

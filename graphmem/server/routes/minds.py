@@ -174,7 +174,10 @@ async def beliefs(
     npc_id: NpcId,
     about: IdQ = None,
     of: ChainQ = None,
-    predicate: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
+    predicate: Annotated[
+        str | None,
+        Query(min_length=1, max_length=64, json_schema_extra={"pattern": s.SAFE_NAME_JSON}),
+    ] = None,
     as_of: AsOfQ = None,
     recorded_as_of: RecordedAsOfQ = None,
     history: bool = False,
@@ -200,7 +203,9 @@ async def belief(
     request: Request,
     npc_id: NpcId,
     subject: Annotated[str, Query(min_length=1, max_length=512)],
-    predicate: Annotated[str, Query(min_length=1, max_length=64)],
+    predicate: Annotated[
+        str, Query(min_length=1, max_length=64, json_schema_extra={"pattern": s.SAFE_NAME_JSON})
+    ],
     object: IdQ = None,
     of: ChainQ = None,
     as_of: AsOfQ = None,
