@@ -55,6 +55,7 @@ from graphmem.models import (
     ContextResult,
     NPCIdentity,
     Relationship,
+    StrictBool,
     Trajectory,
     Turn,
     estimate_tokens,
@@ -434,7 +435,7 @@ def build_server(
         npc_id: Annotated[str, Field(description="The NPC's entity id.")],
         max_tokens: Annotated[int | None, Field(ge=1, le=100_000)] = None,
         perspective: Annotated[
-            bool, Field(description="Who it is as it sees things: its beliefs, true or not.")
+            StrictBool, Field(description="Who it is as it sees things: its beliefs, true or not.")
         ] = False,
         as_of: _AsOf = None,
         recorded_as_of: _RecordedAsOf = None,
@@ -678,7 +679,7 @@ def build_server(
         predicate: Annotated[str | None, Field(description="Only this relation.")] = None,
         as_of: _AsOf = None,
         recorded_as_of: _RecordedAsOf = None,
-        history: Annotated[bool, Field(description="Every version ever held.")] = False,
+        history: Annotated[StrictBool, Field(description="Every version ever held.")] = False,
     ) -> Beliefs:
         """What an NPC believes (which may be false), now or at a world or memory time."""
         found = mem.beliefs(
