@@ -207,7 +207,8 @@ class Fragments:
 
     The last document of each entity is kept too, with the instances it was made of: a
     snapshot made of the very same instances (compared by identity, not equality: equal
-    floats such as ``0.0`` and ``-0.0`` encode differently) is the same document.
+    floats such as ``0.0`` and ``-0.0`` encode differently) is the same document. At most
+    ``limit // 10`` such documents are kept (a hub's can be large), emptied whole too.
     """
 
     def __init__(self, limit: int = 200_000) -> None:
@@ -232,7 +233,7 @@ class Fragments:
         found = self._identities.get(identity.entity.id)
         if found is not None and len(found[0]) == len(parts) and all(map(is_, found[0], parts)):
             return found[1]
-        if len(self._identities) >= self._limit:
+        if len(self._identities) >= max(1, self._limit // 10):
             self._identities.clear()
         encoded = b"".join(
             (
