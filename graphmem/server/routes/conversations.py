@@ -127,7 +127,9 @@ async def sessions(mem: Mem) -> s.SessionList:
 async def search_turns(
     mem: Mem,
     request: Request,
-    text: Annotated[str | None, Query()] = None,
+    text: Annotated[
+        str | None, Query(description="Keywords (not blank).", json_schema_extra={"pattern": "\\S"})
+    ] = None,
     session_id: IdQ = None,
     speaker: Annotated[str | None, Query(max_length=512)] = None,
     role: Annotated[
