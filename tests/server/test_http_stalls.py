@@ -24,7 +24,7 @@ import httpx
 import pytest
 from server_support import Served, graphmem_serve, problem_of
 
-from graphmem.server.keys import add_key, revoke_key
+from graphmem.doors.http.keys import add_key, revoke_key
 
 POSTER = textwrap.dedent(
     """

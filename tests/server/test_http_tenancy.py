@@ -301,7 +301,7 @@ ROUTES: dict[tuple[str, str], Call] = {
         ).encode(),
     ),
 }
-PUBLIC = {("GET", "/healthz"), ("GET", "/readyz")}
+PUBLIC = {("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics")}
 
 
 def test_the_table_covers_every_route() -> None:

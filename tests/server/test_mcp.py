@@ -16,7 +16,7 @@ pytest.importorskip("mcp", reason="the server extra is not installed")
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 import graphmem  # noqa: E402
-from graphmem.mcp_server import TOOLS  # noqa: E402
+from graphmem.doors.mcp.server import TOOLS  # noqa: E402
 
 
 def _structured(result: Any) -> Any:
@@ -303,7 +303,7 @@ def test_mcp_over_streamable_http(tmp_path: Path) -> None:
 
 
 def test_mcp_http_refuses_other_addresses(capsys: pytest.CaptureFixture[str]) -> None:
-    from graphmem.cli import main
+    from graphmem.cli.program import main
 
     status = main(["mcp", "--store", "memory://", "--tenant", "t", "--http", "--host", "0.0.0.0"])
     assert status == 2
@@ -311,7 +311,7 @@ def test_mcp_http_refuses_other_addresses(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_tool_schemas_describe_every_argument() -> None:
-    from graphmem.mcp_server import build_server
+    from graphmem.doors.mcp.server import build_server
 
     with graphmem.open("memory://", tenant="t") as mem:
         server = build_server(mem)

@@ -43,7 +43,7 @@ STATE_OR_CROSS_FIELD = {
     ("POST", "/v1/events"): _MUST_EXIST,
     ("POST", "/v1/places/{place_id}/observe"): _MUST_EXIST,
     ("POST", "/v1/conversations/{session_id}/turns"): "a hidden artifact's media type "
-    "(graphmem.models.ArtifactRef) is checked by the model, not stated in its schema",
+    "(graphmem.core.models.ArtifactRef) is checked by the model, not stated in its schema",
     ("POST", "/v1/conversations/{session_id}/turns/batch"): "as a single turn's",
     ("POST", "/v1/retrieve"): "fusion presets are a registry that plugins extend",
     ("POST", "/v1/facts"): _PRINTABLE,

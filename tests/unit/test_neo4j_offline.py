@@ -58,7 +58,7 @@ from graphmem.backends.neo4j.store import (  # noqa: E402
     Neo4jStore,
     _translate,
 )
-from graphmem.store import ROOMS, ChangeSet, SearchHit, SearchPair, satisfied_protocols  # noqa: E402
+from graphmem.core.store import ROOMS, ChangeSet, SearchHit, SearchPair, satisfied_protocols  # noqa: E402
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
 ENTITY = {
@@ -2015,7 +2015,7 @@ on a cluster (neo4j:// URLs) reads go to followers and read replicas, writes to 
 
 
 def test_every_store_operation_has_an_access_mode() -> None:
-    from graphmem.store import GraphStore, protocol_members
+    from graphmem.core.store import GraphStore, protocol_members
 
     operations = protocol_members(GraphStore) - {"url", "capabilities", "close"}
     assert set(ACCESS) == operations, "classify every new operation as a read or a write"
@@ -2189,7 +2189,7 @@ def test_hybrid_search_falls_back_to_each_kind_when_an_index_fails(
 def test_hybrid_search_matches_each_kind_searched_alone(
     store: Neo4jStore, server: FakeServer
 ) -> None:
-    from graphmem.store import search_each
+    from graphmem.core.store import search_each
 
     server.overrides["schema/list_indexes"] = lambda params: ALL_INDEXES
 

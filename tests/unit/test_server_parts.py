@@ -23,10 +23,10 @@ from graphmem import (
     StoreClosed,
     UnsupportedOperation,
 )
-from graphmem.commands import load_policy
-from graphmem.server.keys import KEY_PREFIX, KeyRing, add_key, hash_key
-from graphmem.server.limits import Limits
-from graphmem.server.problems import PayloadTooLarge, problem, status_of
+from graphmem.cli.commands import load_policy
+from graphmem.doors.http.keys import KEY_PREFIX, KeyRing, add_key, hash_key
+from graphmem.doors.http.limits import Limits
+from graphmem.doors.http.problems import PayloadTooLarge, problem, status_of
 
 
 @pytest.mark.parametrize("suffix", [".toml", ".json"])
@@ -153,7 +153,7 @@ def test_policy_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_server_package_names_its_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib
 
-    from graphmem import server
+    from graphmem.doors import http as server
 
     real = importlib.import_module
 
@@ -170,8 +170,8 @@ def test_the_server_package_names_its_extra(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_snapshot_json_from_cached_parts_equals_the_models_own() -> None:
     import graphmem
-    from graphmem.bench import _world
-    from graphmem.server.state import Fragments
+    from graphmem.doors.http.state import Fragments
+    from graphmem.tools.bench.main import _world
 
     entities, rels = _world(300, seed=3)
     fragments = Fragments(limit=500)  # small: the cache empties itself on the way
