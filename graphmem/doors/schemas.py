@@ -11,12 +11,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field, RootModel
 
 from graphmem.core.models import (
     Artifact,
     ArtifactRef,
-    Blob,
     Branch,
     ContextResult,
     Document,
@@ -28,21 +27,17 @@ from graphmem.core.models import (
     Trajectory,
     Turn,
 )
-from graphmem.minds.models import Belief, Event, Recap, Recollection
-from graphmem.minds.models import Fact as MindFact
 from graphmem.policy.governance import AuditEntry, Fact, LearnResult, ScoredFact
 
 if TYPE_CHECKING:
     from graphmem.retrieval.graphqa import GraphAnswer, GraphAnswers
 
 __all__ = [
+    "Body",
     "AmbiguityOut",
     "AskOut",
     "AskRequest",
     "AuditLog",
-    "BeliefList",
-    "BeliefOrNone",
-    "BelieveRequest",
     "BranchList",
     "ContextOut",
     "ContextSnapshot",
@@ -53,13 +48,10 @@ __all__ = [
     "EntityList",
     "EntityQuery",
     "EntityUpdate",
-    "EventIn",
-    "EventList",
     "Existed",
     "ExpandRequest",
     "FactActor",
     "FactList",
-    "ForgetBeliefsRequest",
     "ForkRequest",
     "GraphAnswerOut",
     "Health",
@@ -74,17 +66,12 @@ __all__ = [
     "LearnRequest",
     "MemoryTurnIn",
     "Message",
-    "MindRecallRequest",
-    "ObserveRequest",
     "PathOut",
     "PathStepOut",
     "PromptOut",
     "RecallOut",
     "RecallRequest",
-    "RecapIn",
     "RelateRequest",
-    "RecapList",
-    "RecollectionList",
     "RelationshipBatch",
     "RelationshipKey",
     "RelationshipList",
@@ -93,12 +80,10 @@ __all__ = [
     "RollbackOut",
     "RollbackRequest",
     "SessionList",
-    "TellRequest",
     "TurnBatch",
     "TurnIn",
     "TurnList",
     "TurnOrNone",
-    "WhoKnowsRequest",
 ]
 
 # Bounds on sizes a request may ask for: far above any sensible use, low enough that no
@@ -109,21 +94,30 @@ MAX_NODES = 100_000
 MAX_TOKENS = 1_000_000
 
 Depth = Annotated[int, Field(ge=1, le=MAX_DEPTH)]
-IdText = Annotated[str, Field(min_length=1, max_length=512)]
+ID_PATTERN = "^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$"
+"""An id (``graphmem.core.models.Identifier``) as a JSON Schema pattern: not blank, no control
+character. Ids of look-ups are checked alike (a record owner, a session id)."""
+IdText = Annotated[
+    str, Field(min_length=1, max_length=512, json_schema_extra={"pattern": ID_PATTERN})
+]
 ShortText = Annotated[str, Field(min_length=1, max_length=256)]
 
 _UNPRINTABLE = (
     "\\u0000-\\u001f\\u007f-\\u00a0\\u00ad\\u034f\\u061c\\u115f\\u1160\\u1680"
     "\\u17b4\\u17b5\\u180b-\\u180f\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f"
-    "\\u2800\\u3000\\u3164\\ud800-\\uf8ff\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\uffff"
+    "\\u2800\\u3000\\u3164\\ue000-\\uf8ff\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\uffff"
 )
 PRINTABLE_PATTERN = f"^[^{_UNPRINTABLE}\\s]([^{_UNPRINTABLE}]*[^{_UNPRINTABLE}\\s])?$"
 """A printable name (``check_printable_name``: actors, sessions of governed writes), as a
-JSON Schema pattern for schema readers: no control, format, invisible, private-use or
-surrogate character, no wide space, no blank at either end. The server checks the full
-rule (unassigned code points and NFC too); the schema does not enforce it twice."""
+JSON Schema pattern for schema readers: no control, format, invisible or private-use
+character, no wide space, no blank at either end. The server checks the full rule
+(unassigned code points and NFC too; a lone surrogate is not text at all); the schema does
+not enforce it twice. No surrogate range in the class: generators (schemathesis) drop a
+pattern that holds one."""
 SAFE_NAME_JSON = "^[A-Za-z][A-Za-z0-9_]{0,63}$"
 """``SAFE_NAME_PATTERN`` as a JSON Schema pattern (types: entity, relationship, event)."""
+AskText = Annotated[str, Field(json_schema_extra={"pattern": "\\S"})]
+"""A question, a query or a fact's part: text with something in it besides blanks."""
 SafeText = Annotated[
     str, Field(min_length=1, max_length=64, json_schema_extra={"pattern": SAFE_NAME_JSON})
 ]
@@ -133,26 +127,28 @@ PrintableText = Annotated[
 ]
 
 
-class _Body(BaseModel):
+class Body(BaseModel):
+    """A request or response envelope: unknown fields are refused."""
+
     model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
 
 
 # --------------------------------------------------------------------------- entities
 
 
-class EntityBatch(_Body):
+class EntityBatch(Body):
     """Entities to insert or replace by id, in one batch."""
 
     entities: list[Entity]
 
 
-class EntityList(_Body):
+class EntityList(Body):
     """Entities, in the order the operation defines."""
 
     entities: list[Entity]
 
 
-class EntityUpdate(_Body):
+class EntityUpdate(Body):
     """A partial update: rename, retype, merge attributes, remove attribute keys."""
 
     name: str | None = None
@@ -168,25 +164,25 @@ class EntityQuery(EntityFilter):
     model_config = ConfigDict(defer_build=False, json_schema_serialization_defaults_required=True)
 
 
-class IdList(_Body):
+class IdList(Body):
     """Ids to act on."""
 
     ids: list[IdText]
 
 
-class Deleted(_Body):
+class Deleted(Body):
     """How many of the items existed (and were deleted)."""
 
     deleted: int
 
 
-class Existed(_Body):
+class Existed(Body):
     """Whether the item existed (and was deleted)."""
 
     deleted: bool
 
 
-class Counts(_Body):
+class Counts(Body):
     """How much the tenant holds."""
 
     entities: int
@@ -197,19 +193,19 @@ class Counts(_Body):
 # --------------------------------------------------------------------------- relationships
 
 
-class RelationshipBatch(_Body):
+class RelationshipBatch(Body):
     """Relationships to insert or replace, keyed by (source_id, target_id, type)."""
 
     relationships: list[Relationship]
 
 
-class RelationshipList(_Body):
+class RelationshipList(Body):
     """Relationships, ordered by (source_id, target_id, type)."""
 
     relationships: list[Relationship]
 
 
-class RelationshipKey(_Body):
+class RelationshipKey(Body):
     """The identity of a relationship."""
 
     source_id: IdText
@@ -226,13 +222,13 @@ class Invalidation(RelationshipKey):
 # --------------------------------------------------------------------------- graph
 
 
-class PathOut(_Body):
+class PathOut(Body):
     """The shortest path, both ends included; empty when there is none."""
 
     path: list[Entity]
 
 
-class ExpandRequest(_Body):
+class ExpandRequest(Body):
     """Seeds of a typed multi-source walk (see ``Memory.expand``)."""
 
     seed_ids: list[IdText] = Field(min_length=1)
@@ -243,7 +239,7 @@ class ExpandRequest(_Body):
     max_nodes: Annotated[int, Field(ge=1, le=MAX_NODES)] | None = None
 
 
-class PromptOut(_Body):
+class PromptOut(Body):
     """An NPC's identity rendered as prompt text."""
 
     npc_id: str
@@ -254,10 +250,10 @@ class PromptOut(_Body):
 # --------------------------------------------------------------------------- conversations
 
 
-class TurnIn(_Body):
+class TurnIn(Body):
     """A turn to append: what was said, by whom, and what an agent adds."""
 
-    role: ShortText
+    role: SafeText
     content: str
     speaker: str | None = None
     turn_id: IdText | None = None
@@ -267,37 +263,37 @@ class TurnIn(_Body):
     hidden_artifacts: list[ArtifactRef] = Field(default_factory=list)
 
 
-class TurnBatch(_Body):
+class TurnBatch(Body):
     """Turns to append as one chain after the head, all or nothing."""
 
     turns: list[TurnIn]
 
 
-class TurnList(_Body):
+class TurnList(Body):
     """Turns (the order depends on the operation: history is oldest first)."""
 
     turns: list[Turn]
 
 
-class TurnOrNone(_Body):
+class TurnOrNone(Body):
     """A turn, or null (a conversation without turns has no head)."""
 
     turn: Turn | None
 
 
-class ForkRequest(_Body):
+class ForkRequest(Body):
     """Where to move the head: a turn's ``id`` or the ``turn_id`` you gave it."""
 
     turn: IdText
 
 
-class BranchList(_Body):
+class BranchList(Body):
     """Every branch of a conversation, oldest leaf first."""
 
     branches: list[Branch]
 
 
-class SessionList(_Body):
+class SessionList(Body):
     """Every session with turns, most recently active first."""
 
     sessions: list[SessionInfo]
@@ -306,7 +302,7 @@ class SessionList(_Body):
 # --------------------------------------------------------------------------- retrieval
 
 
-class DocumentBatch(_Body):
+class DocumentBatch(Body):
     """Documents to chunk, link to entities and embed."""
 
     documents: list[Document]
@@ -321,7 +317,7 @@ class DocumentBatch(_Body):
     )
 
 
-class IngestOut(_Body):
+class IngestOut(Body):
     """What an ingest did."""
 
     documents: int
@@ -333,29 +329,29 @@ class IngestOut(_Body):
     notes: list[str]
 
 
-class IndexEntitiesRequest(_Body):
+class IndexEntitiesRequest(Body):
     """Which entities to embed: these ids, or every entity (null)."""
 
     ids: list[IdText] | None = None
 
 
-class IndexTurnsRequest(_Body):
+class IndexTurnsRequest(Body):
     """Which turns to link to entities (and embed): one session, or all."""
 
     session_id: IdText | None = None
     embed: StrictBool = True
 
 
-class Indexed(_Body):
+class Indexed(Body):
     """How many items were indexed."""
 
     indexed: int
 
 
-class RetrieveRequest(_Body):
+class RetrieveRequest(Body):
     """A GraphRAG question (see ``Memory.retrieve``)."""
 
-    query: str
+    query: AskText
     k: Annotated[int, Field(ge=1, le=MAX_K)] = 10
     hops: Annotated[int, Field(ge=0, le=MAX_DEPTH)] = 2
     graph_scope: list[IdText] | None = None
@@ -367,17 +363,17 @@ class RetrieveRequest(_Body):
     )
 
 
-class RetrieveOut(_Body):
+class RetrieveOut(Body):
     """Retrieved context, best first, each with its provenance."""
 
     results: list[ContextResult]
     context: str | None = Field(default=None, description="Prompt text, when max_tokens was given.")
 
 
-class AskRequest(_Body):
+class AskRequest(Body):
     """A question about the entity graph (see ``Memory.ask``)."""
 
-    question: str
+    question: AskText
     k: Annotated[int, Field(ge=1, le=MAX_K)] = 10
     max_hops: Annotated[int, Field(ge=1, le=MAX_DEPTH)] | None = Field(
         default=None, description="The longest relation path considered (default 3)."
@@ -389,14 +385,14 @@ class AskRequest(_Body):
     )
 
 
-class PathStepOut(_Body):
+class PathStepOut(Body):
     """One step of a relation path: a relationship type and the way it is walked."""
 
     type: str
     direction: Literal["out", "in", "both"]
 
 
-class GraphAnswerOut(_Body):
+class GraphAnswerOut(Body):
     """An entity that answers a graph question, with the chain of facts that leads to it."""
 
     entity: Entity
@@ -425,14 +421,14 @@ class GraphAnswerOut(_Body):
         )
 
 
-class AmbiguityOut(_Body):
+class AmbiguityOut(Body):
     """A name in the question that several entities go by."""
 
     mention: str = Field(description="The words of the question (lower case).")
     candidates: list[str] = Field(description="The ids of the entities it may name.")
 
 
-class AskOut(_Body):
+class AskOut(Body):
     """Answers to a graph question, best first; empty when it abstains (``reason`` says why)."""
 
     answers: list[GraphAnswerOut]
@@ -476,7 +472,7 @@ class AskOut(_Body):
 # --------------------------------------------------------------------------- governed facts
 
 
-class FactActor(_Body):
+class FactActor(Body):
     """Who acts on governed facts (and in which session)."""
 
     actor: PrintableText
@@ -486,9 +482,9 @@ class FactActor(_Body):
 class LearnRequest(FactActor):
     """One fact to write through the governance rules."""
 
-    subject: str
-    relation: str
-    value: str
+    subject: AskText
+    relation: AskText
+    value: AskText
     source_type: ShortText = "manual"
     memory_type: Literal["semantic", "episodic", "procedural"] = "semantic"
     scope: Literal["agent", "session", "workspace"] = "agent"
@@ -506,7 +502,7 @@ class RelateRequest(FactActor):
     category: ShortText | None = None
 
 
-class LearnOut(_Body):
+class LearnOut(Body):
     """What a governed write decided, and the fact it wrote or matched."""
 
     decision: Literal["add", "update", "invalidate", "no_op"]
@@ -529,7 +525,7 @@ class LearnOut(_Body):
         )
 
 
-class FactList(_Body):
+class FactList(Body):
     """Governed facts, oldest first."""
 
     facts: list[Fact]
@@ -538,13 +534,13 @@ class FactList(_Body):
 class RecallRequest(FactActor):
     """Which facts best answer a query, within a token budget."""
 
-    query: str
+    query: AskText
     max_tokens: Annotated[int, Field(ge=1, le=MAX_TOKENS)] = 500
     limit: Annotated[int, Field(ge=1, le=MAX_K)] | None = None
     memory_types: list[Literal["semantic", "episodic", "procedural"]] | None = None
 
 
-class RecallOut(_Body):
+class RecallOut(Body):
     """Recalled facts, best first."""
 
     facts: list[ScoredFact]
@@ -556,13 +552,13 @@ class RollbackRequest(FactActor):
     entry_id: IdText
 
 
-class RollbackOut(_Body):
+class RollbackOut(Body):
     """How many audited changes were undone."""
 
     undone: int
 
 
-class AuditLog(_Body):
+class AuditLog(Body):
     """The tenant's audit entries, oldest first."""
 
     entries: list[AuditEntry]
@@ -581,14 +577,14 @@ class ContextSnapshot(RootModel[dict[str, Any]]):
     """A conversation memory's state, as ``GET .../snapshot`` returned it."""
 
 
-class Message(_Body):
+class Message(Body):
     """A chat message (role mapped to user / assistant / system)."""
 
     role: str
     content: str
 
 
-class ContextOut(_Body):
+class ContextOut(Body):
     """What to put into an LLM's context for one conversation."""
 
     strategy: str
@@ -601,190 +597,10 @@ class ContextOut(_Body):
     messages: list[Message]
 
 
-# --------------------------------------------------------------------------- NPC minds
-
-Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
-Chain = Annotated[
-    list[IdText] | None,
-    Field(
-        max_length=15,
-        description="Nested belief: what the NPC thinks these believe, in order "
-        "(['b'] is what it thinks b believes; ['b', 'c'] what it thinks b thinks c believes).",
-    ),
-]
-Base64 = Annotated[Blob, WithJsonSchema({"type": "string", "contentEncoding": "base64"})]
-WorldTime = Annotated[datetime | None, Field(description="World (game) time; default now.")]
-
-
-class EventIn(_Body):
-    """Something that happened (``Memory.record_event``): the world and its witnesses follow."""
-
-    type: SafeText = Field(description="What happened: moved, entered, hid, ... (a safe name).")
-    actor: IdText | None = None
-    participants: list[IdText] = Field(default_factory=list)
-    place: IdText | None = Field(default=None, description="Default: where the actor is.")
-    changes: list[MindFact] = Field(
-        default_factory=list, description="Facts it makes true (or false: holds=false)."
-    )
-    reveals: list[MindFact] = Field(
-        default_factory=list, description="Facts the witnesses see without it changing them."
-    )
-    present: list[IdText] | None = Field(
-        default=None,
-        description="Who was there; default: the observers the world places at `place` now.",
-    )
-    at: WorldTime = None
-    importance: Fraction = 0.5
-    session_id: IdText | None = None
-    summary: str | None = None
-    attributes: dict[str, Any] | None = None
-    event_id: IdText | None = Field(default=None, description="Default: a fresh id.")
-
-
-class EventList(_Body):
-    """Recorded events, oldest first (world time)."""
-
-    events: list[Event]
-
-
-class ObserveRequest(_Body):
-    """Those at a place see what is there now (``Memory.observe``; nothing changes)."""
-
-    present: list[IdText] | None = Field(
-        default=None, description="Who looks; default: the observers the world places there."
-    )
-    depth: Depth = 2
-    predicates: list[ShortText] | None = Field(
-        default=None, description="The relations to walk; default the presence relation."
-    )
-    at: WorldTime = None
-    importance: Fraction = 0.2
-    session_id: IdText | None = None
-
-
-class TellRequest(_Body):
-    """The speaker claims one fact (true or not), or all it believes ``about`` an entity.
-
-    The listener's trust policy decides whether it believes it; the speaker's own belief
-    is untouched.
-    """
-
-    speaker: IdText
-    listener: IdText
-    fact: MindFact | None = None
-    about: IdText | None = None
-    at: WorldTime = None
-    decay: Annotated[float, Field(gt=0.0, le=1.0)] | None = Field(
-        default=None, description="Confidence kept at the hand-over; default the memory's."
-    )
-    importance: Fraction | None = None
-    session_id: IdText | None = None
-
-
-class AnnounceRequest(_Body):
-    """The speaker claims one fact in public.
-
-    Everyone at ``place`` (default: where the speaker is), or the ``audience`` named,
-    hears it, and knows the others heard it.
-    """
-
-    speaker: IdText
-    fact: MindFact
-    place: IdText | None = None
-    audience: list[IdText] | None = None
-    at: WorldTime = None
-    decay: Annotated[float, Field(gt=0.0, le=1.0)] | None = Field(
-        default=None, description="Confidence kept at the hand-over; default the memory's."
-    )
-    importance: Fraction | None = None
-    session_id: IdText | None = None
-
-
-class BelieveRequest(_Body):
-    """A belief given directly: an inference, a rumour, a game's own rule."""
-
-    fact: MindFact
-    how: ShortText = "inferred"
-    confidence: Fraction = 1.0
-    importance: Fraction = 0.5
-    at: WorldTime = None
-    told_by: IdText | None = None
-    of: Chain = None
-
-
-class BeliefList(_Body):
-    """Beliefs, oldest first (by when they were acquired)."""
-
-    beliefs: list[Belief]
-
-
-class BeliefOrNone(_Body):
-    """A belief, or null when the NPC believes nothing of it."""
-
-    belief: Belief | None
-
-
-class WhoKnowsRequest(_Body):
-    """Whose beliefs hold a fact (first order), now or at the two clocks."""
-
-    fact: MindFact
-    as_of: datetime | None = Field(default=None, description="World time.")
-    recorded_as_of: datetime | None = Field(default=None, description="Memory time.")
-
-
-class MindRecallRequest(_Body):
-    """What an NPC recalls first: recency x importance x relevance."""
-
-    query: str | None = None
-    about: list[IdText] | None = Field(
-        default=None, description="Beliefs naming these entities are fully relevant."
-    )
-    k: Annotated[int, Field(ge=1, le=MAX_K)] = 10
-    at: WorldTime = None
-    mark: StrictBool = Field(
-        default=True, description="Record the recall (it refreshes the beliefs' recency)."
-    )
-
-
-class RecollectionList(_Body):
-    """Recalled beliefs, best first, each with its score and the parts of it."""
-
-    recollections: list[Recollection]
-
-
-class ForgetBeliefsRequest(_Body):
-    """Retire beliefs (of one NPC, or of all) meeting every policy given."""
-
-    npc: IdText | None = None
-    below: Fraction | None = Field(
-        default=None, description="Salience (importance x recency at `at`) under this floor."
-    )
-    older_than_seconds: Annotated[float, Field(ge=0.0, le=1e12)] | None = Field(
-        default=None, description="Not acquired nor recalled within this much game time."
-    )
-    about: IdText | None = None
-    at: WorldTime = None
-
-
-class RecapIn(_Body):
-    """A session's recap to save; without text it is written from the session."""
-
-    text: str | None = None
-    campaign: IdText | None = None
-    audio: Base64 | None = Field(default=None, description="Rendered audio, base64.")
-    audio_type: ShortText | None = Field(default=None, description="audio/ogg, audio/mpeg, ...")
-
-
-class RecapList(_Body):
-    """Saved recaps, newest first."""
-
-    recaps: list[Recap]
-
-
 # --------------------------------------------------------------------------- tenant
 
 
-class ImportReport(_Body):
+class ImportReport(Body):
     """What an import wrote (all of it, or nothing)."""
 
     entities: int
@@ -796,7 +612,7 @@ class ImportReport(_Body):
     mentions: int
 
 
-class Health(_Body):
+class Health(Body):
     """The server is up and its store answers."""
 
     status: Literal["ok"]

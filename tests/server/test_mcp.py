@@ -146,6 +146,11 @@ async def _exercise(client: Client) -> dict[str, Any]:
         "append_turn", {"session_id": "s1", "role": "bad role", "content": "x"}
     )
     assert bad.is_error and "InvalidInput" in bad.content[0].text
+    for flag in ({"perspective": 0}, {"perspective": "true"}):  # a boolean is true or false
+        not_bool = await client.call_tool("npc_snapshot", {"npc_id": "odile", **flag})
+        assert not_bool.is_error and "perspective" in not_bool.content[0].text, flag
+    not_bool = await client.call_tool("npc_beliefs", {"npc_id": "odile", "history": 1})
+    assert not_bool.is_error and "history" in not_bool.content[0].text
     seen["answer"] = answer
     await _exercise_minds(client)
     return seen

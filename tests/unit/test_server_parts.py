@@ -170,11 +170,11 @@ def test_the_server_package_names_its_extra(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_snapshot_json_from_cached_parts_equals_the_models_own() -> None:
     import graphmem
-    from graphmem.doors.http.app import _Fragments
+    from graphmem.doors.http.state import Fragments
     from graphmem.tools.bench.common import synthetic_world
 
     entities, rels = synthetic_world(300, seed=3)
-    fragments = _Fragments(limit=500)  # small: the cache empties itself on the way
+    fragments = Fragments(limit=500)  # small: the cache empties itself on the way
     with graphmem.open("memory://", tenant="t") as mem:
         mem.upsert_entities(
             [
@@ -192,3 +192,14 @@ def test_snapshot_json_from_cached_parts_equals_the_models_own() -> None:
             identity = mem.identity_snapshot(entity.id)
             assert fragments.identity(identity) == identity.model_dump_json().encode("utf-8")
             assert fragments.identity(identity) == identity.model_dump_json().encode("utf-8")
+        # A part that changes makes a new document (the last one is kept by its parts).
+        first = entities[0].id
+        before = fragments.identity(mem.identity_snapshot(first))
+        mem.update_entity(first, attributes={"mood": -0.0})
+        after = mem.identity_snapshot(first)
+        assert fragments.identity(after) == after.model_dump_json().encode("utf-8") != before
+        neighbour = after.related_entities[0].id
+        mem.update_entity(neighbour, name="Renamed")
+        again = mem.identity_snapshot(first)
+        assert fragments.identity(again) == again.model_dump_json().encode("utf-8")
+        assert b"Renamed" in fragments.identity(again)

@@ -1,6 +1,11 @@
 """``graphmem serve``: graphmem's HTTP API (FastAPI + uvicorn, the ``server`` extra).
 
 - :mod:`graphmem.doors.http.app`: :func:`create_app`, :class:`ServerConfig`, :class:`Limits`;
+  it assembles the routers of :mod:`graphmem.doors.http.routes` (one per area), the
+  shared request plumbing (:mod:`~graphmem.doors.http.plumbing`), the ASGI middleware
+  (:mod:`~graphmem.doors.http.middleware`), the fast snapshot routes
+  (:mod:`~graphmem.doors.http.fast`) and the OpenAPI document
+  (:mod:`~graphmem.doors.http.document`);
 - :mod:`graphmem.doors.http.keys`: API keys files (hashes only) and :class:`KeyRing`;
 - :mod:`graphmem.doors.http.problems`: errors as ``application/problem+json``;
 - :mod:`graphmem.doors.http.run`: :func:`serve` on uvicorn, with a clean stop on SIGTERM.

@@ -24,8 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem.core.errors import SignatureMismatch
 from graphmem.core.models import Subgraph
-from graphmem.doors.http.app import (
-    _ERRORS,
+from graphmem.doors.http.document import ERRORS
+from graphmem.doors.http.plumbing import (
     API_PREFIX,
     AsOfQ,
     DirectionQ,
@@ -35,10 +35,10 @@ from graphmem.doors.http.app import (
     NamesQ,
     NpcId,
     RecordedAsOfQ,
-    _Route,
-    _scan,
-    _state,
+    Route,
+    scan,
 )
+from graphmem.doors.http.state import state_of
 from graphmem.minds.truth import BeliefCheck
 
 __all__ = ["BeliefCheckList", "Verification", "add_inspector", "router"]
@@ -86,7 +86,7 @@ class Verification(_Out):
 
 def router() -> APIRouter:
     """The inspector's routes (under ``/v1``, with the API's keys and errors)."""
-    routes = APIRouter(prefix=API_PREFIX, responses=_ERRORS, route_class=_Route)
+    routes = APIRouter(prefix=API_PREFIX, responses=ERRORS, route_class=Route)
 
     @routes.get("/entities/{entity_id}/neighborhood", tags=["graph"], response_model=Subgraph)
     async def neighborhood(
@@ -108,7 +108,7 @@ def router() -> APIRouter:
         world time, ``recorded_as_of``: memory time). Two store calls, whatever the size
         of the world: a viewer expands a graph one neighbourhood at a time.
         """
-        return await _scan(
+        return await scan(
             mem.neighborhood,
             entity_id,
             rel_types=rel_types,
@@ -129,7 +129,7 @@ def router() -> APIRouter:
         Relations are compared with the facts the world held at ``as_of`` (as recorded at
         ``recorded_as_of``); attributes, which keep no history, with their current value.
         """
-        found = await _scan(mem.check_beliefs, npc_id, as_of=as_of, recorded_as_of=recorded_as_of)
+        found = await scan(mem.check_beliefs, npc_id, as_of=as_of, recorded_as_of=recorded_as_of)
         return BeliefCheckList(checks=found)
 
     @routes.get("/facts/verify", tags=["facts"], response_model=Verification)
@@ -139,9 +139,9 @@ def router() -> APIRouter:
         Needs a policy with a signing key (422 otherwise). Records that do not verify
         are listed with why; a chain found broken also stops governed writes.
         """
-        facts = _state(request).facts(mem, "audit-reader", None)
+        facts = state_of(request).facts(mem, "audit-reader", None)
         try:
-            checked = await _scan(facts.verify)
+            checked = await scan(facts.verify)
         except SignatureMismatch as exc:
             reasons: dict[str, Any] = exc.data.get("reasons") or {}
             return Verification(

@@ -76,14 +76,14 @@ class McpMount:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer an MCP request with the MCP server of the tenant its key opens."""
-        from graphmem.doors.http.app import _bearer_key, _send_problem
+        from graphmem.doors.http.middleware import bearer_key, send_problem
 
         try:
-            mem = self._memory_of(_bearer_key(scope))
+            mem = self._memory_of(bearer_key(scope))
             app = await self._app_of(mem)
         except GraphmemError as exc:
             status, body = problem(exc, instance=scope["path"])
-            await _send_problem(send, status, body, www_authenticate=status == 401)
+            await send_problem(send, status, body, www_authenticate=status == 401)
             return
         await app(scope, receive, send)
 

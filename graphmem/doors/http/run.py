@@ -27,6 +27,7 @@ from typing import Any, TextIO
 from graphmem.core.errors import BackendUnavailable, InvalidInput
 from graphmem.doors.extras import is_loopback
 from graphmem.doors.http.app import ServerConfig, create_app
+from graphmem.doors.http.problems import MEDIA_TYPE, encode, problem_body
 
 __all__ = [
     "DEFAULT_HEADER_TIMEOUT",
@@ -56,7 +57,8 @@ def guarded_protocol(*, header_timeout: float, max_connections: int) -> type[asy
     connection that sends nothing, or sends its headers a byte at a time, stays open as
     long as the client likes. Here each request's head must be complete within
     ``header_timeout`` seconds of the connection opening or of its first byte, and a
-    connection beyond ``max_connections`` is answered 503 and closed at once.
+    connection beyond ``max_connections`` is answered 503 and closed at once. A request
+    the HTTP parser refuses is answered 400 with a problem document.
     """
     from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
@@ -97,6 +99,19 @@ def guarded_protocol(*, header_timeout: float, max_connections: int) -> type[asy
             self._deadline = None
             if not self.transport.is_closing():
                 self.transport.close()
+
+        def send_400_response(self, msg: str) -> None:
+            # A request the HTTP parser refused (a request line too long, not HTTP/1.1)
+            # never reaches the app; its answer is a problem document all the same.
+            body = encode(problem_body(400, f"{msg.rstrip('.')}: the request could not be read"))
+            head = [b"HTTP/1.1 400 Bad Request\r\n"]
+            head.extend(n + b": " + v + b"\r\n" for n, v in self.server_state.default_headers)
+            head.append(b"content-type: " + MEDIA_TYPE.encode() + b"\r\n")
+            head.append(
+                b"content-length: " + str(len(body)).encode() + b"\r\nconnection: close\r\n\r\n"
+            )
+            self.transport.write(b"".join(head) + body)
+            self.transport.close()
 
     return Guarded
 

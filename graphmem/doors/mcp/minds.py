@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, Field
 
+from graphmem.core.models import StrictBool
 from graphmem.memory import Memory
 from graphmem.minds.models import Belief, Event, Recap, Recollection
 from graphmem.minds.models import Fact as MindFact
@@ -254,7 +255,7 @@ def add_mind_tools(
         predicate: Annotated[str | None, Field(description="Only this relation.")] = None,
         as_of: _AsOf = None,
         recorded_as_of: _RecordedAsOf = None,
-        history: Annotated[bool, Field(description="Every version ever held.")] = False,
+        history: Annotated[StrictBool, Field(description="Every version ever held.")] = False,
     ) -> Beliefs:
         """What an NPC believes (which may be false), now or at a world or memory time."""
         found = mem.beliefs(

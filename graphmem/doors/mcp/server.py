@@ -50,6 +50,7 @@ from graphmem.core.models import (
     ContextResult,
     NPCIdentity,
     Relationship,
+    StrictBool,
     Trajectory,
     Turn,
     estimate_tokens,
@@ -361,7 +362,7 @@ def build_server(
         npc_id: Annotated[str, Field(description="The NPC's entity id.")],
         max_tokens: Annotated[int | None, Field(ge=1, le=100_000)] = None,
         perspective: Annotated[
-            bool, Field(description="Who it is as it sees things: its beliefs, true or not.")
+            StrictBool, Field(description="Who it is as it sees things: its beliefs, true or not.")
         ] = False,
         as_of: _AsOf = None,
         recorded_as_of: _RecordedAsOf = None,

@@ -1,0 +1,1 @@
+"""The routes of the HTTP API: one router per area, included by ``create_app``."""
