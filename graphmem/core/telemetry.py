@@ -282,7 +282,7 @@ class StoreTelemetry:
             if event.round_trips:
                 attributes["graphmem.round_trips"] = event.round_trips
             span = tracer.start_span(
-                f"graphmem.core.store {event.name}",
+                f"graphmem.store {event.name}",
                 start_time=end - int(event.seconds * 1e9),
                 attributes=attributes,
             )

@@ -200,13 +200,13 @@ def test_requests_and_store_operations_are_spans(inprocess: str, spans: Any) -> 
 
     # each store operation is a span inside its request's span, thread hop or not: under
     # FastAPI's own request span, or under graphmem's for the fast snapshot route
-    upsert = next(s for s in finished if s.name == "graphmem.core.store upsert_entities")
+    upsert = next(s for s in finished if s.name == "graphmem.store upsert_entities")
     assert ancestors(upsert)[-1] == "POST /v1/entities"
     assert upsert.context.trace_id == post.context.trace_id
-    fetched = next(s for s in finished if s.name == "graphmem.core.store get_entity")
+    fetched = next(s for s in finished if s.name == "graphmem.store get_entity")
     assert ancestors(fetched)[-1] == "GET /v1/entities/{entity_id}"
     snapshot = servers["GET /v1/npcs/{npc_id}/snapshot"]
-    store_span = next(s for s in finished if s.name == "graphmem.core.store identity_snapshot")
+    store_span = next(s for s in finished if s.name == "graphmem.store identity_snapshot")
     assert ancestors(store_span) == ["GET /v1/npcs/{npc_id}/snapshot"]
     assert snapshot.attributes["http.route"] == "/v1/npcs/{npc_id}/snapshot"
     assert store_span.attributes["graphmem.tenant"] == "traced"

@@ -79,7 +79,7 @@ def test_store_spans_join_a_recording_span_and_start_no_trace_alone() -> None:
     with tracer.start_as_current_span("agent step") as parent:  # type: ignore[attr-defined]
         StoreTelemetry(Metrics(), tracer=tracer)(event)
     store, step = exporter.get_finished_spans()  # type: ignore[attr-defined]
-    assert store.name == "graphmem.core.store identity_snapshot"
+    assert store.name == "graphmem.store identity_snapshot"
     assert store.parent.span_id == parent.get_span_context().span_id
     assert dict(store.attributes) == {
         "db.system.name": "graphmem",
