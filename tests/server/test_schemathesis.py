@@ -35,6 +35,7 @@ _PRINTABLE = (
 )
 _MIND_FACT = "a minds fact holds exactly one of object and value (either may be null)"
 STATE_OR_CROSS_FIELD = {
+    ("GET", "/v1/facts/verify"): "needs a server policy with a signing key (the server's state)",
     ("POST", "/v1/entities"): "updated_at must not be before created_at (two fields)",
     ("POST", "/v1/entities/find"): "attribute filters: keys non-empty at every nesting level",
     ("POST", "/v1/relationships"): _MUST_EXIST,
