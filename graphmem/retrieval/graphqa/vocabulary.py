@@ -18,6 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from graphmem.errors import InvalidInput
+from graphmem.retrieval.graphqa.lexicon import target_nouns
 from graphmem.retrieval.schema import GraphSchema
 
 __all__ = [
@@ -513,8 +514,18 @@ class _Vocabulary:
                 ]
             return found
 
+        # A noun that is a kind of entity here says what is asked, not which relation.
+        kinds = {light_stem(w) for t in entity_types for w in _type_words(t)}
         relations = _Lexicon(
-            {r: words(r, schema.relationship_types.get(r), _GENERIC_WORDS) for r in relation_types},
+            {
+                r: words(r, schema.relationship_types.get(r), _GENERIC_WORDS)
+                + [
+                    w
+                    for w in target_nouns(_type_words(r), light_stem)
+                    if light_stem(w) not in kinds
+                ]
+                for r in relation_types
+            },
             function_weight,
         )
         types = _Lexicon(
