@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from graphmem.errors import InvalidInput
+from graphmem.retrieval.turn_signals import TURN_SIGNALS
 
 __all__ = [
     "METHODS",
@@ -132,8 +133,6 @@ class FusionSettings:
 
     @staticmethod
     def _check_turn_weights(weights: Mapping[str, float]) -> None:
-        from graphmem.retrieval.recall import TURN_SIGNALS
-
         if not isinstance(weights, Mapping):
             raise InvalidInput("turn_weights must map signal names to numbers")
         unknown = sorted(set(weights) - set(TURN_SIGNALS))
