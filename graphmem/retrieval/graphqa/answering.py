@@ -18,6 +18,7 @@ import numpy as np
 
 from graphmem.errors import InvalidInput, NotFound
 from graphmem.models import Entity, Relationship
+from graphmem.retrieval.graphqa.lexicon import noun_key
 from graphmem.retrieval.graphqa.planning import Planner, _Plan, _Token
 from graphmem.retrieval.graphqa.vocabulary import (
     _FUNCTION_WORDS,
@@ -482,7 +483,10 @@ class GraphQA:
         def plain(m: Mention) -> bool:
             words = _WORD.findall(m.text)
             return any(
-                w not in _FUNCTION_WORDS and w not in _QUESTION_WORDS and light_stem(w) not in known
+                w not in _FUNCTION_WORDS
+                and w not in _QUESTION_WORDS
+                and light_stem(w) not in known
+                and noun_key(w) not in known
                 for w in words
             )
 

@@ -7,7 +7,8 @@ that a world described by its type names alone answers both wordings, each light
 a name word here brings the nouns that name the *target* of such a fact, seen from its
 source: the boss one reports to, the master an apprentice learns from, the child of a
 parent. They count as a description's words do (:mod:`.vocabulary`): words of the
-type's targets, so "X's boss" walks from X as the source of ``reports_to``.
+type's targets, so "X's boss" walks from X as the source of ``reports_to``; but they match
+a question's words as nouns only (:func:`noun_key`), never by embedding.
 
 Only relations between people and roles every kind of world has (work, teaching,
 family, marriage, friendship, ownership); English only, as the rest of graph questions.
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 
-__all__ = ["TARGET_NOUNS", "target_nouns"]
+__all__ = ["TARGET_NOUNS", "noun_key", "target_nouns"]
 
 TARGET_NOUNS: Mapping[str, tuple[str, ...]] = {
     # work
@@ -61,6 +62,37 @@ TARGET_NOUNS: Mapping[str, tuple[str, ...]] = {
 }
 """A word of a type's name (any form: :func:`~.vocabulary.light_stem` compares them) ->
 the nouns naming the target of its facts, seen from the source."""
+
+
+_PLURALS = {
+    "children": "child",
+    "people": "person",
+    "men": "man",
+    "women": "woman",
+    "wives": "wife",
+    "bosses": "boss",
+}
+
+
+def noun_key(word: str) -> str:
+    """The key a noun of :data:`TARGET_NOUNS` is matched by: its singular, marked.
+
+    Nouns match as nouns only, singular or plural, never by a verb that shares their stem
+    ("who *manages* the account?" says nothing of a manager).
+
+    >>> [noun_key(w) for w in ("managers", "manager", "manages", "children", "bosses")]
+    ['=manager', '=manager', '=manage', '=child', '=boss']
+    """
+    word = word.lower()
+    if word in _PLURALS:
+        word = _PLURALS[word]
+    elif word.endswith("ies") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith(("ses", "xes", "ches", "shes")):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        word = word[:-1]
+    return "=" + word
 
 
 def target_nouns(words: Iterable[str], stem: Callable[[str], str]) -> list[str]:

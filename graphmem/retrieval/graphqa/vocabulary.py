@@ -18,7 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from graphmem.errors import InvalidInput
-from graphmem.retrieval.graphqa.lexicon import target_nouns
+from graphmem.retrieval.graphqa.lexicon import noun_key, target_nouns
 from graphmem.retrieval.schema import GraphSchema
 
 __all__ = [
@@ -412,9 +412,9 @@ class _Lexicon:
                 own[stem] = max(own.get(stem, 0.0), weight)
                 if weight == 1.0:
                     surface.setdefault(stem, word)
-            # words of the built-in lexicon match by their stem only, never by embedding
+            # nouns of the built-in lexicon match as nouns only, never by embedding
             for word in (exact or {}).get(name, ()):
-                own.setdefault(light_stem(word), 1.0)
+                own.setdefault(noun_key(word), 1.0)
             stems[name] = own
         count = len(self.names)
         frequency: dict[str, int] = {}
