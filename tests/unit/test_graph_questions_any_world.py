@@ -159,6 +159,17 @@ def test_descriptions_can_only_help() -> None:
         assert plain.ask("Who is Rosalind's employer?", semantic=False).abstained
 
 
+def test_a_misleading_description_cannot_take_the_answer_its_type_name_gives() -> None:
+    with _hospital() as mem:
+        mem.describe_relationship_type("mentors", "the hospital or place where a person works")
+        answers = mem.ask("Where does Rosalind work?", semantic=False)
+        # read with the descriptions, 'works' would walk `mentors` (to Augustus); the type
+        # names alone read it surely, so that reading answers
+        assert answers[0].entity.id == "brigid"
+        assert [str(s) for s in answers[0].path] == ["->works_at"]
+        assert answers.confidence >= 0.8
+
+
 def test_the_demo_village_answers_by_first_names_and_parts() -> None:
     with graphmem.open("memory://", tenant="village", embedder=HashingEmbedder(64)) as mem:
         build_demo_world(mem)
