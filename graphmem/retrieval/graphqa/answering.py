@@ -222,9 +222,9 @@ class GraphQA:
         found = self._answer(self._plan(question, max_hops), k)
         names_only = self._vocab(described=False)
         if found.confidence < _SURE and names_only is not self._vocab():
-            # descriptions can only help: the type names alone may read it better
+            # descriptions can only help: an answer the type names alone give surely stays
             plain = self._answer(self._plan(question, max_hops, names_only), k)
-            if plain.confidence > found.confidence:
+            if plain.confidence >= _SURE:
                 return plain
         return found
 
