@@ -9,8 +9,8 @@
 
 from typing import TYPE_CHECKING, Any
 
-from graphmem.conversation import Conversation
-from graphmem.errors import (
+from graphmem.conversation.tree import Conversation
+from graphmem.core.errors import (
     AuditChainBroken,
     BackendUnavailable,
     CommitsMissing,
@@ -33,8 +33,7 @@ from graphmem.errors import (
     StoreReadOnly,
     UnsupportedOperation,
 )
-from graphmem.memory import Memory, open
-from graphmem.models import (
+from graphmem.core.models import (
     SPEAKER_ROLES,
     WELL_KNOWN_ATTRIBUTES,
     Artifact,
@@ -61,7 +60,7 @@ from graphmem.models import (
     TurnFilter,
     estimate_tokens,
 )
-from graphmem.store import (
+from graphmem.core.store import (
     ChangeSet,
     GraphStore,
     RelationshipPattern,
@@ -74,10 +73,13 @@ from graphmem.store import (
     register_backend,
     registered_schemes,
 )
+from graphmem.core.version import __version__
+from graphmem.memory import Memory, open
 
 if TYPE_CHECKING:
-    from graphmem.aio import AsyncConversation, AsyncMemory, open_async
-    from graphmem.events import EventBus
+    from graphmem.conversation.summarize import summarize_turn
+    from graphmem.core.events import EventBus
+    from graphmem.doors.aio import AsyncConversation, AsyncMemory, open_async
     from graphmem.policy import (
         ConversationMemory,
         FactMemory,
@@ -90,17 +92,15 @@ if TYPE_CHECKING:
     )
     from graphmem.retrieval.graphqa import GraphAnswer, GraphAnswers, GraphQASettings
     from graphmem.retrieval.schema import GraphSchema
-    from graphmem.summarize import summarize_turn
 
-__version__ = "0.1.0"
 
 # Imported on first use (PEP 562), so that `import graphmem` stays fast for the many
 # callers that never touch the policy layer.
 _LAZY = {
-    "AsyncConversation": "graphmem.aio",
-    "AsyncMemory": "graphmem.aio",
+    "AsyncConversation": "graphmem.doors.aio",
+    "AsyncMemory": "graphmem.doors.aio",
     "ConversationMemory": "graphmem.policy",
-    "EventBus": "graphmem.events",
+    "EventBus": "graphmem.core.events",
     "FactMemory": "graphmem.policy",
     "GraphAnswer": "graphmem.retrieval.graphqa",
     "GraphAnswers": "graphmem.retrieval.graphqa",
@@ -112,8 +112,8 @@ _LAZY = {
     "LineSummarizer": "graphmem.policy",
     "MemoryIdentity": "graphmem.policy",
     "Summarizer": "graphmem.policy",
-    "open_async": "graphmem.aio",
-    "summarize_turn": "graphmem.summarize",
+    "open_async": "graphmem.doors.aio",
+    "summarize_turn": "graphmem.conversation.summarize",
 }
 
 

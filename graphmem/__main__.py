@@ -1,5 +1,5 @@
 """``python -m graphmem``: the same as the ``graphmem`` command."""
 
-from graphmem.cli import main
+from graphmem.cli.program import main
 
 raise SystemExit(main())

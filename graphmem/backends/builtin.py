@@ -1,4 +1,4 @@
-"""The built-in backends as :class:`~graphmem.registry.Backend` objects.
+"""The built-in backends as :class:`~graphmem.core.registry.Backend` objects.
 
 They join the registry the way a plugin does, through the ``graphmem.backends``
 entry-point group in ``pyproject.toml``. This module is small on purpose: loading an
@@ -6,7 +6,7 @@ entry point imports it, and it imports neither networkx nor the Neo4j driver (ea
 backend's module is imported when a store is first opened).
 """
 
-from graphmem.registry import Backend
+from graphmem.core.registry import Backend
 
 __all__ = ["NEO4J", "NETWORKX"]
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from graphmem.models import Direction, NodeKind, Subgraph
-from graphmem.store import Gathered, SearchContext, check_gather, check_window_depth
+from graphmem.core.models import Direction, NodeKind, Subgraph
+from graphmem.core.store import Gathered, SearchContext, check_gather, check_window_depth
 
 __all__ = ["ComposedReads", "Operations", "gather", "search_context"]
 

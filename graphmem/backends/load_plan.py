@@ -1,6 +1,6 @@
 """``plan_load``: a tenant dump checked without the store, and arranged for writing.
 
-Both backends load a :class:`~graphmem.store.TenantDump` all or nothing. What can be
+Both backends load a :class:`~graphmem.core.store.TenantDump` all or nothing. What can be
 checked from the dump alone is checked here, once, for both: the models (see
 :mod:`graphmem.backends.model_checks`), turn ids repeated, a parent or a head in another
 session, a cycle of parents, the shape of the mentions. What needs the stored tenant is
@@ -17,10 +17,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from graphmem.backends.model_checks import check_models, check_records, dedupe
-from graphmem.checks import check_id
-from graphmem.errors import InvalidInput
-from graphmem.models import Chunk, Entity, Record, Relationship, Turn
-from graphmem.store import TenantDump
+from graphmem.core.checks import check_id
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import Chunk, Entity, Record, Relationship, Turn
+from graphmem.core.store import TenantDump
 
 __all__ = ["MENTION_KINDS", "LoadPlan", "plan_load", "turns_missing", "turns_taken"]
 

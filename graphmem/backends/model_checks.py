@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TypeVar
 
-from graphmem.checks import check_id
-from graphmem.errors import InvalidInput
-from graphmem.models import Chunk, Entity, Record, Relationship, Turn, check_safe_name
-from graphmem.store import check_owner
+from graphmem.core.checks import check_id
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import Chunk, Entity, Record, Relationship, Turn, check_safe_name
+from graphmem.core.store import check_owner
 
 __all__ = ["check_models", "check_records", "dedupe", "empty_interval_error"]
 

@@ -1,6 +1,6 @@
 """What every backend's search shares: checking vectors, and the words of a text query.
 
-Both backends read a query the same way (:func:`query_words`, from :mod:`graphmem.words`,
+Both backends read a query the same way (:func:`query_words`, from :mod:`graphmem.core.words`,
 where retrieval takes it too), so "plain words, any may match, operators taken literally"
 means the same on each; and both check embeddings the same way (:func:`as_matrix`)
 before anything is stored.
@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from graphmem.errors import InvalidInput
-from graphmem.words import STOPWORDS, query_words
+from graphmem.core.errors import InvalidInput
+from graphmem.core.words import STOPWORDS, query_words
 
 __all__ = ["STOPWORDS", "as_matrix", "query_words"]
 

@@ -40,11 +40,11 @@ from graphmem.minds.models import (
     Fact,
     Hearing,
     MindSettings,
-    PerspectiveIdentity,
     Recap,
     Recollection,
     TrustPolicy,
 )
+from graphmem.minds.perspective import PerspectiveIdentity
 from graphmem.minds.recaps import RecapSummarizer, default_recap
 from graphmem.minds.salience import recency, salience
 

@@ -37,15 +37,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
+from graphmem.core.models import FrozenDict, FrozenList, Record, construct_trusted, new_id
+from graphmem.core.store import GraphStore
 from graphmem.minds.models import Belief, Fact, MindSettings, same_value
-from graphmem.models import FrozenDict, FrozenList, Record, construct_trusted, new_id
-from graphmem.store import GraphStore
 
 __all__ = [
     "HEAD_KIND",
@@ -54,12 +54,11 @@ __all__ = [
     "WINDOW",
     "Evidence",
     "Slot",
+    "CACHE_LIMIT",
     "collapse",
-    "current",
-    "fold",
-    "held_now",
     "index_id",
-    "last_seen",
+    "kept_window",
+    "open_heads",
     "open_slot",
     "open_slots",
     "read_slot",
@@ -80,6 +79,9 @@ WINDOW = 64
 """How many of a slot's newest evidence ids its head keeps, per kind (seen, the rest)."""
 
 SEEN, CLAIM, GIVEN, FORGOT, RECALLED = "seen", "claim", "given", "forgot", "recalled"
+
+CACHE_LIMIT = 65_536
+"""The most entries each in-process cache of this module keeps (emptied when full)."""
 
 
 def slot_of(fact: Fact, settings: MindSettings) -> str:
@@ -137,6 +139,9 @@ def _frozen(data: dict[str, Any]) -> FrozenDict:
 
 
 def _frozen_value(value: Any) -> Any:
+    kind = type(value)
+    if kind is FrozenList or kind is FrozenDict:
+        return value  # frozen already (a witness set: not walked again)
     if isinstance(value, dict):
         return _frozen(value)
     if isinstance(value, list):
@@ -189,6 +194,20 @@ def evidence_data(kind: str, fact: Fact, at: datetime, **fields: Any) -> dict[st
     return data
 
 
+# The holders known to have an index entry for a slot, kept per head record instance (as
+# the windows are): an event seen by a crowd looks up only the holders new to the slot.
+# A subset of those indexed; a head not kept (another process, a reload, a server store
+# that makes new records per read) falls back to one ``get_records``. Bounded.
+_indexed: dict[int, tuple[Record, frozenset[str]]] = {}
+
+
+def _known_indexed(head: Record | None) -> frozenset[str]:
+    if head is None:
+        return frozenset()
+    hit = _indexed.get(id(head))
+    return hit[1] if hit is not None and hit[0] is head else frozenset()
+
+
 def write(
     store: GraphStore,
     tenant: str,
@@ -196,13 +215,19 @@ def write(
     items: Sequence[tuple[Fact, dict[str, Any], Iterable[str]]],
     now: datetime,
     extra: Sequence[Record] = (),
+    *,
+    recorded: Sequence[datetime] | None = None,
+    delete: Mapping[str, Sequence[str]] | None = None,
 ) -> list[Record]:
     """Write evidence, its slots' heads, the index entries it needs and ``extra`` at once.
 
     ``items``: ``(fact, data, holders)``: the evidence data (from :func:`evidence_data`)
-    and who holds a belief chain that it may reach (the index entries to make). One
-    ``get_records`` per kind finds the heads and index entries that exist; only missing
-    index entries are written. One atomic ``write_records``.
+    and who holds a belief chain that it may reach (the index entries to make);
+    ``recorded``: each item's memory time (default ``now``); ``delete``: records to
+    delete in the same write (kind -> ids). One
+    ``get_records`` finds the heads; one more the index entries of holders not known to
+    have one (none, on the embedded store, for a crowd that was indexed before); only
+    missing index entries are written. One atomic ``write_records``.
     """
     records: list[Record] = list(extra)
     slots = [slot_of(fact, settings) for fact, _, _ in items]
@@ -210,6 +235,7 @@ def write(
     heads = {r.id: r for r in store.get_records(tenant, HEAD_KIND, list(set(owners.values())))}
     state: dict[str, dict[str, Any]] = {}
     wanted: dict[str, tuple[str, str, Fact]] = {}
+    indexed: dict[str, set[str]] = {}  # per slot owner: the holders indexed after this write
     for n, ((fact, data, holders), slot) in enumerate(zip(items, slots, strict=True)):
         owner = owners[slot]
         head = state.get(owner)
@@ -218,6 +244,7 @@ def write(
             head = state[owner] = (
                 dict(old.data) if old is not None else {"slot": slot, "count": 0, "ordered": True}
             )
+            indexed[owner] = set(_known_indexed(old))
             for part in ("seen", "rest"):
                 head[part] = list(head.get(part, ()))
                 head[f"{part}_q"] = list(head.get(f"{part}_q", ()))
@@ -233,10 +260,16 @@ def write(
         head[f"{part}_q"] = [*head[f"{part}_q"][-(WINDOW - 1) :], head["count"]]
         data = {**data, "slot": slot, "n": n, "q": head["count"]}
         head["count"] += 1
-        records.append(_record(KIND, record_id, owner, data, now))
+        records.append(_record(KIND, record_id, owner, data, recorded[n] if recorded else now))
+        known = indexed[owner]
         for holder in holders:
-            wanted.setdefault(index_id(holder, slot, owner), (holder, slot, fact))
-    records.extend(_record(HEAD_KIND, owner, owner, head, now) for owner, head in state.items())
+            if holder not in known:
+                wanted.setdefault(index_id(holder, slot, owner), (holder, slot, fact))
+        known.update(holders)
+    for owner, head in state.items():
+        for part in ("seen", "seen_q", "rest", "rest_q"):  # ids and numbers: no walk
+            head[part] = FrozenList(head[part])
+        records.append(_record(HEAD_KIND, owner, owner, head, now))
     if wanted:
         have = {r.id for r in store.get_records(tenant, INDEX_KIND, list(wanted))}
         for record_id, (holder, slot, fact) in wanted.items():
@@ -246,9 +279,15 @@ def write(
                 if len(json.loads(slot)) == 3:  # a many-valued relation: one slot per object
                     data["object"] = fact.object
                 records.append(_record(INDEX_KIND, record_id, holder, data, now))
-    if records:
-        store.write_records(tenant, records)
-    return records
+    if not records and not delete:
+        return records
+    written = store.write_records(tenant, records, delete)
+    for record in written:
+        if record.kind == HEAD_KIND and record.id in indexed:
+            if len(_indexed) >= CACHE_LIMIT:
+                _indexed.clear()
+            _indexed[id(record)] = (record, frozenset(indexed[record.id]))
+    return written
 
 
 # --------------------------------------------------------------------------- reading
@@ -275,9 +314,24 @@ class Evidence:
     sources: tuple[str, ...]
     event_id: str | None
     place: str | None
+    claim: tuple[Any, ...]  # what it states, as a key: equal when the claims are the same
+    told_by: str | None  # given: who told it (the last source, unless the data says)
 
 
-_LIMIT = 65_536
+def claim_key(fact: Fact) -> tuple[Any, ...]:
+    """A fact's claim as a hashable key: equal keys for the same claim (:meth:`Fact.same_claim`).
+
+    >>> claim_key(Fact(subject="a", predicate="p", value=1)) == claim_key(
+    ...     Fact(subject="a", predicate="p", value=1.0))
+    True
+    >>> claim_key(Fact(subject="a", predicate="p", value=1)) == claim_key(
+    ...     Fact(subject="a", predicate="p", value=True))
+    False
+    """
+    value = fact.value
+    return (fact.subject, fact.predicate, fact.object, type(value) is bool, value, fact.holds)
+
+
 _parsed: dict[int, tuple[Record, Evidence]] = {}
 
 
@@ -298,6 +352,8 @@ def evidence_from_record(record: Record) -> Evidence:
         },
     )
     holder = data.get("holder")
+    sources = tuple(data.get("sources", ()))
+    told_by = data["told_by"] if "told_by" in data else (sources[-1] if sources else None)
     parsed = Evidence(
         id=record.id,
         kind=data["k"],
@@ -313,11 +369,13 @@ def evidence_from_record(record: Record) -> Evidence:
         how=str(data.get("how", data["k"])),
         confidence=float(data.get("confidence", 1.0)),
         importance=float(data.get("importance", 0.5)),
-        sources=tuple(data.get("sources", ())),
+        sources=sources,
         event_id=data.get("event"),
         place=data.get("place"),
+        claim=claim_key(fact),
+        told_by=told_by,
     )
-    if len(_parsed) >= _LIMIT:
+    if len(_parsed) >= CACHE_LIMIT:
         _parsed.clear()
     _parsed[id(record)] = (record, parsed)
     return parsed
@@ -391,6 +449,16 @@ def open_slots(store: GraphStore, tenant: str, slots: Iterable[str]) -> dict[str
     """The slots asked for, each with its newest evidence: at most two ``get_records``."""
     wanted = {slot_owner(slot): slot for slot in dict.fromkeys(slots)}
     heads = {r.id: r for r in store.get_records(tenant, HEAD_KIND, list(wanted))}
+    return open_heads(store, tenant, wanted, heads)
+
+
+def open_heads(
+    store: GraphStore, tenant: str, wanted: dict[str, str], heads: dict[str, Record]
+) -> dict[str, Slot]:
+    """The slots of ``wanted`` (owner -> slot) from their heads: their windows read.
+
+    At most one ``get_records`` (the windows not kept yet).
+    """
     kept: dict[str, tuple[list[Evidence], bool]] = {}
     missing: dict[str, tuple[list[str], bool]] = {}
     for owner, head in heads.items():
@@ -415,7 +483,7 @@ def open_slots(store: GraphStore, tenant: str, slots: Iterable[str]) -> dict[str
             window = [evidence_from_record(found[i]) for i in window_ids if i in found]
             whole = whole and len(window) == len(window_ids)
             if len(window) == len(window_ids):
-                if len(_windows) >= _LIMIT:
+                if len(_windows) >= CACHE_LIMIT:
                     _windows.clear()
                 _windows[id(head)] = (head, (window, whole))
         ordered = bool(head.data.get("ordered", False))
@@ -423,238 +491,15 @@ def open_slots(store: GraphStore, tenant: str, slots: Iterable[str]) -> dict[str
     return out
 
 
+def kept_window(head: Record) -> tuple[list[Evidence], bool] | None:
+    """The window kept for a head record instance (its evidence, whether it is all), if any."""
+    hit = _windows.get(id(head))
+    return hit[1] if hit is not None and hit[0] is head else None
+
+
 def open_slot(store: GraphStore, tenant: str, slot: str) -> Slot:
     """One slot with its newest evidence (see :func:`open_slots`)."""
     return open_slots(store, tenant, [slot])[slot]
-
-
-@dataclass(slots=True)
-class _Version:
-    origin: Evidence
-    fact: Fact
-    how: str
-    told_by: str | None
-    sources: tuple[str, ...]
-    confidence: float
-    importance: float
-    valid_from: datetime
-    recorded_at: datetime
-    valid_to: datetime | None = None
-    retired_at: datetime | None = None
-    retired_because: str | None = None
-    last_recalled_at: datetime | None = None
-    recall_count: int = 0
-
-
-def _acquired(e: Evidence, q: tuple[str, ...]) -> _Version | None:
-    """What evidence ``e`` makes the chain ``q`` believe, or None when it does not reach it."""
-    if e.kind == SEEN:
-        if not e.members.issuperset(q):
-            return None
-        return _Version(e, e.fact, "witnessed", None, (), e.confidence, e.importance, e.at,
-                        e.recorded_at)  # fmt: skip
-    if e.kind == CLAIM:
-        if not e.members.issuperset(q):
-            return None
-        believer = q[-1]
-        if believer == e.speaker:
-            if len(q) == 1:
-                return None  # what a speaker says never changes what it believes
-            believer = q[-2]
-        if believer not in e.adopted:
-            return None
-        hears = q[0] != e.speaker
-        return _Version(
-            e,
-            e.fact,
-            e.how if hears else "inferred",
-            e.speaker if hears else None,
-            e.sources,
-            e.confidence,
-            e.importance,
-            e.at,
-            e.recorded_at,
-        )
-    if e.kind == GIVEN and e.chain == q:
-        told = e.sources[-1] if e.sources else None
-        return _Version(e, e.fact, e.how, told, e.sources, e.confidence, e.importance, e.at,
-                        e.recorded_at)  # fmt: skip
-    return None
-
-
-def _adopts(e: Evidence, q: tuple[str, ...]) -> bool:
-    """Whether ``e`` (seen, claimed or given) gives the chain ``q`` a belief."""
-    if e.kind == SEEN:
-        return e.members.issuperset(q)
-    if e.kind == CLAIM:
-        if not e.members.issuperset(q):
-            return False
-        believer = q[-1]
-        if believer == e.speaker:
-            if len(q) == 1:
-                return False
-            believer = q[-2]
-        return believer in e.adopted
-    return e.kind == GIVEN and e.chain == q
-
-
-def _same(old: _Version, new: _Version) -> bool:
-    """Whether ``new`` adds nothing to ``old`` (same claim, no firmer footing)."""
-    if not old.fact.same_claim(new.fact):
-        return False
-    if new.confidence > old.confidence:
-        return False
-    return not (new.how == "witnessed" and old.how != "witnessed")
-
-
-def fold(evidence: Sequence[Evidence], chain: tuple[str, ...]) -> list[_Version]:
-    """Every version the (collapsed) ``chain`` held of one slot, in the order they began."""
-    current: _Version | None = None
-    out: list[_Version] = []
-    holder = chain[0]
-    for e in evidence:
-        if e.kind == FORGOT:
-            if e.holder == holder and current is not None:
-                current.valid_to = max(e.at, current.valid_from)
-                current.retired_at = e.recorded_at
-                current.retired_because = "forgotten"
-                current = None
-            continue
-        if e.kind == RECALLED:
-            if current is not None and e.chain == chain:
-                current.last_recalled_at = e.at
-                current.recall_count += 1
-            continue
-        got = _acquired(e, chain)
-        if got is None:
-            continue
-        if current is not None:
-            if got.valid_from < current.valid_from:  # older news: history only
-                got.valid_to = current.valid_from
-                got.retired_at = e.recorded_at
-                got.retired_because = "superseded"
-                out.append(got)
-                continue
-            if _same(current, got):
-                continue
-            current.valid_to = got.valid_from
-            current.retired_at = e.recorded_at
-            current.retired_because = "superseded"
-        out.append(got)
-        current = got
-    return out
-
-
-def _reaches(e: Evidence, chain: tuple[str, ...]) -> bool:
-    """Whether evidence ``e`` may change what ``chain`` holds (a superset test, no fold)."""
-    if e.kind in (SEEN, CLAIM):
-        return e.members.issuperset(chain)
-    if e.kind == GIVEN or e.kind == RECALLED:
-        return e.chain == chain
-    return e.kind == FORGOT and e.holder == chain[0]
-
-
-def current(slot: Slot, chain: tuple[str, ...]) -> _Version | None:
-    """The version ``chain`` holds now, reading back only as far as it must.
-
-    When the slot's evidence was recorded in world-time order (the common case), the
-    version held now depends only on the evidence after the last one that ended the
-    claim held before it (a different claim, or a forgetting): if the head's window
-    reaches that far, nothing older is read. Else the whole slot is folded.
-    """
-    if slot.ordered:
-        suffix: list[Evidence] = []
-        claim: Fact | None = None
-        bounded = False
-        for e in reversed(slot.window):
-            if not _reaches(e, chain):
-                continue
-            if e.kind == FORGOT:
-                bounded = True
-                break
-            if e.kind in (SEEN, CLAIM, GIVEN):
-                if not _adopts(e, chain):
-                    continue
-                if claim is None:
-                    claim = e.fact
-                elif not claim.same_claim(e.fact):
-                    bounded = True
-                    break
-            suffix.append(e)
-        if bounded or slot.complete:
-            suffix.reverse()
-            versions = fold(suffix, chain)
-            return versions[-1] if versions and versions[-1].retired_at is None else None
-    versions = fold(slot.all(), chain)
-    live = [v for v in versions if v.retired_at is None]
-    return live[-1] if live else None
-
-
-def last_seen(slot: Slot, holder: str) -> Evidence | None:
-    """The newest evidence ``holder`` witnessed of the slot itself, if any."""
-    for e in reversed(slot.window):
-        if e.kind == SEEN and holder in e.members:
-            return e
-    if slot.complete:
-        return None
-    for e in reversed(slot.all()):
-        if e.kind == SEEN and holder in e.members:
-            return e
-    return None
-
-
-# What a chain holds now, kept per head record instance (as the windows are): a hot read
-# of the same question converts nothing. Bounded (emptied when full).
-_held: dict[tuple[int, str, tuple[str, ...]], tuple[Record, Belief | None]] = {}
-
-
-def held_now(slot: Slot, holder: str, chain: tuple[str, ...]) -> Belief | None:
-    """The belief ``holder`` holds now along ``chain`` (as asked) of the slot, or None."""
-    head = slot.head
-    key = (id(head), holder, chain)
-    if head is not None:
-        hit = _held.get(key)
-        if hit is not None and hit[0] is head:
-            return hit[1]
-    version = current(slot, collapse((holder, *chain)))
-    found = belief_of(version, holder, chain, slot.slot) if version is not None else None
-    if head is not None:
-        if len(_held) >= _LIMIT:
-            _held.clear()
-        _held[key] = (head, found)
-    return found
-
-
-def belief_of(version: _Version, holder: str, chain: tuple[str, ...], slot: str) -> Belief:
-    """The :class:`Belief` of one folded version, as the caller asked for its chain."""
-    v = version
-    return construct_trusted(
-        Belief,
-        {
-            # ids hold no control characters and a slot is JSON (which escapes them)
-            "id": "b"
-            + hashlib.sha1(
-                "\x1f".join((holder, *chain, "", slot, v.origin.id)).encode(),
-                usedforsecurity=False,
-            ).hexdigest(),
-            "holder": holder,
-            "chain": chain,
-            "fact": v.fact,
-            "how": v.how,
-            "told_by": v.told_by,
-            "sources": v.sources,
-            "event_id": v.origin.event_id,
-            "confidence": v.confidence,
-            "importance": v.importance,
-            "valid_from": v.valid_from,
-            "valid_to": v.valid_to,
-            "recorded_at": v.recorded_at,
-            "retired_at": v.retired_at,
-            "retired_because": v.retired_because,
-            "last_recalled_at": v.last_recalled_at,
-            "recall_count": v.recall_count,
-        },
-    )
 
 
 def holders(evidence: Iterable[Evidence]) -> set[str]:

@@ -21,94 +21,34 @@ The mechanism, for every world (no rule knows any story):
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from functools import wraps
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from graphmem.checks import check_id, check_ids
-from graphmem.errors import InvalidInput, NotFound
-from graphmem.minds import beliefs as store_beliefs
-from graphmem.minds import telling, world
-from graphmem.minds.beliefs import visible_at
-from graphmem.minds.models import (
-    Belief,
-    Event,
-    Fact,
-    MindSettings,
-    PerspectiveIdentity,
-    Recollection,
-    fact_from,
-)
-from graphmem.minds.salience import relevance_by_words, salience, score
-from graphmem.models import (
+from graphmem.core.checks import check_ids
+from graphmem.core.errors import InvalidInput, StoreReadOnly
+from graphmem.core.models import (
     Entity,
-    FrozenDict,
-    Provenance,
-    Record,
-    Relationship,
+    FrozenList,
     RelationshipFilter,
     check_safe_name,
-    construct_trusted,
     new_id,
     utcnow,
 )
-from graphmem.store import GraphStore, as_utc, check_owner
+from graphmem.core.store import GraphStore, check_owner
+from graphmem.minds import args as check
+from graphmem.minds import beliefs as store_beliefs
+from graphmem.minds import telling, upgrade, world
+from graphmem.minds.models import Belief, Event, Fact, MindSettings, Recollection, fact_from
+from graphmem.minds.reads import EVENT_KIND, BeliefReads, event_from_record, may_name
+from graphmem.minds.salience import relevance_by_words, salience, score
 
 __all__ = ["EVENT_KIND", "Minds", "event_from_record"]
 
-EVENT_KIND = "event"
-"""The record kind of events."""
-
 _R = TypeVar("_R")
 _P = ParamSpec("_P")
-
-
-def _ids(values: Any, what: str) -> list[str]:
-    if values is None:
-        return []
-    if isinstance(values, str):
-        values = [values]
-    out = check_ids(values, what)
-    for value in out:
-        if not isinstance(value, str) or not value.strip():
-            raise InvalidInput(f"{what}: {value!r} is not an entity id")
-    return out
-
-
-def _may_name(index: Mapping[str, Any], about: str) -> bool:
-    """Whether beliefs of an index entry's slot may name ``about``.
-
-    A single-valued slot's object varies, so only its subject rules it out.
-    """
-    return about == index.get("subject") or index.get("object", about) == about
-
-
-def _one_id(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidInput(f"{what} must be an entity id, got {value!r}")
-    return check_id(value, what)
-
-
-def _fraction(value: Any, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise InvalidInput(f"{what} must be a number within [0, 1], got {value!r}")
-    return float(value)
-
-
-def _facts(values: Any, what: str) -> list[Fact]:
-    if values is None:
-        return []
-    if isinstance(values, Fact | Mapping) or not isinstance(values, Iterable):
-        raise InvalidInput(f"{what} takes a list of facts; wrap a single fact in [...]")
-    return [fact_from(v, f"{what}[{i}]") for i, v in enumerate(values)]
-
-
-def _at(value: datetime | None, what: str = "at") -> datetime:
-    return as_utc(value, what) or utcnow()
-
 
 # Belief writes read the versions they replace, then write: in one process, the writes
 # to one tenant of one store take turns, so two events at once never lose a version.
@@ -136,7 +76,7 @@ def _writes(method: Callable[Concatenate[Minds, _P], _R]) -> Callable[Concatenat
     return locked
 
 
-class Minds:
+class Minds(BeliefReads):
     """What the NPCs of one tenant know; :class:`graphmem.Memory` exposes it as verbs.
 
     >>> import graphmem
@@ -160,6 +100,17 @@ class Minds:
         self.tenant = tenant
         self.settings = settings
         self._lock = _write_lock(store, tenant)
+        if upgrade.pending(store, tenant):  # beliefs saved by an earlier graphmem
+            with self._lock:
+                try:
+                    upgrade.convert(store, tenant, settings)
+                except StoreReadOnly as exc:
+                    raise StoreReadOnly(
+                        f"tenant {tenant!r} holds NPC beliefs saved by an earlier graphmem "
+                        "(record kind 'belief'), converted on first use; open the store once "
+                        "without read_only=True to convert them. Nothing was written.",
+                        tenant=tenant,
+                    ) from exc
 
     # ------------------------------------------------------------------ entities
 
@@ -178,9 +129,6 @@ class Minds:
                 missing_ids=missing,
             )
         return found
-
-    def _require(self, entity_id: str) -> None:
-        self.store.get_entity(self.tenant, entity_id)  # NotFound when unknown
 
     def _place_of(self, entity_id: str) -> str | None:
         """Where the world state places an entity now (its newest presence fact)."""
@@ -229,16 +177,16 @@ class Minds:
         check_safe_name(type, "event type")
         if attributes is not None and not isinstance(attributes, Mapping):
             raise InvalidInput(
-                f"attributes takes a mapping of names to values, got {type_name(attributes)}"
+                f"attributes takes a mapping of names to values, got {check.type_name(attributes)}"
             )
-        when = _at(at)
-        weight = _fraction(importance, "importance")
-        changed = _facts(changes, "changes")
-        revealed = _facts(reveals, "reveals")
-        people = _ids(participants, "participants")
-        named = _ids(present, "present") if present is not None else None
-        actor = _one_id(actor, "actor") if actor is not None else None
-        place = _one_id(place, "place") if place is not None else None
+        when = check.world_time(at)
+        weight = check.fraction(importance, "importance")
+        changed = check.facts(changes, "changes")
+        revealed = check.facts(reveals, "reveals")
+        people = check.ids(participants, "participants")
+        named = check.ids(present, "present") if present is not None else None
+        actor = check.one_id(actor, "actor") if actor is not None else None
+        place = check.one_id(place, "place") if place is not None else None
         ids = [i for i in (actor, place) if i is not None] + people + (named or [])
         ids += [i for fact in (*changed, *revealed) for i in fact.entity_ids]
         known = self._entities(ids)
@@ -270,7 +218,7 @@ class Minds:
             attributes=dict(attributes or {}),
         )
         # the witnesses are entities the store holds (valid ids): not validated again
-        members = sorted(witnesses)
+        members = FrozenList(sorted(witnesses))
         event = event.model_copy(update={"witnesses": tuple(members)})
         items = [
             (
@@ -308,6 +256,7 @@ class Minds:
         """Write an event with its evidence (and the index entries it needs) atomically."""
         now = utcnow()
         data = event.model_dump(mode="json", exclude={"id", "recorded_at"})
+        data["witnesses"] = FrozenList(data["witnesses"])  # ids: frozen without a walk
         if event.session_id is not None:  # the owner key is checked as the store would
             check_owner(event.session_id)
         record = store_beliefs.record_of(EVENT_KIND, event.id, event.session_id, data, now)
@@ -332,10 +281,10 @@ class Minds:
         (default: the presence relation; a chest in the room, the sword in the chest),
         as the world state holds it now.
         """
-        place = _one_id(place, "place")
+        place = check.one_id(place, "place")
         if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
             raise InvalidInput(f"depth must be a positive integer, got {depth!r}")
-        types = _ids(predicates, "predicates") or [self.settings.presence]
+        types = check.ids(predicates, "predicates") or [self.settings.presence]
         for name in types:
             check_safe_name(name, "predicate")
         self._entities([place])
@@ -373,8 +322,8 @@ class Minds:
 
         Returns the listener's beliefs about them afterwards (its trust policy decides).
         """
-        speaker = _one_id(speaker, "speaker")
-        listener = _one_id(listener, "listener")
+        speaker = check.one_id(speaker, "speaker")
+        listener = check.one_id(listener, "listener")
         if speaker == listener:
             raise InvalidInput("an NPC cannot tell itself; give two different NPCs")
         if (fact is None) == (about is None):
@@ -401,7 +350,7 @@ class Minds:
         Everyone present hears it, and that they all heard it is common knowledge among
         them. Returns the ``announced`` event (``adopted``: who came to believe it).
         """
-        speaker = _one_id(speaker, "speaker")
+        speaker = check.one_id(speaker, "speaker")
         if place is not None and audience is not None:
             raise InvalidInput("announce takes place= or audience= (one of them, or neither)")
         if fact is None:
@@ -425,7 +374,7 @@ class Minds:
         of: str | Sequence[str] | None = None,
     ) -> Belief:
         """Give an NPC a belief directly (an inference, a rumour, what the game decides)."""
-        npc = _one_id(npc, "npc")
+        npc = check.one_id(npc, "npc")
         claim = fact_from(fact, "fact")
         check_safe_name(how, "how")
         chain = self._chain(of)
@@ -433,12 +382,12 @@ class Minds:
         data = store_beliefs.evidence_data(
             store_beliefs.GIVEN,
             claim,
-            _at(at),
+            check.world_time(at),
             holder=npc,
             chain=list(chain),
             how=how,
-            confidence=_fraction(confidence, "confidence"),
-            importance=_fraction(importance, "importance"),
+            confidence=check.fraction(confidence, "confidence"),
+            importance=check.fraction(importance, "importance"),
             sources=[told_by] if told_by else [],
         )
         store_beliefs.write(
@@ -447,200 +396,6 @@ class Minds:
         held = self.belief(npc, claim.subject, claim.predicate, self._object(claim), of=chain)
         assert held is not None  # the evidence just written reaches this chain
         return held
-
-    # ------------------------------------------------------------------ reading beliefs
-
-    def _chain(self, of: str | Sequence[str] | None) -> tuple[str, ...]:
-        chain = tuple(_ids(of, "of"))
-        if len(chain) + 1 > self.settings.depth:
-            raise InvalidInput(
-                f"a belief of order {len(chain) + 1} is deeper than MindSettings.depth="
-                f"{self.settings.depth}"
-            )
-        return chain
-
-    def _object(self, fact: Fact) -> str | None:
-        return None if self.settings.is_single_valued(fact.predicate) else fact.object
-
-    def _versions(
-        self,
-        npc: str,
-        chain: tuple[str, ...],
-        slot: store_beliefs.Slot,
-        now: bool = False,
-    ) -> list[Belief]:
-        """The versions ``npc`` held along ``chain``; ``now``: only the one it holds now."""
-        if now:
-            held = store_beliefs.held_now(slot, npc, chain)
-            return [held] if held is not None else []
-        versions = store_beliefs.fold(slot.all(), store_beliefs.collapse((npc, *chain)))
-        return [store_beliefs.belief_of(v, npc, chain, slot.slot) for v in versions]
-
-    def _slots(self, npc: str) -> list[Record]:
-        return self.store.find_records(
-            self.tenant, store_beliefs.INDEX_KIND, owner=npc, newest_first=False
-        )
-
-    def beliefs(
-        self,
-        npc: str,
-        about: str | None = None,
-        *,
-        of: str | Sequence[str] | None = None,
-        predicate: str | None = None,
-        as_of: datetime | None = None,
-        recorded_as_of: datetime | None = None,
-        history: bool = False,
-    ) -> list[Belief]:
-        """What ``npc`` believes (or thinks ``of`` believes), oldest first.
-
-        One indexed read of the slots it has evidence about, then one per slot.
-        """
-        npc = _one_id(npc, "npc")
-        chain = self._chain(of)
-        world = as_utc(as_of, "as_of")
-        memory = as_utc(recorded_as_of, "recorded_as_of")
-        index = self._slots(npc)
-        if not index:
-            self._require(npc)
-        found: list[Belief] = []
-        wanted = [
-            str(entry.data["slot"])
-            for entry in index
-            if (about is None or _may_name(entry.data, about))
-            and (predicate is None or entry.data.get("predicate") == predicate)
-        ]
-        latest = not history and world is None and memory is None
-        for slot in store_beliefs.open_slots(self.store, self.tenant, wanted).values():
-            for belief in self._versions(npc, chain, slot, latest):
-                if about is not None and about not in belief.fact.entity_ids:
-                    continue
-                if history or visible_at(belief, world, memory):
-                    found.append(belief)
-        found.sort(key=lambda b: (b.valid_from, b.recorded_at, b.id))
-        return found
-
-    def belief(
-        self,
-        npc: str,
-        subject: str,
-        predicate: str,
-        object: str | None = None,
-        *,
-        of: str | Sequence[str] | None = None,
-        as_of: datetime | None = None,
-        recorded_as_of: datetime | None = None,
-    ) -> Belief | None:
-        """What ``npc`` believes (or thinks ``of`` believes) of one subject and predicate.
-
-        The newest such belief (for a many-valued relation without ``object``, the one
-        acquired last), or None when it has none. One indexed read (of the slot's
-        evidence) whatever the order.
-        """
-        npc = _one_id(npc, "npc")
-        subject = _one_id(subject, "subject")
-        check_safe_name(predicate, "predicate")
-        if object is not None:
-            object = _one_id(object, "object")
-        chain = self._chain(of)
-        if object is None and not self.settings.is_single_valued(predicate):
-            candidates = [
-                b
-                for b in self.beliefs(
-                    npc,
-                    subject,
-                    of=chain,
-                    predicate=predicate,
-                    as_of=as_of,
-                    recorded_as_of=recorded_as_of,
-                )
-                if b.fact.subject == subject
-            ]
-            return candidates[-1] if candidates else None
-        check_safe_name(predicate, "predicate")
-        many = object is not None and not self.settings.is_single_valued(predicate)
-        slot = store_beliefs.slot_key(subject, predicate, object if many else None)
-        evidence = store_beliefs.open_slot(self.store, self.tenant, slot)
-        world = as_utc(as_of, "as_of")
-        memory = as_utc(recorded_as_of, "recorded_as_of")
-        latest = world is None and memory is None
-        seen = [
-            b for b in self._versions(npc, chain, evidence, latest) if visible_at(b, world, memory)
-        ]
-        if not seen:
-            self._require(npc)
-            return None
-        return max(seen, key=lambda b: (b.valid_from, b.recorded_at))
-
-    def who_knows(
-        self,
-        fact: Fact | Mapping[str, Any] | tuple[str, str, str],
-        *,
-        as_of: datetime | None = None,
-        recorded_as_of: datetime | None = None,
-    ) -> list[Belief]:
-        """The first-order beliefs that ``fact`` holds (or, when it denies, that it does not).
-
-        One indexed read: the evidence of the fact's slot, folded for each holder it names.
-        """
-        claim = fact_from(fact, "fact")
-        slot = store_beliefs.slot_of(claim, self.settings)
-        evidence = store_beliefs.open_slot(self.store, self.tenant, slot)
-        world = as_utc(as_of, "as_of")
-        memory = as_utc(recorded_as_of, "recorded_as_of")
-        found = [
-            b
-            for holder in store_beliefs.holders(evidence.all())
-            for b in self._versions(holder, (), evidence, world is None and memory is None)
-            if visible_at(b, world, memory) and b.fact.same_claim(claim)
-        ]
-        found.sort(key=lambda b: (b.holder, b.valid_from))
-        return found
-
-    def events(
-        self,
-        *,
-        about: str | None = None,
-        witness: str | None = None,
-        session_id: str | None = None,
-        place: str | None = None,
-        type: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        limit: int | None = None,
-    ) -> list[Event]:
-        """Events, oldest first (world time); each condition given must hold."""
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
-            raise InvalidInput(f"limit must be a positive integer, got {limit!r}")
-        if limit is not None and limit <= 0:
-            raise InvalidInput(f"limit must be a positive integer, got {limit!r}")
-        where: dict[str, Any] = {}
-        if place is not None:
-            where["place"] = place
-        if type is not None:
-            where["type"] = check_safe_name(type, "event type")
-        records = self.store.find_records(
-            self.tenant,
-            EVENT_KIND,
-            where=where,
-            owner=session_id,
-            newest_first=False,
-        )
-        low, high = as_utc(since, "since"), as_utc(until, "until")
-        found = []
-        for record in records:
-            event = event_from_record(record)
-            if low is not None and event.at < low:
-                continue
-            if high is not None and event.at >= high:
-                continue
-            if witness is not None and witness not in event.witnesses:
-                continue
-            if about is not None and about not in event.entity_ids:
-                continue
-            found.append(event)
-        found.sort(key=lambda e: (e.at, e.recorded_at, e.id))
-        return found[-limit:] if limit else found
 
     # ------------------------------------------------------------------ salience
 
@@ -662,10 +417,10 @@ class Minds:
         if query is not None and not isinstance(query, str):
             raise InvalidInput(f"query must be a string, got {type(query).__name__}")
         if relevance is not None:
-            relevance = _checked_relevance(relevance)
-        when = _at(at)
+            relevance = check.checked_relevance(relevance)
+        when = check.world_time(at)
         held = self.beliefs(npc)
-        topics = set(_ids(about, "about"))
+        topics = set(check.ids(about, "about"))
         if relevance is None and topics:
             relevance = lambda b: 1.0 if topics & set(b.fact.entity_ids) else 0.0  # noqa: E731
         elif relevance is None and query:
@@ -700,14 +455,14 @@ class Minds:
         """Retire the beliefs meeting every policy given; their versions stay readable."""
         if below is None and older_than is None:
             raise InvalidInput("forget needs a policy: below=<salience floor>, older_than=<age>")
-        floor = _fraction(below, "below") if below is not None else None
+        floor = check.fraction(below, "below") if below is not None else None
         if older_than is not None and (
             not isinstance(older_than, timedelta) or older_than < timedelta(0)
         ):
             raise InvalidInput(f"older_than must be a non-negative timedelta, got {older_than!r}")
-        when = _at(at)
+        when = check.world_time(at)
         if npc is not None:
-            npc = _one_id(npc, "npc")
+            npc = check.one_id(npc, "npc")
             self._require(npc)
             index = self._slots(npc)
         else:
@@ -717,7 +472,7 @@ class Minds:
         slots: dict[str, list[str]] = {}
         for entry in index:
             data = entry.data
-            if about is not None and not _may_name(data, about):
+            if about is not None and not may_name(data, about):
                 continue
             slots.setdefault(str(data["slot"]), []).append(str(data["holder"]))
         chosen: list[Belief] = []
@@ -754,98 +509,3 @@ class Minds:
             )
             for b in chosen
         ]
-
-    # ------------------------------------------------------------------ perspective
-
-    def perspective(
-        self,
-        npc: str,
-        *,
-        as_of: datetime | None = None,
-        recorded_as_of: datetime | None = None,
-    ) -> PerspectiveIdentity:
-        """The NPC as it sees things: itself, what it believes, and whom it heard it from.
-
-        Two store reads: its beliefs, and the entities they name.
-        """
-        held = self.beliefs(npc, as_of=as_of, recorded_as_of=recorded_as_of)
-        named = sorted({npc, *(i for b in held for i in (*b.fact.entity_ids, *b.sources))})
-        entities = {e.id: e for e in self.store.get_entities(self.tenant, named)}
-        if npc not in entities:
-            raise NotFound(f"no entity {npc!r} in tenant {self.tenant!r}", entity_id=npc)
-        rels: dict[tuple[str, str, str], Relationship] = {}
-        for belief in held:
-            fact = belief.fact
-            if fact.object is None or not fact.holds:
-                continue
-            provenance = construct_trusted(
-                Provenance,
-                {
-                    "session_id": None,
-                    "confidence": belief.confidence,
-                    "source": belief.how,
-                    "confirmed": False,
-                    "evidence": (belief.event_id,) if belief.event_id else (),
-                },
-            )
-            rel = construct_trusted(
-                Relationship,
-                {
-                    "source_id": fact.subject,
-                    "target_id": fact.object,
-                    "type": fact.predicate,
-                    "attributes": FrozenDict(),
-                    "provenance": provenance,
-                    "valid_at": belief.valid_from,
-                    "invalid_at": None,
-                    "created_at": belief.recorded_at,
-                    "expired_at": None,
-                },
-            )
-            rels[rel.key] = rel
-        return construct_trusted(
-            PerspectiveIdentity,
-            {
-                "entity": entities[npc],
-                "relationships": tuple(rels[k] for k in sorted(rels)),
-                "related_entities": tuple(entities[i] for i in named if i != npc and i in entities),
-                "beliefs": tuple(held),
-            },
-        )
-
-
-def event_from_record(record: Record) -> Event:
-    """The :class:`Event` an event record holds."""
-    return Event.model_validate({**record.data, "id": record.id, "recorded_at": record.created_at})
-
-
-def type_name(value: object) -> str:
-    """The name of ``value``'s type, for messages."""
-    return type(value).__name__
-
-
-def _checked_relevance(relevance: object) -> Callable[[Belief], float]:
-    """A caller's ``relevance(belief) -> 0..1``, whose answers are checked as they come.
-
-    Raises:
-        InvalidInput: ``relevance`` is not callable (and, when called, an answer that is
-            not a finite number).
-    """
-    if not callable(relevance):
-        raise InvalidInput(
-            f"relevance must be a function of a belief returning 0..1, got {type_name(relevance)}"
-        )
-
-    def checked(belief: Belief) -> float:
-        value = relevance(belief)
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-        ):
-            raise InvalidInput(
-                f"relevance(belief) must return a finite number from 0 to 1, got {value!r}"
-            )
-        return float(value)
-
-    return checked

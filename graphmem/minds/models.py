@@ -1,7 +1,7 @@
 """The data of NPC minds: facts, beliefs, events, recollections, recaps and settings.
 
-Data only, no I/O (the rules of :mod:`graphmem.models`): frozen pydantic models whose bad
-input raises :class:`~graphmem.errors.InvalidInput`.
+Data only, no I/O (the rules of :mod:`graphmem.core.models`): frozen pydantic models whose bad
+input raises :class:`~graphmem.core.errors.InvalidInput`.
 """
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import Field, model_validator
 
-from graphmem.errors import InvalidInput
-from graphmem.models import (
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import (
     Attributes,
     Blob,
     Entity,
     FrozenDict,
     Identifier,
-    NPCIdentity,
     SafeName,
     StrictBool,
     Timestamp,
@@ -35,7 +34,6 @@ __all__ = [
     "Fact",
     "Hearing",
     "MindSettings",
-    "PerspectiveIdentity",
     "Recap",
     "Recollection",
     "TrustPolicy",
@@ -279,41 +277,6 @@ class Recap(_Model):
     updated_at: Timestamp = Field(default_factory=utcnow)
 
 
-class PerspectiveIdentity(NPCIdentity):
-    """Who an NPC is *as it sees things*: its first-order beliefs, not the world's facts.
-
-    ``relationships`` are the relations it believes hold (provenance: how it came by
-    each, its confidence, the event as evidence); ``related_entities`` the entities its
-    beliefs name; ``beliefs`` every belief rendered, denials and attribute beliefs
-    included. :meth:`to_prompt` renders them with "heard from X" where it matters.
-    """
-
-    beliefs: tuple[Belief, ...] = ()
-
-    _FACT_ORDER: ClassVar[str] = "higher confidence first, then more important, then newer"
-
-    def to_prompt(self, max_tokens: int | None = None) -> str:
-        """Render what the NPC believes as prompt text, within ``max_tokens`` when given.
-
-        The header is the NPC's own (as :meth:`NPCIdentity.to_prompt`), then one line per
-        belief; over budget, the least confident, least important and oldest go first.
-
-        Raises:
-            InvalidInput: ``max_tokens`` is not positive.
-        """
-        from graphmem.minds.render import render_perspective
-
-        if max_tokens is not None and max_tokens <= 0:
-            raise InvalidInput(f"max_tokens must be positive, got {max_tokens}")
-        return render_perspective(self, max_tokens)
-
-    def names(self) -> dict[str, str]:
-        """Entity names by id: the NPC and every entity its beliefs name."""
-        out = {e.id: e.name for e in self.related_entities}
-        out[self.entity.id] = self.entity.name
-        return out
-
-
 def _check_fraction(value: float, what: str, *, open_low: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InvalidInput(f"{what} must be a number, got {value!r}")
@@ -397,6 +360,17 @@ class TrustPolicy:
             if not isinstance(kind, str) or not isinstance(allowed, bool):
                 raise InvalidInput(f"trust overrides map a kind to True or False, got {kind!r}")
 
+    def settled(self, listener: str, speaker: str, fact: Fact, held: Fact | None) -> bool:
+        """Whether the claim is adopted before anything costlier is weighed (step 3).
+
+        True when no rule and no pair decides for this listener and speaker, and the
+        listener holds nothing of the slot (``held`` None) or holds the same claim:
+        :meth:`adopts` would say True whatever else the hearing holds.
+        """
+        if self.rule is not None or (listener, speaker) in dict(self.pairs):
+            return False
+        return held is None or held.same_claim(fact)
+
     def adopts(self, hearing: Hearing) -> bool:
         """Whether the listener comes to believe the claim."""
         if self.rule is not None:
@@ -463,7 +437,7 @@ class MindSettings:
     MAX_DEPTH: ClassVar[int] = 64
 
     def __post_init__(self) -> None:
-        from graphmem.models import check_safe_name
+        from graphmem.core.models import check_safe_name
 
         depth = self.depth
         if isinstance(depth, bool) or not isinstance(depth, int):

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from graphmem.errors import InvalidInput, NotFound
+from graphmem.conversation.summarize import summarize_turn
+from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.models import Identifier, Record, Turn
+from graphmem.core.store import GraphStore
 from graphmem.minds.models import Event, Recap, entity_names
-from graphmem.models import Identifier, Record, Turn
-from graphmem.store import GraphStore
-from graphmem.summarize import summarize_turn
 
 __all__ = [
     "KIND",
@@ -103,7 +103,7 @@ def default_recap(
 def _session_material(
     store: GraphStore, tenant: str, session_id: str
 ) -> tuple[list[Turn], list[Event], dict[str, str]]:
-    from graphmem.minds.core import EVENT_KIND, event_from_record
+    from graphmem.minds.reads import EVENT_KIND, event_from_record
 
     turns = store.branch(tenant, session_id)
     records = store.find_records(tenant, EVENT_KIND, owner=session_id, newest_first=False)

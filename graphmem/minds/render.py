@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
 
-from graphmem._prompt import fit, header_lines
-
-if TYPE_CHECKING:
-    from graphmem.minds.models import Belief, PerspectiveIdentity
+from graphmem.core.models import Entity
+from graphmem.core.models.identity import fit, header_lines
+from graphmem.minds.models import Belief
 
 __all__ = ["belief_line", "render_perspective"]
 
@@ -40,12 +38,13 @@ def belief_line(belief: Belief, names: Mapping[str, str]) -> str:
     return f"- {belief.fact.text(names)}{suffix}"
 
 
-def render_perspective(identity: PerspectiveIdentity, max_tokens: int | None) -> str:
+def render_perspective(
+    entity: Entity, beliefs: Sequence[Belief], names: Mapping[str, str], max_tokens: int | None
+) -> str:
     """The NPC's header, then its beliefs: most confident, important and recent first."""
-    names = identity.names()
     ordered = sorted(
-        identity.beliefs,
+        beliefs,
         key=lambda b: (-b.confidence, -b.importance, -b.valid_from.timestamp(), b.id),
     )
     lines = [belief_line(b, names) for b in ordered]
-    return fit(header_lines(identity.entity), lines, max_tokens, title="Believes:")
+    return fit(header_lines(entity), lines, max_tokens, title="Believes:")

@@ -20,9 +20,9 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 
+from graphmem.core.models import construct_trusted
+from graphmem.core.store import as_utc
 from graphmem.minds.models import Belief, MindSettings, Recollection
-from graphmem.models import construct_trusted
-from graphmem.store import as_utc
 
 __all__ = ["recency", "relevance_by_words", "salience", "score"]
 

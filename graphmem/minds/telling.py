@@ -9,20 +9,49 @@ from that, at any order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from graphmem.errors import InvalidInput
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import Entity, FrozenList, new_id, utcnow
+from graphmem.core.store import GraphStore, as_utc
+from graphmem.minds import args as check
 from graphmem.minds import beliefs as evidence
-from graphmem.minds.models import Belief, Event, Fact, Hearing, fact_from
-from graphmem.models import new_id, utcnow
-from graphmem.store import as_utc
+from graphmem.minds import folding
+from graphmem.minds.models import Belief, Event, Fact, Hearing, MindSettings, fact_from
 
-if TYPE_CHECKING:
-    from graphmem.minds.core import Minds
+__all__ = ["Minds", "claim", "hearers"]
 
-__all__ = ["claim", "hearers"]
+
+class Minds(Protocol):
+    """What a claim needs of :class:`graphmem.minds.core.Minds` (which calls it)."""
+
+    store: GraphStore
+    tenant: str
+    settings: MindSettings
+
+    def _entities(self, ids: Iterable[str]) -> dict[str, Entity]: ...
+
+    def _place_of(self, entity_id: str) -> str | None: ...
+
+    def _present(self, place: str) -> list[str]: ...
+
+    def _object(self, fact: Fact) -> str | None: ...
+
+    def _store_event(
+        self, event: Event, items: Sequence[tuple[Fact, dict[str, Any], Iterable[str]]] = ()
+    ) -> Event: ...
+
+    def beliefs(self, npc: str, about: str | None = None) -> list[Belief]:
+        """What ``npc`` believes (about ``about``)."""
+        ...
+
+    def belief(
+        self, npc: str, subject: str, predicate: str, object: str | None = None
+    ) -> Belief | None:
+        """What ``npc`` believes of one subject and predicate."""
+        ...
 
 
 def _claims(minds: Minds, speaker: str, fact: Any, about: str | None) -> list[Fact]:
@@ -36,7 +65,7 @@ def _claims(minds: Minds, speaker: str, fact: Any, about: str | None) -> list[Fa
 
 def _away(found: evidence.Slot, viewer: str, origin: Any) -> Any:
     """When ``viewer`` saw the slot's subject leave the place of ``origin`` since, or None."""
-    moved = evidence.current(found, (viewer,))
+    moved = folding.current(found, (viewer,))
     if moved is None or moved.valid_from < origin.at or moved.origin.id == origin.id:
         return None
     fact = moved.fact
@@ -47,7 +76,7 @@ def _away(found: evidence.Slot, viewer: str, origin: Any) -> Any:
 
 def _known_at(found: evidence.Slot, viewer: str, when: Any) -> Any:
     """What ``viewer`` believed of the slot at world time ``when`` (a version), or None."""
-    for version in reversed(evidence.fold(found.all(), (viewer,))):
+    for version in reversed(folding.fold(found.all(), (viewer,))):
         if version.valid_from <= when and (version.valid_to is None or when < version.valid_to):
             return version
     return None
@@ -86,16 +115,14 @@ def hearers(
     minds: Minds, speaker: str, place: str | None, audience: Sequence[str] | None
 ) -> tuple[list[str], str | None]:
     """Who hears an announcement (the observers named, or those present), and where."""
-    from graphmem.minds.core import _ids, _one_id  # the checks of every verb's arguments
-
     if audience is not None:
-        named = _ids(audience, "audience")
+        named = check.ids(audience, "audience")
         known = minds._entities([speaker, *named])
         observers = set(minds.settings.observers)
         heard = [i for i in dict.fromkeys(named) if i != speaker and known[i].type in observers]
         return heard, None
-    speaker = _one_id(speaker, "speaker")
-    place = _one_id(place, "place") if place is not None else None
+    speaker = check.one_id(speaker, "speaker")
+    place = check.one_id(place, "place") if place is not None else None
     minds._entities([speaker, *([place] if place else [])])
     where = place if place is not None else minds._place_of(speaker)
     if where is None:
@@ -136,20 +163,18 @@ def claim(
     minds._entities([speaker, *listeners, *([about] if about else [])])
     facts = _claims(minds, speaker, fact, about)
     minds._entities([i for f in facts for i in f.entity_ids])
-    where = {
-        who: evidence.slot_of(Fact(subject=who, predicate=settings.presence, object=who), settings)
-        for who in (speaker, *listeners)
-    }
+    # where each of them is: the presence relation is single-valued (one slot per subject)
+    where = {who: evidence.slot_key(who, settings.presence) for who in (speaker, *listeners)}
     opened = evidence.open_slots(minds.store, minds.tenant, where.values())
     presence = {who: opened[slot] for who, slot in where.items()}
-    members = sorted({speaker, *listeners})
+    members = FrozenList(sorted({speaker, *listeners}))
     items = []
     adopted: list[tuple[str, ...]] = []
     weights = []
     for claimed in facts:
         slot = evidence.slot_of(claimed, settings)
         found = evidence.open_slot(minds.store, minds.tenant, slot)
-        own = evidence.current(found, (speaker,))
+        own = folding.current(found, (speaker,))
         if own is not None and own.fact.same_claim(claimed):
             confidence, sources, weight = own.confidence, own.sources, own.importance
         else:  # a claim the speaker does not hold: said on its own word
@@ -157,16 +182,20 @@ def claim(
         weight = weight if importance is None else float(importance)
         weights.append(weight)
         took = []
+        trust = settings.trust
         for listener in listeners:
-            held = evidence.current(found, (listener,))
-            holding = evidence.belief_of(held, listener, (), slot) if held else None
-            origin = evidence.last_seen(found, listener)
+            held = folding.current(found, (listener,))
+            if trust.settled(listener, speaker, claimed, held.fact if held else None):
+                took.append(listener)  # it holds nothing of it, or the same: nothing to weigh
+                continue
+            holding = folding.belief_of(held, listener, (), slot) if held else None
+            origin = folding.last_seen(found, listener)
             seen = None
             if origin is not None and held is not None and held.origin is origin:
                 seen = holding
             elif origin is not None:
-                sight = evidence.fold([origin], (listener,))[0]
-                seen = evidence.belief_of(sight, listener, (), slot)
+                sight = folding.fold([origin], (listener,))[0]
+                seen = folding.belief_of(sight, listener, (), slot)
             hearing = Hearing(
                 listener=listener,
                 speaker=speaker,
@@ -176,7 +205,7 @@ def claim(
                 seen=seen,
                 speaker_saw_more=_saw_more(listener, speaker, origin, presence),
             )
-            if settings.trust.adopts(hearing):
+            if trust.adopts(hearing):
                 took.append(listener)
         adopted.append(tuple(took))
         data = evidence.evidence_data(

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from graphmem.core.models import Provenance, Relationship, RelationshipFilter
+from graphmem.core.store import GraphStore
 from graphmem.minds.models import Event, Fact, MindSettings
-from graphmem.models import Provenance, Relationship, RelationshipFilter
-from graphmem.store import GraphStore
 
 __all__ = ["apply"]
 

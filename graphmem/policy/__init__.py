@@ -10,8 +10,10 @@ One concern per module, each readable on its own:
   :mod:`graphmem.policy.health` (the summarizer's health state machine),
   :mod:`graphmem.policy.snapshots` (the portable context snapshot);
 - what it may write: :mod:`graphmem.policy.governance` (``FactMemory``, where the rules
-  meet the store), :mod:`graphmem.policy.rules` (trust, scopes, statuses, the policy),
-  :mod:`graphmem.policy.facts` (the values governed calls return),
+  meet the store; its verbs by concern in :mod:`graphmem.policy.governed`,
+  :mod:`graphmem.policy.learning`, :mod:`graphmem.policy.review` and
+  :mod:`graphmem.policy.recall`), :mod:`graphmem.policy.rules` (trust, scopes,
+  statuses, the policy), :mod:`graphmem.policy.facts` (the values governed calls return),
   :mod:`graphmem.policy.sanitize` (privacy tags, personal data, poisoning; over
   :mod:`graphmem.policy.pii`, :mod:`graphmem.policy.poisoning` and
   :mod:`graphmem.policy.normalize`), :mod:`graphmem.policy.consolidation` (the

@@ -50,14 +50,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from graphmem.errors import (
+from graphmem.core.errors import (
     AuditChainBroken,
     NotFound,
     SignatureMismatch,
     UnsupportedOperation,
 )
-from graphmem.models import Record, new_id, utcnow
-from graphmem.store import ChangeSet, GraphStore
+from graphmem.core.models import Record, new_id, utcnow
+from graphmem.core.store import ChangeSet, GraphStore
 
 __all__ = [
     "AUDIT_HEAD_KIND",

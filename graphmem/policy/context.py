@@ -46,11 +46,13 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from graphmem.conversation import Conversation
-from graphmem.errors import InvalidInput, StoreClosed
-from graphmem.events import EventBus
-from graphmem.events import bus as default_bus
-from graphmem.models import Artifact, ArtifactRef, Role, Trajectory, Turn, estimate_tokens
+from graphmem.conversation.summarize import summarize_turn
+from graphmem.conversation.tree import Conversation
+from graphmem.core.errors import InvalidInput, StoreClosed
+from graphmem.core.events import EventBus
+from graphmem.core.events import bus as default_bus
+from graphmem.core.models import Artifact, ArtifactRef, Role, Trajectory, Turn, estimate_tokens
+from graphmem.core.store import GraphStore
 from graphmem.policy.health import HealthMachine, HealthState
 from graphmem.policy.identity import MemoryIdentity
 from graphmem.policy.llm_context import (
@@ -70,8 +72,6 @@ from graphmem.policy.snapshots import (
     read_snapshot,
 )
 from graphmem.policy.summarizers import LineSummarizer, Summarizer, as_summarizer
-from graphmem.store import GraphStore
-from graphmem.summarize import summarize_turn
 
 __all__ = [
     "CHAT_ROLES",

@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graphmem.models import (
+from graphmem.core.models import (
     SAFE_NAME_PATTERN,
     VALUE_ENTITY_TYPE,
     Entity,
@@ -62,11 +62,11 @@ from graphmem.models import (
     Relationship,
     RelationshipFilter,
 )
+from graphmem.core.store import ChangeSet, GraphStore
 from graphmem.policy.audit import FACT_KIND, FactWrite, canonical_json
 from graphmem.policy.consolidation import norm
 from graphmem.policy.facts import Fact
 from graphmem.policy.rules import BELIEVED, FactStatus, SourceType
-from graphmem.store import ChangeSet, GraphStore
 
 __all__ = ["VALUE_TYPE", "FactEdge", "FactGraph", "edge_fields", "edge_type", "relationship_of"]
 

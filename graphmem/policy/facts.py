@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from graphmem.models import Record
+from graphmem.core.models import Record
 from graphmem.policy.rules import BELIEVED, Decision, FactStatus
 
 __all__ = [

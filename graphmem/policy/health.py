@@ -21,9 +21,9 @@ from __future__ import annotations
 import threading
 from enum import StrEnum
 
-from graphmem.errors import InvalidTransition
-from graphmem.events import EventBus
-from graphmem.events import bus as default_bus
+from graphmem.core.errors import InvalidTransition
+from graphmem.core.events import EventBus
+from graphmem.core.events import bus as default_bus
 
 __all__ = ["TRANSITIONS", "HealthMachine", "HealthState"]
 
@@ -61,14 +61,14 @@ REASONS = frozenset(
 class HealthMachine:
     """Holds one health state and moves it only along :data:`TRANSITIONS`.
 
-    >>> from graphmem.events import EventBus
+    >>> from graphmem.core.events import EventBus
     >>> machine = HealthMachine(bus=EventBus())
     >>> machine.transition("retry", "summarizer_failed")
     <HealthState.RETRY: 'retry'>
     >>> machine.transition("recovering", "recovery_started")
     Traceback (most recent call last):
     ...
-    graphmem.errors.InvalidTransition: health cannot go from retry to recovering ...
+    graphmem.core.errors.InvalidTransition: health cannot go from retry to recovering ...
     """
 
     def __init__(

@@ -5,7 +5,7 @@ only labels the run. Governed fact writes are keyed by ``(tenant, actor)`` and a
 session. Every part given is checked the same way (:func:`check_identity`):
 
 - a missing required part (``None``, empty or whitespace) raises ``IdentityRequired``;
-- a part that is not a printable name (:func:`graphmem.store.check_printable_name`: a
+- a part that is not a printable name (:func:`graphmem.core.store.check_printable_name`: a
   zero-width space, NUL, BOM, Hangul filler, bidirectional override, a blank at an end,
   not NFC, over 256 characters) raises ``InvalidInput`` with ``invalid`` naming the parts.
 
@@ -19,10 +19,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from graphmem.errors import IdentityRequired, InvalidInput
-from graphmem.events import EventBus, hash_key
-from graphmem.events import bus as default_bus
-from graphmem.store import check_printable_name
+from graphmem.core.errors import IdentityRequired, InvalidInput
+from graphmem.core.events import EventBus, hash_key
+from graphmem.core.events import bus as default_bus
+from graphmem.core.store import check_printable_name
 
 __all__ = [
     "MAX_IDENTITY_PART",
@@ -95,7 +95,7 @@ def check_identity(
         optional: Parts that may be ``None`` or blank (then ``None``); a given one must
             be a printable name too.
         bus: Where to publish ``memory.identity_rejected`` (default:
-            ``graphmem.events.bus``).
+            ``graphmem.core.events.bus``).
 
     Raises:
         IdentityRequired: A required part is missing; ``missing`` names them (and wins
@@ -150,7 +150,7 @@ def require_identity(
         user: Required.
         session: Required.
         run_id: Optional; an empty one counts as none.
-        bus: Where to publish (default: ``graphmem.events.bus``).
+        bus: Where to publish (default: ``graphmem.core.events.bus``).
 
     Raises:
         IdentityRequired: A required part is missing; ``missing`` names them.

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from graphmem.models import Record, Relationship, utcnow
+from graphmem.core.models import Record, Relationship, utcnow
 from graphmem.policy.audit import FactWrite
 from graphmem.policy.facts import iso, parse_time
 from graphmem.policy.rules import Decision, FactStatus

@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from graphmem.errors import InvalidInput
-from graphmem.models import Artifact, Turn, estimate_tokens
+from graphmem.conversation.summarize import summarize_trajectory
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import Artifact, Turn, estimate_tokens
 from graphmem.policy.health import HealthState
-from graphmem.summarize import summarize_trajectory
 
 __all__ = [
     "CHAT_ROLES",
@@ -59,7 +59,7 @@ def context_text(turn: Turn) -> str:
     """A turn as an LLM's context shows it: the content, then what an agent turn adds.
 
     An agent turn adds one line with its trajectory digest (tools, observations,
-    reasoning; :func:`graphmem.summarize.summarize_trajectory` without a length cap) and
+    reasoning; :func:`~graphmem.conversation.summarize_trajectory` without a length cap) and
     one naming the artifacts shown to the user (title and media type, not the content).
     Hidden artifacts are never mentioned.
 

@@ -26,7 +26,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from graphmem.store import INVISIBLE_CHARACTERS
+from graphmem.core.store import INVISIBLE_CHARACTERS
 
 __all__ = ["NormalizedText", "normalize_for_detection"]
 

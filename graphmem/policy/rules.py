@@ -19,7 +19,7 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import Literal
 
-from graphmem.errors import InvalidInput
+from graphmem.core.errors import InvalidInput
 
 __all__ = [
     "ALWAYS_FORBIDDEN_CATEGORIES",

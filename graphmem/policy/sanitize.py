@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from graphmem.errors import InvalidInput, MalformedPrivacyTag, PIIDetected
+from graphmem.core.errors import InvalidInput, MalformedPrivacyTag, PIIDetected
 from graphmem.policy.pii import detect_pii, redact_pii
 from graphmem.policy.poisoning import detect_poisoning
 from graphmem.policy.rules import GovernancePolicy

@@ -22,9 +22,9 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
-from graphmem.checks import check_limit, check_safe_names
-from graphmem.errors import InvalidInput
-from graphmem.models import estimate_tokens
+from graphmem.core.checks import check_limit, check_safe_names
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import estimate_tokens
 from graphmem.policy.consolidation import words
 from graphmem.policy.facts import Fact, ScoredFact
 from graphmem.policy.rules import MEMORY_TYPE_WEIGHT, SCORE_WEIGHTS, MemoryType

@@ -9,7 +9,7 @@ in it. :func:`read_snapshot` checks one, all of it, before anything is replaced.
 >>> read_snapshot("[]", strategy="truncation", conversation="c", session_id="s")
 Traceback (most recent call last):
 ...
-graphmem.errors.InvalidSnapshot: not a graphmem conversation-memory snapshot ...
+graphmem.core.errors.InvalidSnapshot: not a graphmem conversation-memory snapshot ...
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from graphmem.errors import InvalidInput, InvalidSnapshot
-from graphmem.models import Turn
+from graphmem.core.errors import InvalidInput, InvalidSnapshot
+from graphmem.core.models import Turn
 from graphmem.policy.health import HealthState
 
 __all__ = ["SNAPSHOT_FORMAT", "SNAPSHOT_VERSION", "SnapshotState", "make_snapshot", "read_snapshot"]

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
-from graphmem.errors import InvalidInput
-from graphmem.models import Turn
-from graphmem.summarize import summarize_trajectory, summarize_turn
+from graphmem.conversation.summarize import summarize_trajectory, summarize_turn
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import Turn
 
 __all__ = ["LineSummarizer", "Summarizer", "as_summarizer"]
 
@@ -53,7 +53,7 @@ class LineSummarizer:
         """Append one line per evicted turn to ``previous``.
 
         An agent turn's line ends with its trajectory digest in brackets
-        (:func:`graphmem.summarize.summarize_trajectory`, cut to ``max_chars_per_turn``);
+        (:func:`~graphmem.conversation.summarize_trajectory`, cut to ``max_chars_per_turn``);
         hidden artifacts never appear.
         """
         lines = [previous] if previous else []

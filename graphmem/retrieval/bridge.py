@@ -42,7 +42,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from graphmem.models import ContextResult, NodeKind, Relationship
+from graphmem.core.models import ContextResult, NodeKind, Relationship
+from graphmem.core.store import GraphStore
+from graphmem.core.words import query_words
 from graphmem.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
 from graphmem.retrieval.steps import (
     Query,
@@ -53,8 +55,6 @@ from graphmem.retrieval.steps import (
     rel_key,
     search,
 )
-from graphmem.store import GraphStore
-from graphmem.words import query_words
 
 __all__ = ["BridgeRetriever", "residual_words"]
 

@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from graphmem.errors import BackendUnavailable, InvalidInput
+from graphmem.core.errors import BackendUnavailable, InvalidInput
 
 __all__ = [
     "Embedder",

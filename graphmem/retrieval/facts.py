@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from graphmem.models import Entity, Relationship, entity_aliases
-from graphmem.words import STOPWORDS
+from graphmem.core.models import Entity, Relationship, entity_aliases
+from graphmem.core.words import STOPWORDS
 
 __all__ = ["MATCHED_ENTITIES", "FactMatcher", "fact_sentence", "stem"]
 

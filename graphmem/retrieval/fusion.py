@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphmem.errors import InvalidInput
+from graphmem.core.errors import InvalidInput
 from graphmem.retrieval.turn_signals import TURN_SIGNALS
 
 __all__ = [
@@ -26,7 +26,7 @@ METHODS = ("rerank", "bridge")
 TURN_RANKERS = ("model", "rrf")
 """How conversation turns are scored: see :attr:`FusionSettings.turn_ranker`."""
 
-_MAX_TURN_CONTEXT = 8  # graphmem.store.MAX_TURN_WINDOW (not imported: fusion stays store-free)
+_MAX_TURN_CONTEXT = 8  # graphmem.core.store.MAX_TURN_WINDOW (not imported: fusion stays store-free)
 
 
 @dataclass(frozen=True)

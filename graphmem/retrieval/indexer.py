@@ -18,11 +18,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
-from graphmem._batch import coerce_batch
-from graphmem._progress import progress_bar
-from graphmem.checks import check_ids, check_positive
-from graphmem.errors import GraphmemError, InvalidInput
-from graphmem.models import (
+from graphmem.core.batches import coerce_batch
+from graphmem.core.checks import check_ids, check_positive
+from graphmem.core.errors import GraphmemError, InvalidInput
+from graphmem.core.models import (
     Chunk,
     Document,
     Entity,
@@ -31,12 +30,13 @@ from graphmem.models import (
     Turn,
     entity_text,
 )
+from graphmem.core.progress import progress_bar
 from graphmem.retrieval.ingest import Extractor, IngestReport, NoExtractor, chunk_text
 from graphmem.retrieval.ingest import title_entities as make_title_entities
 from graphmem.retrieval.linking import Linking
 
 if TYPE_CHECKING:
-    from graphmem.store import GraphStore
+    from graphmem.core.store import GraphStore
 
 __all__ = ["Indexer"]
 

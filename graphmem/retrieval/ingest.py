@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from graphmem.checks import MAX_ID_LENGTH
-from graphmem.errors import InvalidInput
-from graphmem.models import Document, Entity, Relationship, check_safe_name, estimate_tokens
+from graphmem.core.checks import MAX_ID_LENGTH
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import Document, Entity, Relationship, check_safe_name, estimate_tokens
 from graphmem.retrieval.linking import EntityLinker
 
 __all__ = [

@@ -23,10 +23,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from graphmem.models import VALUE_ENTITY_TYPE, Entity, EntityFilter, entity_aliases
+from graphmem.core.models import VALUE_ENTITY_TYPE, Entity, EntityFilter, entity_aliases
 
 if TYPE_CHECKING:
-    from graphmem.store import GraphStore
+    from graphmem.core.store import GraphStore
 
 __all__ = ["EntityLinker", "Linking", "Mention"]
 

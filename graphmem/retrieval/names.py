@@ -16,8 +16,8 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 
-from graphmem.errors import InvalidInput
-from graphmem.models import Entity, entity_aliases
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import Entity, entity_aliases
 from graphmem.retrieval.ingest import Extraction
 
 __all__ = ["NameExtractor", "name_entity_id"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from graphmem.models import Chunk
+from graphmem.core.models import Chunk
 
 __all__ = ["fold_pages"]
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from graphmem.models import ContextResult, NodeKind
+from graphmem.core.models import ContextResult, NodeKind
 from graphmem.retrieval.facts import MATCHED_ENTITIES, FactMatcher
 from graphmem.retrieval.steps import (
     DOC_KINDS,

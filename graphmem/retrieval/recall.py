@@ -55,13 +55,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from graphmem.models import Turn
+from graphmem.core.models import Turn
+from graphmem.core.store import GraphStore, SearchPair
+from graphmem.core.words import STOPWORDS
 from graphmem.retrieval.timeexpr import TimeQuery, read_time
 from graphmem.retrieval.turn_signals import TEXT_SIDE as _TEXT_SIDE
 from graphmem.retrieval.turn_signals import TURN_SIGNALS, TURN_WEIGHTS
 from graphmem.retrieval.turn_signals import VECTOR_SIDE as _VECTOR_SIDE
-from graphmem.store import GraphStore, SearchPair
-from graphmem.words import STOPWORDS
 
 if TYPE_CHECKING:
     from graphmem.retrieval.fusion import FusionSettings

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graphmem.errors import InvalidInput
-from graphmem.models import ContextResult, estimate_tokens
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import ContextResult, estimate_tokens
 
 __all__ = ["render_context"]
 

@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from graphmem.errors import InvalidInput
-from graphmem.models import Record, check_safe_name
-from graphmem.store import GraphStore, RelationshipPattern, RoleCooccurrence
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import Record, check_safe_name
+from graphmem.core.store import GraphStore, RelationshipPattern, RoleCooccurrence
 
 __all__ = [
     "ENTITY_TYPE_RECORD",

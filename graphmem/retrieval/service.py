@@ -21,17 +21,17 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from graphmem.errors import BackendUnavailable, InvalidInput
+from graphmem.core.errors import BackendUnavailable, InvalidInput
 from graphmem.retrieval.indexer import Indexer
 from graphmem.retrieval.linking import Linking
 
 if TYPE_CHECKING:
-    from graphmem.models import ContextResult
+    from graphmem.core.models import ContextResult
+    from graphmem.core.store import GraphStore
     from graphmem.retrieval.embedders import Embedder
     from graphmem.retrieval.fusion import FusionSettings
     from graphmem.retrieval.graphqa import GraphQA, GraphQASettings
     from graphmem.retrieval.steps import Retriever
-    from graphmem.store import GraphStore
 
 __all__ = ["Retrieval"]
 

@@ -30,9 +30,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar
 
-from graphmem.checks import check_depth, check_ids, check_safe_names, check_text
-from graphmem.errors import InvalidInput, NotFound
-from graphmem.models import (
+from graphmem.core.checks import check_depth, check_ids, check_safe_names, check_text
+from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.models import (
     NODE_KINDS,
     Chunk,
     ContextResult,
@@ -44,12 +44,12 @@ from graphmem.models import (
     entity_text,
     utcnow,
 )
+from graphmem.core.store import GraphStore, SearchContext, SearchPair
 from graphmem.retrieval.facts import fact_sentence
 from graphmem.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
 from graphmem.retrieval.linking import Linking
 from graphmem.retrieval.pages import fold_pages
 from graphmem.retrieval.recall import TurnPool, rank_pool, turn_pool
-from graphmem.store import GraphStore, SearchContext, SearchPair
 
 __all__ = [
     "DOC_KINDS",
@@ -91,7 +91,7 @@ def check_query(query: object, what: str = "the query") -> str:
     'who runs the mill?'
     >>> check_query("x" * 10_001)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    graphmem.errors.InvalidInput: the query is 10,001 characters long; the limit is 10,000 ...
+    graphmem.core.errors.InvalidInput: the query is 10,001 characters long; the limit is 10,000 ...
     """
     if not isinstance(query, str):
         raise InvalidInput(f"{what} must be a string, got {type(query).__name__}")

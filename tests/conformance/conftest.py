@@ -27,7 +27,7 @@ import pytest
 
 import graphmem
 from graphmem import EventBus, GraphStore, Memory, StoreClosed
-from graphmem.contract import (
+from graphmem.core.contract import (
     ROOMS,
     ConversationStore,
     EntityGraphStore,
@@ -35,8 +35,8 @@ from graphmem.contract import (
     SearchStore,
     TenantAdmin,
 )
-from graphmem.events import Event
-from graphmem.store import store_supports
+from graphmem.core.events import Event
+from graphmem.core.store import store_supports
 
 from .backends import BACKENDS, BackendSpec
 from .fuzz_calls import OUTCOMES, TALLY

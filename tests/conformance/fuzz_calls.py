@@ -32,8 +32,8 @@ from graphmem import (
     StoreClosed,
     Turn,
 )
-from graphmem import jsonl as jsonl_format
-from graphmem.models import ContextResult, Provenance
+from graphmem.core.models import ContextResult, Provenance
+from graphmem.exchange import jsonl as jsonl_format
 from graphmem.retrieval import HashingEmbedder
 
 from .fuzz_values import (
@@ -770,6 +770,20 @@ spec(
 spec(M, "visible_subgraph", lambda w: [ids()], lambda w: {"depth": depths()})
 spec(
     M,
+    "neighborhood",
+    lambda w: [ids()],
+    lambda w: {
+        "rel_types": optional(name_lists()),
+        "node_types": optional(name_lists(ENTITY_TYPES)),
+        "direction": directions(),
+        "as_of": optional(times()),
+        "recorded_as_of": optional(times()),
+        "include_invalid": bools(),
+        "limit": optional(sizes()),
+    },
+)
+spec(
+    M,
     "expand",
     lambda w: [id_lists()],
     lambda w: {
@@ -1040,6 +1054,12 @@ spec(
 )
 spec(
     M,
+    "check_beliefs",
+    lambda w: [ids()],
+    lambda w: {"as_of": optional(times()), "recorded_as_of": optional(times())},
+)
+spec(
+    M,
     "events",
     options=lambda w: {
         "about": optional(ids()),
@@ -1247,7 +1267,7 @@ for name in (
 
 def untested_methods() -> list[str]:
     """Public methods and properties of the four classes that have no spec (should be none)."""
-    from graphmem.conversation import Conversation
+    from graphmem.conversation.tree import Conversation
     from graphmem.policy.context import ConversationMemory
     from graphmem.policy.governance import FactMemory
 

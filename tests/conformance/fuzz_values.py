@@ -20,7 +20,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from graphmem.checks import MAX_DEPTH, MAX_JSON_DEPTH
+from graphmem.core.checks import MAX_DEPTH, MAX_JSON_DEPTH
 
 MB = 1 << 20
 DEEP = 600  # beyond MAX_JSON_DEPTH, within the interpreter's recursion limit for repr

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from graphmem import ChangeSet, GraphStore, InvalidInput, Record, RelationshipFilter
-from graphmem.models import utcnow
+from graphmem.core.models import utcnow
 
 from .helpers import canonical, ent, rel
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graphmem import Entity, EntityFilter, GraphStore, NotFound
-from graphmem.models import utcnow
+from graphmem.core.models import utcnow
 
 from .helpers import BOTH, EVERY, ent, ids, rel
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graphmem import GraphStore, InvalidInput, Memory, NotFound, estimate_tokens
-from graphmem.models import utcnow
+from graphmem.core.models import utcnow
 
 from .helpers import ent, ids, keys, rel
 

@@ -12,8 +12,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graphmem import GraphStore, InvalidInput, Memory, NotFound
+from graphmem.core.models import utcnow
 from graphmem.minds import Fact, Hearing, MindSettings, PerspectiveIdentity, TrustPolicy
-from graphmem.models import utcnow
 
 T0 = datetime(2020, 6, 1, 12, 0, tzinfo=UTC)
 AUDIO = bytes(range(256)) * 40

@@ -22,8 +22,8 @@ REPOSITORY = Path(__file__).parents[2]
 
 MODULE = '''"""A loopback graphmem backend: memory:// stores behind a class of its own."""
 
-from graphmem.registry import Backend
-from graphmem.store import GraphStore, open_store, protocol_members
+from graphmem.core.registry import Backend
+from graphmem.core.store import GraphStore, open_store, protocol_members
 
 
 class LoopbackStore:

@@ -20,7 +20,7 @@ from graphmem import (
     Turn,
     estimate_tokens,
 )
-from graphmem.events import Event
+from graphmem.core.events import Event
 from graphmem.policy.identity import MemoryIdentity
 
 

@@ -27,7 +27,7 @@ from graphmem import (
     SignatureMismatch,
     UnsupportedOperation,
 )
-from graphmem.models import utcnow
+from graphmem.core.models import utcnow
 from graphmem.policy.fact_graph import VALUE_TYPE
 from graphmem.policy.governance import AUDIT_KIND, FACT_KIND
 from graphmem.retrieval import HashingEmbedder

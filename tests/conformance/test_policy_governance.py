@@ -25,7 +25,7 @@ from graphmem import (
     Record,
     SignatureMismatch,
 )
-from graphmem.events import Event
+from graphmem.core.events import Event
 from graphmem.policy.governance import (
     ALWAYS_FORBIDDEN_CATEGORIES,
     AUDIT_KIND,

@@ -12,7 +12,7 @@ import pytest
 from printable_cases import NOT_PRINTABLE_TENANTS
 
 from graphmem import EventBus, FactMemory, GraphStore, IdentityRequired, InvalidInput, Memory
-from graphmem.events import Event
+from graphmem.core.events import Event
 from graphmem.policy.governance import AUDIT_KIND, FACT_KIND
 from graphmem.policy.identity import require_identity
 

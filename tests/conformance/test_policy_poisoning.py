@@ -20,7 +20,7 @@ from graphmem import (
     PoisoningDetected,
     PolicyViolation,
 )
-from graphmem.events import Event
+from graphmem.core.events import Event
 from graphmem.policy.governance import AUDIT_KIND, FACT_KIND, Decision
 
 KEY = b"k" * 32

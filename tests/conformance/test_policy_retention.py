@@ -17,7 +17,7 @@ from graphmem import (
     NotFound,
     Record,
 )
-from graphmem.models import utcnow
+from graphmem.core.models import utcnow
 from graphmem.policy.governance import AUDIT_HEAD_KIND, AUDIT_KIND, FACT_KIND
 
 

@@ -6,7 +6,7 @@ import time
 from datetime import timedelta
 
 from graphmem import ChangeSet, GraphStore, RelationshipPattern
-from graphmem.models import utcnow
+from graphmem.core.models import utcnow
 
 from .helpers import ent, rel
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graphmem import GraphStore, InvalidInput, NotFound, Provenance, Relationship
-from graphmem.models import utcnow
+from graphmem.core.models import utcnow
 
 from .helpers import BOTH, EVERY, IN, OUT, ent, flt, keys, rel
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from graphmem import GraphStore
-from graphmem.contract import ROOMS
-from graphmem.registry import get_backend
-from graphmem.store import satisfied_protocols
+from graphmem.core.contract import ROOMS
+from graphmem.core.registry import get_backend
+from graphmem.core.store import satisfied_protocols
 
 from .conftest import Harness
 

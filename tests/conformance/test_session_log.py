@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from graphmem import SPEAKER_ROLES, GraphStore, InvalidInput, Memory, Role, Turn, TurnFilter
-from graphmem.models import utcnow
+from graphmem.core.models import utcnow
 
 T0 = utcnow().replace(microsecond=0) - timedelta(days=1)
 

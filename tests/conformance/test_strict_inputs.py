@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from graphmem import Entity, InvalidInput, Memory, jsonl
-from graphmem.checks import MAX_NAME_LENGTH
+from graphmem import Entity, InvalidInput, Memory
+from graphmem.core.checks import MAX_NAME_LENGTH
+from graphmem.exchange import jsonl
 
 LONG = "x" * (MAX_NAME_LENGTH + 1)
 

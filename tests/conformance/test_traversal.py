@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from graphmem import GraphStore, NotFound
-from graphmem.models import utcnow
+from graphmem.core.models import utcnow
 
 from .helpers import ent, ids, keys, rel
 

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from graphmem import GraphStore, InvalidInput, Memory, Record, TenantDump
-from graphmem.models import utcnow
+from graphmem.core.models import utcnow
 
 from .helpers import ent, flt, keys, rel
 

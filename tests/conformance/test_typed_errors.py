@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
-from graphmem import Entity, InvalidInput, Memory, Relationship, jsonl
-from graphmem.checks import MAX_DEPTH
+from graphmem import Entity, InvalidInput, Memory, Relationship
+from graphmem.core.checks import MAX_DEPTH
+from graphmem.exchange import jsonl
 
 from .helpers import canonical
 

@@ -489,7 +489,7 @@ def test_tenants_share_ids_but_nothing_else(store: GraphStore, tenant: str) -> N
 
 
 def test_times_round_trip_with_microseconds(store: GraphStore, tenant: str) -> None:
-    from graphmem.models import utcnow
+    from graphmem.core.models import utcnow
 
     when = utcnow().replace(microsecond=123457) - timedelta(days=400)
     entity = Entity(id="old", type="npc", name="Old", created_at=when, updated_at=when)

@@ -24,7 +24,7 @@ from graphmem import (
     TurnFilter,
     open_store,
 )
-from graphmem.models import utcnow
+from graphmem.core.models import utcnow
 
 pytestmark = pytest.mark.neo4j
 

@@ -298,7 +298,7 @@ def test_memory_retrieve_on_neo4j_agrees_with_the_embedded_backend(
 def test_hybrid_search_of_every_kind_is_one_round_trip_and_matches_each_kind(
     neo4j_url: str, tenant: str
 ) -> None:
-    from graphmem.store import search_each
+    from graphmem.core.store import search_each
 
     store, events = _traced(neo4j_url)
     try:

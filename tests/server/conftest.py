@@ -10,7 +10,7 @@ pytest.importorskip("fastapi", reason="the server extra is not installed")
 import httpx  # noqa: E402
 from server_support import Api, graphmem_serve  # noqa: E402
 
-from graphmem.server.keys import add_key  # noqa: E402
+from graphmem.doors.http.keys import add_key  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from graphmem import bench
+from graphmem.tools.bench import main as bench
 
 
 def test_quick_server_bench_reports_http_throughput_and_async_figures(
@@ -22,6 +22,7 @@ def test_quick_server_bench_reports_http_throughput_and_async_figures(
         "snapshot p99 over HTTP at 1,000 entities",
         "snapshot requests/s, 16 clients (floor: constant JSON)",
         "async snapshot p50 (worker thread)",
+        "snapshot p50 over HTTP, metrics on vs --no-metrics",
     ):
         row = rows[name]
         assert row["value"] > 0 and row["baseline"] > 0, row

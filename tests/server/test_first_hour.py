@@ -111,9 +111,9 @@ def test_the_printable_pattern_agrees_with_the_server_rule(name: str) -> None:
     """The schema's pattern for actors says what check_printable_name enforces."""
     import re
 
-    from graphmem.errors import InvalidInput
-    from graphmem.server.schemas import PRINTABLE_PATTERN
-    from graphmem.store import check_printable_name
+    from graphmem.core.errors import InvalidInput
+    from graphmem.core.store import check_printable_name
+    from graphmem.doors.schemas import PRINTABLE_PATTERN
 
     try:
         check_printable_name(name, "actor")

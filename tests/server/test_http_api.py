@@ -489,7 +489,7 @@ def test_openapi_is_served_and_committed(api: Api) -> None:
     import json
     from pathlib import Path
 
-    from graphmem.server.openapi import openapi_text
+    from graphmem.doors.http.openapi import openapi_text
 
     committed = (Path(__file__).resolve().parents[2] / "docs" / "openapi.json").read_text("utf-8")
     with api.client() as anonymous:

@@ -14,7 +14,7 @@ import pytest
 from server_support import graphmem_serve, problem_of
 
 import graphmem
-from graphmem.cli import main
+from graphmem.cli.program import main
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])

@@ -24,7 +24,7 @@ import httpx
 import pytest
 from server_support import Served, graphmem_serve, problem_of
 
-from graphmem.server.keys import add_key, revoke_key
+from graphmem.doors.http.keys import add_key, revoke_key
 
 POSTER = textwrap.dedent(
     """
@@ -232,3 +232,25 @@ def test_keys_added_revoked_or_expired_take_effect_without_a_restart(
         problem_of(client.get("/v1/counts", headers=auth), 401, "IdentityRequired")
         # The key is checked before a body is read, on the same reloaded keys.
         problem_of(client.post("/v1/entities", json=body, headers=auth), 401)
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [b"NOT HTTP AT ALL\r\n\r\n", b"GET /v1/facts?q=" + b"%F3%B0%A4%95" * 12_000 + b" HTTP/1.1\r\n"],
+    ids=["garbage", "huge-request-line"],
+)
+def test_a_request_the_parser_refuses_gets_a_problem_document(
+    server: tuple[Served, str], request_bytes: bytes
+) -> None:
+    served, _key = server
+    host, port = urlsplit(served.url).hostname, urlsplit(served.url).port
+    with socket.create_connection((str(host), int(str(port))), timeout=10) as sock:
+        sock.sendall(request_bytes + b"Host: x\r\n\r\n")
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 ")
+    assert b"content-type: application/problem+json" in head.lower()
+    problem = json.loads(body)
+    assert problem["status"] == 400 and problem["type"] == "urn:graphmem:error:BadRequest"

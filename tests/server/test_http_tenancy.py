@@ -141,6 +141,13 @@ ROUTES: dict[tuple[str, str], Call] = {
     ("GET", "/v1/entities/{entity_id}/subgraph"): lambda c, i: c.get(
         f"/v1/entities/{i['other']}/subgraph"
     ),
+    ("GET", "/v1/entities/{entity_id}/neighborhood"): lambda c, i: c.get(
+        f"/v1/entities/{i['other']}/neighborhood"
+    ),
+    ("GET", "/v1/npcs/{npc_id}/beliefs/truth"): lambda c, i: c.get(
+        f"/v1/npcs/{i['other']}/beliefs/truth"
+    ),
+    ("GET", "/v1/facts/verify"): lambda c, i: c.get("/v1/facts/verify"),
     ("GET", "/v1/path"): lambda c, i: c.get(
         "/v1/path", params={"source_id": i["entity"], "target_id": i["other"]}
     ),
@@ -301,7 +308,7 @@ ROUTES: dict[tuple[str, str], Call] = {
         ).encode(),
     ),
 }
-PUBLIC = {("GET", "/healthz"), ("GET", "/readyz")}
+PUBLIC = {("GET", "/healthz"), ("GET", "/readyz"), ("GET", "/metrics")}
 
 
 def test_the_table_covers_every_route() -> None:

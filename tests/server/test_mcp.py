@@ -16,7 +16,7 @@ pytest.importorskip("mcp", reason="the server extra is not installed")
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 import graphmem  # noqa: E402
-from graphmem.mcp_server import TOOLS  # noqa: E402
+from graphmem.doors.mcp.server import TOOLS  # noqa: E402
 
 
 def _structured(result: Any) -> Any:
@@ -146,6 +146,11 @@ async def _exercise(client: Client) -> dict[str, Any]:
         "append_turn", {"session_id": "s1", "role": "bad role", "content": "x"}
     )
     assert bad.is_error and "InvalidInput" in bad.content[0].text
+    for flag in ({"perspective": 0}, {"perspective": "true"}):  # a boolean is true or false
+        not_bool = await client.call_tool("npc_snapshot", {"npc_id": "odile", **flag})
+        assert not_bool.is_error and "perspective" in not_bool.content[0].text, flag
+    not_bool = await client.call_tool("npc_beliefs", {"npc_id": "odile", "history": 1})
+    assert not_bool.is_error and "history" in not_bool.content[0].text
     seen["answer"] = answer
     await _exercise_minds(client)
     return seen
@@ -298,7 +303,7 @@ def test_mcp_over_streamable_http(tmp_path: Path) -> None:
 
 
 def test_mcp_http_refuses_other_addresses(capsys: pytest.CaptureFixture[str]) -> None:
-    from graphmem.cli import main
+    from graphmem.cli.program import main
 
     status = main(["mcp", "--store", "memory://", "--tenant", "t", "--http", "--host", "0.0.0.0"])
     assert status == 2
@@ -306,7 +311,7 @@ def test_mcp_http_refuses_other_addresses(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_tool_schemas_describe_every_argument() -> None:
-    from graphmem.mcp_server import build_server
+    from graphmem.doors.mcp.server import build_server
 
     with graphmem.open("memory://", tenant="t") as mem:
         server = build_server(mem)

@@ -13,7 +13,7 @@ pytest.importorskip("mcp", reason="the server extra is not installed")
 from mcp import Client  # noqa: E402
 
 import graphmem  # noqa: E402
-from graphmem.mcp_server import TOOLS, build_server  # noqa: E402
+from graphmem.doors.mcp.server import TOOLS, build_server  # noqa: E402
 from graphmem.retrieval import HashingEmbedder  # noqa: E402
 
 

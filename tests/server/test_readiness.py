@@ -13,8 +13,8 @@ pytest.importorskip("fastapi", reason="the server extra is not installed")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
+from graphmem.doors.http.app import ServerConfig, create_app  # noqa: E402
 from graphmem.retrieval import HashingEmbedder  # noqa: E402
-from graphmem.server.app import ServerConfig, create_app  # noqa: E402
 
 
 class SlowModel:

@@ -22,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from server_support import graphmem_serve  # noqa: E402
 from test_mcp_world import build_world, call, check_world  # noqa: E402
 
-from graphmem.server.keys import add_key  # noqa: E402
+from graphmem.doors.http.keys import add_key  # noqa: E402
 
 
 @asynccontextmanager

@@ -49,6 +49,8 @@ def test_node_client_creates_forks_and_reads_a_snapshot(api: Api, built: Path) -
         "odileThinksTheBoatIsAt": ["north-bank"],  # she did not see it moved
         "lieBelievedBy": [["odile"]],  # Kestrel's lie agrees with what she saw
         "kestrelThinksOdileThinks": ["north-bank"],
+        "odileIsWrong": [["north-bank", ["south-bank"]]],  # beside the truth
+        "boatIsAt": ["located_in south-bank"],
         "odileSees": seen["odileSees"],
         "odileDistrusts": ["odile -distrusts-> kestrel"],
         "missing": "404 NotFound",

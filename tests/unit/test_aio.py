@@ -22,7 +22,7 @@ from graphmem import (
     StoreClosed,
     TraceEvent,
 )
-from graphmem.aio import AsyncConversationMemory, AsyncFactMemory
+from graphmem.doors.aio import AsyncConversationMemory, AsyncFactMemory
 
 # Sync methods whose twin is deliberately not a coroutine: no I/O happens in them.
 NOT_AWAITED = {

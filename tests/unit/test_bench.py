@@ -3,7 +3,7 @@
 import argparse
 import json
 
-from graphmem import bench
+from graphmem.tools.bench import main as bench
 
 
 def test_quick_bench_prints_one_json_object_with_baselines(capsys):
@@ -19,6 +19,8 @@ def test_quick_bench_prints_one_json_object_with_baselines(capsys):
     assert "turn append rate" in names
     assert "history of a 200-turn branch (p50)" in names
     assert "fork (p50)" in names
+    assert "identity snapshot p50, telemetry on vs off (1,000)" in names
+    assert "identity snapshot p50 in a traced request, telemetry on vs off (1,000)" in names
     assert any(n.startswith("bulk ingest") for n in names)
     for row in report["results"]:
         assert set(row) == {"name", "value", "unit", "baseline", "ratio", "round_trips", "better"}
@@ -31,7 +33,7 @@ def test_quick_bench_prints_one_json_object_with_baselines(capsys):
 
 
 def test_bench_data_has_about_ten_relationships_per_entity():
-    entities, rels = bench._world(500, seed=1)
+    entities, rels = bench.synthetic_world(500, seed=1)
     assert len(entities) == 500
     assert 2300 <= len(rels) <= 2500  # five out (and so five in) per entity, minus repeats
 
@@ -107,7 +109,7 @@ def test_quick_storage_bench_reports_every_figure_beside_its_baseline(capsys):
 
 
 def test_storage_world_has_ten_relationships_out_of_each_entity():
-    entities, rels = bench._world(500, seed=1, per_entity=10)
+    entities, rels = bench.synthetic_world(500, seed=1, per_entity=10)
     assert len(entities) == 500
     assert 4800 <= len(rels) <= 5000
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import graphmem
-from graphmem import bench
+from graphmem.tools.bench import main as bench
 
 
 def test_minds_figures_report_beliefs_beside_the_identity_snapshot() -> None:
-    entities, rels = bench._world(600, seed=3)
+    entities, rels = bench.synthetic_world(600, seed=3)
     with graphmem.open("memory://", tenant="bench") as mem:
         mem.upsert_entities(entities)
         mem.upsert_relationships(rels)
-        counter = bench._Counter()
+        counter = bench.TraceCounter()
         figures = list(bench._minds_figures(mem, counter, 600, 60, True, lambda line: None))
 
         names = [f.name for f in figures]
@@ -27,7 +27,7 @@ def test_minds_figures_report_beliefs_beside_the_identity_snapshot() -> None:
 def test_bench_minds_reports_the_tavern_beside_its_baselines() -> None:
     import argparse
 
-    from graphmem import bench_minds
+    from graphmem.tools.bench import minds as bench_minds
 
     args = argparse.Namespace(store="memory://", quick=True, seed=1, npcs="10,30")
     figures = list(bench_minds.minds_figures(args, lambda line: None, bench.Figure))

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 import graphmem
-from graphmem import cli
-from graphmem.cli import main
-from graphmem.demo_world import DEMO_TENANT, ENTITIES, FACTS, MAIN_NPC_ID, build_demo_world
-from graphmem.models import NPCIdentity, estimate_tokens
+from graphmem.cli import program as cli
+from graphmem.cli.program import main
+from graphmem.core.models import NPCIdentity, estimate_tokens
+from graphmem.tools.demos.village import DEMO_TENANT, ENTITIES, FACTS, MAIN_NPC_ID, build_demo_world
 
 
 @pytest.fixture

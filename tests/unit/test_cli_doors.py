@@ -10,7 +10,7 @@ import pytest
 
 import graphmem
 from graphmem import BackendUnavailable, IdentityRequired
-from graphmem.cli import main
+from graphmem.cli.program import main
 
 
 @pytest.fixture
@@ -235,7 +235,7 @@ def test_keys_add_prints_once_and_stores_the_hash(
 
 
 def test_keys_expire_and_are_revoked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from graphmem.server.keys import KeyRing
+    from graphmem.doors.http.keys import KeyRing
 
     keys = tmp_path / "keys.json"
     args = ("keys", "add", "--keys", str(keys), "--tenant", "t")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import graphmem
-from graphmem.cli import main
+from graphmem.cli.program import main
 
 T0 = datetime(2020, 1, 1, tzinfo=UTC)
 

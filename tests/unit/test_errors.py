@@ -1,6 +1,6 @@
 import pytest
 
-from graphmem import errors
+from graphmem.core import errors
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from graphmem.cli import main
-from graphmem.evaluation import default_data_dir, light_handwritten, light_world
+from graphmem.cli.program import main
+from graphmem.tools.evaluation.main import default_data_dir, light_handwritten, light_world
 
 DATA = default_data_dir()
 needs_data = pytest.mark.skipif(not DATA.is_dir(), reason=f"no evaluation data at {DATA}")
@@ -31,7 +31,7 @@ def test_eval_prints_one_json_object_with_a_baseline(dataset: str, capsys) -> No
         assert 0.0 <= report["baseline"][key] <= 1.0
     assert "bm25" in report["baseline"]["method"]
     if dataset != "light":  # every system on each half, from the same run
-        from graphmem.evaluation import PASSAGE_HALVES, PASSAGE_SYSTEMS
+        from graphmem.tools.evaluation.main import PASSAGE_HALVES, PASSAGE_SYSTEMS
 
         for system in PASSAGE_SYSTEMS:
             for half in (*PASSAGE_HALVES, "all"):

@@ -7,15 +7,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graphmem.cli import main
-from graphmem.evaluation import default_data_dir
-from graphmem.evaluation_conversations import (
+from graphmem.cli.program import main
+from graphmem.tools.evaluation.conversations import (
     CONVMEM_HALVES,
     Chat,
     OkapiBM25,
     _with_adjacent,
     load_convmem,
 )
+from graphmem.tools.evaluation.main import default_data_dir
 
 DATA = default_data_dir()
 needs_data = pytest.mark.skipif(

@@ -8,9 +8,9 @@ import json
 import pytest
 
 import graphmem
-from graphmem.cli import main
-from graphmem.evaluation import default_data_dir
-from graphmem.evaluation_tomi import answer, answer_from_world, harness_lines, play
+from graphmem.cli.program import main
+from graphmem.tools.evaluation.main import default_data_dir
+from graphmem.tools.evaluation.tomi import answer, answer_from_world, harness_lines, play
 
 DATA = default_data_dir()
 needs_data = pytest.mark.skipif(

@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from graphmem import InvalidInput
-from graphmem.events import Event, EventBus, bus, hash_key
+from graphmem.core.events import Event, EventBus, bus, hash_key
 
 
 def test_exact_prefix_and_star_patterns():

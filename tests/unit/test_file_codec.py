@@ -17,7 +17,7 @@ from graphmem.backends.networkx.codec import (
     encode,
     encode_all,
 )
-from graphmem.models import FrozenDict, FrozenList
+from graphmem.core.models import FrozenDict, FrozenList
 
 T0 = datetime(2025, 3, 4, 5, 6, 7, 890123, tzinfo=UTC)
 ENTITIES = [

@@ -26,7 +26,7 @@ from graphmem import (
     StoreLocked,
     StoreReadOnly,
 )
-from graphmem.backends.networkx import sqlite_file
+from graphmem.backends.networkx import sqlite_commit, sqlite_file, sqlite_open
 
 
 def url(path: Path) -> str:
@@ -124,7 +124,7 @@ def test_an_sqlite_without_json1_reads_models_one_row_at_a_time(
 ) -> None:
     with graphmem.open_store(url(world)) as store:
         expected = fingerprint(store)
-    monkeypatch.setattr(sqlite_file.SQLiteFile, "_has_json_each", lambda self: False)
+    monkeypatch.setattr(sqlite_open.FileOpen, "_has_json_each", lambda self: False)
     with graphmem.open_store(url(world)) as store:
         assert store._tenants["village"].near is None  # type: ignore[attr-defined]
         assert fingerprint(store) == expected
@@ -250,9 +250,9 @@ def test_an_older_schema_is_migrated_forward_by_a_writer(
         steps.append(1)
         conn.execute("CREATE TABLE extra (x)")
 
-    version = sqlite_file.SCHEMA_VERSION
-    monkeypatch.setattr(sqlite_file, "SCHEMA_VERSION", version + 1)
-    monkeypatch.setitem(sqlite_file._MIGRATIONS, version, to_next)
+    version = sqlite_open.SCHEMA_VERSION
+    monkeypatch.setattr(sqlite_open, "SCHEMA_VERSION", version + 1)
+    monkeypatch.setitem(sqlite_open._MIGRATIONS, version, to_next)
     with pytest.raises(BackendUnavailable, match="open it once for writing"):
         graphmem.open_store(url(world), read_only=True)
     with graphmem.open_store(url(world)) as store:
@@ -292,7 +292,7 @@ def test_read_only_refuses_every_write_and_leaves_the_file_as_it_was(world: Path
 
 
 def test_every_writing_store_operation_is_refused_by_a_read_only_store(world: Path) -> None:
-    from graphmem.store import WRITE_METHODS, ChangeSet, GraphStore
+    from graphmem.core.store import WRITE_METHODS, ChangeSet, GraphStore
 
     verbs = ("upsert_", "update_", "delete_", "invalidate_", "append_", "put_", "write_", "link_")
     members = {n for n in dir(GraphStore) if not n.startswith("_")}
@@ -494,8 +494,8 @@ def test_lookups_by_name_on_a_reopened_store_and_a_reader_follow_renames(tmp_pat
 
 
 def test_a_reader_far_behind_reloads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sqlite_file, "_KEEP_CHANGES", 3)
-    monkeypatch.setattr(sqlite_file, "_TRIM_EVERY", 2)
+    monkeypatch.setattr(sqlite_commit, "_KEEP_CHANGES", 3)
+    monkeypatch.setattr(sqlite_commit, "_TRIM_EVERY", 2)
     path = tmp_path / "w.graphmem"
     with graphmem.open_store(url(path)) as writer:
         writer.upsert_entities("t", [Entity(id="first", type="npc", name="First")])
@@ -526,7 +526,7 @@ def test_a_reader_opens_a_file_a_writer_has_just_created(tmp_path: Path) -> None
 def test_cli_read_verbs_never_create_anything(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from graphmem.cli import main
+    from graphmem.cli.program import main
 
     typo = tmp_path / "missing" / "typo.graphmem"
     assert main(["export", "--store", url(typo), "--tenant", "t"]) == 2
@@ -544,7 +544,7 @@ def test_cli_read_verbs_never_create_anything(
 def test_cli_export_and_snapshot_read_beside_a_running_writer(
     world: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from graphmem.cli import main
+    from graphmem.cli.program import main
 
     with graphmem.open(url(world), tenant="village") as mem:
         mem.upsert_entities([Entity(id="late", type="npc", name="Late Comer")])

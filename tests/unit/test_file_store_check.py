@@ -14,8 +14,8 @@ from file_world import build
 import graphmem
 from graphmem import NotAStore, NotFound, StoreCorrupted, UnsupportedOperation
 from graphmem.backends.networkx.codec import key_crc
-from graphmem.cli import main
-from graphmem.store import check_store
+from graphmem.cli.program import main
+from graphmem.core.store import check_store
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from file_world import TENANTS, build, fingerprint
 
 import graphmem
 from graphmem import BackendUnavailable, GraphmemError, StoreCorrupted
-from graphmem.store import check_store
+from graphmem.core.store import check_store
 
 FLIPS = 150
 

@@ -16,7 +16,7 @@ from file_world import TENANTS, build, fingerprint
 
 import graphmem
 from graphmem import BackendUnavailable, Entity, GraphStore, Record, StoreCorrupted, Turn
-from graphmem.backends.networkx import sqlite_file
+from graphmem.backends.networkx import sqlite_open
 
 HEADER = '{"kind": "graphmem-file", "version": 1}\n'
 
@@ -160,18 +160,18 @@ def test_a_failed_conversion_leaves_the_journal_as_it_was(
     journal: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     content = journal.read_bytes()
-    real = sqlite_file._state_records
+    real = sqlite_open._state_records
 
     def failing(store: Any, tenant: str) -> Any:
         yield from real(store, tenant)
         raise BackendUnavailable("the disk went away")
 
-    monkeypatch.setattr(sqlite_file, "_state_records", failing)
+    monkeypatch.setattr(sqlite_open, "_state_records", failing)
     with pytest.raises(BackendUnavailable, match="the disk went away"):
         graphmem.open_store(journal.as_uri())
     assert journal.read_bytes() == content
     assert names(journal.parent) == {journal.name}
-    monkeypatch.setattr(sqlite_file, "_state_records", real)
+    monkeypatch.setattr(sqlite_open, "_state_records", real)
     with graphmem.open_store(journal.as_uri()) as store:  # and it converts later
         assert store.count_entities("village") == 12
 

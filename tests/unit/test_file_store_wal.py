@@ -27,7 +27,7 @@ from file_world import TENANTS, build, fingerprint
 import graphmem
 from graphmem import CommitsMissing, Entity, GraphStore, StoreCorrupted
 from graphmem.backends.networkx.sqlite_check import check_file
-from graphmem.cli import main
+from graphmem.cli.program import main
 
 FLIPS = 60
 WRITER = Path(__file__).parent.parent / "file_world.py"

@@ -12,7 +12,7 @@ from file_world import build, fingerprint
 
 import graphmem
 from graphmem.backends.networkx.sqlite_warm import install
-from graphmem.models import Entity
+from graphmem.core.models import Entity
 
 
 def _warm_threads() -> list[threading.Thread]:

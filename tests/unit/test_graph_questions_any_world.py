@@ -9,8 +9,8 @@ import pytest
 
 import graphmem
 from graphmem import Entity, Memory, Relationship
-from graphmem.demo_world import build_demo_world
 from graphmem.retrieval import EntityLinker, HashingEmbedder
+from graphmem.tools.demos.village import build_demo_world
 
 PEOPLE = {
     "rosalind": "Rosalind Hale",

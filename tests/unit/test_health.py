@@ -3,7 +3,7 @@
 import pytest
 
 from graphmem import InvalidTransition
-from graphmem.events import EventBus
+from graphmem.core.events import EventBus
 from graphmem.policy.health import TRANSITIONS, HealthMachine, HealthState
 
 H, R, D, C = (HealthState.HEALTHY, HealthState.RETRY, HealthState.DEGRADED, HealthState.RECOVERING)

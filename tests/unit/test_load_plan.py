@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from graphmem.backends.load_plan import plan_load, turns_missing, turns_taken
-from graphmem.errors import InvalidInput
-from graphmem.models import Entity, Relationship, Turn
-from graphmem.store import TenantDump
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import Entity, Relationship, Turn
+from graphmem.core.store import TenantDump
 
 
 def turn(turn_id: str, session: str = "s", parent: str | None = None) -> Turn:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from graphmem import Entity, InvalidInput, NPCIdentity, Provenance, Relationship, Turn
-from graphmem.models import (
+from graphmem.core.models import (
     EntityFilter,
     FrozenDict,
     FrozenList,

@@ -58,7 +58,7 @@ from graphmem.backends.neo4j.store import (  # noqa: E402
     Neo4jStore,
     _translate,
 )
-from graphmem.store import ROOMS, ChangeSet, SearchHit, SearchPair, satisfied_protocols  # noqa: E402
+from graphmem.core.store import ROOMS, ChangeSet, SearchHit, SearchPair, satisfied_protocols  # noqa: E402
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
 ENTITY = {
@@ -756,7 +756,9 @@ def test_relationship_rows_go_sorted_by_source_and_come_back_in_input_order(
     assert [r["source_id"] for r in params["rows"]] == ["ada", "mira", "zed"]
     assert [r.key for r in stored] == [r.key for r in rels]
     assert [r.created_at for r in stored] == [later, T0, later]
-    assert stored[0] is not rels[0]  # copies, never the caller's objects
+    # Models are frozen: one stored as sent comes back as the very object (a copy would
+    # share its attributes anyway, model_copy being shallow); a replaced one is a new value.
+    assert stored[0] is rels[0] and stored[1] is not rels[1]
 
 
 @pytest.mark.parametrize(
@@ -2015,7 +2017,7 @@ on a cluster (neo4j:// URLs) reads go to followers and read replicas, writes to 
 
 
 def test_every_store_operation_has_an_access_mode() -> None:
-    from graphmem.store import GraphStore, protocol_members
+    from graphmem.core.store import GraphStore, protocol_members
 
     operations = protocol_members(GraphStore) - {"url", "capabilities", "close"}
     assert set(ACCESS) == operations, "classify every new operation as a read or a write"
@@ -2189,7 +2191,7 @@ def test_hybrid_search_falls_back_to_each_kind_when_an_index_fails(
 def test_hybrid_search_matches_each_kind_searched_alone(
     store: Neo4jStore, server: FakeServer
 ) -> None:
-    from graphmem.store import search_each
+    from graphmem.core.store import search_each
 
     server.overrides["schema/list_indexes"] = lambda params: ALL_INDEXES
 
@@ -2244,7 +2246,7 @@ def test_a_replaced_entity_comes_back_with_the_times_the_server_kept(
     given = [ent("mira"), ent("tomas")]
     mira, tomas = store.upsert_entities("t", given)
     assert mira.created_at == datetime(2020, 1, 1, tzinfo=UTC) and mira.updated_at == T0
-    assert tomas == given[1] and tomas is not given[1]  # stored as sent, a copy
+    assert tomas is given[1]  # stored as sent: the frozen model itself, no copy
 
 
 @pytest.mark.parametrize(

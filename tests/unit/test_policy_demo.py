@@ -1,12 +1,12 @@
-"""The policy demo (a door: graphmem/demos/) runs and shows a degraded conversation recovering."""
+"""The policy demo (a tool: graphmem/tools/demos/) runs; a degraded conversation recovers."""
 
 import ast
 from pathlib import Path
 
 import pytest
 
-from graphmem.cli import main
-from graphmem.demos.policy import run
+from graphmem.cli.program import main
+from graphmem.tools.demos.policy import run
 
 
 def test_demo_transcript_degrades_and_recovers():
@@ -57,4 +57,4 @@ def test_the_policy_layer_imports_no_door():
             else:
                 continue
             for name in names:
-                assert name != "graphmem" and not name.startswith("graphmem.demos"), path
+                assert name != "graphmem" and not name.startswith("graphmem.tools.demos"), path

@@ -7,8 +7,8 @@ from printable_cases import NOT_PRINTABLE_TENANTS, PRINTABLE_TENANTS, TRAILING_B
 
 from graphmem import Entity, EntityFilter, InvalidInput, Relationship, RelationshipFilter
 from graphmem.backends.neo4j.queries import QUERY_NAME_PATTERN
-from graphmem.models import check_safe_name
-from graphmem.store import check_printable_name, check_tenant
+from graphmem.core.models import check_safe_name
+from graphmem.core.store import check_printable_name, check_tenant
 
 
 @pytest.mark.parametrize("name", TRAILING_BREAKS)

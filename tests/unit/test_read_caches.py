@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from graphmem.models import Chunk, Entity
+from graphmem.core.models import Chunk, Entity
+from graphmem.core.store import GraphStore, open_store
 from graphmem.retrieval.steps import _graph_contenders
-from graphmem.store import GraphStore, open_store
 
 
 def _store_with_mentions() -> GraphStore:

@@ -40,3 +40,15 @@ def test_readme_shell_lines_survive_zsh() -> None:
         if line.startswith("curl "):
             for word in line.split():
                 assert "?" not in word or word[0] in "'\"", line
+
+
+def test_readme_links_name_files_of_the_repository() -> None:
+    """Every relative link names a file or folder of the repository."""
+    text = README.read_text("utf-8")
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert links
+    for link in links:
+        if link.startswith(("http://", "https://", "mailto:")):
+            continue
+        target = link.split("#", 1)[0]
+        assert (README.parent / target).exists(), f"README links to a missing {target}"

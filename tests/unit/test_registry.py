@@ -2,7 +2,7 @@ import pytest
 
 import graphmem
 from graphmem import BackendUnavailable, IdentityRequired, InvalidInput
-from graphmem.store import (
+from graphmem.core.store import (
     ROOMS,
     GraphStore,
     check_tenant,

@@ -10,7 +10,7 @@ import pytest
 import graphmem
 from graphmem import BackendUnavailable, InvalidInput, StoreReadOnly, UnsupportedOperation
 from graphmem.backends.builtin import NEO4J, NETWORKX
-from graphmem.contract import (
+from graphmem.core.contract import (
     ROOMS,
     BaseStore,
     ConversationStore,
@@ -22,8 +22,8 @@ from graphmem.contract import (
     satisfied_protocols,
     store_supports,
 )
-from graphmem.registry import ENTRY_POINT_GROUP, Backend, get_backend, install_schema
-from graphmem.store import GraphStore, register_backend
+from graphmem.core.registry import ENTRY_POINT_GROUP, Backend, get_backend, install_schema
+from graphmem.core.store import GraphStore, register_backend
 
 
 def test_graph_store_is_the_union_of_the_rooms_which_do_not_overlap():
@@ -51,7 +51,7 @@ def test_every_member_keeps_its_docstring():
 
 
 def test_the_store_types_are_importable_from_graphmem_store_as_before():
-    import graphmem.store as store
+    import graphmem.core.store as store
 
     for name in (
         "TenantDump",
@@ -83,7 +83,7 @@ def test_the_store_types_are_importable_from_graphmem_store_as_before():
 
 
 def test_the_writes_are_operations_of_the_contract():
-    from graphmem.contract import WRITE_METHODS
+    from graphmem.core.contract import WRITE_METHODS
 
     assert protocol_members(GraphStore) > WRITE_METHODS
     assert not WRITE_METHODS & protocol_members(BaseStore)
@@ -169,7 +169,7 @@ def test_the_built_in_backends_come_from_graphmem_s_own_entry_points():
 
 def test_loading_an_entry_point_imports_no_backend_library():
     code = (
-        "import sys, graphmem.registry as r; b = r.get_backend('neo4j'); "
+        "import sys, graphmem.core.registry as r; b = r.get_backend('neo4j'); "
         "print(b.name, ','.join(m for m in ('networkx', 'neo4j', 'neomodel') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -236,7 +236,7 @@ def test_a_plugin_may_not_take_a_built_in_scheme_without_replace():
 
 
 def test_a_backend_says_whether_it_opens_read_only_and_how_it_checks_a_store():
-    from graphmem.store import check_store
+    from graphmem.core.store import check_store
 
     assert NETWORKX.read_only and not NEO4J.read_only
     assert NETWORKX.checker is not None and NEO4J.checker is None
@@ -247,7 +247,7 @@ def test_a_backend_says_whether_it_opens_read_only_and_how_it_checks_a_store():
 
 
 def test_a_plugin_s_checker_and_read_only_mode_come_from_its_backend():
-    from graphmem.store import StoreCheck, check_store
+    from graphmem.core.store import StoreCheck, check_store
 
     opened = []
 

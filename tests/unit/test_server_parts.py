@@ -23,10 +23,10 @@ from graphmem import (
     StoreClosed,
     UnsupportedOperation,
 )
-from graphmem.commands import load_policy
-from graphmem.server.keys import KEY_PREFIX, KeyRing, add_key, hash_key
-from graphmem.server.limits import Limits
-from graphmem.server.problems import PayloadTooLarge, problem, status_of
+from graphmem.cli.arguments import load_policy
+from graphmem.doors.http.keys import KEY_PREFIX, KeyRing, add_key, hash_key
+from graphmem.doors.http.limits import Limits
+from graphmem.doors.http.problems import PayloadTooLarge, problem, status_of
 
 
 @pytest.mark.parametrize("suffix", [".toml", ".json"])
@@ -153,7 +153,7 @@ def test_policy_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_the_server_package_names_its_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib
 
-    from graphmem import server
+    from graphmem.doors import http as server
 
     real = importlib.import_module
 
@@ -170,11 +170,11 @@ def test_the_server_package_names_its_extra(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_snapshot_json_from_cached_parts_equals_the_models_own() -> None:
     import graphmem
-    from graphmem.bench import _world
-    from graphmem.server.app import _Fragments
+    from graphmem.doors.http.state import Fragments
+    from graphmem.tools.bench.common import synthetic_world
 
-    entities, rels = _world(300, seed=3)
-    fragments = _Fragments(limit=500)  # small: the cache empties itself on the way
+    entities, rels = synthetic_world(300, seed=3)
+    fragments = Fragments(limit=500)  # small: the cache empties itself on the way
     with graphmem.open("memory://", tenant="t") as mem:
         mem.upsert_entities(
             [
@@ -192,3 +192,14 @@ def test_snapshot_json_from_cached_parts_equals_the_models_own() -> None:
             identity = mem.identity_snapshot(entity.id)
             assert fragments.identity(identity) == identity.model_dump_json().encode("utf-8")
             assert fragments.identity(identity) == identity.model_dump_json().encode("utf-8")
+        # A part that changes makes a new document (the last one is kept by its parts).
+        first = entities[0].id
+        before = fragments.identity(mem.identity_snapshot(first))
+        mem.update_entity(first, attributes={"mood": -0.0})
+        after = mem.identity_snapshot(first)
+        assert fragments.identity(after) == after.model_dump_json().encode("utf-8") != before
+        neighbour = after.related_entities[0].id
+        mem.update_entity(neighbour, name="Renamed")
+        again = mem.identity_snapshot(first)
+        assert fragments.identity(again) == again.model_dump_json().encode("utf-8")
+        assert b"Renamed" in fragments.identity(again)

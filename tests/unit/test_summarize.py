@@ -5,7 +5,7 @@ import unicodedata
 import pytest
 
 from graphmem import InvalidInput, summarize_turn
-from graphmem.summarize import CODE_PLACEHOLDER
+from graphmem.conversation.summarize import CODE_PLACEHOLDER
 
 
 def test_short_plain_text_is_kept():

@@ -12,7 +12,7 @@ import pytest
 
 import graphmem
 from graphmem import BackendUnavailable, Entity, InvalidInput
-from graphmem._progress import progress_bar, wants_progress
+from graphmem.core.progress import progress_bar, wants_progress
 from graphmem.retrieval import HashingEmbedder
 
 

@@ -33,6 +33,8 @@ def test_wheel_contains_every_cypher_file(tmp_path: Path) -> None:
         }
         # The loader reads graphmem/cypher through importlib.resources in an installed wheel.
         assert "graphmem/backends/neo4j/queries.py" in wheel.namelist()
+        # The inspector's built page (graphmem serve answers /ui from it).
+        assert "graphmem/doors/http/ui_static/app.js" in wheel.namelist()
         # Typed (PEP 561), with its licence.
         assert "graphmem/py.typed" in wheel.namelist()
         licences = [n for n in wheel.namelist() if n.endswith(".dist-info/licenses/LICENSE")]

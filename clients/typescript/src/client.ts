@@ -28,6 +28,8 @@ export type NPCIdentity = Schemas["NPCIdentity"];
 export type PerspectiveIdentity = Schemas["PerspectiveIdentity"];
 export type Event = Schemas["Event"];
 export type Belief = Schemas["Belief"];
+export type BeliefCheck = Schemas["BeliefCheck"];
+export type Subgraph = Schemas["Subgraph"];
 export type ContextResult = Schemas["ContextResult"];
 export type GraphAnswer = Schemas["GraphAnswerOut"];
 export type Problem = Schemas["Problem"];
@@ -190,6 +192,30 @@ export class GraphmemClient {
       },
     );
     return answer.beliefs;
+  }
+
+  /**
+   * An NPC's beliefs beside the world's truth: `truth` is what the world holds for each
+   * belief's subject and predicate, and `agrees: false` marks a false belief.
+   */
+  async checkBeliefs(npcId: string, options: Clocks = {}): Promise<BeliefCheck[]> {
+    const path = `/v1/npcs/${encodeURIComponent(npcId)}/beliefs/truth`;
+    const answer = await this.call<Answer<"beliefs_beside_truth">>("GET", path, undefined, clocks(options));
+    return answer.checks;
+  }
+
+  /** An entity's facts (both ways, with provenance and validity) and their other ends; now or then. */
+  neighborhood(
+    entityId: string,
+    options: Clocks & { relTypes?: string[]; nodeTypes?: string[]; includeInvalid?: boolean; limit?: number } = {},
+  ): Promise<Subgraph> {
+    return this.call("GET", `/v1/entities/${encodeURIComponent(entityId)}/neighborhood`, undefined, {
+      rel_types: options.relTypes,
+      node_types: options.nodeTypes,
+      include_invalid: options.includeInvalid,
+      limit: options.limit,
+      ...clocks(options),
+    });
   }
 
   /** Append a turn after the conversation's head; it becomes the head. */

@@ -73,6 +73,9 @@ const lie = await memory.announce({
   audience: ["odile"],
 });
 const kestrelThinks = await memory.beliefs("kestrel", { about: "boat", of: ["odile"] });
+// Beside the truth: the world has the boat at the south bank, so her belief is false.
+const checked = await memory.checkBeliefs("odile");
+const around = await memory.neighborhood("boat");
 // 5. A question about the graph, answered by walking its facts.
 const distrusted = await memory.ask({ question: "who does Odile Marrow distrust?", semantic: false });
 const seen = await memory.prompt("odile", 100, { perspective: true });
@@ -94,6 +97,8 @@ console.log(
     odileThinksTheBoatIsAt: believed.map((b) => b.fact.object),
     lieBelievedBy: lie.adopted,
     kestrelThinksOdileThinks: kestrelThinks.map((b) => b.fact.object),
+    odileIsWrong: checked.filter((c) => !c.agrees).map((c) => [c.belief.fact.object, c.truth]),
+    boatIsAt: around.relationships.map((r) => `${r.type} ${r.target_id}`),
     odileSees: seen.prompt,
     odileDistrusts: distrusted.map((a) => a.explanation),
     missing,

@@ -20,13 +20,13 @@ from graphmem.backends.neo4j.rows import (
     _mention_queries,
     _slices,
 )
-from graphmem.checks import (
+from graphmem.core.checks import (
     check_id,
     check_ids,
     check_positive,
 )
-from graphmem.errors import InvalidInput
-from graphmem.models import Chunk, NodeKind
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import Chunk, NodeKind
 
 
 class ChunkRoom(Neo4jBase):

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
-from graphmem.errors import InvalidInput
-from graphmem.store import redact_url
+from graphmem.core.errors import InvalidInput
+from graphmem.core.store import redact_url
 
 __all__ = ["SCHEMES", "ConnectionSettings", "parse_connection"]
 

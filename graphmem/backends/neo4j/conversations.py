@@ -20,22 +20,22 @@ from graphmem.backends.neo4j.mapping import (
 )
 from graphmem.backends.neo4j.plumbing import Neo4jBase
 from graphmem.backends.neo4j.rows import _limit
-from graphmem.checks import (
+from graphmem.core.checks import (
     check_id,
     check_ids,
     check_positive,
 )
-from graphmem.errors import (
+from graphmem.core.errors import (
     GraphmemError,
     InvalidInput,
     NotFound,
 )
-from graphmem.models import (
+from graphmem.core.models import (
     SessionInfo,
     Turn,
     TurnFilter,
 )
-from graphmem.store import check_chain, check_window_depth
+from graphmem.core.store import check_chain, check_window_depth
 
 
 class ConversationRoom(Neo4jBase):

@@ -34,9 +34,9 @@ from graphmem.backends.neo4j.rows import (
     _relationship_row,
     _slices,
 )
-from graphmem.checks import check_id, check_ids
-from graphmem.errors import InvalidInput, NotFound
-from graphmem.models import (
+from graphmem.core.checks import check_id, check_ids
+from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.models import (
     Entity,
     EntityFilter,
     Relationship,
@@ -44,7 +44,7 @@ from graphmem.models import (
     check_safe_name,
     utcnow,
 )
-from graphmem.store import (
+from graphmem.core.store import (
     RelationshipPattern,
     RoleCooccurrence,
     as_utc,
@@ -105,7 +105,7 @@ class GraphRoom(Neo4jBase):
                 }
             )
             if entity.id in stored
-            else entity.model_copy()
+            else entity  # models are frozen: the one sent is the one stored
             for entity in batch
         ]
 
@@ -261,9 +261,14 @@ class GraphRoom(Neo4jBase):
         return int(self._read("entities/count_entities", {"tenant": tenant})[0]["count"])
 
     def _upsert_relationships_tx(
-        self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Relationship]
+        self,
+        tx: neo4j.ManagedTransaction,
+        tenant: str,
+        batch: Sequence[Relationship],
+        parts: Sequence[tuple[str, list[dict[str, Any]]]] | None = None,
     ) -> list[Relationship]:
-        parts = _relationship_parts(tenant, batch)
+        if parts is None:
+            parts = _relationship_parts(tenant, batch)
         return self._upsert_relationship_parts(
             lambda name, params, rel_type: self._run(tx, name, params, rel_type=rel_type),
             tenant,
@@ -295,11 +300,12 @@ class GraphRoom(Neo4jBase):
                 tenant=tenant,
             )
         # The query keeps the first created_at of a replaced relationship; every other one
-        # is what was sent. model_copy: the query kept created_at <= expired_at already.
+        # is what was sent (models are frozen: the one sent is the one stored).
+        # model_copy: the query kept created_at <= expired_at already.
         return [
             rel.model_copy(update={"created_at": to_datetime(kept[index])})
             if index in kept
-            else rel.model_copy()
+            else rel
             for index, rel in enumerate(batch)
         ]
 
@@ -329,7 +335,7 @@ class GraphRoom(Neo4jBase):
             )
         else:
             stored = self._execute(
-                lambda tx: self._upsert_relationships_tx(tx, tenant, batch), write=True
+                lambda tx: self._upsert_relationships_tx(tx, tenant, batch, parts), write=True
             )
         by_key = {rel.key: rel for rel in stored}
         return [by_key[rel.key] for rel in given]

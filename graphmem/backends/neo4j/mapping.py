@@ -37,7 +37,7 @@ entities that hold ``k`` with the value null, not entities without ``k``.
 Retrieval adds two things to ``Entity``, ``Turn`` and ``Chunk`` nodes:
 
 - ``search_text``: the text the full-text index of the label covers, written with every
-  upsert: an entity's name, aliases and description (:func:`graphmem.models.entity_text`),
+  upsert: an entity's name, aliases and description (:func:`graphmem.core.models.entity_text`),
   a turn's content, a chunk's title attribute and text. Aliases live inside the JSON
   attributes, which Lucene cannot see; this denormalised copy is what it indexes.
 - ``embedding`` (a float32 list, unit length) and ``embedding_dim`` (its length): the
@@ -57,7 +57,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from graphmem.models import (
+from graphmem.core.models import (
     Artifact,
     ArtifactRef,
     Chunk,
@@ -168,6 +168,8 @@ def attribute_columns(attributes: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _attributes_json(attributes: Mapping[str, Any]) -> str:
+    if not attributes:
+        return "{}"
     return json.dumps(attributes, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 

@@ -23,15 +23,15 @@ from neo4j import exceptions as neo4j_errors
 
 from graphmem.backends.neo4j.connection import ConnectionSettings
 from graphmem.backends.neo4j.queries import load_query, load_typed_query
-from graphmem.checks import check_arguments
-from graphmem.errors import (
+from graphmem.core.checks import check_arguments
+from graphmem.core.errors import (
     BackendUnavailable,
     GraphmemError,
     InvalidInput,
     StoreClosed,
     UnsupportedOperation,
 )
-from graphmem.store import (
+from graphmem.core.store import (
     Tracer,
     check_tenant,
     traced,
@@ -240,7 +240,7 @@ def check_server_version(version: object, url: str) -> None:
     >>> check_server_version("5.13.0", "bolt://db")
     Traceback (most recent call last):
     ...
-    graphmem.errors.UnsupportedOperation: Neo4j at bolt://db is 5.13.0; graphmem needs ...
+    graphmem.core.errors.UnsupportedOperation: Neo4j at bolt://db is 5.13.0; graphmem needs ...
     """
     parts = str(version).split(".")
     try:

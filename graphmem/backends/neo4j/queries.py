@@ -16,8 +16,8 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from graphmem.checks import check_safe_name
-from graphmem.errors import GraphmemError
+from graphmem.core.checks import check_safe_name
+from graphmem.core.errors import GraphmemError
 
 __all__ = [
     "QUERY_NAME_PATTERN",

@@ -27,16 +27,16 @@ from graphmem.backends.neo4j.rows import (
     _slices,
     _Written,
 )
-from graphmem.checks import check_id, check_ids
-from graphmem.errors import InvalidInput, NotFound
-from graphmem.models import (
+from graphmem.core.checks import check_id, check_ids
+from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.models import (
     Entity,
     Record,
     Relationship,
     check_safe_name,
     utcnow,
 )
-from graphmem.store import (
+from graphmem.core.store import (
     ChangeSet,
     JSONScalar,
     as_utc,

@@ -24,9 +24,9 @@ from graphmem.backends.neo4j.plumbing import (
     NO_LIMIT,
     T,
 )
-from graphmem.checks import check_ids
-from graphmem.errors import InvalidInput
-from graphmem.models import (
+from graphmem.core.checks import check_ids
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import (
     Entity,
     Record,
     Relationship,
@@ -175,16 +175,19 @@ _RELATIONSHIP_TIMES = ("valid_at", "invalid_at", "expired_at")
 def _relationship_row(index: int, rel: Relationship, tenant: str) -> dict[str, Any]:
     """A row of relationships/upsert_relationships: times as text, next to the props."""
     props = relationship_props(rel, tenant)
-    row = {
+    for key in _RELATIONSHIP_TIMES:
+        del props[key]
+    return {
         "index": index,
         "source_id": rel.source_id,
         "target_id": rel.target_id,
         "type": rel.type,
         "created_at": wire_time(rel.created_at),
-        "props": {k: v for k, v in props.items() if k not in _RELATIONSHIP_TIMES},
+        "valid_at": wire_time(rel.valid_at),
+        "invalid_at": wire_time(rel.invalid_at),
+        "expired_at": wire_time(rel.expired_at),
+        "props": props,
     }
-    row.update((key, wire_time(props[key])) for key in _RELATIONSHIP_TIMES)
-    return row
 
 
 def _relationship_key(rel: Relationship) -> tuple[str, str, str]:

@@ -59,7 +59,7 @@ from graphmem.backends.neo4j.store import (
     Neo4jStore,
     open_neo4j,
 )
-from graphmem.errors import BackendUnavailable, GraphmemError, InvalidInput
+from graphmem.core.errors import BackendUnavailable, GraphmemError, InvalidInput
 
 __all__ = [
     "DEFAULT_DIMENSION",

@@ -33,25 +33,25 @@ from graphmem.backends.neo4j.rows import (
     _slices,
 )
 from graphmem.backends.search import as_matrix
-from graphmem.checks import (
+from graphmem.core.checks import (
     check_depth,
     check_ids,
     check_positive,
     check_safe_names,
 )
-from graphmem.errors import (
+from graphmem.core.errors import (
     GraphmemError,
     InvalidInput,
     NotFound,
     UnsupportedOperation,
 )
-from graphmem.models import (
+from graphmem.core.models import (
     Direction,
     NodeKind,
     Subgraph,
     utcnow,
 )
-from graphmem.store import (
+from graphmem.core.store import (
     Gathered,
     GraphStore,
     SearchContext,

@@ -49,9 +49,9 @@ from graphmem.backends.neo4j.search import (
 )
 from graphmem.backends.neo4j.tenant import TenantRoom
 from graphmem.backends.neo4j.traversal import TraversalRoom
-from graphmem.checks import MAX_DEPTH
-from graphmem.errors import InvalidInput
-from graphmem.store import Tracer
+from graphmem.core.checks import MAX_DEPTH
+from graphmem.core.errors import InvalidInput
+from graphmem.core.store import Tracer
 
 __all__ = [
     "BATCH_ROWS",
@@ -75,7 +75,7 @@ _CAPABILITIES = frozenset({"persistence", "concurrent_writers"})
 
 
 class Neo4jStore(TenantRoom, SearchRoom, TraversalRoom, ConversationRoom):
-    """A :class:`graphmem.store.GraphStore` on a Neo4j 5.26+ server (Community is enough).
+    """A :class:`graphmem.core.store.GraphStore` on a Neo4j 5.26+ server (Community is enough).
 
     Open one with :func:`open_neo4j` (or ``graphmem.open("neo4j://...", tenant=...)``).
     It is safe to share between threads: each call takes its own session from the
@@ -96,7 +96,7 @@ def open_neo4j(url: str, **options: Any) -> Neo4jStore:
         url: ``neo4j://``, ``neo4j+s://``, ``bolt://`` or ``bolt+s://``; the database from
             the path or ``?database=``.
         **options: ``user``, ``password``, ``database`` (win over the URL); ``tracer``
-            (a callable given a :class:`graphmem.store.TraceEvent` per query);
+            (a callable given a :class:`graphmem.core.store.TraceEvent` per query);
             ``ensure_schema`` (default True: create the uniqueness constraints if
             missing); ``bookmarks`` (another store's :attr:`Neo4jStore.bookmarks`: this
             store's first transactions wait for those writes); anything else goes to

@@ -26,13 +26,13 @@ from graphmem.backends.neo4j.mapping import (
 from graphmem.backends.neo4j.plumbing import BATCH_ROWS
 from graphmem.backends.neo4j.records import RecordRoom
 from graphmem.backends.neo4j.rows import _mention_queries, _slices
-from graphmem.errors import InvalidInput
-from graphmem.models import (
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import (
     Record,
     Turn,
     utcnow,
 )
-from graphmem.store import TenantDump
+from graphmem.core.store import TenantDump
 
 
 class TenantRoom(RecordRoom, ChunkRoom):

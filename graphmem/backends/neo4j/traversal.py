@@ -20,14 +20,14 @@ from graphmem.backends.neo4j.rows import (
     _clock_mode,
     _limit,
 )
-from graphmem.checks import (
+from graphmem.core.checks import (
     check_depth,
     check_id,
     check_positive,
     check_safe_names,
 )
-from graphmem.errors import NotFound
-from graphmem.models import (
+from graphmem.core.errors import NotFound
+from graphmem.core.models import (
     Direction,
     Entity,
     NPCIdentity,
@@ -35,7 +35,7 @@ from graphmem.models import (
     Subgraph,
     utcnow,
 )
-from graphmem.store import as_utc
+from graphmem.core.store import as_utc
 
 
 class TraversalRoom(GraphRoom):

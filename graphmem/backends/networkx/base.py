@@ -1,12 +1,12 @@
 """The base of every room of ``NetworkXStore``: lifecycle, the operation wrapper, change records.
 
-:class:`NetworkXBase` opens and closes the store (and its SQLite file) and holds the
-tenants' state. :func:`_operation` wraps every public operation: the store is open, the
-tenant named, the lock held, a read-only store refuses writes, the tracer is told. Every
-mutation is a *change record* (a plain dict) made durable by :meth:`~NetworkXBase._commit`
-(a ``file://`` store commits it to SQLite first) and applied by one method,
-:meth:`~NetworkXBase._apply` (its steps are in :mod:`.changes`). Also the input checks
-every room uses.
+:class:`NetworkXBase` opens and closes the store (and the file it is given, seen through
+:class:`~.protocols.StoreFile`) and holds the tenants' state. :func:`_operation` wraps
+every public operation: the store is open, the tenant named, the lock held, a read-only
+store refuses writes, the tracer is told. Every mutation is a *change record* (a plain
+dict) made durable by :meth:`~NetworkXBase._commit` (a ``file://`` store commits it to
+SQLite first) and applied by one method, :meth:`~NetworkXBase._apply` (its steps are in
+:mod:`.changes`). Also the input checks every room uses.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ import inspect
 import threading
 from collections.abc import Callable, Sequence
 from functools import partial, wraps
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, Self, TypeVar, cast
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 from graphmem.backends.networkx.changes import (
     apply_delete_records,
@@ -24,6 +23,7 @@ from graphmem.backends.networkx.changes import (
     apply_put,
     remove_entities,
 )
+from graphmem.backends.networkx.protocols import StoreFile
 from graphmem.backends.networkx.state import (
     _EMPTY,
     _indexes,
@@ -31,19 +31,15 @@ from graphmem.backends.networkx.state import (
     _whole,
     paused_gc,
 )
-from graphmem.checks import check_arguments, check_safe_names
-from graphmem.errors import InvalidInput, StoreClosed, StoreReadOnly
-from graphmem.models import NODE_KINDS
-from graphmem.store import (
+from graphmem.core.checks import check_arguments, check_safe_names
+from graphmem.core.errors import InvalidInput, StoreClosed, StoreReadOnly
+from graphmem.core.models import NODE_KINDS
+from graphmem.core.store import (
     WRITE_METHODS,
     Tracer,
     check_tenant,
     traced,
 )
-
-if TYPE_CHECKING:
-    from graphmem.backends.networkx.sqlite_file import SQLiteFile
-    from graphmem.backends.networkx.store import NetworkXStore
 
 _P = ParamSpec("_P")
 
@@ -125,11 +121,7 @@ class NetworkXBase:
         self,
         url: str = "memory://",
         *,
-        path: Path | None = None,
-        fsync: bool = True,
         read_only: bool = False,
-        preload: bool = False,
-        warm: bool = False,
         tracer: Tracer | None = None,
     ) -> None:
         self._url = url
@@ -139,31 +131,32 @@ class NetworkXBase:
         self._read_only = read_only
         self._ops = 0  # operations run (read by the warm-up thread of a file store)
         self._tenants: dict[str, _Tenant] = {}
-        self._file: SQLiteFile | None = None
-        self._follow: SQLiteFile | None = None  # a reader syncs from its file per operation
+        self._file: StoreFile | None = None
+        self._follow: StoreFile | None = None  # a reader syncs from its file per operation
         # Entity writes applied per tenant (entity_version): kept across clear(); and how
         # often the whole store was (re)loaded from its file (a reader far behind reloads).
         self._entity_writes: dict[str, int] = {}
         self._loads = 0
-        if path is not None:
-            from graphmem.backends.networkx.sqlite_file import SQLiteFile
 
-            self._file = SQLiteFile(
-                cast("NetworkXStore", self), path, read_only=read_only, fsync=fsync
-            )
-            try:
-                self._file.load()
-                if preload:
-                    with paused_gc():
-                        for data in self._tenants.values():
-                            _whole(data)
-            except BaseException:
-                self._file.close()
-                raise
-            if read_only:
-                self._follow = self._file
-            if warm:
-                self._file.warm()
+    def _open_file(self, file: StoreFile, *, preload: bool, warm: bool) -> None:
+        """Load the store from ``file``, which then makes every change durable.
+
+        The file is closed again if loading fails.
+        """
+        self._file = file
+        try:
+            file.load()
+            if preload:
+                with paused_gc():
+                    for data in self._tenants.values():
+                        _whole(data)
+        except BaseException:
+            file.close()
+            raise
+        if self._read_only:
+            self._follow = file
+        if warm:
+            file.warm()
 
     @property
     def url(self) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 import networkx as nx
 
 from graphmem.backends.networkx.state import _Session, _Tenant
-from graphmem.models import chunk_search_text, entity_text
+from graphmem.core.models import chunk_search_text, entity_text
 
 
 def remove_entities(data: _Tenant, ids: Sequence[str]) -> None:

@@ -13,9 +13,9 @@ from graphmem.backends.networkx.base import (
     _operation,
 )
 from graphmem.backends.networkx.state import _Tenant
-from graphmem.checks import check_ids, check_limit
-from graphmem.errors import InvalidInput
-from graphmem.models import Chunk, NodeKind
+from graphmem.core.checks import check_ids, check_limit
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import Chunk, NodeKind
 
 
 class ChunkRoom(NetworkXBase):

@@ -23,7 +23,7 @@ from zlib import crc32
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, from_json
 
-from graphmem.models import (
+from graphmem.core.models import (
     Entity,
     FrozenDict,
     FrozenList,

@@ -7,14 +7,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from graphmem.backends.networkx.base import NetworkXBase, _operation
-from graphmem.checks import check_id, check_ids, check_limit
-from graphmem.errors import InvalidInput, NotFound
-from graphmem.models import (
+from graphmem.core.checks import check_id, check_ids, check_limit
+from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.models import (
     SessionInfo,
     Turn,
     TurnFilter,
 )
-from graphmem.store import check_chain, check_window_depth
+from graphmem.core.store import check_chain, check_window_depth
 
 _ONE_MICROSECOND = timedelta(microseconds=1)
 _LAST_TIME = datetime.max.replace(tzinfo=UTC)  # no turn can follow one made then

@@ -22,9 +22,9 @@ from graphmem.backends.networkx.state import (
     _Tenant,
     _whole,
 )
-from graphmem.checks import as_utc, check_ids
-from graphmem.errors import InvalidInput, NotFound
-from graphmem.models import (
+from graphmem.core.checks import as_utc, check_ids
+from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.models import (
     Entity,
     EntityFilter,
     Relationship,
@@ -32,7 +32,7 @@ from graphmem.models import (
     check_safe_name,
     utcnow,
 )
-from graphmem.store import RelationshipPattern, RoleCooccurrence
+from graphmem.core.store import RelationshipPattern, RoleCooccurrence
 
 _REL_KEY = attrgetter("source_id", "target_id", "type")
 _DIRECTIONS = ("out", "in", "both")

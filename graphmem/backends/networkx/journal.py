@@ -9,7 +9,7 @@ replays it in place and changes nothing.
 
 Anything in the file that is not what graphmem wrote (a line that is not JSON, a record
 that is not an object, an unknown operation, a record that cannot be applied) raises
-:class:`~graphmem.errors.StoreCorrupted`, never a ``KeyError`` or ``AssertionError``.
+:class:`~graphmem.core.errors.StoreCorrupted`, never a ``KeyError`` or ``AssertionError``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from graphmem.errors import BackendUnavailable, GraphmemError, StoreCorrupted
-from graphmem.models import Chunk, Entity, Record, Relationship, Turn
+from graphmem.core.errors import BackendUnavailable, GraphmemError, StoreCorrupted
+from graphmem.core.models import Chunk, Entity, Record, Relationship, Turn
 
 __all__ = ["HEADER", "HEADER_LINES", "is_journal", "replay"]
 

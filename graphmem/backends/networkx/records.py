@@ -14,16 +14,16 @@ from graphmem.backends.model_checks import check_models
 from graphmem.backends.networkx.base import _operation
 from graphmem.backends.networkx.graph import GraphRoom, _same_json
 from graphmem.backends.networkx.state import _Tenant
-from graphmem.checks import check_ids, check_limit
-from graphmem.errors import InvalidInput, NotFound
-from graphmem.models import (
+from graphmem.core.checks import check_ids, check_limit
+from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.models import (
     Entity,
     Record,
     Relationship,
     check_safe_name,
     utcnow,
 )
-from graphmem.store import (
+from graphmem.core.store import (
     ChangeSet,
     JSONScalar,
     as_utc,

@@ -29,14 +29,14 @@ from graphmem.backends.networkx.state import (
     _whole,
 )
 from graphmem.backends.networkx.traversal import TraversalRoom
-from graphmem.checks import (
+from graphmem.core.checks import (
     check_depth,
     check_ids,
     check_limit,
     check_positive,
 )
-from graphmem.errors import InvalidInput
-from graphmem.models import (
+from graphmem.core.errors import InvalidInput
+from graphmem.core.models import (
     Direction,
     NodeKind,
     Subgraph,
@@ -45,7 +45,7 @@ from graphmem.models import (
     entity_text,
     utcnow,
 )
-from graphmem.store import (
+from graphmem.core.store import (
     SearchHit,
     SearchPair,
     check_search_kinds,

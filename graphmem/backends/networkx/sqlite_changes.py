@@ -1,17 +1,21 @@
 """Change records to SQL (the writer), and committed changes back into a reader's graph.
 
-See :mod:`graphmem.backends.networkx.sqlite_file` for the design.
+See :mod:`graphmem.backends.networkx.sqlite_file` for the design; :mod:`.sqlite_commit` and
+:mod:`.sqlite_load` use them.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 from zlib import crc32
 
 from graphmem.backends.networkx.codec import encode, encode_all, key_crc
+from graphmem.backends.networkx.protocols import StoreHost
 from graphmem.backends.networkx.sqlite_rows import (
     KEY_COLUMNS,
     SQL,
@@ -20,19 +24,44 @@ from graphmem.backends.networkx.sqlite_rows import (
     merged,
     ranges,
 )
-from graphmem.models import Chunk, Entity, Record, Relationship, Turn
+from graphmem.backends.networkx.state import _Tenant
+from graphmem.core.models import Chunk, Entity, Record, Relationship, Turn
 
-if TYPE_CHECKING:
-    from graphmem.backends.networkx.sqlite_file import SQLiteFile
-    from graphmem.backends.networkx.store import _Tenant
+__all__ = ["Sync", "SyncFile", "Touched", "Write", "WriteFile"]
 
-__all__ = ["Sync", "Touched", "Write"]
+
+class WriteFile(Protocol):
+    """The file a change is written to (:class:`~.sqlite_commit.FileCommit`)."""
+
+    path: Path
+    _store: StoreHost
+    _next: dict[str, int]  # the next row id of each table with row ids
+
+    def _connection(self) -> sqlite3.Connection: ...
+
+    def allocate(self, table: str, count: int) -> int:
+        """The first of ``count`` fresh row ids of ``table``."""
+
+
+class SyncFile(Protocol):
+    """The file a reader syncs from (:class:`~.sqlite_load.FileLoad`)."""
+
+    path: Path
+    _store: StoreHost
+
+    def _connection(self) -> sqlite3.Connection: ...
+
+    def _entity(self, row: tuple[Any, ...], tenant: str) -> Entity: ...
+
+    def _relationship(self, row: tuple[Any, ...], tenant: str) -> Relationship: ...
+
+    def _model(self, model: type[Any], raw: bytes, what: str) -> Any: ...
 
 
 class Write:
     """The SQL of one change record, worked out from the store before it is applied."""
 
-    def __init__(self, file: SQLiteFile, tenant: str, data: _Tenant | None) -> None:
+    def __init__(self, file: WriteFile, tenant: str, data: _Tenant | None) -> None:
         self.file = file
         self.conn = file._connection()
         self.tenant = tenant
@@ -403,7 +432,7 @@ class Sync:
     does not matter: the tenant ends as the tables are in this read transaction.
     """
 
-    def __init__(self, file: SQLiteFile, tenant: str, touched: Touched) -> None:
+    def __init__(self, file: SyncFile, tenant: str, touched: Touched) -> None:
         self.file = file
         self.store = file._store
         self.conn = file._connection()

@@ -11,9 +11,9 @@ from zlib import crc32
 
 from graphmem.backends.networkx import journal
 from graphmem.backends.networkx.codec import decode, key_crc
-from graphmem.backends.networkx.sqlite_file import (
+from graphmem.backends.networkx.sqlite_file import SQLiteFile
+from graphmem.backends.networkx.sqlite_open import (
     SCHEMA_VERSION,
-    SQLiteFile,
     _connection,
     _give_back,
     _kind,
@@ -27,15 +27,15 @@ from graphmem.backends.networkx.sqlite_seal import (
     problem,
     read_seal,
 )
-from graphmem.errors import (
+from graphmem.core.errors import (
     BackendUnavailable,
     GraphmemError,
     InvalidInput,
     NotFound,
     UnsupportedOperation,
 )
-from graphmem.models import Chunk, Entity, Record, Relationship, Turn
-from graphmem.store import StoreCheck
+from graphmem.core.models import Chunk, Entity, Record, Relationship, Turn
+from graphmem.core.store import StoreCheck
 
 if TYPE_CHECKING:
     from graphmem.backends.networkx.store import NetworkXStore

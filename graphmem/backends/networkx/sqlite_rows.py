@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from graphmem.errors import (
+from graphmem.core.errors import (
     BackendUnavailable,
     GraphmemError,
     InvalidInput,
@@ -20,7 +20,7 @@ from graphmem.errors import (
 )
 
 if TYPE_CHECKING:
-    from graphmem.backends.networkx.store import _Tenant
+    from graphmem.backends.networkx.state import _Tenant
 
 __all__ = [
     "DAMAGE",

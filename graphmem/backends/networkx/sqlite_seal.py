@@ -11,7 +11,7 @@ write leaves the other slot whole (a record at most one commit behind, never ahe
 see :meth:`Seal.record` for why it needs no fsync per commit.
 
 Opening compares the record with the database's last change: a database behind the
-record lost acknowledged commits (:class:`~graphmem.errors.CommitsMissing`). A reader
+record lost acknowledged commits (:class:`~graphmem.core.errors.CommitsMissing`). A reader
 reads the record *before* its read transaction starts, so a commit the writer makes
 meanwhile can only put the database ahead of what the reader read, never behind it.
 A record of another store (another id: the file was replaced or made anew) is ignored
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from zlib import crc32
 
-from graphmem.errors import CommitsMissing, StoreCorrupted
+from graphmem.core.errors import CommitsMissing, StoreCorrupted
 
 __all__ = [
     "STORE_ID_KEY",

@@ -18,7 +18,7 @@ It must never slow the program down measurably:
   between them: briefly while the store is idle, for much longer while operations are
   being served, so a busy program barely notices it (the GIL is held only for one step);
 - what it makes is live data, so it is moved to the collector's oldest generation
-  unscanned, as a load does (see :func:`~graphmem.backends.networkx.store.paused_gc`),
+  unscanned, as a load does (see :func:`~graphmem.backends.networkx.state.paused_gc`),
   instead of triggering full collections of a growing heap while the program runs.
 
 A model is put in only if its node (or edge) still has the row it was read from and no
@@ -31,10 +31,9 @@ from __future__ import annotations
 
 import gc
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from graphmem.backends.networkx.sqlite_file import SQLiteFile
+from graphmem.backends.networkx.sqlite_read import FileRead
 
 __all__ = ["Warmer", "install"]
 
@@ -61,7 +60,7 @@ class Warmer:
         error: What stopped it early, if anything did.
     """
 
-    def __init__(self, file: SQLiteFile) -> None:
+    def __init__(self, file: FileRead) -> None:
         self.file = file
         self.done = threading.Event()
         self.error: BaseException | None = None

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import networkx as nx
 
 from graphmem.backends.load_plan import MENTION_KINDS
-from graphmem.models import (
+from graphmem.core.models import (
     Chunk,
     Entity,
     Record,

@@ -16,6 +16,9 @@ state of :mod:`.state`: :mod:`.graph` (entities, relationships), :mod:`.traversa
 (walks, identity), :mod:`.conversations`, :mod:`.records`, :mod:`.chunks` (chunks and
 mentions), :mod:`.search` (embeddings, vector, full-text and hybrid search) and
 :mod:`.tenant` (dump, load, clear, planned by :mod:`graphmem.backends.load_plan`).
+A ``file://`` store is given its SQLite file (:mod:`.sqlite_file`) here: the rooms see
+it only as a :class:`~.protocols.StoreFile` and it sees the store only as a
+:class:`~.protocols.StoreHost`, so neither imports the other.
 """
 
 from __future__ import annotations
@@ -29,7 +32,8 @@ from graphmem.backends.networkx.search import SearchRoom
 from graphmem.backends.networkx.state import _Tenant as _Tenant
 from graphmem.backends.networkx.state import paused_gc
 from graphmem.backends.networkx.tenant import TenantRoom
-from graphmem.errors import InvalidInput
+from graphmem.core.errors import InvalidInput
+from graphmem.core.store import Tracer
 
 __all__ = ["NetworkXStore", "file_path", "open_networkx", "paused_gc"]
 
@@ -44,6 +48,30 @@ class NetworkXStore(TenantRoom, SearchRoom, ConversationRoom):
 
     Thread-safe: one lock serialises operations, so concurrent appends lose nothing.
     """
+
+    def __init__(
+        self,
+        url: str = "memory://",
+        *,
+        path: Path | None = None,
+        fsync: bool = True,
+        read_only: bool = False,
+        preload: bool = False,
+        warm: bool = False,
+        tracer: Tracer | None = None,
+    ) -> None:
+        super().__init__(url, read_only=read_only, tracer=tracer)
+        if path is not None:
+            from graphmem.backends.networkx.sqlite_file import SQLiteFile
+
+            file = SQLiteFile(self, path, read_only=read_only, fsync=fsync)
+            self._open_file(file, preload=preload, warm=warm)
+
+    def _scratch(self, path: Path | None = None) -> NetworkXStore:
+        """A new store: empty in memory, or the writer of ``path`` (to convert a journal)."""
+        if path is None:
+            return NetworkXStore("memory://")
+        return NetworkXStore(path.as_uri(), path=path, fsync=True)
 
     @property
     def capabilities(self) -> frozenset[str]:

@@ -17,9 +17,9 @@ from graphmem.backends.networkx.base import _operation
 from graphmem.backends.networkx.chunks import ChunkRoom
 from graphmem.backends.networkx.records import RecordRoom
 from graphmem.backends.networkx.state import _Tenant, _whole
-from graphmem.errors import InvalidInput, StoreClosed
-from graphmem.models import Turn
-from graphmem.store import TenantDump, traced
+from graphmem.core.errors import InvalidInput, StoreClosed
+from graphmem.core.models import Turn
+from graphmem.core.store import TenantDump, traced
 
 
 class TenantRoom(RecordRoom, ChunkRoom):

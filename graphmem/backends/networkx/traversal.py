@@ -18,13 +18,13 @@ from graphmem.backends.networkx.graph import (
     GraphRoom,
     _is_current,
 )
-from graphmem.checks import (
+from graphmem.core.checks import (
     check_depth,
     check_limit,
     check_positive,
 )
-from graphmem.errors import InvalidInput, NotFound
-from graphmem.models import (
+from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.models import (
     Direction,
     Entity,
     NPCIdentity,
@@ -33,7 +33,7 @@ from graphmem.models import (
     construct_trusted,
     utcnow,
 )
-from graphmem.store import as_utc
+from graphmem.core.store import as_utc
 
 
 class TraversalRoom(GraphRoom):

@@ -16,8 +16,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from graphmem.errors import InvalidInput, NotFound
-from graphmem.models import Entity, Relationship
+from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.models import Entity, Relationship
+from graphmem.core.store import GraphStore, RelationshipPattern, RoleCooccurrence
 from graphmem.retrieval.graphqa.lexicon import noun_key
 from graphmem.retrieval.graphqa.planning import Planner, _Plan, _Token
 from graphmem.retrieval.graphqa.vocabulary import (
@@ -40,7 +41,6 @@ from graphmem.retrieval.graphqa.walking import walk
 from graphmem.retrieval.linking import EntityLinker, Linking, Mention
 from graphmem.retrieval.schema import GraphSchema, read_descriptions
 from graphmem.retrieval.steps import check_query
-from graphmem.store import GraphStore, RelationshipPattern, RoleCooccurrence
 
 __all__ = [
     "Ambiguity",

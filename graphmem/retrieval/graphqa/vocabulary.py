@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from graphmem.errors import InvalidInput
+from graphmem.core.errors import InvalidInput
 from graphmem.retrieval.graphqa.lexicon import noun_key, target_nouns
 from graphmem.retrieval.schema import GraphSchema
 

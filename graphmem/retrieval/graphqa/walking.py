@@ -6,9 +6,9 @@ per step for the whole frontier (no loop over entities), never back through the 
 
 from __future__ import annotations
 
-from graphmem.models import Entity, Relationship
+from graphmem.core.models import Entity, Relationship
+from graphmem.core.store import GraphStore
 from graphmem.retrieval.graphqa.vocabulary import PlannedPath
-from graphmem.store import GraphStore
 
 __all__ = ["Reached", "walk"]
 

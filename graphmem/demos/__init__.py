@@ -1,8 +1,0 @@
-"""Demos: doors that play a short scene on the real code and print what happens.
-
-- :mod:`graphmem.demos.policy`: a rolling-summary conversation whose summarizer service
-  goes down and recovers (``graphmem demo --policy``, or ``python -m graphmem.demos.policy``).
-
-A demo is a door like the CLI: it may use the package's face (``import graphmem``);
-nothing in the library imports a demo.
-"""

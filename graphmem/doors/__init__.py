@@ -1,0 +1,1 @@
+"""The doors: HTTP, MCP and async access to a Memory, side by side."""

@@ -1,0 +1,1 @@
+"""The MCP server: memory tools and world-building tools over one Memory."""

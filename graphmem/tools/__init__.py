@@ -1,0 +1,1 @@
+"""Tools nothing of the library imports: benchmarks, evaluations, demos."""

@@ -1,0 +1,1 @@
+"""``graphmem bench``: speed figures, each beside a baseline of the same run."""

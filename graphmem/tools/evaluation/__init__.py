@@ -1,0 +1,1 @@
+"""``graphmem eval``: retrieval and question answering on public datasets."""
