@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from graphmem.core.errors import InvalidInput
+from graphmem.retrieval.turn_signals import TURN_SIGNALS
 
 __all__ = [
     "METHODS",
@@ -75,6 +76,10 @@ class FusionSettings:
         turn_candidates: Hits taken from each search of turns for the ``model``.
         turn_context: How many PARENT edges away the ``model`` reads a hit's neighbours
             (and takes them as candidates too; 0: the hits alone).
+        fold_pages: When entities and chunks are both asked for, an entity whose page (a
+            chunk of a document about it, ``Document.entity_ids``) is among the best
+            results is folded into the page: the page ranks with the better score of
+            the two, and the entity leaves its slot (:mod:`graphmem.retrieval.pages`).
     """
 
     vector_weight: float = 1.0
@@ -99,6 +104,7 @@ class FusionSettings:
     turn_weights: Mapping[str, float] | None = None
     turn_candidates: int = 50
     turn_context: int = 1
+    fold_pages: bool = True
 
     def __post_init__(self) -> None:
         for name in ("vector_weight", "fulltext_weight", "graph_weight", "confidence_weight"):
@@ -132,8 +138,6 @@ class FusionSettings:
 
     @staticmethod
     def _check_turn_weights(weights: Mapping[str, float]) -> None:
-        from graphmem.retrieval.recall import TURN_SIGNALS
-
         if not isinstance(weights, Mapping):
             raise InvalidInput("turn_weights must map signal names to numbers")
         unknown = sorted(set(weights) - set(TURN_SIGNALS))
@@ -149,8 +153,12 @@ class FusionSettings:
 
 
 PRESETS: Mapping[str, FusionSettings] = {
-    # Vector and full-text equally, a moderate pull from the graph: the default.
-    "hybrid": FusionSettings(),
+    # Vector and full-text equally, a moderate pull from the graph: the default. The walk
+    # is seeded by the entities the query names, the best entity hit and what the best
+    # passage mentions (seeds 1): more seeds pulled passages that share entities with the
+    # top few above the best ones (chosen on the tuning halves of HotpotQA and MuSiQue,
+    # checked on their held-out halves: docs/retrieval.md).
+    "hybrid": FusionSettings(seeds=1),
     # Meaning over wording: paraphrased questions, chat logs.
     "semantic": FusionSettings(vector_weight=1.0, fulltext_weight=0.3),
     # Wording over meaning: names, codes, rare terms.
@@ -186,9 +194,10 @@ def choose_preset(kinds: Sequence[str]) -> str:
     are: a passage question is answered best by bridging from the best passages through
     the entities they name to the pages of those entities (docs/retrieval.md: on the
     held-out halves of HotpotQA and MuSiQue it beats BM25 and vector search alone at
-    recall@2, @5 and @10, where ``hybrid`` loses to both at recall@2); otherwise
-    ``hybrid``, which ranks turns by the same turn model and chunks and entities by
-    reciprocal-rank fusion, then pulls in the graph and its facts.
+    recall@2, @5 and @10, and ``hybrid`` by 0.16-0.25 at recall@2); otherwise ``hybrid``,
+    which ranks turns by the same turn model and chunks and entities by reciprocal-rank
+    fusion, then pulls in the graph and its facts (three store calls; an entity whose
+    page is among the best passages is folded into it).
 
     >>> choose_preset(["turn"]), choose_preset(["chunk"])
     ('conversation', 'multihop')

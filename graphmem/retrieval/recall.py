@@ -59,6 +59,9 @@ from graphmem.core.models import Turn
 from graphmem.core.store import GraphStore, SearchPair
 from graphmem.core.words import STOPWORDS
 from graphmem.retrieval.timeexpr import TimeQuery, read_time
+from graphmem.retrieval.turn_signals import TEXT_SIDE as _TEXT_SIDE
+from graphmem.retrieval.turn_signals import TURN_SIGNALS, TURN_WEIGHTS
+from graphmem.retrieval.turn_signals import VECTOR_SIDE as _VECTOR_SIDE
 
 if TYPE_CHECKING:
     from graphmem.retrieval.fusion import FusionSettings
@@ -72,45 +75,6 @@ __all__ = [
     "rank_pool",
     "turn_pool",
 ]
-
-TURN_SIGNALS: tuple[str, ...] = (
-    "text",
-    "vector",
-    "text_reciprocal",
-    "vector_reciprocal",
-    "context_text",
-    "context_vector",
-    "session_text",
-    "speaker_named",
-    "other_named",
-    "names_named",
-    "words",
-    "short",
-    "asks",
-    "when",
-)
-"""The signals of a candidate turn, in the order of a :class:`TurnPool` matrix's columns."""
-
-_TEXT_SIDE = frozenset({"text", "text_reciprocal", "context_text", "session_text"})
-_VECTOR_SIDE = frozenset({"vector", "vector_reciprocal", "context_vector"})
-
-TURN_WEIGHTS: Mapping[str, float] = {
-    "text": 2.07,
-    "vector": 0.66,
-    "text_reciprocal": 0.31,
-    "vector_reciprocal": 1.46,
-    "context_text": 0.45,
-    "context_vector": 0.82,
-    "session_text": 1.97,
-    "speaker_named": 1.45,
-    "other_named": -1.45,
-    "names_named": -1.36,
-    "words": 1.58,
-    "short": -0.37,
-    "asks": -1.64,
-    "when": 1.86,
-}
-"""The fitted weights (see the module docstring and docs/retrieval.md)."""
 
 _WORD = re.compile(r"[^\W\d_]+")
 _RANK_K = 60

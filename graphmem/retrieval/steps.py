@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -48,6 +48,7 @@ from graphmem.core.store import GraphStore, SearchContext, SearchPair
 from graphmem.retrieval.facts import fact_sentence
 from graphmem.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
 from graphmem.retrieval.linking import Linking
+from graphmem.retrieval.pages import fold_pages
 from graphmem.retrieval.recall import TurnPool, rank_pool, turn_pool
 
 __all__ = [
@@ -609,7 +610,9 @@ def finish(
     mention becomes its anchor). ``best_anchor``: the anchors a method chose itself
     (default: from ``walk.reached``).
     """
-    pick = contenders(scored, query, settings)
+    # Entities folded into their pages leave slots: twice the contenders fill them.
+    fold = settings.fold_pages and "entity" in query.kinds and "chunk" in query.kinds
+    pick = contenders(scored, replace(query, k=2 * query.k) if fold else query, settings)
     anchored = dict(best_anchor) if best_anchor is not None else anchors(pick, walk.reached)
     known = pool.turns if pool is not None else {}
     by_kind: dict[str, list[str]] = {}
@@ -638,6 +641,8 @@ def finish(
         read.turns.update((t.id, t) for t in got.turns)
         read.entities.update((e.id, e) for e in got.entities)
         read.mentions = {kind: dict(found) for kind, found in got.mentions.items()}
+    if fold:
+        pick = fold_pages(pick, read.chunks)
     times = {node: turn.created_at for node, turn in read.turns.items()}
     top = cut(pick, query, settings, times)
     if pool is not None:

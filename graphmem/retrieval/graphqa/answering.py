@@ -12,13 +12,14 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from graphmem.core.errors import InvalidInput, NotFound
 from graphmem.core.models import Entity, Relationship
 from graphmem.core.store import GraphStore, RelationshipPattern, RoleCooccurrence
+from graphmem.retrieval.graphqa.lexicon import noun_key
 from graphmem.retrieval.graphqa.planning import Planner, _Plan, _Token
 from graphmem.retrieval.graphqa.vocabulary import (
     _FUNCTION_WORDS,
@@ -51,6 +52,10 @@ __all__ = [
     "PlannedPath",
     "light_stem",
 ]
+
+_SURE = 0.8
+"""A confidence at which an answer read with the descriptions is kept without a second
+reading by the type names alone (answers this sure were right on every evaluation world)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +177,7 @@ class GraphQA:
         self._facts: (
             tuple[float, tuple[RelationshipPattern, ...], tuple[RoleCooccurrence, ...]] | None
         ) = None
-        self._vocabulary: tuple[GraphSchema, _Vocabulary] | None = None
+        self._vocabulary: tuple[GraphSchema, _Vocabulary, _Vocabulary] | None = None
 
     # ------------------------------------------------------------------ public
 
@@ -214,7 +219,16 @@ class GraphQA:
         """
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             raise InvalidInput(f"k must be a positive integer, got {k!r}")
-        plan = self._plan(question, max_hops)
+        found = self._answer(self._plan(question, max_hops), k)
+        names_only = self._vocab(described=False)
+        if found.confidence < _SURE and names_only is not self._vocab():
+            # descriptions can only help: an answer the type names alone give surely stays
+            plain = self._answer(self._plan(question, max_hops, names_only), k)
+            if plain.confidence >= _SURE:
+                return plain
+        return found
+
+    def _answer(self, plan: _Plan, k: int) -> GraphAnswers:
         paths, focus_fit = plan.paths, plan.focus_fit
         if not paths:
             return GraphAnswers(abstained=True, reason=plan.reason, ambiguity=plan.ambiguity)
@@ -368,23 +382,31 @@ class GraphQA:
 
     # ------------------------------------------------------------------ planning
 
-    def _vocab(self) -> _Vocabulary:
+    def _vocab(self, described: bool = True) -> _Vocabulary:
+        """The vocabulary of the tenant's types, or (``described=False``) of their names.
+
+        The same object both ways when no type is described.
+        """
         schema = self.schema()
         if self._vocabulary is None or self._vocabulary[0] != schema:
-            self._vocabulary = (
-                schema,
-                _Vocabulary.build(schema, self.settings.function_weight),
+            vocab = _Vocabulary.build(schema, self.settings.function_weight)
+            bare = schema
+            if schema.relationship_types or schema.entity_types:
+                bare = replace(schema, relationship_types={}, entity_types={})
+            plain = (
+                vocab if bare is schema else _Vocabulary.build(bare, self.settings.function_weight)
             )
-        return self._vocabulary[1]
+            self._vocabulary = (schema, vocab, plain)
+        return self._vocabulary[1] if described else self._vocabulary[2]
 
-    def _plan(self, question: str, max_hops: int | None) -> _Plan:
+    def _plan(self, question: str, max_hops: int | None, vocab: _Vocabulary | None = None) -> _Plan:
         if not isinstance(question, str) or not question.strip():
             raise InvalidInput("the question is empty; ask something (e.g. 'where is Mira?')")
         check_query(question, "the question")  # at most MAX_QUERY_LENGTH characters
         hops = self.settings.max_hops if max_hops is None else max_hops
         if not isinstance(hops, int) or isinstance(hops, bool) or hops < 1:
             raise InvalidInput(f"max_hops must be a positive integer, got {max_hops!r}")
-        vocab = self._vocab()
+        vocab = self._vocab() if vocab is None else vocab
         text = " ".join(question.lower().split())
         tokens = [_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
         plan = _Plan(tokens=tokens, vocab=vocab)
@@ -482,7 +504,10 @@ class GraphQA:
         def plain(m: Mention) -> bool:
             words = _WORD.findall(m.text)
             return any(
-                w not in _FUNCTION_WORDS and w not in _QUESTION_WORDS and light_stem(w) not in known
+                w not in _FUNCTION_WORDS
+                and w not in _QUESTION_WORDS
+                and light_stem(w) not in known
+                and noun_key(w) not in known
                 for w in words
             )
 

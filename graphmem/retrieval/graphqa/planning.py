@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphmem.retrieval.graphqa.lexicon import noun_key
 from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
     _BE_WORDS,
@@ -127,9 +128,10 @@ class Planner:
         for lexicon in (vocab.relations, vocab.types):
             sims = np.zeros((len(ordered), len(lexicon.stems)))
             for row, word in enumerate(ordered):
-                column = lexicon.column.get(light_stem(word))
-                if column is not None:
-                    sims[row, column] = 1.0
+                for key in (light_stem(word), noun_key(word)):
+                    column = lexicon.column.get(key)
+                    if column is not None:
+                        sims[row, column] = 1.0
             self._semantic(ordered, plain, lexicon, sims)
             # match of a word with a type: its best word there, by that word's weight
             parts.append((sims[:, None, :] * lexicon.weights[None, :, :]).max(axis=2))

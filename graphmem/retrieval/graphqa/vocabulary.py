@@ -18,6 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from graphmem.core.errors import InvalidInput
+from graphmem.retrieval.graphqa.lexicon import noun_key, target_nouns
 from graphmem.retrieval.schema import GraphSchema
 
 __all__ = [
@@ -394,7 +395,12 @@ class GraphQASettings:
 class _Lexicon:
     """Words of types (relationship or entity types), each word weighted by its rarity."""
 
-    def __init__(self, words_of: Mapping[str, Iterable[str]], function_weight: float) -> None:
+    def __init__(
+        self,
+        words_of: Mapping[str, Iterable[str]],
+        function_weight: float,
+        exact: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
         self.names = sorted(words_of)
         stems: dict[str, dict[str, float]] = {}
         surface: dict[str, str] = {}
@@ -406,6 +412,9 @@ class _Lexicon:
                 own[stem] = max(own.get(stem, 0.0), weight)
                 if weight == 1.0:
                     surface.setdefault(stem, word)
+            # nouns of the built-in lexicon match as nouns only, never by embedding
+            for word in (exact or {}).get(name, ()):
+                own.setdefault(noun_key(word), 1.0)
             stems[name] = own
         count = len(self.names)
         frequency: dict[str, int] = {}
@@ -513,9 +522,19 @@ class _Vocabulary:
                 ]
             return found
 
+        # A noun that is a kind of entity here says what is asked, not which relation.
+        kinds = {light_stem(w) for t in entity_types for w in _type_words(t)}
         relations = _Lexicon(
             {r: words(r, schema.relationship_types.get(r), _GENERIC_WORDS) for r in relation_types},
             function_weight,
+            exact={
+                r: [
+                    w
+                    for w in target_nouns(_type_words(r), light_stem)
+                    if light_stem(w) not in kinds
+                ]
+                for r in relation_types
+            },
         )
         types = _Lexicon(
             {t: words(t, schema.entity_types.get(t), frozenset()) for t in entity_types},
