@@ -44,6 +44,7 @@ def test_short_words_keep_their_letters() -> None:
     "change",
     [
         {"max_hops": 0},
+        {"max_hops": 33},  # over MAX_DEPTH
         {"beam": True},
         {"hop": -1.0},
         {"focus": float("nan")},
@@ -54,6 +55,21 @@ def test_short_words_keep_their_letters() -> None:
 def test_bad_settings_are_invalid_input(change: dict) -> None:  # type: ignore[type-arg]
     with pytest.raises(InvalidInput):
         GraphQASettings(**change)
+
+
+@pytest.mark.parametrize("hops", [0, 33, 10**18, True])
+def test_ask_refuses_a_walk_deeper_than_max_depth(hops: int) -> None:
+    """10**18 hops once grew without end: every longer path is kept while the beam walks."""
+    import graphmem
+    from graphmem import Entity, Relationship
+
+    with graphmem.open("memory://", tenant="t") as mem:
+        mem.upsert_entities([Entity(id="a", type="npc", name="Ada")])
+        mem.upsert_entities([Entity(id="b", type="location", name="Mill")])
+        mem.upsert_relationships([Relationship(source_id="a", target_id="b", type="located_in")])
+        with pytest.raises(InvalidInput):
+            mem.ask("where is Ada?", max_hops=hops, semantic=False)
+        assert [a.entity.id for a in mem.ask("where is Ada?", max_hops=32, semantic=False)] == ["b"]
 
 
 def test_path_steps_read_as_arrows() -> None:

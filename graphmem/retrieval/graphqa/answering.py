@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from graphmem.core.checks import check_depth
 from graphmem.core.errors import InvalidInput, NotFound
 from graphmem.core.models import Entity, Relationship
 from graphmem.core.store import GraphStore, RelationshipPattern, RoleCooccurrence
@@ -403,9 +404,9 @@ class GraphQA:
         if not isinstance(question, str) or not question.strip():
             raise InvalidInput("the question is empty; ask something (e.g. 'where is Mira?')")
         check_query(question, "the question")  # at most MAX_QUERY_LENGTH characters
-        hops = self.settings.max_hops if max_hops is None else max_hops
-        if not isinstance(hops, int) or isinstance(hops, bool) or hops < 1:
-            raise InvalidInput(f"max_hops must be a positive integer, got {max_hops!r}")
+        # at most MAX_DEPTH: every longer path is kept while the beam walks, so 10**18 hops
+        # grew without end (the long fuzz run: past 7 GB)
+        hops = check_depth(self.settings.max_hops if max_hops is None else max_hops, "max_hops")
         vocab = self._vocab() if vocab is None else vocab
         text = " ".join(question.lower().split())
         tokens = [_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from graphmem.core.checks import check_depth
 from graphmem.core.errors import InvalidInput
 from graphmem.retrieval.graphqa.lexicon import noun_key, target_nouns
 from graphmem.retrieval.schema import GraphSchema
@@ -355,6 +356,7 @@ class GraphQASettings:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise InvalidInput(f"{name} must be a positive integer, got {value!r}")
+        check_depth(self.max_hops, "max_hops")  # at most MAX_DEPTH hops
         for name in (
             "explained",
             "unexplained",
