@@ -23,10 +23,10 @@ if TYPE_CHECKING:
     from mcp.types import ToolAnnotations
 
 
-__all__ = ["add_mind_tools"]
+__all__ = ["AsOf", "RecordedAsOf", "add_mind_tools"]
 
-_AsOf = Annotated[datetime | None, Field(description="World (game) time: as things stood then.")]
-_RecordedAsOf = Annotated[
+AsOf = Annotated[datetime | None, Field(description="World (game) time: as things stood then.")]
+RecordedAsOf = Annotated[
     datetime | None, Field(description="Memory time: as the store held it then.")
 ]
 _Chain = Annotated[
@@ -253,8 +253,8 @@ def add_mind_tools(
         about: Annotated[str | None, Field(description="Only beliefs naming this entity.")] = None,
         of: _Chain = None,
         predicate: Annotated[str | None, Field(description="Only this relation.")] = None,
-        as_of: _AsOf = None,
-        recorded_as_of: _RecordedAsOf = None,
+        as_of: AsOf = None,
+        recorded_as_of: RecordedAsOf = None,
         history: Annotated[StrictBool, Field(description="Every version ever held.")] = False,
     ) -> Beliefs:
         """What an NPC believes (which may be false), now or at a world or memory time."""
@@ -277,8 +277,8 @@ def add_mind_tools(
         predicate: Annotated[str, Field(description="The relation, e.g. 'located_in'.")],
         object: Annotated[str | None, Field(description="Only this object.")] = None,
         of: _Chain = None,
-        as_of: _AsOf = None,
-        recorded_as_of: _RecordedAsOf = None,
+        as_of: AsOf = None,
+        recorded_as_of: RecordedAsOf = None,
     ) -> OneBelief:
         """What an NPC believes of one subject and relation ("where is the sword, Mira?")."""
         found = mem.belief(
@@ -296,8 +296,8 @@ def add_mind_tools(
     @wrap
     def who_knows(
         fact: Annotated[MindFact, Field(description="The fact, e.g. the sword located_in chest.")],
-        as_of: _AsOf = None,
-        recorded_as_of: _RecordedAsOf = None,
+        as_of: AsOf = None,
+        recorded_as_of: RecordedAsOf = None,
     ) -> Beliefs:
         """Which NPCs believe a fact holds (their beliefs, by holder)."""
         return Beliefs(beliefs=mem.who_knows(fact, as_of=as_of, recorded_as_of=recorded_as_of))

@@ -56,7 +56,7 @@ from graphmem.core.models import (
     estimate_tokens,
 )
 from graphmem.doors.mcp.inspect import INSPECT_TOOLS, add_inspect_tools
-from graphmem.doors.mcp.minds import _AsOf, _RecordedAsOf, add_mind_tools
+from graphmem.doors.mcp.minds import AsOf, RecordedAsOf, add_mind_tools
 from graphmem.doors.mcp.world import WORLD_TOOLS, add_world_tools, link_subject, server_class
 from graphmem.doors.schemas import AskOut, LearnOut
 from graphmem.memory import Memory
@@ -364,8 +364,8 @@ def build_server(
         perspective: Annotated[
             StrictBool, Field(description="Who it is as it sees things: its beliefs, true or not.")
         ] = False,
-        as_of: _AsOf = None,
-        recorded_as_of: _RecordedAsOf = None,
+        as_of: AsOf = None,
+        recorded_as_of: RecordedAsOf = None,
     ) -> Snapshot:
         """Who an NPC is: attributes and facts (or its beliefs), as prompt text and data.
 
