@@ -324,6 +324,10 @@ class traced:  # noqa: N801 - used as a function: ``with traced(tracer, name, pa
     A class, not a generator: it runs around every store operation of a traced store,
     and a generator-based context manager costs several times more per use. The event
     holds ``params`` itself, not a copy: pass a mapping that is not changed afterwards.
+
+    A tracer with an ``observe(name, params, seconds, round_trips)`` method (as
+    :class:`graphmem.core.telemetry.StoreTelemetry` has) gets the event's fields through it
+    instead, and no :class:`TraceEvent` is built: building one costs more than counting it.
     """
 
     __slots__ = ("_name", "_params", "_round_trips", "_start", "_tracer")
@@ -342,9 +346,14 @@ class traced:  # noqa: N801 - used as a function: ``with traced(tracer, name, pa
             self._start = time.perf_counter()
 
     def __exit__(self, *exc: object) -> None:
-        if self._tracer is not None:
+        tracer = self._tracer
+        if tracer is not None:
             seconds = time.perf_counter() - self._start
-            self._tracer(TraceEvent(self._name, self._params, seconds, self._round_trips))
+            observe = getattr(tracer, "observe", None)
+            if observe is not None:  # the fast path: no event built
+                observe(self._name, self._params, seconds, self._round_trips)
+            else:
+                tracer(TraceEvent(self._name, self._params, seconds, self._round_trips))
 
 
 def check_chain(session_id: str, turns: object) -> list[Turn]:

@@ -7,7 +7,7 @@ operation it
 - counts it and its time in a :class:`Metrics` registry (the process-wide :data:`METRICS`
   by default), which renders the Prometheus text format (``graphmem serve`` serves it at
   ``GET /metrics``; :mod:`graphmem.doors.http.metrics` adds the HTTP requests);
-- records an OpenTelemetry span ``graphmem.core.store <operation>`` with its start and end
+- records an OpenTelemetry span ``graphmem.store <operation>`` with its start and end
   times, a child of the span current at the time (an HTTP request's, an agent step's),
   when ``opentelemetry-api`` is installed and such a span is recording: store operations
   show inside the traces of what called them, and a loop of embedded snapshots outside
@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +48,7 @@ __all__ = [
     "Metrics",
     "StoreTelemetry",
     "otel_tracer",
+    "recording_check",
     "reset_otel",
 ]
 
@@ -90,6 +93,35 @@ def otel_tracer() -> Any | None:
     return _otel
 
 
+def recording_check() -> Callable[[], bool]:
+    """A function telling whether a span is recording in the current context.
+
+    It is ``get_current_span().is_recording()`` of the OpenTelemetry API, run around every
+    store operation of a traced store; the API's function walks four Python calls to
+    read one context variable, so this reads the variable itself when the API keeps its
+    context where version 1.x does (a test checks the two agree), and falls back to the
+    API's function otherwise.
+    """
+    from opentelemetry.trace import Span, get_current_span
+
+    try:
+        from opentelemetry.context import _RUNTIME_CONTEXT
+        from opentelemetry.trace.propagation import _SPAN_KEY
+
+        variable = _RUNTIME_CONTEXT._current_context  # type: ignore[attr-defined]
+    except (ImportError, AttributeError):
+        variable = None
+    if not isinstance(variable, ContextVar):
+        return lambda: bool(get_current_span().is_recording())
+    current = variable.get
+
+    def recording() -> bool:
+        span = current().get(_SPAN_KEY)
+        return span is not None and isinstance(span, Span) and bool(span.is_recording())
+
+    return recording
+
+
 def reset_otel() -> None:
     """Forget the tracer found by :func:`otel_tracer` (the next call looks again)."""
     global _otel
@@ -131,23 +163,67 @@ class Metrics:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._store: dict[str, Histogram] = {}
-        self._round_trips: dict[str, int] = {}
+        # Store operations are counted per thread, without a lock (they run around every
+        # operation, where a lock costs as much as the rest), each in a row of bucket
+        # counts, the sum of seconds and the round trips; the rows of finished threads
+        # are folded into ``_done``.
+        self._local = threading.local()
+        self._threads: list[tuple[weakref.ref[threading.Thread], dict[str, list[Any]]]] = []
+        self._done: dict[str, list[Any]] = {}
         self._requests: dict[tuple[str, str, str], int] = {}
         self._latency: dict[tuple[str, str], Histogram] = {}
         self._errors: dict[tuple[str, str], int] = {}
 
     def observe_store(self, operation: str, seconds: float, round_trips: int = 0) -> None:
         """Count one store operation (a query file name on a server backend) and its time."""
-        with self._lock:  # Histogram.observe inlined: this runs around every operation
-            found = self._store.get(operation)
-            if found is None:
-                found = self._store[operation] = Histogram()
-            found.buckets[bisect_left(BUCKETS, seconds)] += 1
-            found.count += 1
-            found.sum += seconds
-            if round_trips:
-                self._round_trips[operation] = self._round_trips.get(operation, 0) + round_trips
+        try:
+            table: dict[str, list[Any]] = self._local.table
+        except AttributeError:
+            table = self._thread_table()
+        row = table.get(operation)
+        if row is None:
+            row = table[operation] = _new_row()
+        row[bisect_left(BUCKETS, seconds)] += 1
+        row[_SUM] += seconds
+        if round_trips:
+            row[_TRIPS] += round_trips
+
+    def _thread_table(self) -> dict[str, list[Any]]:
+        table: dict[str, list[Any]] = {}
+        self._local.table = table
+        with self._lock:
+            self._fold_finished()
+            self._threads.append((weakref.ref(threading.current_thread()), table))
+        return table
+
+    def _fold_finished(self) -> None:
+        """Fold the rows of threads that have ended into ``_done`` (under the lock)."""
+        alive = []
+        for thread, table in self._threads:
+            found = thread()
+            if found is not None and found.is_alive():
+                alive.append((thread, table))
+            else:  # nothing writes these any more
+                _add_rows(self._done, table)
+        self._threads = alive
+
+    def _store_totals(self) -> tuple[dict[str, Histogram], dict[str, int]]:
+        """The store counts of every thread, summed (under the lock)."""
+        self._fold_finished()
+        rows: dict[str, list[Any]] = {}
+        _add_rows(rows, self._done)
+        for _, table in self._threads:
+            _add_rows(rows, table)
+        store: dict[str, Histogram] = {}
+        trips: dict[str, int] = {}
+        for name, row in rows.items():
+            h = store[name] = Histogram()
+            h.buckets = row[:_SUM]
+            h.count = sum(h.buckets)
+            h.sum = row[_SUM]
+            if row[_TRIPS]:
+                trips[name] = row[_TRIPS]
+        return store, trips
 
     def observe_request(
         self, method: str, route: str, status: int, seconds: float, error: str | None = None
@@ -166,20 +242,15 @@ class Metrics:
     def clear(self) -> None:
         """Forget every count."""
         with self._lock:
-            for table in (
-                self._store,
-                self._round_trips,
-                self._requests,
-                self._latency,
-                self._errors,
-            ):
+            for table in (self._done, self._requests, self._latency, self._errors):
                 table.clear()
+            for _, rows in self._threads:
+                rows.clear()
 
     def render(self, gauges: Iterable[Gauge] = ()) -> str:
         """The Prometheus text format of every metric, then of ``gauges``."""
         with self._lock:
-            store = {k: _copy(v) for k, v in self._store.items()}
-            trips = dict(self._round_trips)
+            store, trips = self._store_totals()
             requests = dict(self._requests)
             latency = {k: _copy(v) for k, v in self._latency.items()}
             errors = dict(self._errors)
@@ -230,6 +301,25 @@ class Metrics:
         return "\n".join(out) + "\n"
 
 
+_SUM = len(BUCKETS) + 1  # a store row: the bucket counts (the last: over 10 s), then
+_TRIPS = _SUM + 1  # the sum of seconds, then the round trips
+
+
+def _new_row() -> list[Any]:
+    return [0] * _SUM + [0.0, 0]
+
+
+def _add_rows(into: dict[str, list[Any]], rows: dict[str, list[Any]]) -> None:
+    """Add ``rows`` to ``into`` (copies: a thread may go on counting in ``rows``)."""
+    for name, row in rows.copy().items():  # copy(): one step, as the thread adds rows
+        seen = list(row)
+        found = into.get(name)
+        if found is None:
+            into[name] = seen
+        else:
+            into[name] = [a + b for a, b in zip(found, seen, strict=True)]
+
+
 METRICS = Metrics()
 """The process-wide registry: what ``GET /metrics`` of ``graphmem serve`` renders."""
 
@@ -258,36 +348,51 @@ class StoreTelemetry:
     ) -> None:
         self._metrics = metrics
         self._tracer = (tracer if tracer is not None else otel_tracer()) if spans else None
-        self._current: Any = None
+        self._recording: Callable[[], bool] | None = None
         if self._tracer is not None and not root_spans:
-            from opentelemetry.trace import get_current_span
-
-            self._current = get_current_span
+            self._recording = recording_check()
+        self._count = metrics.observe_store if metrics is not None else None
         self._then = then
 
     def __call__(self, event: TraceEvent) -> None:
         """Count ``event``, record its span, then call the next tracer."""
-        if self._metrics is not None:
-            self._metrics.observe_store(event.name, event.seconds, event.round_trips)
+        self.observe(event.name, event.params, event.seconds, event.round_trips, event)
+
+    def observe(
+        self,
+        name: str,
+        params: Mapping[str, Any],
+        seconds: float,
+        round_trips: int = 0,
+        event: TraceEvent | None = None,
+    ) -> None:
+        """:meth:`__call__` without a :class:`TraceEvent`: what :class:`traced` calls.
+
+        The next tracer, if any, gets ``event`` (built here when not given).
+        """
+        if self._count is not None:
+            self._count(name, seconds, round_trips)
         tracer = self._tracer
-        if tracer is not None and (self._current is None or self._current().is_recording()):
+        if tracer is not None and (self._recording is None or self._recording()):
             end = time.time_ns()
             attributes: dict[str, Any] = {
                 "db.system.name": "graphmem",
-                "db.operation.name": event.name,
+                "db.operation.name": name,
             }
-            tenant = event.params.get("tenant")
+            tenant = params.get("tenant")
             if isinstance(tenant, str):
                 attributes["graphmem.tenant"] = tenant
-            if event.round_trips:
-                attributes["graphmem.round_trips"] = event.round_trips
+            if round_trips:
+                attributes["graphmem.round_trips"] = round_trips
             span = tracer.start_span(
-                f"graphmem.store {event.name}",
-                start_time=end - int(event.seconds * 1e9),
+                f"graphmem.store {name}",
+                start_time=end - int(seconds * 1e9),
                 attributes=attributes,
             )
             span.end(end_time=end)
         if self._then is not None:
+            if event is None:
+                event = TraceEvent(name, params, seconds, round_trips)
             self._then(event)
 
 
@@ -297,9 +402,10 @@ _Labels = tuple[tuple[str, str], ...]
 
 
 def _copy(h: Histogram) -> Histogram:
+    """A copy of ``h``, its count the sum of its buckets (``h`` may be counting meanwhile)."""
     out = Histogram()
     out.buckets = list(h.buckets)
-    out.count = h.count
+    out.count = sum(out.buckets)
     out.sum = h.sum
     return out
 

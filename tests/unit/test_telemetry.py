@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 
 import pytest
 
 import graphmem
 from graphmem.core.store import TraceEvent
-from graphmem.core.telemetry import BUCKETS, Gauge, Metrics, StoreTelemetry
+from graphmem.core.telemetry import BUCKETS, Gauge, Metrics, StoreTelemetry, recording_check
 
 
 def test_render_writes_cumulative_buckets_sums_counts_and_escaped_labels() -> None:
@@ -60,6 +61,54 @@ def test_a_store_tracer_counts_operations_and_calls_the_next_tracer() -> None:
     assert seen.count("identity_snapshot") == 2
 
 
+def test_the_next_tracer_gets_the_whole_event_on_the_fast_path() -> None:
+    events: list[TraceEvent] = []
+    telemetry = StoreTelemetry(Metrics(), spans=False, then=events.append)
+    with graphmem.open("memory://", tenant="t", tracer=telemetry) as mem:
+        mem.upsert_entities([{"id": "odile", "type": "npc", "name": "Odile"}])
+        mem.identity_snapshot("odile")
+    (snapshot,) = [e for e in events if e.name == "identity_snapshot"]
+    assert snapshot.params["tenant"] == "t"
+    assert snapshot.params["args"][0] == "odile"
+    assert snapshot.seconds > 0
+    assert snapshot.round_trips == 0
+
+
+def test_counts_from_many_threads_add_up_also_after_they_end_and_clear_forgets_them() -> None:
+    m = Metrics()
+    go = threading.Event()
+    done = threading.Barrier(3)
+
+    def count(n: int, stay: bool) -> None:
+        for _ in range(n):
+            m.observe_store("get_entities", 0.0002, round_trips=2)
+        if stay:  # still alive while the totals are rendered
+            done.wait()
+            go.wait()
+
+    ended = [threading.Thread(target=count, args=(500, False)) for _ in range(3)]
+    alive = [threading.Thread(target=count, args=(700, True)) for _ in range(2)]
+    for t in (*ended, *alive):
+        t.start()
+    for t in ended:
+        t.join()
+    done.wait()
+    m.observe_store("get_entities", 0.0002)  # this thread's own table
+    text = m.render()
+    total = 3 * 500 + 2 * 700 + 1
+    assert f'graphmem_store_operations_total{{operation="get_entities"}} {total}' in text
+    assert f'graphmem_store_round_trips_total{{operation="get_entities"}} {2 * (total - 1)}' in text
+    le = 'le="0.00025"'
+    assert f'_bucket{{operation="get_entities",{le}}} {total}' in text
+    m.clear()  # live threads' counts too
+    assert "graphmem_store_operations_total{" not in m.render()
+    go.set()
+    for t in alive:
+        t.join()
+    m.observe_store("get_entities", 0.0002)
+    assert 'graphmem_store_operations_total{operation="get_entities"} 1' in m.render()
+
+
 def _sdk() -> tuple[object, object]:
     sdk = pytest.importorskip("opentelemetry.sdk.trace", reason="opentelemetry-sdk missing")
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -91,6 +140,27 @@ def test_store_spans_join_a_recording_span_and_start_no_trace_alone() -> None:
     StoreTelemetry(Metrics(), tracer=tracer, root_spans=True)(event)
     (alone,) = exporter.get_finished_spans()  # type: ignore[attr-defined]
     assert alone.parent is None
+
+
+def test_the_recording_check_agrees_with_the_api_in_and_out_of_spans() -> None:
+    tracer, _ = _sdk()
+    from opentelemetry import trace
+    from opentelemetry.trace import NonRecordingSpan, get_current_span
+
+    check = recording_check()
+    assert check.__name__ == "recording"  # the fast path: the API keeps its context as 1.x does
+
+    def agree() -> bool:
+        assert check() == get_current_span().is_recording()
+        return check()
+
+    assert not agree()
+    with tracer.start_as_current_span("step"):  # type: ignore[attr-defined]
+        assert agree()
+        with trace.use_span(NonRecordingSpan(get_current_span().get_span_context())):
+            assert not agree()
+        assert agree()
+    assert not agree()
 
 
 def test_without_opentelemetry_there_is_no_span_code_and_counting_works() -> None:
