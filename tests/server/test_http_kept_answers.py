@@ -71,6 +71,11 @@ def test_kept_snapshots_follow_every_door_and_the_clock(tmp_path: Path) -> None:
             ]
             post(alpha, "/v1/entities", entities=people)
             assert _facts(snapshot()) == set()
+            # A kept answer is served to its tenant's key only
+            path = f"{served.url}/v1/npcs/mira/snapshot"
+            assert httpx.get(path).status_code == 401
+            assert httpx.get(path, headers={"Authorization": "Bearer gmk_nope"}).status_code == 401
+            assert beta.get("/v1/npcs/mira/snapshot").status_code == 404
             # HTTP: relate, rename a neighbour, invalidate, delete
             trusts = {"source_id": "tomas", "target_id": "mira", "type": "trusts"}
             post(alpha, "/v1/relationships", relationships=[trusts])

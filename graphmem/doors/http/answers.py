@@ -21,8 +21,8 @@ if TYPE_CHECKING:
 
 __all__ = ["Answer", "Answers"]
 
-Key = tuple[str, bytes, str, int | None]
-"""(tenant, route, NPC id, max_tokens)."""
+Key = tuple[str, bytes, bytes]
+"""(tenant, raw path, query string): a request of a fast route, checked when first answered."""
 
 
 class Answer(NamedTuple):
@@ -62,16 +62,16 @@ class Answers:
             return None
         return found.body
 
-    def read(self, key: Key) -> tuple[int, datetime]:
+    def read(self, tenant: str) -> tuple[int, datetime]:
         """The revision and the time to read a new answer at: call before reading it."""
-        return self._store.revision(key[0]), utcnow()
+        return self._store.revision(tenant), utcnow()
 
-    def keep(self, key: Key, revision: int, since: datetime, body: bytes) -> None:
-        """Keep ``body``, read after :meth:`read` returned ``revision`` and ``since``."""
+    def keep(self, key: Key, npc_id: str, revision: int, since: datetime, body: bytes) -> None:
+        """Keep ``body``, the answer about ``npc_id`` read after :meth:`read` returned these."""
         if len(body) > self._max_bytes // 16:
             return  # a hub's snapshot: not worth the room of sixteen others
         try:
-            until = self._store.identity_expiry(key[0], key[2], after=since)
+            until = self._store.identity_expiry(key[0], npc_id, after=since)
         except NotFound:
             return  # deleted since it was read: the revision moved on anyway
         old = self._kept.pop(key, None)

@@ -77,8 +77,19 @@ async def fast_snapshot(state: ServerState, scope: Scope, send: Send) -> bool:
     match = _FAST_PATH.match(raw)
     if match is None:
         return False
-    route = match.group(2)
     query = scope.get("query_string", b"")
+    answers = state.answers
+    if answers is not None:  # a kept answer: its path and query were checked when kept
+        try:
+            tenant = state.memory(bearer_key(scope)).tenant
+        except GraphmemError:
+            pass  # answered below, in the order of checks of a first request
+        else:
+            kept = answers.get((tenant, raw, query))
+            if kept is not None:
+                await _send_json(send, kept)
+                return True
+    route = match.group(2)
     max_tokens: int | None = None
     if query:
         found = _MAX_TOKENS_QUERY.match(query) if route == b"prompt" else None
@@ -91,18 +102,12 @@ async def fast_snapshot(state: ServerState, scope: Scope, send: Send) -> bool:
     path = raw.decode("latin-1")
     try:
         mem = state.memory(bearer_key(scope))
-        answers = state.answers
         if answers is None:
             payload = _read(state, mem, route, npc_id, max_tokens)
         else:
-            key = (mem.tenant, route, npc_id, max_tokens)
-            kept = answers.get(key)
-            if kept is None:
-                revision, since = answers.read(key)
-                payload = _read(state, mem, route, npc_id, max_tokens)
-                answers.keep(key, revision, since, payload)
-            else:
-                payload = kept
+            revision, since = answers.read(mem.tenant)
+            payload = _read(state, mem, route, npc_id, max_tokens)
+            answers.keep((mem.tenant, raw, query), npc_id, revision, since, payload)
     except GraphmemError as exc:
         status, body = problem(exc, instance=path)
         await send_problem(send, status, body, www_authenticate=status == 401)
@@ -114,6 +119,11 @@ async def fast_snapshot(state: ServerState, scope: Scope, send: Send) -> bool:
         )
         await send_problem(send, 500, {**body, "instance": path})
         return True
+    await _send_json(send, payload)
+    return True
+
+
+async def _send_json(send: Send, payload: bytes) -> None:
     await send(
         {
             "type": "http.response.start",
@@ -122,7 +132,6 @@ async def fast_snapshot(state: ServerState, scope: Scope, send: Send) -> bool:
         }
     )
     await send({"type": "http.response.body", "body": payload})
-    return True
 
 
 def _read(
