@@ -165,6 +165,8 @@ STORE_CALLS: dict[str, StoreCall] = {
     ),
     "expand": lambda s, t: s.expand(t, ["a"]),
     "entity_version": lambda s, t: s.entity_version(t),
+    "revision": lambda s, t: s.revision(t),
+    "identity_expiry": lambda s, t: s.identity_expiry(t, "a", after=datetime(2030, 1, 1)),
     "search_context": lambda s, t: s.search_context(
         t, ["turn", "chunk"], vector=None, text="a", k=3, scope_ids=["a"], window_depth=1
     ),

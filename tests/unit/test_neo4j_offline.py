@@ -1889,7 +1889,7 @@ def test_install_refuses_a_bad_quantization(schema_server: FakeServer) -> None:
 
 # ----------------------------------------------------------------------------- access modes
 
-READ, WRITE = "read", "write"
+READ, WRITE, REFUSED = "read", "write", "refused"
 
 ACCESS: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
     "upsert_entities": (WRITE, lambda s: s.upsert_entities("t", [ent("mira")])),
@@ -2011,9 +2011,12 @@ ACCESS: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
     ),
     "clear": (WRITE, lambda s: s.clear("t")),
     "list_tenants": (READ, lambda s: s.list_tenants()),
+    "revision": (REFUSED, lambda s: s.revision("t")),
+    "identity_expiry": (REFUSED, lambda s: s.identity_expiry("t", "a", after=datetime.now(UTC))),
 }
 """Every operation of the GraphStore protocol and the access mode its transactions use:
-on a cluster (neo4j:// URLs) reads go to followers and read replicas, writes to the leader."""
+on a cluster (neo4j:// URLs) reads go to followers and read replicas, writes to the leader.
+Refused: ``UnsupportedOperation`` without a query (no revision: others write the database)."""
 
 
 def test_every_store_operation_has_an_access_mode() -> None:
@@ -2028,6 +2031,11 @@ def test_each_operation_runs_in_transactions_of_its_access_mode(
     store: Neo4jStore, server: FakeServer, operation: str
 ) -> None:
     mode, call = ACCESS[operation]
+    if mode == REFUSED:
+        with pytest.raises(UnsupportedOperation, match="no revision"):
+            call(store)
+        assert server.calls == [], f"{operation} sent {server.calls}"
+        return
     call(store)
     assert server.access, f"{operation} sent nothing"
     assert set(server.access) == {mode}, (operation, server.access)

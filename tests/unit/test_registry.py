@@ -39,7 +39,7 @@ def test_memory_store_satisfies_the_protocol():
     store = graphmem.open_store("memory://")
     assert isinstance(store, GraphStore)
     assert satisfied_protocols(store) == frozenset(ROOMS)
-    assert store.capabilities == {"inline_reads"}
+    assert store.capabilities == {"inline_reads", "revision"}
     store.close()
 
 

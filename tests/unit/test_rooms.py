@@ -34,7 +34,7 @@ def test_graph_store_is_the_union_of_the_rooms_which_do_not_overlap():
     assert set(GraphStore.__mro__) >= set(ROOMS)
     assert {room.__name__: len(members) for room, members in rooms.items()} == {
         "BaseStore": 3,
-        "EntityGraphStore": 19,
+        "EntityGraphStore": 21,
         "ConversationStore": 14,
         "SearchStore": 16,
         "RecordStore": 8,

@@ -35,7 +35,7 @@ from graphmem.backends.neo4j.rows import (
     _slices,
 )
 from graphmem.core.checks import check_id, check_ids
-from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.errors import InvalidInput, NotFound, UnsupportedOperation
 from graphmem.core.models import (
     Entity,
     EntityFilter,
@@ -470,3 +470,19 @@ class GraphRoom(Neo4jBase):
             written = self._entity_writes.get(tenant, 0)
         latest = row["latest"]
         return f"{written}:{row['count']}:{'' if latest is None else latest}"
+
+    def revision(self, tenant: str) -> int:
+        """Refused: other processes write the database unseen (no ``revision`` capability)."""
+        raise self._no_revision(tenant)
+
+    def identity_expiry(self, tenant: str, entity_id: str, *, after: datetime) -> datetime | None:
+        """Refused with :meth:`revision`: without it an expiry cannot make a cache safe."""
+        raise self._no_revision(tenant)
+
+    def _no_revision(self, tenant: str) -> UnsupportedOperation:
+        self._check(tenant)
+        return UnsupportedOperation(
+            f"the store {self.url} cannot know every write: other clients write the "
+            "database too, so it has no revision (its answers must be read, not cached)",
+            url=self.url,
+        )

@@ -155,6 +155,9 @@ class NetworkXBase:
         # often the whole store was (re)loaded from its file (a reader far behind reloads).
         self._entity_writes: dict[str, int] = {}
         self._loads = 0
+        # Moves on before any change is applied (revision): a cached answer is stale when
+        # it moved. Read without the lock: an int assignment is atomic.
+        self._revision = 0
 
     def _open_file(self, file: StoreFile, *, preload: bool, warm: bool) -> None:
         """Load the store from ``file``, which then makes every change durable.
@@ -232,6 +235,7 @@ class NetworkXBase:
             self._apply(record)
 
     def _apply(self, record: dict[str, Any]) -> None:
+        self._revision += 1  # first: a reader that saw the old number read the old data
         op = record["op"]
         tenant = record["tenant"]
         data = self._tenants.get(tenant)

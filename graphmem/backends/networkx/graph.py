@@ -16,14 +16,14 @@ from graphmem.backends.model_checks import (
     check_models,
     empty_interval_error,
 )
-from graphmem.backends.networkx.base import NetworkXBase, _operation
+from graphmem.backends.networkx.base import NetworkXBase, _operation, _valid_tenants
 from graphmem.backends.networkx.state import (
     _EMPTY,
     _Tenant,
     _whole,
 )
 from graphmem.core.checks import as_utc, check_ids
-from graphmem.core.errors import InvalidInput, NotFound
+from graphmem.core.errors import InvalidInput, NotFound, StoreClosed, UnsupportedOperation
 from graphmem.core.models import (
     Entity,
     EntityFilter,
@@ -32,7 +32,7 @@ from graphmem.core.models import (
     check_safe_name,
     utcnow,
 )
-from graphmem.core.store import RelationshipPattern, RoleCooccurrence
+from graphmem.core.store import RelationshipPattern, RoleCooccurrence, check_tenant
 
 _REL_KEY = attrgetter("source_id", "target_id", "type")
 _DIRECTIONS = ("out", "in", "both")
@@ -407,6 +407,28 @@ class GraphRoom(NetworkXBase):
     def entity_version(self, tenant: str) -> str:
         """How many entity writes this store has applied to the tenant (a version)."""
         return f"{self._loads}.{self._entity_writes.get(tenant, 0)}"
+
+    def revision(self, tenant: str) -> int:
+        """How many changes this store has applied (every tenant), and loads from its file.
+
+        Not an operation: no lock, no tracing; it is read on the hot path of a server's
+        cache, so the tenant is only checked once, as operations check it.
+        """
+        if self._closed:
+            raise StoreClosed(f"the store {self._url} is closed; open it again", url=self._url)
+        if type(tenant) is not str or tenant not in _valid_tenants:
+            _valid_tenants.add(check_tenant(tenant))
+        if self._follow is not None:
+            raise self._no_revision()
+        return self._revision
+
+    def _no_revision(self) -> UnsupportedOperation:
+        return UnsupportedOperation(
+            f"the store {self._url} is a read-only opener of a file another process "
+            "writes: it learns of those writes only when it reads the file, so it has "
+            "no revision",
+            url=self._url,
+        )
 
 
 def _same_json(stored: Any, wanted: Any) -> bool:

@@ -51,6 +51,7 @@ class StoreHost(Protocol):
     """The store a file serves: its tenants, its change records, its lock and counters."""
 
     _tenants: dict[str, _Tenant]
+    _revision: int  # moves on before every change (the store's revision)
     _loads: int  # whole (re)loads from the file: entity_version moves on with each
 
     @property

@@ -442,6 +442,7 @@ class Sync:
     def run(self) -> None:
         """Delete what is gone, then read and put what is there."""
         store, tenant, touched = self.store, self.tenant, self.touched
+        store._revision += 1  # heads, mentions and embeddings are put without _apply
         if touched.cleared and tenant in store._tenants:
             store._apply({"op": "clear", "tenant": tenant})
         self._deletes()

@@ -127,6 +127,7 @@ class FileLoad(FileRead):
         store = self._store
         conn = self._connection()
         path = self.path
+        store._revision += 1
         store._tenants.clear()
         store._loads += 1  # every entity may have changed: entity_version moves on
         meta = dict(conn.execute("SELECT key, value FROM meta"))

@@ -38,9 +38,10 @@ from graphmem.core.store import Tracer
 __all__ = ["NetworkXStore", "file_path", "open_networkx", "paused_gc"]
 
 # Flags that are not operations (the operations are the rooms the store satisfies).
-_CAPABILITIES = frozenset({"inline_reads"})
+_CAPABILITIES = frozenset({"inline_reads", "revision"})
 _WHOLE_FILE_CAPABILITIES = _CAPABILITIES | {"persistence"}
 _FILE_CAPABILITIES = _WHOLE_FILE_CAPABILITIES - {"inline_reads"}
+_READER_CAPABILITIES = _FILE_CAPABILITIES - {"revision"}
 
 
 class NetworkXStore(TenantRoom, SearchRoom, ConversationRoom):
@@ -80,11 +81,14 @@ class NetworkXStore(TenantRoom, SearchRoom, ConversationRoom):
         ``persistence`` for ``file://``. ``inline_reads`` (reads answered from memory,
         without I/O) holds for ``memory://`` and for a ``file://`` writer once every model
         is in memory (after its warm-up, or ``preload``); a reader syncs from the file
-        before each operation, so never.
+        before each operation, so never. ``revision`` for ``memory://`` and a ``file://``
+        writer (it holds the file exclusively); not a reader: another process writes it.
         """
         if self._file is None:
             return _CAPABILITIES
-        if self._read_only or any(d.fill is not None for d in list(self._tenants.values())):
+        if self._read_only:
+            return _READER_CAPABILITIES
+        if any(d.fill is not None for d in list(self._tenants.values())):
             return _FILE_CAPABILITIES
         return _WHOLE_FILE_CAPABILITIES
 

@@ -181,6 +181,32 @@ class TraversalRoom(GraphRoom):
         )
 
     @_operation
+    def identity_expiry(self, tenant: str, entity_id: str, *, after: datetime) -> datetime | None:
+        """The earliest validity or expiry bound after ``after`` of the entity's facts."""
+        if self._follow is not None:
+            raise self._no_revision()
+        when = as_utc(after, "after")
+        if when is None:
+            raise InvalidInput("after must be a datetime, got None")
+        data = self._tenant(tenant)
+        graph = data.graph
+        if entity_id not in graph._node:
+            raise NotFound(
+                f"no entity {entity_id!r} in tenant {tenant!r}", entity_id=entity_id, tenant=tenant
+            )
+        if data.near is not None:
+            data.near(entity_id)
+        until: datetime | None = None
+        for adjacency in (graph._succ[entity_id], graph._pred[entity_id]):
+            for keydict in adjacency.values():
+                for edge in keydict.values():
+                    rel: Relationship = edge["r"]
+                    for bound in (rel.valid_at, rel.invalid_at, rel.expired_at):
+                        if bound is not None and bound > when and (until is None or bound < until):
+                            until = bound
+        return until
+
+    @_operation
     def identity_snapshot(
         self,
         tenant: str,

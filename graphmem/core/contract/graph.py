@@ -42,7 +42,11 @@ class BaseStore(Protocol):
         ``persistence``: the data outlives ``close`` (``file://``, Neo4j; not
         ``memory://``); ``concurrent_writers``: several processes may write at once;
         ``inline_reads``: reads are answered in process from memory, without I/O, so a
-        server may call them on its event loop instead of a worker thread.
+        server may call them on its event loop instead of a worker thread;
+        ``revision``: every write to the data goes through this store object (no other
+        process writes it), so :meth:`EntityGraphStore.revision` knows when an answer
+        may have changed (``memory://`` and a ``file://`` writer; not a ``file://``
+        reader nor a server backend).
 
         Which operations a store has is not a flag: it is the protocols it satisfies
         (:func:`satisfied_protocols`, :func:`store_supports`).
@@ -198,6 +202,36 @@ class EntityGraphStore(Protocol):
         tenant's entity count or its latest ``updated_at`` (each rename, update and
         upsert of an existing entity does, stamped with the writer's clock). Opaque:
         compare tokens for equality only.
+        """
+        ...
+
+    def revision(self, tenant: str) -> int:
+        """A number that moves on before any write to the store is applied.
+
+        Every committed write, through any ``Memory`` or layer sharing this store object
+        (an entity, a fact, a turn, a record, an import, a clear, any tenant), moves it
+        on before the write is seen, so an answer read while it kept one value is still
+        the answer while it keeps it, except for the passing of time (see
+        :meth:`identity_expiry`). Cheap: no lock, no I/O. Compare for equality only.
+
+        Raises:
+            UnsupportedOperation: The store cannot know every write (the ``revision``
+                capability is missing): a ``file://`` reader, a server backend.
+        """
+        ...
+
+    def identity_expiry(self, tenant: str, entity_id: str, *, after: datetime) -> datetime | None:
+        """When the entity's current :meth:`identity_snapshot` next changes with time alone.
+
+        The earliest ``valid_at``, ``invalid_at`` or ``expired_at`` later than ``after``
+        of the entity's relationships (both directions, current or not): a fact that
+        begins or stops holding then. None when there is none: the snapshot changes only
+        with a write. With :meth:`revision`: a snapshot taken at ``after`` or later holds
+        at every moment before this one while the revision stays the same.
+
+        Raises:
+            NotFound: No such entity.
+            UnsupportedOperation: As :meth:`revision`.
         """
         ...
 

@@ -23,6 +23,7 @@ from graphmem.doors.http.problems import problem, problem_body
 
 if TYPE_CHECKING:
     from graphmem.doors.http.metrics import Observer
+    from graphmem.memory import Memory
 from graphmem.doors.http.state import ServerState
 
 _log = logging.getLogger("graphmem.server")
@@ -42,6 +43,11 @@ class FastApp(FastAPI):
     per-request work of the framework (middleware layers, routing, dependency solving,
     re-validating the answer), which costs more than the snapshot itself. Anything else
     (another query string, a store that reads over the network, CORS) goes to FastAPI.
+
+    When the store has a ``revision`` (every write goes through it), the bodies are kept
+    (:class:`~graphmem.doors.http.answers.Answers`) and served again without a store
+    call until a write moves the revision on or time reaches the next instant a fact of
+    the NPC begins or stops holding.
     """
 
     fast: ServerState | None = None
@@ -71,8 +77,19 @@ async def fast_snapshot(state: ServerState, scope: Scope, send: Send) -> bool:
     match = _FAST_PATH.match(raw)
     if match is None:
         return False
-    route = match.group(2)
     query = scope.get("query_string", b"")
+    answers = state.answers
+    if answers is not None:  # a kept answer: its path and query were checked when kept
+        try:
+            tenant = state.memory(bearer_key(scope)).tenant
+        except GraphmemError:
+            pass  # answered below, in the order of checks of a first request
+        else:
+            kept = answers.get((tenant, raw, query))
+            if kept is not None:
+                await _send_json(send, kept)
+                return True
+    route = match.group(2)
     max_tokens: int | None = None
     if query:
         found = _MAX_TOKENS_QUERY.match(query) if route == b"prompt" else None
@@ -85,13 +102,12 @@ async def fast_snapshot(state: ServerState, scope: Scope, send: Send) -> bool:
     path = raw.decode("latin-1")
     try:
         mem = state.memory(bearer_key(scope))
-        identity = mem.identity_snapshot(npc_id)
-        if route == b"snapshot":
-            payload = state.fragments.identity(identity)
+        if answers is None:
+            payload = _read(state, mem, route, npc_id, max_tokens)
         else:
-            text = identity.to_prompt(max_tokens=max_tokens)
-            out = s.PromptOut(npc_id=npc_id, prompt=text, token_estimate=estimate_tokens(text))
-            payload = out.model_dump_json().encode("utf-8")
+            revision, since = answers.read(mem.tenant)
+            payload = _read(state, mem, route, npc_id, max_tokens)
+            answers.keep((mem.tenant, raw, query), npc_id, revision, since, payload)
     except GraphmemError as exc:
         status, body = problem(exc, instance=path)
         await send_problem(send, status, body, www_authenticate=status == 401)
@@ -103,6 +119,11 @@ async def fast_snapshot(state: ServerState, scope: Scope, send: Send) -> bool:
         )
         await send_problem(send, 500, {**body, "instance": path})
         return True
+    await _send_json(send, payload)
+    return True
+
+
+async def _send_json(send: Send, payload: bytes) -> None:
     await send(
         {
             "type": "http.response.start",
@@ -111,7 +132,18 @@ async def fast_snapshot(state: ServerState, scope: Scope, send: Send) -> bool:
         }
     )
     await send({"type": "http.response.body", "body": payload})
-    return True
+
+
+def _read(
+    state: ServerState, mem: Memory, route: bytes, npc_id: str, max_tokens: int | None
+) -> bytes:
+    """The body of a snapshot or prompt answer, read from the store."""
+    identity = mem.identity_snapshot(npc_id)
+    if route == b"snapshot":
+        return state.fragments.identity(identity)
+    text = identity.to_prompt(max_tokens=max_tokens)
+    out = s.PromptOut(npc_id=npc_id, prompt=text, token_estimate=estimate_tokens(text))
+    return out.model_dump_json().encode("utf-8")
 
 
 def _is_identifier(value: str) -> bool:

@@ -53,6 +53,23 @@ class Observer:
         self._routes = routes
         self._metrics = metrics
         self._tracer = otel_tracer()
+        self._traced_at = -1.0  # when a tracer provider was last looked for (monotonic)
+        self._traced = False
+
+    def _tracing(self) -> bool:
+        """Whether the application set a tracer provider, looked for at most once a second.
+
+        Once set it stays set (OpenTelemetry sets it once); the look costs more than the
+        rest of a kept snapshot's answer, so a provider set while the server runs is seen
+        within a second.
+        """
+        if self._traced:
+            return True
+        now = time.monotonic()
+        if now - self._traced_at >= 1.0:
+            self._traced_at = now
+            self._traced = _tracing()
+        return self._traced
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send, app: App) -> None:
         """Answer the request with ``app``, counting and tracing it."""
@@ -74,12 +91,8 @@ class Observer:
             await send(message)
 
         span = token = None
-        if (
-            self._tracer is not None
-            and scope["method"] == "GET"
-            and _FAST.match(scope["path"])
-            and _tracing()
-        ):
+        fast = _FAST.match(scope["path"]) if scope["method"] == "GET" else None
+        if self._tracer is not None and fast is not None and self._tracing():
             span, token = self._start_span(self._tracer, scope)
         error: str | None = None
         try:
@@ -88,7 +101,7 @@ class Observer:
             error = type(exc).__name__
             raise
         finally:
-            route = self._route(scope)
+            route = f"/v1/npcs/{{npc_id}}/{fast.group(1)}" if fast else self._route(scope)
             if error is None and status >= 400:
                 error = _title(problem[0]) if problem else f"HTTP{status}"
             self._metrics.observe_request(

@@ -20,6 +20,7 @@ from graphmem.core.errors import BackendUnavailable, GraphmemError, InvalidInput
 from graphmem.core.models import NPCIdentity
 from graphmem.core.store import GraphStore, open_store
 from graphmem.core.telemetry import StoreTelemetry
+from graphmem.doors.http.answers import Answers
 from graphmem.doors.http.keys import KeyRing
 from graphmem.doors.http.limits import Limits
 from graphmem.memory import Memory
@@ -103,6 +104,7 @@ class ServerState:
         self.store: GraphStore | None = None
         self._inline = False
         self.fragments = Fragments()
+        self.answers: Answers | None = None  # the fast routes' bodies (a store with revision)
         self._memories: dict[str, Memory] = {}
         self._contexts: OrderedDict[tuple[Any, ...], ConversationMemory] = OrderedDict()
         self._lock = threading.Lock()
@@ -112,6 +114,8 @@ class ServerState:
         store = self.config.store
         options = {"tracer": StoreTelemetry()} if self.config.metrics else {}
         self.store = open_store(store, **options) if isinstance(store, str) else store
+        if "revision" in self.store.capabilities:
+            self.answers = Answers(self.store)
 
     @property
     def inline_reads(self) -> bool:
