@@ -276,15 +276,15 @@ class BridgeRetriever(Retriever):
                 factor = confidence_factor(rel, settings)
                 rel_by_key[key] = rel
                 scored.append((settings.graph_weight * ends / 2 * factor, "relationship", key))
-        # A passage no bridge reached is anchored at the first entity it mentions, or,
-        # when its mentions were not read, at the entity its document is about.
-        for chunk_id, ids in about.items():
-            if (
-                ids
-                and ("chunk", chunk_id) not in anchor
-                and chunk_id not in known.mentions.get("chunk", {})
-            ):
-                anchor[("chunk", chunk_id)] = (0.0, min(ids))
+        # A passage no bridge reached is anchored at the first entity it mentions when
+        # those were read (a seed's), else at the entity its document is about, else at
+        # none: reading its mentions would cost the final read one more call.
+        for kind in doc_kinds:
+            read_mentions = known.mentions.get(kind, {})
+            for node in known.of(kind):
+                if (kind, node) not in anchor and node not in read_mentions:
+                    page = about.get(node, frozenset()) if kind == "chunk" else frozenset()
+                    anchor[(kind, node)] = (0.0, min(page) if page else "")
         return finish(
             store,
             tenant,

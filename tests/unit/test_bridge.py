@@ -291,3 +291,23 @@ def test_rounds_is_checked() -> None:
     for bad in (-1, 1.5, True):
         with pytest.raises(InvalidInput):
             FusionSettings(rounds=bad)  # type: ignore[arg-type]
+
+
+def test_plain_documents_are_three_store_calls_too() -> None:
+    # No titles, no pages: a passage no bridge reached has no anchor rather than a read more.
+    calls: list[str] = []
+    store = graphmem.open_store("memory://", tracer=lambda event: calls.append(event.name))
+    with Memory(store, "plain", embedder=HashingEmbedder()) as mem:
+        mem.upsert_entities(
+            [Entity(id=f"t-{pid}", type="concept", name=title) for pid, title, _t in CORPUS]
+        )
+        mem.add_documents(
+            [{"id": pid, "text": text} for pid, _title, text in CORPUS],
+            chunk_tokens=1000,
+            overlap=0,
+        )
+        mem.retrieve(QUESTION, k=4, kinds=["chunk"])
+        calls.clear()
+        found = mem.retrieve(QUESTION, k=6, kinds=["chunk"])
+        assert calls == ["search_context", "gather", "search_scoped"]
+        assert "two#0" in [r.source_id for r in found]
