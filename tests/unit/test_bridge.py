@@ -276,7 +276,9 @@ def test_a_default_passage_retrieve_is_one_round_in_three_store_calls() -> None:
         assert calls == ["search_context", "gather", "search_scoped"]
         assert [r.source_id for r in found][:2] == ["vale#0", "two#0"]
         assert found[1].anchor_entity_id == "t-two"
-        one_round = mem.retrieve(QUESTION, k=3, kinds=["chunk"], preset="multihop", hops=1)
+        one_round = mem.retrieve(
+            QUESTION, k=3, kinds=["chunk"], preset="multihop", hops=1, rrf_k=30
+        )
         assert [(r.source_id, r.score) for r in found] == [
             (r.source_id, r.score) for r in one_round
         ]
