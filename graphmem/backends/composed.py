@@ -1,4 +1,6 @@
-"""Retrieval's composite reads, ``search_context`` and ``gather``, made of store operations.
+"""Retrieval's composite reads (``search_context``, ``gather``, ``search_scoped``).
+
+They are made of store operations.
 
 Each part is the answer of the protocol operation it stands for, so a backend that
 answers the composite this way answers exactly what those operations answer. ``op``
@@ -14,9 +16,17 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from graphmem.core.models import Direction, NodeKind, Subgraph
-from graphmem.core.store import Gathered, SearchContext, check_gather, check_window_depth
+from graphmem.core.store import (
+    Gathered,
+    ScopedHits,
+    ScopedSearch,
+    SearchContext,
+    check_gather,
+    check_scoped_searches,
+    check_window_depth,
+)
 
-__all__ = ["ComposedReads", "Operations", "gather", "search_context"]
+__all__ = ["ComposedReads", "Operations", "gather", "search_context", "search_scoped"]
 
 Operations = Callable[[str], Callable[..., Any]]
 """Gives the store operation of a name (``"hybrid_search"``, ``"expand"``, ...)."""
@@ -117,6 +127,33 @@ def gather(
     )
 
 
+def search_scoped(
+    op: Operations, tenant: str, searches: Sequence[ScopedSearch], *, read: bool
+) -> ScopedHits:
+    """One ``hybrid_search`` per search; with ``read``, the chunk and turn hits read."""
+    checked = check_scoped_searches(searches)
+    hits = [
+        op("hybrid_search")(
+            tenant, s.kinds, vector=s.vector, text=s.text, k=s.k, scope_ids=s.scope_ids
+        )
+        for s in checked
+    ]
+    if not read:
+        return ScopedHits(hits=hits)
+    found: dict[str, set[str]] = {"chunk": set(), "turn": set()}
+    for answer in hits:
+        for kind, pair in answer.items():
+            if kind in found:
+                found[kind].update(h.id for h in (*pair.vector, *pair.text))
+    chunks = sorted(found["chunk"])
+    turns = sorted(found["turn"])
+    return ScopedHits(
+        hits=hits,
+        chunks=op("get_chunks")(tenant, chunks) if chunks else [],
+        turns=op("get_turns")(tenant, turns) if turns else [],
+    )
+
+
 class ComposedReads:
     """``search_context`` and ``gather`` for a backend that composes them of its operations.
 
@@ -193,3 +230,9 @@ class ComposedReads:
             mentioning_limit=mentioning_limit,
             is_entity=self._entity_test(tenant),
         )
+
+    def search_scoped(
+        self, tenant: str, searches: Sequence[ScopedSearch], *, read: bool = False
+    ) -> ScopedHits:
+        """Several scoped ``hybrid_search`` es; with ``read``, their chunk and turn hits."""
+        return search_scoped(self._composed(tenant), tenant, searches, read=read)

@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING, Any
 from graphmem.core.checks import (
     INVISIBLE_CHARACTERS,
     as_utc,
+    check_ids,
     check_owner,
+    check_positive,
     check_printable_name,
     check_tenant,
     check_text,
@@ -46,6 +48,8 @@ from graphmem.core.contract import (
     RecordStore,
     RelationshipPattern,
     RoleCooccurrence,
+    ScopedHits,
+    ScopedSearch,
     SearchContext,
     SearchHit,
     SearchPair,
@@ -105,6 +109,8 @@ __all__ = [
     "RelationshipPattern",
     "RoleCooccurrence",
     "SchemaInstaller",
+    "ScopedHits",
+    "ScopedSearch",
     "SearchContext",
     "SearchHit",
     "SearchPair",
@@ -121,6 +127,7 @@ __all__ = [
     "check_owner",
     "check_printable_name",
     "check_record_deletes",
+    "check_scoped_searches",
     "check_search_kinds",
     "check_store",
     "check_tenant",
@@ -451,6 +458,30 @@ def _check_mention_kinds(kinds: object, what: str) -> list[NodeKind]:
     if bad:
         raise InvalidInput(f"{what} must be among {_MENTION_KINDS}, got {list(kinds)!r}")
     return list(dict.fromkeys(kinds))
+
+
+def check_scoped_searches(searches: Sequence[ScopedSearch]) -> list[ScopedSearch]:
+    """The searches of a :meth:`GraphStore.search_scoped`, checked (each as ``hybrid_search``).
+
+    Raises:
+        InvalidInput: Not a list of :class:`ScopedSearch`, a scope that is not a list of
+            ids, or a search ``hybrid_search`` would refuse (kinds, no side, ``k``).
+    """
+    if isinstance(searches, str) or not isinstance(searches, Sequence):
+        raise InvalidInput("searches takes a list of ScopedSearch")
+    out: list[ScopedSearch] = []
+    for search in searches:
+        if not isinstance(search, ScopedSearch):
+            raise InvalidInput(f"searches takes ScopedSearch items, got {type(search).__name__}")
+        if search.text is not None and not isinstance(search.text, str):
+            raise InvalidInput(f"query must be a string, got {type(search.text).__name__}")
+        if search.scope_ids is None:
+            raise InvalidInput("a scoped search needs scope_ids (use hybrid_search without one)")
+        kinds = check_search_kinds(search.kinds, search.vector, search.text)  # type: ignore[arg-type]
+        check_positive(search.k, "k")
+        scope = list(dict.fromkeys(check_ids(search.scope_ids, "scope_ids")))
+        out.append(ScopedSearch(kinds, search.vector, search.text, search.k, scope))
+    return out
 
 
 def check_gather(

@@ -206,7 +206,8 @@ class RetrievalMethods(MemoryBase):
                 ``relationship`` (default: all).
             rel_types: Relationship types the walk may follow (default: any).
             preset: A name of :data:`graphmem.retrieval.PRESETS` (default ``hybrid``;
-                ``conversation`` when ``kinds`` is turns alone) or
+                ``conversation`` when ``kinds`` is turns alone, ``passages`` (one round
+                of the bridge) when it is chunks alone) or
                 :class:`graphmem.retrieval.FusionSettings`.
             **settings: Overrides of single fusion settings (``graph_weight=1.0``, ...).
 

@@ -38,15 +38,16 @@ each. So a round costs a bounded number of round trips whatever the number of hi
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from graphmem.core.models import ContextResult, NodeKind, Relationship
-from graphmem.core.store import GraphStore
+from graphmem.core.store import ScopedSearch
 from graphmem.core.words import query_words
 from graphmem.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
 from graphmem.retrieval.steps import (
+    Known,
     Query,
     Retriever,
     Walk,
@@ -60,7 +61,6 @@ __all__ = ["BridgeRetriever", "residual_words"]
 
 _DOC_KINDS: tuple[NodeKind, ...] = ("chunk", "turn")
 Doc = tuple[NodeKind, str]
-Embed = Callable[[Sequence[str]], Any]
 _STEM = 5  # words agree when equal, or when both have at least this many letters in common
 
 
@@ -105,10 +105,11 @@ def _fused_scaled(found: Mapping[NodeKind, Any], settings: FusionSettings) -> di
 
 
 class BridgeRetriever(Retriever):
-    """Multi-hop retrieval over documents without an LLM (preset ``multihop``).
+    """Multi-hop retrieval over documents without an LLM (presets ``passages``, ``multihop``).
 
     See the module docstring for the method. The settings' ``method`` is not read: this
-    retriever is the bridge method; ``hops`` is its number of rounds.
+    retriever is the bridge method; ``hops`` is its number of rounds (at most
+    ``settings.rounds`` when set).
     """
 
     default_preset = "multihop"
@@ -127,18 +128,6 @@ class BridgeRetriever(Retriever):
         search_kinds: list[NodeKind] = list(doc_kinds)
         if "entity" in query.kinds:
             search_kinds.append("entity")
-
-        def scoped(
-            asked: Query, kinds: list[NodeKind], k: int, within: list[str] | None
-        ) -> dict[Doc, float]:
-            vector = asked.vector if settings.vector_weight > 0 else None
-            text = asked.text if settings.fulltext_weight > 0 else None
-            if vector is None and text is None:
-                return {}
-            found = store.hybrid_search(
-                tenant, kinds, vector=vector, text=text, k=k, scope_ids=within
-            )
-            return _fused_scaled(found, settings)
 
         # 1. text: vector and full text, fused per kind (one call, the scope checked)
         first = search(store, tenant, query, settings, search_kinds, candidates)
@@ -163,6 +152,11 @@ class BridgeRetriever(Retriever):
         about: dict[str, frozenset[str]] = {}  # chunk -> the entities its document is about
         walks = query.hops > 0 and settings.hop_decay > 0
         cover = settings.residual_query and bool(words)
+        # What the results are made of, read as the rounds go: the first round's gather
+        # reads the passages that can make the top k on their text alone, each round's
+        # scoped search the passages it ranks; the final read asks only for the rest.
+        known = Known()
+        by_text = heapq.nsmallest(query.k, text.items(), key=lambda kv: (-kv[1], kv[0]))
 
         # 2. rounds of bridging from the best passages so far
         current = dict(text)
@@ -170,16 +164,26 @@ class BridgeRetriever(Retriever):
         facts: dict[str, Relationship] = {}
         anchor: dict[tuple[str, str], tuple[float, str]] = {}
         rounds = query.hops if settings.graph_weight > 0 and settings.seeds > 0 else 0
-        for _round in range(rounds):
+        if settings.rounds is not None:
+            rounds = min(rounds, settings.rounds)
+        for round_ in range(rounds):
             top = heapq.nsmallest(settings.seeds, current.items(), key=lambda kv: (-kv[1], kv[0]))
             if not top and not linked:
                 break
             best = _scaled(dict(top))
             nodes = {kind: [node for (k, node), _s in top if k == kind] for kind in doc_kinds}
+            read = {kind: list(ids) if cover else [] for kind, ids in nodes.items()}
+            if round_ == 0:
+                for (kind, node), _s in by_text:
+                    read.setdefault(kind, []).append(node)
+            read = {
+                kind: [n for n in dict.fromkeys(ids) if n not in known.of(kind)]
+                for kind, ids in read.items()
+            }
             gathered = store.gather(
                 tenant,
-                chunk_ids=nodes.get("chunk", []) if cover else [],
-                turn_ids=nodes.get("turn", []) if cover else [],
+                chunk_ids=read.get("chunk", []),
+                turn_ids=read.get("turn", []),
                 mentions_of={kind: ids for kind, ids in nodes.items() if ids},
                 seed_ids=linked,
                 seed_mentions=True,
@@ -190,6 +194,7 @@ class BridgeRetriever(Retriever):
                 mentioning=doc_kinds,
                 mentioning_limit=settings.max_mentioning + 1,
             )
+            known.add(gathered.chunks, gathered.turns, gathered.mentions)
             sources: dict[str, list[tuple[float, Doc | None]]] = {e: [(1.0, None)] for e in linked}
             for kind in doc_kinds:
                 for node, ents in gathered.mentions.get(kind, {}).items():
@@ -201,12 +206,12 @@ class BridgeRetriever(Retriever):
             if not sources:
                 break
             if walks:
-                known = {e: max(s for s, _src in paths) for e, paths in sources.items()}
+                near = {e: max(s for s, _src in paths) for e, paths in sources.items()}
                 for rel in gathered.subgraph.relationships:
                     facts[rel_key(rel)] = rel
                     for a, b in ((rel.source_id, rel.target_id), (rel.target_id, rel.source_id)):
-                        if a in known and b not in known:
-                            sources.setdefault(b, []).append((known[a] * settings.hop_decay, None))
+                        if a in near and b not in near:
+                            sources.setdefault(b, []).append((near[a] * settings.hop_decay, None))
             for entity_id, paths in sources.items():
                 via[entity_id] = max(via.get(entity_id, 0.0), max(s for s, _src in paths))
             reached: dict[tuple[NodeKind, str], list[str]] = {}  # (kind, entity) -> passages
@@ -219,14 +224,16 @@ class BridgeRetriever(Retriever):
                         reached[(kind, entity_id)] = mentioned
             if not reached:
                 break
-            if "chunk" in doc_kinds:
-                _learn_about(store, tenant, reached, about)
             if cover:
-                _cover(gathered, [doc for doc, _s in top], chain, covered)
+                _cover(known, [doc for doc, _s in top], chain, covered)
             residual = {
                 doc: residual_words(words, covered[doc]) for doc, _s in top if doc in covered
             }
-            relevance = _relevance(query, words, sources, reached, residual, self.embed, scoped)
+            relevance = self._relevance(query, words, sources, reached, residual, known)
+            for chunk in known.chunks.values():
+                if chunk.id not in about:
+                    ids = chunk.attributes.get("about", ())
+                    about[chunk.id] = frozenset(i for i in ids if isinstance(i, str))
             bridge: dict[Doc, tuple[float, str, Doc | None]] = {}
             for (kind, entity_id), reached_nodes in reached.items():
                 damped = 1.0 / len(reached_nodes) ** settings.hub_damping
@@ -269,6 +276,15 @@ class BridgeRetriever(Retriever):
                 factor = confidence_factor(rel, settings)
                 rel_by_key[key] = rel
                 scored.append((settings.graph_weight * ends / 2 * factor, "relationship", key))
+        # A passage no bridge reached is anchored at the first entity it mentions when
+        # those were read (a seed's), else at the entity its document is about, else at
+        # none: reading its mentions would cost the final read one more call.
+        for kind in doc_kinds:
+            read_mentions = known.mentions.get(kind, {})
+            for node in known.of(kind):
+                if (kind, node) not in anchor and node not in read_mentions:
+                    page = about.get(node, frozenset()) if kind == "chunk" else frozenset()
+                    anchor[(kind, node)] = (0.0, min(page) if page else "")
         return finish(
             store,
             tenant,
@@ -279,94 +295,81 @@ class BridgeRetriever(Retriever):
             rel_by_key=rel_by_key,
             best_anchor=dict(anchor),
             signals=text_signal,
+            known=known,
         )
 
+    def _relevance(
+        self,
+        query: Query,
+        words: list[str],
+        sources: Mapping[str, list[tuple[float, Doc | None]]],
+        reached: Mapping[tuple[NodeKind, str], list[str]],
+        residual: Mapping[Doc, list[str]],
+        known: Known,
+    ) -> dict[Doc | None, dict[Doc, float]]:
+        """For each source, the passages reached from it ranked by what it leaves unanswered.
 
-def _learn_about(
-    store: GraphStore,
-    tenant: str,
-    reached: Mapping[tuple[NodeKind, str], list[str]],
-    about: dict[str, frozenset[str]],
-) -> None:
-    """Fill ``about`` (chunk -> its document's ``entity_ids``) for the reached chunks.
-
-    Only chunks reached through an entity they share with others: a sole mention is fully
-    specific anyway.
-    """
-    need = sorted(
-        {
-            node
-            for (kind, _entity), nodes in reached.items()
-            if kind == "chunk" and len(nodes) > 1
-            for node in nodes
-        }
-        - about.keys()
-    )
-    if need:
-        for chunk in store.get_chunks(tenant, need):
-            ids = chunk.attributes.get("about", ())
-            about[chunk.id] = frozenset(i for i in ids if isinstance(i, str))
-        for node in need:
-            about.setdefault(node, frozenset())
+        Sources with the same residual query share one search, scoped to their bridge
+        entities; a source that leaves every query word (or none) unanswered, and the query's
+        own entities (source None), use the whole query. Every search runs in one
+        :meth:`GraphStore.search_scoped` call, which also reads the passages it ranks
+        (into ``known``).
+        """
+        settings = self.settings
+        by_entity: dict[str, list[tuple[NodeKind, list[str]]]] = {}
+        for (kind, entity_id), nodes in reached.items():
+            by_entity.setdefault(entity_id, []).append((kind, nodes))
+        groups: dict[str, set[str]] = {}  # residual text ("" = the whole query) -> entities
+        group_of: dict[Doc | None, str] = {}
+        for entity_id, paths in sources.items():
+            if entity_id not in by_entity:
+                continue
+            for _w, src in paths:
+                rest = residual.get(src, []) if src is not None else []
+                key = " ".join(rest) if rest and rest != words else ""
+                group_of[src] = key
+                groups.setdefault(key, set()).add(entity_id)
+        asked: dict[str, Query] = {"": query}
+        wording = [key for key in groups if key]
+        if wording:
+            if query.vector is not None:
+                vectors = list(self.embed(wording))
+            else:  # no vector to rank by
+                vectors = [query.vector] * len(wording)
+            for key, vector in zip(wording, vectors, strict=True):
+                asked[key] = replace(query, text=key, vector=vector)
+        keys: list[str] = []
+        searches: list[ScopedSearch] = []
+        for key, entities in groups.items():
+            docs = {(kind, n) for e in entities for kind, nodes in by_entity[e] for n in nodes}
+            vector = asked[key].vector if settings.vector_weight > 0 else None
+            wording_ = asked[key].text if settings.fulltext_weight > 0 else None
+            if vector is None and wording_ is None:
+                continue
+            kinds: list[NodeKind] = sorted({kind for kind, _n in docs})
+            keys.append(key)
+            searches.append(ScopedSearch(kinds, vector, wording_, len(docs), sorted(entities)))
+        ranks: dict[str, dict[Doc, float]] = {}
+        if searches:
+            found = self.store.search_scoped(self.tenant, searches, read=True)
+            known.add(found.chunks, found.turns, {})
+            for key, hits in zip(keys, found.hits, strict=True):
+                ranks[key] = _fused_scaled(hits, settings)
+        return {src: ranks.get(key, {}) for src, key in group_of.items()}
 
 
 def _cover(
-    gathered: Any,
+    known: Known,
     seeds: list[Doc],
     chain: Mapping[Doc, set[str]],
     covered: dict[Doc, set[str]],
 ) -> None:
     """Set ``covered`` of each seed: the words of its text and of the chain that led to it."""
     texts: dict[Doc, str] = {}
-    for chunk in gathered.chunks:
+    for chunk in known.chunks.values():
         title = chunk.attributes.get("title")
         texts[("chunk", chunk.id)] = f"{title if isinstance(title, str) else ''} {chunk.text}"
-    for turn in gathered.turns:
+    for turn in known.turns.values():
         texts[("turn", turn.id)] = turn.content
     for doc in seeds:
         covered[doc] = _stems(texts.get(doc, "")) | chain.get(doc, set())
-
-
-def _relevance(
-    query: Query,
-    words: list[str],
-    sources: Mapping[str, list[tuple[float, Doc | None]]],
-    reached: Mapping[tuple[NodeKind, str], list[str]],
-    residual: Mapping[Doc, list[str]],
-    embed: Embed,
-    search: Callable[[Query, list[NodeKind], int, list[str] | None], dict[Doc, float]],
-) -> dict[Doc | None, dict[Doc, float]]:
-    """For each source, the passages reached from it ranked by what it leaves unanswered.
-
-    Sources with the same residual query share one search, scoped to their bridge
-    entities; a source that leaves every query word (or none) unanswered, and the query's
-    own entities (source None), use the whole query.
-    """
-    by_entity: dict[str, list[tuple[NodeKind, list[str]]]] = {}
-    for (kind, entity_id), nodes in reached.items():
-        by_entity.setdefault(entity_id, []).append((kind, nodes))
-    groups: dict[str, set[str]] = {}  # residual text ("" = the whole query) -> entities
-    group_of: dict[Doc | None, str] = {}
-    for entity_id, paths in sources.items():
-        if entity_id not in by_entity:
-            continue
-        for _w, src in paths:
-            rest = residual.get(src, []) if src is not None else []
-            key = " ".join(rest) if rest and rest != words else ""
-            group_of[src] = key
-            groups.setdefault(key, set()).add(entity_id)
-    asked: dict[str, Query] = {"": query}
-    wording = [key for key in groups if key]
-    if wording:
-        if query.vector is not None:
-            vectors = list(embed(wording))
-        else:  # no vector to rank by
-            vectors = [query.vector] * len(wording)
-        for key, vector in zip(wording, vectors, strict=True):
-            asked[key] = replace(query, text=key, vector=vector)
-    ranks: dict[str, dict[Doc, float]] = {}
-    for key, entities in groups.items():
-        docs = {(kind, n) for e in entities for kind, nodes in by_entity[e] for n in nodes}
-        kinds = sorted({kind for kind, _n in docs})
-        ranks[key] = search(asked[key], kinds, len(docs), sorted(entities))
-    return {src: ranks[key] for src, key in group_of.items()}

@@ -61,6 +61,9 @@ class FusionSettings:
         residual_query: In the ``bridge`` method, rank the passages reached from a passage
             by the query words it leaves unanswered (its *residual query*, embedded for the
             vector side) rather than by the whole query.
+        rounds: In the ``bridge`` method, at most this many rounds (None: ``hops`` of
+            them). One round is three store calls in all (the search, one gather, one
+            scoped search that also reads the passages), each later one two more.
         method: ``rerank`` (the default pipeline: text score + graph proximity to the
             seeds) or ``bridge`` (multi-hop over documents: passages reached through the
             entities that the best passages mention, ranked by their own relevance; see
@@ -99,6 +102,7 @@ class FusionSettings:
     relationship_results: bool = True
     fact_weight: float = 0.9
     residual_query: bool = True
+    rounds: int | None = None
     method: str = "rerank"
     turn_ranker: str = "model"
     turn_weights: Mapping[str, float] | None = None
@@ -117,6 +121,10 @@ class FusionSettings:
         for name in ("rrf_k", "candidates", "max_mentioning", "reach_entities"):
             if getattr(self, name) <= 0:
                 raise InvalidInput(f"{name} must be positive")
+        if self.rounds is not None and (
+            not isinstance(self.rounds, int) or isinstance(self.rounds, bool) or self.rounds < 0
+        ):
+            raise InvalidInput("rounds must be None or a non-negative integer")
         if self.seeds < 0:
             raise InvalidInput("seeds must be >= 0")
         if not 0 <= self.hop_decay <= 1:
@@ -172,6 +180,12 @@ PRESETS: Mapping[str, FusionSettings] = {
     # (graphmem.retrieval.bridge). Chosen on HotpotQA, checked on MuSiQue held out
     # (docs/retrieval.md).
     "multihop": FusionSettings(method="bridge", graph_weight=3.0, seeds=3, hub_damping=1.0),
+    # A passage question with no preset: one round of the bridge (three store calls, three
+    # round trips on Neo4j), rank fusion with rrf_k 30; chosen on the tuning halves of
+    # HotpotQA and MuSiQue (docs/retrieval.md).
+    "passages": FusionSettings(
+        method="bridge", graph_weight=3.0, seeds=3, hub_damping=1.0, rounds=1, rrf_k=30
+    ),
     # Text only, no graph walk: what plain hybrid search would give.
     "text_only": FusionSettings(graph_weight=0.0, seeds=0, link_query=False),
     # Questions about past conversations: turns ranked by the fitted turn model alone (no
@@ -190,24 +204,24 @@ PRESETS: Mapping[str, FusionSettings] = {
 def choose_preset(kinds: Sequence[str]) -> str:
     """The preset for a ``retrieve`` that names none, from what it searches.
 
-    ``conversation`` when turns are all it asks for; ``multihop`` when passages (chunks)
+    ``conversation`` when turns are all it asks for; ``passages`` when passages (chunks)
     are: a passage question is answered best by bridging from the best passages through
-    the entities they name to the pages of those entities (docs/retrieval.md: on the
-    held-out halves of HotpotQA and MuSiQue it beats BM25 and vector search alone at
-    recall@2, @5 and @10, and ``hybrid`` by 0.16-0.25 at recall@2); otherwise ``hybrid``,
+    the entities they name to the pages of those entities, here in one round (three store
+    calls; ``multihop`` runs ``hops`` rounds); docs/retrieval.md: on the held-out halves
+    of HotpotQA and MuSiQue it beats BM25 and vector search alone; otherwise ``hybrid``,
     which ranks turns by the same turn model and chunks and entities by reciprocal-rank
     fusion, then pulls in the graph and its facts (three store calls; an entity whose
     page is among the best passages is folded into it).
 
     >>> choose_preset(["turn"]), choose_preset(["chunk"])
-    ('conversation', 'multihop')
+    ('conversation', 'passages')
     >>> choose_preset(["chunk", "turn", "entity", "relationship"])
     'hybrid'
     """
     wanted = list(kinds)
     if wanted == ["turn"]:
         return "conversation"
-    return "multihop" if wanted == ["chunk"] else "hybrid"
+    return "passages" if wanted == ["chunk"] else "hybrid"
 
 
 def resolve_settings(

@@ -56,6 +56,7 @@ __all__ = [
     "MAX_QUERY_LENGTH",
     "RESULT_KINDS",
     "Fused",
+    "Known",
     "Query",
     "Retriever",
     "Walk",
@@ -580,6 +581,34 @@ def anchors(
 
 
 @dataclass
+class Known:
+    """Nodes a retriever read on its way (chunks, turns, what they mention).
+
+    The final read of :func:`finish` does not ask for them again.
+    """
+
+    chunks: dict[str, Chunk] = field(default_factory=dict)
+    turns: dict[str, Turn] = field(default_factory=dict)
+    mentions: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+
+    def of(self, kind: str) -> Mapping[str, object]:
+        """The known nodes of a kind (``chunk`` or ``turn``)."""
+        return self.chunks if kind == "chunk" else self.turns
+
+    def add(
+        self,
+        chunks: Iterable[Chunk],
+        turns: Iterable[Turn],
+        mentions: Mapping[NodeKind, Mapping[str, list[str]]],
+    ) -> None:
+        """Keep what a store call read."""
+        self.chunks.update((c.id, c) for c in chunks)
+        self.turns.update((t.id, t) for t in turns)
+        for kind, found in mentions.items():
+            self.mentions.setdefault(kind, {}).update(found)
+
+
+@dataclass
 class _Read:
     """What the results are made of, read in one call."""
 
@@ -601,6 +630,7 @@ def finish(
     best_anchor: Mapping[tuple[str, str], tuple[float, str]] | None = None,
     signals: dict[tuple[str, str], dict[str, float]],
     pool: TurnPool | None = None,
+    known: Known | None = None,
 ) -> list[ContextResult]:
     """Read what the best candidates are (one store call), cut to ``k``, make results.
 
@@ -614,7 +644,8 @@ def finish(
     fold = settings.fold_pages and "entity" in query.kinds and "chunk" in query.kinds
     pick = contenders(scored, replace(query, k=2 * query.k) if fold else query, settings)
     anchored = dict(best_anchor) if best_anchor is not None else anchors(pick, walk.reached)
-    known = pool.turns if pool is not None else {}
+    had = known if known is not None else Known()
+    turns_known = {**had.turns, **(pool.turns if pool is not None else {})}
     by_kind: dict[str, list[str]] = {}
     for _score, kind, node in pick:
         by_kind.setdefault(kind, []).append(node)
@@ -622,25 +653,37 @@ def finish(
     for key in by_kind.get("relationship", []):
         rel = rel_by_key[key]
         wanted.update((rel.source_id, rel.target_id))
-    need_turns = [n for n in by_kind.get("turn", []) if n not in known]
+    need_chunks = [n for n in by_kind.get("chunk", []) if n not in had.chunks]
+    need_turns = [n for n in by_kind.get("turn", []) if n not in turns_known]
     need_entities = sorted(e for e in wanted if e not in walk.entities)
     unanchored = {
-        kind: [n for n in by_kind.get(kind, []) if (kind, n) not in anchored] for kind in DOC_KINDS
+        kind: [
+            n
+            for n in by_kind.get(kind, [])
+            if (kind, n) not in anchored and n not in had.mentions.get(kind, {})
+        ]
+        for kind in DOC_KINDS
     }
     mentions_of: dict[NodeKind, list[str]] = {k: ids for k, ids in unanchored.items() if ids}
-    read = _Read({}, dict(known), dict(walk.entities), {})
-    if by_kind.get("chunk") or need_turns or need_entities or mentions_of:
+    read = _Read(
+        dict(had.chunks),
+        turns_known,
+        dict(walk.entities),
+        {kind: dict(found) for kind, found in had.mentions.items()},
+    )
+    if need_chunks or need_turns or need_entities or mentions_of:
         got = store.gather(
             tenant,
-            chunk_ids=by_kind.get("chunk", []),
+            chunk_ids=need_chunks,
             turn_ids=need_turns,
             entity_ids=need_entities,
             mentions_of=mentions_of,
         )
-        read.chunks = {c.id: c for c in got.chunks}
+        read.chunks.update((c.id, c) for c in got.chunks)
         read.turns.update((t.id, t) for t in got.turns)
         read.entities.update((e.id, e) for e in got.entities)
-        read.mentions = {kind: dict(found) for kind, found in got.mentions.items()}
+        for kind, found in got.mentions.items():
+            read.mentions.setdefault(kind, {}).update(found)
     if fold:
         pick = fold_pages(pick, read.chunks)
     times = {node: turn.created_at for node, turn in read.turns.items()}

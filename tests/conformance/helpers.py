@@ -20,6 +20,7 @@ from graphmem import (
     Turn,
     TurnFilter,
 )
+from graphmem.core.store import ScopedSearch
 
 
 def ent(entity_id: str, type: str = "npc", name: str | None = None, **attributes: Any) -> Entity:
@@ -172,5 +173,8 @@ STORE_CALLS: dict[str, StoreCall] = {
     ),
     "gather": lambda s, t: s.gather(
         t, chunk_ids=["c"], mentions_of={"turn": ["x"]}, seed_ids=["a"], mentioning=["chunk"]
+    ),
+    "search_scoped": lambda s, t: s.search_scoped(
+        t, [ScopedSearch(["chunk", "turn"], None, "a", 3, ["a"])], read=True
     ),
 }

@@ -388,3 +388,44 @@ def test_multihop_bridges_through_a_name_inside_a_longer_name_on_neo4j(
         found = mem.retrieve(CLOCK_QUESTION, k=4, kinds=["chunk"], preset="multihop")
         assert [r.source_id for r in found][:2] == ["purkyne#0", "clock#0"], found
         assert found[1].anchor_entity_id == "prague" and found[1].signals["bridge"] > 0
+
+
+def test_a_default_passage_retrieve_is_three_round_trips_on_neo4j(
+    neo4j_url: str, tenant: str, reference: GraphStore
+) -> None:
+    # The default for kinds=["chunk"] is one round of the bridge: the search, one gather,
+    # one scoped search that reads the passages (issue 25: <= 3 round trips).
+    store, events = _traced(neo4j_url)
+    answers = []
+    try:
+        for backend, name in ((store, tenant), (reference, "ref")):
+            mem = Memory(backend, name, owns_store=False, embedder=HashingEmbedder(DIM))
+            mem.upsert_entities(
+                [
+                    Entity(id=e, type="location", name=e.title())
+                    for e in ("vantoria", "norland", "estmark")
+                ]
+            )
+            mem.add_documents(
+                [{"id": i, "title": t, "text": x, "entity_ids": ids} for i, t, x, ids in RIDGE],
+                chunk_tokens=1000,
+                overlap=0,
+            )
+            question = "What is the population of the state where Ridge Airport is located?"
+            mem.retrieve(question, k=3, kinds=["chunk"])  # the linker reads the names once
+            events.clear()
+            found = mem.retrieve(question, k=3, kinds=["chunk"])
+            answers.append((found[0].source_id, found[0].anchor_entity_id))
+            if backend is store:
+                assert sum(e.round_trips for e in events) <= 3, [e.name for e in events]
+                assert [e.name for e in events] == [
+                    "search/get_search_context",
+                    "search/gather_context",
+                    "search/query_scoped_nodes",
+                ]
+            assert found[0].source_id == "census#0", found
+        # Lucene and tantivy score BM25 a little apart: compare what both must agree on.
+        assert answers[0] == answers[1] == ("census#0", "vantoria")
+    finally:
+        store.clear(tenant)
+        store.close()

@@ -252,3 +252,64 @@ def test_a_name_inside_a_longer_name_bridges(nested: bool) -> None:
     else:  # Prague links nothing to it: text alone ranks it, below both decoys
         assert "bridge" not in clock.signals
         assert [r.source_id for r in found][-1] == "clock#0"
+
+
+def test_a_default_passage_retrieve_is_one_round_in_three_store_calls() -> None:
+    calls: list[str] = []
+    store = graphmem.open_store("memory://", tracer=lambda event: calls.append(event.name))
+    with Memory(store, "books", embedder=HashingEmbedder()) as mem:
+        mem.upsert_entities(
+            [Entity(id=f"t-{pid}", type="concept", name=title) for pid, title, _t in CORPUS]
+        )
+        mem.add_documents(
+            [
+                {"id": pid, "title": title, "text": text, "entity_ids": [f"t-{pid}"]}
+                for pid, title, text in CORPUS
+            ],
+            chunk_tokens=1000,
+            overlap=0,
+        )
+        mem.index_entities()
+        mem.retrieve(QUESTION, k=3, kinds=["chunk"])  # the linker reads the names once
+        calls.clear()
+        found = mem.retrieve(QUESTION, k=3, kinds=["chunk"])
+        assert calls == ["search_context", "gather", "search_scoped"]
+        assert [r.source_id for r in found][:2] == ["vale#0", "two#0"]
+        assert found[1].anchor_entity_id == "t-two"
+        one_round = mem.retrieve(
+            QUESTION, k=3, kinds=["chunk"], preset="multihop", hops=1, rrf_k=30
+        )
+        assert [(r.source_id, r.score) for r in found] == [
+            (r.source_id, r.score) for r in one_round
+        ]
+        assert found[0].content.startswith("Grace Vale: ")  # read with the passages it ranks
+        calls.clear()
+        mem.retrieve(QUESTION, k=3, kinds=["chunk"], preset="multihop")  # hops 2: two rounds
+        assert calls == ["search_context", *["gather", "search_scoped"] * 2]
+
+
+def test_rounds_is_checked() -> None:
+    assert PRESETS["passages"].rounds == 1 and PRESETS["multihop"].rounds is None
+    for bad in (-1, 1.5, True):
+        with pytest.raises(InvalidInput):
+            FusionSettings(rounds=bad)  # type: ignore[arg-type]
+
+
+def test_plain_documents_are_three_store_calls_too() -> None:
+    # No titles, no pages: a passage no bridge reached has no anchor rather than a read more.
+    calls: list[str] = []
+    store = graphmem.open_store("memory://", tracer=lambda event: calls.append(event.name))
+    with Memory(store, "plain", embedder=HashingEmbedder()) as mem:
+        mem.upsert_entities(
+            [Entity(id=f"t-{pid}", type="concept", name=title) for pid, title, _t in CORPUS]
+        )
+        mem.add_documents(
+            [{"id": pid, "text": text} for pid, _title, text in CORPUS],
+            chunk_tokens=1000,
+            overlap=0,
+        )
+        mem.retrieve(QUESTION, k=4, kinds=["chunk"])
+        calls.clear()
+        found = mem.retrieve(QUESTION, k=6, kinds=["chunk"])
+        assert calls == ["search_context", "gather", "search_scoped"]
+        assert "two#0" in [r.source_id for r in found]

@@ -58,7 +58,14 @@ from graphmem.backends.neo4j.store import (  # noqa: E402
     Neo4jStore,
     _translate,
 )
-from graphmem.core.store import ROOMS, ChangeSet, SearchHit, SearchPair, satisfied_protocols  # noqa: E402
+from graphmem.core.store import (  # noqa: E402
+    ROOMS,
+    ChangeSet,
+    ScopedSearch,
+    SearchHit,
+    SearchPair,
+    satisfied_protocols,
+)
 
 T0 = datetime(2024, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
 ENTITY = {
@@ -250,6 +257,21 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
                 "chunks": [CHUNK] if "c1" in params["chunk_ids"] else [],
                 "turns": [],
                 "entities": [],
+            }
+        ],
+        "search/query_scoped_nodes": lambda: [
+            {
+                "dimensions": {"entity": None, "turn": None, "chunk": 2},
+                "searches": [
+                    {
+                        "position": 0,
+                        "kind": "chunk",
+                        "vector": [{"id": "c1", "score": 0.75}],
+                        "text": [{"id": "c1", "score": 2.5}],
+                    }
+                ],
+                "chunks": [CHUNK] if params["read"] else [],
+                "turns": [],
             }
         ],
         "traversal/expand_entities": lambda: [
@@ -1999,6 +2021,14 @@ ACCESS: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
             depth=2,
             mentioning=["chunk", "turn"],
             mentioning_limit=5,
+        ),
+    ),
+    "search_scoped": (
+        READ,
+        lambda s: s.search_scoped(
+            "t",
+            [ScopedSearch(["chunk", "turn"], [1.0, 0.0], "forge", 3, ["mira"])],
+            read=True,
         ),
     ),
     "dump": (READ, lambda s: s.dump("t")),

@@ -242,7 +242,7 @@ def test_fit_is_deterministic_and_learns_what_marks_the_evidence() -> None:
 def test_the_preset_follows_what_is_searched(mem: Memory) -> None:
     assert choose_preset(["turn"]) == "conversation"
     assert choose_preset(["turn", "chunk"]) == "hybrid"
-    assert choose_preset(["chunk"]) == "multihop"
+    assert choose_preset(["chunk"]) == "passages"
     ids = _chat(mem)
     by_default = mem.retrieve("What does Kate do for fun?", k=3, kinds=["turn"])
     chosen = mem.retrieve("What does Kate do for fun?", k=3, kinds=["turn"], preset="conversation")

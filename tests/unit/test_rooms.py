@@ -36,7 +36,7 @@ def test_graph_store_is_the_union_of_the_rooms_which_do_not_overlap():
         "BaseStore": 3,
         "EntityGraphStore": 21,
         "ConversationStore": 14,
-        "SearchStore": 16,
+        "SearchStore": 17,
         "RecordStore": 8,
         "TenantAdmin": 4,
     }

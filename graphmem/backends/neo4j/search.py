@@ -54,10 +54,13 @@ from graphmem.core.models import (
 from graphmem.core.store import (
     Gathered,
     GraphStore,
+    ScopedHits,
+    ScopedSearch,
     SearchContext,
     SearchHit,
     SearchPair,
     check_gather,
+    check_scoped_searches,
     check_search_kinds,
     check_window_depth,
     search_each,
@@ -661,6 +664,69 @@ class SearchRoom(composed.ComposedReads, Neo4jBase):
                 )
                 for kind in reach
             },
+        )
+
+    def search_scoped(
+        self, tenant: str, searches: Sequence[ScopedSearch], *, read: bool = False
+    ) -> ScopedHits:
+        """Several scoped searches (and, with ``read``, their chunk and turn hits): one query.
+
+        ``search/query_scoped_nodes`` scores each search's candidates, the nodes of its
+        scope, exactly (cosine against each; the full-text index's hits kept to them), so
+        no fetch grows and one network round trip answers every search.
+        """
+        tenant = self._check(tenant)
+        checked = check_scoped_searches(searches)
+        if not checked:
+            return ScopedHits()
+        rows: list[dict[str, Any]] = []
+        dimensions: list[int | None] = []
+        for search in checked:
+            vector = None
+            if search.vector is not None:
+                params = self._vector_params(tenant, search.vector, search.k, search.scope_ids)
+                vector = params["vector"]
+            lucene = None if search.text is None else lucene_query(search.text)
+            dimensions.append(None if vector is None else len(vector))
+            rows.append(
+                {
+                    "vector": vector,
+                    "text": lucene,
+                    "k": search.k,
+                    "scope": list(search.scope_ids),
+                    **{kind: kind in search.kinds for kind in ("entity", "turn", "chunk")},
+                }
+            )
+        params = {
+            "tenant": tenant,
+            "searches": rows,
+            "read": bool(read),
+            **{
+                f"{kind}_text_index": FULLTEXT_INDEXES[_KINDS[kind].label]
+                for kind in ("entity", "turn", "chunk")
+            },
+        }
+        [answer] = self._read("search/query_scoped_nodes", params)
+        stored = answer["dimensions"]
+        found = {(row["position"], row["kind"]): row for row in answer["searches"]}
+        hits: list[dict[NodeKind, SearchPair]] = []
+        for position, search in enumerate(checked):
+            out: dict[NodeKind, SearchPair] = {}
+            for kind in search.kinds:
+                # no row: the scope holds no node of the kind
+                row = found.get((position, kind), {"vector": [], "text": []})
+                by_vector: list[SearchHit] = []
+                dimension = dimensions[position]
+                if dimension is not None and stored[kind] is not None:
+                    _check_stored_dimension(stored[kind], dimension, "the query vector")
+                    by_vector = _vector_hits(row["vector"])
+                by_text = _text_hits(row["text"]) if rows[position]["text"] is not None else []
+                out[kind] = SearchPair(by_vector, by_text)
+            hits.append(out)
+        return ScopedHits(
+            hits=hits,
+            chunks=[chunk_from_row(c) for c in answer["chunks"]],
+            turns=[turn_from_row(t) for t in answer["turns"]],
         )
 
     def _composed(self, tenant: str) -> composed.Operations:

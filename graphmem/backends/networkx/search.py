@@ -298,3 +298,4 @@ class SearchRoom(TraversalRoom, ChunkRoom, composed.ComposedReads):
     # ComposedReads; _operation is typed for methods of this backend's own classes.
     search_context = _operation(composed.ComposedReads.search_context)  # type: ignore[type-var,assignment]
     gather = _operation(composed.ComposedReads.gather)  # type: ignore[type-var,assignment]
+    search_scoped = _operation(composed.ComposedReads.search_scoped)  # type: ignore[type-var,assignment]

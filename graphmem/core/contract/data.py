@@ -186,3 +186,40 @@ class Gathered:
     mentions: dict[NodeKind, dict[str, list[str]]] = field(default_factory=dict)
     subgraph: Subgraph = field(default_factory=lambda: Subgraph(entities=(), relationships=()))
     mentioning: dict[NodeKind, dict[str, list[str]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ScopedSearch:
+    """One search of :meth:`SearchStore.search_scoped`: a scoped ``hybrid_search``.
+
+    Attributes:
+        kinds: The kinds to search (as ``hybrid_search``).
+        vector: The query vector, or None for full text only.
+        text: The query text, or None for the vector side only.
+        k: Hits per kind and side.
+        scope_ids: The entities the search is narrowed to (required: the nodes that
+            mention one of them, or those entities for ``entity``).
+    """
+
+    kinds: Sequence[NodeKind]
+    vector: object
+    text: str | None
+    k: int
+    scope_ids: Sequence[str]
+
+
+@dataclass(frozen=True, slots=True)
+class ScopedHits:
+    """What :meth:`SearchStore.search_scoped` gives.
+
+    Attributes:
+        hits: One answer per search, in the order given, each exactly what
+            :meth:`SearchStore.hybrid_search` gives for it.
+        chunks: With ``read``, every chunk hit of any search (either side), once, in id
+            order (as ``get_chunks``).
+        turns: With ``read``, every turn hit likewise (as ``get_turns``).
+    """
+
+    hits: list[dict[NodeKind, SearchPair]] = field(default_factory=list)
+    chunks: list[Chunk] = field(default_factory=list)
+    turns: list[Turn] = field(default_factory=list)

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from graphmem.core.contract.data import (
     Gathered,
+    ScopedHits,
+    ScopedSearch,
     SearchContext,
     SearchHit,
     SearchPair,
@@ -243,6 +245,23 @@ class SearchStore(Protocol):
         Raises:
             InvalidInput: As :meth:`hybrid_search`, or a ``window_depth`` that is not an
                 integer within 0..``MAX_TURN_WINDOW``.
+        """
+        ...
+
+    def search_scoped(
+        self, tenant: str, searches: Sequence[ScopedSearch], *, read: bool = False
+    ) -> ScopedHits:
+        """Several :meth:`hybrid_search` es, each narrowed to its scope, in one call.
+
+        Each answer equals ``hybrid_search(kinds, vector=, text=, k=, scope_ids=)`` of its
+        search. With ``read``, the chunks and turns hit (by either side of any search) are
+        read too, as ``get_chunks`` / ``get_turns`` would. Retrieval ranks the passages a
+        bridge reached by what their source leaves unanswered, one search per source, and
+        reads the winners in the same call. A server backend answers it in one round trip.
+
+        Raises:
+            InvalidInput: As :meth:`hybrid_search` for any search
+                (``graphmem.core.store.check_scoped_searches``), or a search without a scope.
         """
         ...
 

@@ -596,6 +596,22 @@ def _retrieve_figures(
         yield Figure(
             f"retrieve p50 at {chunks:,} chunks (embedding excluded)", statistics.median(ours), "ms"
         ).with_baseline(statistics.median(theirs))
+        # A passage question with no preset (one bridge round, 3 store calls) and the
+        # two-round multihop, against the same run's bare vector search.
+        for label, preset in (
+            ("passage retrieve (kinds=chunk)", None),
+            ("multihop retrieve (2 rounds)", "multihop"),
+        ):
+
+            def ask(q: str, preset: str | None = preset) -> None:
+                mem.retrieve(q, k=10, kinds=["chunk"], preset=preset)
+
+            for q in queries[:5]:
+                ask(q)
+            timed = [time_us(partial(ask, q)) / 1000 for q in queries]
+            yield Figure(
+                f"{label} p50 at {chunks:,} chunks", statistics.median(timed), "ms"
+            ).with_baseline(statistics.median(theirs))
         after_write, alone = [], []
         for i, q in enumerate(queries):
             fresh = Chunk.model_construct(id=f"w{i}", text=q, source=None, attributes={})

@@ -8,9 +8,10 @@ Gold answers, supporting passage ids and question-type labels are read only to s
   title kept), each title an entity (aliases: the title without a parenthetical), and the
   proper names the passages write (:class:`~graphmem.retrieval.NameExtractor`, no model)
   entities too; chunks are linked to the titles and names they contain. Scored: passage
-  recall@2 / recall@5 of ``Memory.retrieve`` with the ``multihop`` preset (2 rounds),
-  and, in the same run, of the older ``graph`` preset (1 hop); baseline: the store's
-  BM25 full-text search over the same chunks.
+  recall@2 / @5 / @10 of ``Memory.retrieve`` with no preset (``kinds=["chunk"]``: the
+  ``passages`` preset, one bridge round; and with no kinds), and, in the same run, the
+  ``multihop`` (2 rounds) and ``hybrid`` presets, the store's BM25 full-text search and
+  its vector search alone over the same chunks (:data:`PASSAGE_SYSTEMS`).
 - ``metaqa``: the knowledge base becomes entities and typed relationships, and its
   relationship types get one-line descriptions (:data:`METAQA_DESCRIPTIONS`, as a user
   would write them; ``--names-only`` leaves them out). Each question is answered by
