@@ -14,6 +14,9 @@ from tests.world_questions import GROUPS, load_worlds, report_lines, score
 
 pytestmark = pytest.mark.slow
 
+#: the first five worlds, on which these floors were measured
+FIRST = ("hospital", "company", "guild", "station", "family")
+
 
 @pytest.mark.parametrize(
     ("split", "descriptions", "per_group", "abstained"),
@@ -27,7 +30,7 @@ pytestmark = pytest.mark.slow
 def test_worlds_are_answered_and_no_answer_questions_are_not(
     split: str, descriptions: bool, per_group: float, abstained: int
 ) -> None:
-    worlds = load_worlds(split)
+    worlds = load_worlds(split, FIRST)
     assert len(worlds) == (3 if split == "dev" else 2)
     result = score(worlds, descriptions=descriptions, embedder=HashingEmbedder(384))
     print("\n".join(report_lines(split, result)))
