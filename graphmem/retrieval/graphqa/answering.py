@@ -54,6 +54,24 @@ __all__ = [
     "light_stem",
 ]
 
+
+def _measure_asked(tokens: Sequence[_Token]) -> str:
+    """What the question's first question word asks for when it is a time or a number.
+
+    >>> _measure_asked([_Token(0, 4, "when"), _Token(5, 9, "does")])
+    'a time'
+    """
+    for i, token in enumerate(tokens):
+        if token.text in _QUESTION_WORDS:
+            following = tokens[i + 1].text if i + 1 < len(tokens) else ""
+            if token.text == "when":
+                return "a time"
+            if token.text == "how" and following in ("many", "much"):
+                return "a number"
+            return ""
+    return ""
+
+
 _SURE = 0.8
 """A confidence at which an answer read with the descriptions is kept without a second
 reading by the type names alone (answers this sure were right on every evaluation world)."""
@@ -300,6 +318,16 @@ class GraphQA:
         clear = 1.0 / (1.0 + math.exp(-gap / self.settings.temperature))
         confidence = round(coverage * clear / len(best.topic), 4)
         said = ", ".join(repr(w) for w in unexplained)
+        measure = _measure_asked(plan.tokens)
+        if measure and best.parts.get("focus", 0.0) < self.settings.explained_floor:
+            # "when ..." asks for a time, "how many ..." a number: a path that ends at
+            # neither (no entity type, no last type's words say it) answers something else
+            return GraphAnswers(
+                abstained=True,
+                reason=f"no path of the graph leads to {measure}",
+                ambiguity=plan.ambiguity,
+                unexplained=unexplained,
+            )
         if coverage < self.settings.min_coverage:
             return GraphAnswers(
                 abstained=True,
@@ -390,13 +418,12 @@ class GraphQA:
         """
         schema = self.schema()
         if self._vocabulary is None or self._vocabulary[0] != schema:
-            vocab = _Vocabulary.build(schema, self.settings.function_weight)
+            weights = (self.settings.function_weight, self.settings.related_weight)
+            vocab = _Vocabulary.build(schema, *weights)
             bare = schema
             if schema.relationship_types or schema.entity_types:
                 bare = replace(schema, relationship_types={}, entity_types={})
-            plain = (
-                vocab if bare is schema else _Vocabulary.build(bare, self.settings.function_weight)
-            )
+            plain = vocab if bare is schema else _Vocabulary.build(bare, *weights)
             self._vocabulary = (schema, vocab, plain)
         return self._vocabulary[1] if described else self._vocabulary[2]
 
