@@ -159,9 +159,7 @@ def test_when_is_not_answered_by_a_path_to_no_time() -> None:
     with _library() as mem:
         answers = mem.ask("when was The Long Road written?", semantic=False)
         assert answers.abstained and "a time" in answers.reason
-        assert [a.entity.id for a in mem.ask("who wrote The Long Road?", semantic=False)] == [
-            "ann"
-        ]
+        assert [a.entity.id for a in mem.ask("who wrote The Long Road?", semantic=False)] == ["ann"]
 
 
 def test_a_participle_the_type_is_named_with_keeps_its_direction() -> None:
