@@ -102,7 +102,7 @@ RELATION_VERBS: tuple[tuple[str, ...], ...] = (
     ("guard", "protect", "defend", "watch", "patrol"),
     ("spy", "watch", "observe"),
     # belonging and work
-    ("belong", "member", "join"),
+    ("belong", "member", "join", "part"),
     ("work", "serve", "labour", "labor"),
     ("employ", "hire", "engage"),
     ("enroll", "enrol", "attend", "take", "register"),

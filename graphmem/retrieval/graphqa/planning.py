@@ -565,10 +565,13 @@ class Planner:
         # the question asks for something; an end of a described type that is not it
         mismatch = 0.0
         if reading.asks:
+            # ... or, when the question names a kind of entity by its type's own word
+            # ("which *wards* ..." of ``ward``), an end of any other type
+            named = reading.focus_types.size > 0 and float(reading.focus_types.max()) >= 1.0
             mismatch = sum(
                 share * (1.0 - min(1.0, reading.focus_types[type_column[t]]))
                 for t, share in end.items()
-                if t in described
+                if (t in described or named) and t in type_column
             )
         # the way each step walks a type joining one kind to itself, against the question's
         direction = 0.0
