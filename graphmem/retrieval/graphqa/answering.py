@@ -23,7 +23,9 @@ from graphmem.core.store import GraphStore, RelationshipPattern, RoleCooccurrenc
 from graphmem.retrieval.graphqa.lexicon import noun_key
 from graphmem.retrieval.graphqa.planning import Planner, _Plan, _Token
 from graphmem.retrieval.graphqa.vocabulary import (
+    _ASKS_FOR,
     _FUNCTION_WORDS,
+    _HOW_MANY,
     _IDLE_WORDS,
     _PLACE_WORDS,
     _QUESTION_WORDS,
@@ -319,7 +321,7 @@ class GraphQA:
         confidence = round(coverage * clear / len(best.topic), 4)
         said = ", ".join(repr(w) for w in unexplained)
         measure = _measure_asked(plan.tokens)
-        if measure and best.parts.get("focus", 0.0) < self.settings.explained_floor:
+        if measure and self._measure_fit(plan, best, measure) < self.settings.explained_floor:
             # "when ..." asks for a time, "how many ..." a number: a path that ends at
             # neither (no entity type, no last type's words say it) answers something else
             return GraphAnswers(
@@ -349,6 +351,21 @@ class GraphQA:
             ambiguity=plan.ambiguity,
             unexplained=unexplained,
         )
+
+    @staticmethod
+    def _measure_fit(plan: _Plan, path: PlannedPath, measure: str) -> float:
+        """How well ``path`` ends at what a "when" / "how many" question asks for.
+
+        The fit of its end types with the focus (its ``focus`` part), or of its last type,
+        walked forwards, with the words of a time or a number (``release_year``: "year").
+        """
+        asked = _ASKS_FOR["when"] if measure == "a time" else _HOW_MANY
+        last = path.steps[-1]
+        column = plan.vocab.relations.index.get(last.type)
+        named = 0.0
+        if column is not None and last.direction != "in":
+            named = max(float(plan.matches[w][column]) for w in asked if w in plan.matches)
+        return max(float(path.parts.get("focus", 0.0)), named)
 
     def _coverage(self, plan: _Plan, path: PlannedPath) -> tuple[float, list[str]]:
         """The share of the question's content words ``path`` explains, and those it does not.
