@@ -74,6 +74,16 @@ def _measure_asked(tokens: Sequence[_Token]) -> str:
     return ""
 
 
+def _extends(path: PlannedPath, shorter: PlannedPath) -> bool:
+    """``path`` is ``shorter`` walked further, and its steps explain no more of the question."""
+    return (
+        path.topic == shorter.topic
+        and len(path.steps) > len(shorter.steps)
+        and path.steps[: len(shorter.steps)] == shorter.steps
+        and path.parts.get("explained", 0.0) <= shorter.parts.get("explained", 0.0)
+    )
+
+
 _SURE = 0.8
 """A confidence at which an answer read with the descriptions is kept without a second
 reading by the type names alone (answers this sure were right on every evaluation world)."""
@@ -260,6 +270,7 @@ class GraphQA:
         seen: set[str] = set()
         walks = 0
         best: PlannedPath | None = None
+        walked: list[PlannedPath] = []
         for path, weight in zip(paths, weights, strict=True):
             if walks >= self.settings.max_walks or len(answers) >= k:
                 break
@@ -267,6 +278,9 @@ class GraphQA:
                 break
             if path.parts.get("direction", 0.0) < 0:
                 continue  # against the way the question's words walk it
+            if any(_extends(path, done) for done in walked):
+                continue  # a longer walk that explains no more answers another question
+            walked.append(path)
             walks += 1
             reached = walk(self._store, self._tenant, path, self.settings.max_frontier)
             if not reached:
