@@ -69,7 +69,7 @@ RELATION_VERBS: tuple[tuple[str, ...], ...] = (
     ("write", "author", "pen", "compose"),
     ("make", "build", "create", "craft", "forge", "produce", "manufacture", "construct"),
     ("found", "establish", "start"),
-    ("publish", "appear", "print", "release"),
+    ("publish", "print", "release"),
     ("cite", "reference", "quote"),
     ("review", "referee", "assess", "evaluate", "judge"),
     # leading and governing
