@@ -105,13 +105,13 @@ def _library(embedder: object | None = None) -> graphmem.Memory:
 
 
 def test_an_embedder_matches_words_no_stem_shares() -> None:
-    question = "who penned The Long Road?"
-    with _library(SynonymEmbedder([("penned", "written")])) as mem:
-        # by stem, no type explains "penned"; the book has facts of one kind only, so that
+    question = "who scribbled The Long Road?"
+    with _library(SynonymEmbedder([("scribbled", "written")])) as mem:
+        # by stem, no type explains "scribbled"; the book has facts of one kind only, so that
         # is the answer, and the word left unexplained is said
         unread = mem.ask(question, semantic=False)
-        assert [a.entity.id for a in unread] == ["ann"] and unread.unexplained == ("penned",)
-        assert "'penned'" in unread.reason
+        assert [a.entity.id for a in unread] == ["ann"] and unread.unexplained == ("scribbled",)
+        assert "'scribbled'" in unread.reason
         plan = mem._retrieval().answerer(False, None).plan(question)
         assert plan[0].parts["explained"] == 0.0
         semantic = mem._retrieval().answerer(True, None).plan(question)
@@ -145,3 +145,40 @@ def test_the_answerer_is_kept_per_memory() -> None:
     with _library(SynonymEmbedder([])) as mem:
         assert mem._retrieval().answerer(True, None) is mem._retrieval().answerer(None, None)
         assert mem._retrieval().answerer(False, None) is not mem._retrieval().answerer(True, None)
+
+
+def test_a_verb_of_the_type_names_family_explains_a_question_without_an_embedder() -> None:
+    with _library() as mem:
+        answers = mem.ask("who penned The Long Road?", semantic=False)
+        assert [a.entity.id for a in answers] == ["ann"] and answers.unexplained == ()
+        plan = mem._retrieval().answerer(False, None).plan("who penned The Long Road?")
+        assert plan[0].parts["explained"] == pytest.approx(0.8)  # related_weight
+
+
+def test_when_is_not_answered_by_a_path_to_no_time() -> None:
+    with _library() as mem:
+        answers = mem.ask("when was The Long Road written?", semantic=False)
+        assert answers.abstained and "a time" in answers.reason
+        assert [a.entity.id for a in mem.ask("who wrote The Long Road?", semantic=False)] == ["ann"]
+
+
+def test_a_participle_the_type_is_named_with_keeps_its_direction() -> None:
+    with graphmem.open("memory://", tenant="craft") as mem:
+        mem.upsert_entities(
+            [
+                Entity(id=i, type="captain", name=n)
+                for i, n in (("ann", "Ann Reed"), ("bo", "Bo Lark"), ("cy", "Cy Moss"))
+            ]
+        )
+        mem.upsert_relationships(
+            [
+                Relationship(source_id="ann", target_id="bo", type="apprenticed_to"),
+                Relationship(source_id="bo", target_id="cy", type="apprenticed_to"),
+            ]
+        )
+        for question, expected in (
+            ("Who was Bo Lark apprenticed to?", "cy"),
+            ("Who was apprenticed to Bo Lark?", "ann"),
+        ):
+            answers = mem.ask(question, semantic=False)
+            assert [a.entity.id for a in answers][:1] == [expected], question

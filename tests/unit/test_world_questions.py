@@ -14,6 +14,9 @@ from tests.world_questions import GROUPS, load_worlds, report_lines, score
 
 pytestmark = pytest.mark.slow
 
+#: the first five worlds, on which these floors were measured
+FIRST = ("hospital", "company", "guild", "station", "family")
+
 
 @pytest.mark.parametrize(
     ("split", "descriptions", "per_group", "abstained"),
@@ -27,7 +30,7 @@ pytestmark = pytest.mark.slow
 def test_worlds_are_answered_and_no_answer_questions_are_not(
     split: str, descriptions: bool, per_group: float, abstained: int
 ) -> None:
-    worlds = load_worlds(split)
+    worlds = load_worlds(split, FIRST)
     assert len(worlds) == (3 if split == "dev" else 2)
     result = score(worlds, descriptions=descriptions, embedder=HashingEmbedder(384))
     print("\n".join(report_lines(split, result)))
@@ -49,3 +52,17 @@ def test_every_world_is_of_the_size_asked_for() -> None:
             assert groups.count(group) >= 7, (world["name"], group)
         for question in world["questions"]:
             assert bool(question["answers"]) == (question["group"] != "no-answer")
+
+
+@pytest.mark.parametrize(("descriptions", "per_group"), [(True, 0.95), (False, 0.9)])
+def test_the_second_design_worlds_are_answered(descriptions: bool, per_group: float) -> None:
+    # port city and university: the design half of the second set (court is held out);
+    # measured 0.961 / 1.000 answerable, 19 / 18 of 20 abstained (names only / described)
+    worlds = load_worlds("dev", ("port", "university"))
+    assert len(worlds) == 2
+    result = score(worlds, descriptions=descriptions, embedder=HashingEmbedder(384))
+    print("\n".join(report_lines("port, university", result)))
+    for group in GROUPS:
+        assert result.hits_at_1(group) >= per_group, group
+    done, asked = result.abstained()
+    assert asked == 20 and done >= 17

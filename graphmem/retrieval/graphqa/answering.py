@@ -23,7 +23,9 @@ from graphmem.core.store import GraphStore, RelationshipPattern, RoleCooccurrenc
 from graphmem.retrieval.graphqa.lexicon import noun_key
 from graphmem.retrieval.graphqa.planning import Planner, _Plan, _Token
 from graphmem.retrieval.graphqa.vocabulary import (
+    _ASKS_FOR,
     _FUNCTION_WORDS,
+    _HOW_MANY,
     _IDLE_WORDS,
     _PLACE_WORDS,
     _QUESTION_WORDS,
@@ -53,6 +55,34 @@ __all__ = [
     "PlannedPath",
     "light_stem",
 ]
+
+
+def _measure_asked(tokens: Sequence[_Token]) -> str:
+    """What the question's first question word asks for when it is a time or a number.
+
+    >>> _measure_asked([_Token(0, 4, "when"), _Token(5, 9, "does")])
+    'a time'
+    """
+    for i, token in enumerate(tokens):
+        if token.text in _QUESTION_WORDS:
+            following = tokens[i + 1].text if i + 1 < len(tokens) else ""
+            if token.text == "when":
+                return "a time"
+            if token.text == "how" and following in ("many", "much"):
+                return "a number"
+            return ""
+    return ""
+
+
+def _extends(path: PlannedPath, shorter: PlannedPath) -> bool:
+    """``path`` is ``shorter`` walked further, and its steps explain no more of the question."""
+    return (
+        path.topic == shorter.topic
+        and len(path.steps) > len(shorter.steps)
+        and path.steps[: len(shorter.steps)] == shorter.steps
+        and path.parts.get("explained", 0.0) <= shorter.parts.get("explained", 0.0)
+    )
+
 
 _SURE = 0.8
 """A confidence at which an answer read with the descriptions is kept without a second
@@ -240,6 +270,7 @@ class GraphQA:
         seen: set[str] = set()
         walks = 0
         best: PlannedPath | None = None
+        walked: list[PlannedPath] = []
         for path, weight in zip(paths, weights, strict=True):
             if walks >= self.settings.max_walks or len(answers) >= k:
                 break
@@ -247,6 +278,9 @@ class GraphQA:
                 break
             if path.parts.get("direction", 0.0) < 0:
                 continue  # against the way the question's words walk it
+            if any(_extends(path, done) for done in walked):
+                continue  # a longer walk that explains no more answers another question
+            walked.append(path)
             walks += 1
             reached = walk(self._store, self._tenant, path, self.settings.max_frontier)
             if not reached:
@@ -300,6 +334,16 @@ class GraphQA:
         clear = 1.0 / (1.0 + math.exp(-gap / self.settings.temperature))
         confidence = round(coverage * clear / len(best.topic), 4)
         said = ", ".join(repr(w) for w in unexplained)
+        measure = _measure_asked(plan.tokens)
+        if measure and self._measure_fit(plan, best, measure) < self.settings.explained_floor:
+            # "when ..." asks for a time, "how many ..." a number: a path that ends at
+            # neither (no entity type, no last type's words say it) answers something else
+            return GraphAnswers(
+                abstained=True,
+                reason=f"no path of the graph leads to {measure}",
+                ambiguity=plan.ambiguity,
+                unexplained=unexplained,
+            )
         if coverage < self.settings.min_coverage:
             return GraphAnswers(
                 abstained=True,
@@ -321,6 +365,21 @@ class GraphQA:
             ambiguity=plan.ambiguity,
             unexplained=unexplained,
         )
+
+    @staticmethod
+    def _measure_fit(plan: _Plan, path: PlannedPath, measure: str) -> float:
+        """How well ``path`` ends at what a "when" / "how many" question asks for.
+
+        The fit of its end types with the focus (its ``focus`` part), or of its last type,
+        walked forwards, with the words of a time or a number (``release_year``: "year").
+        """
+        asked = _ASKS_FOR["when"] if measure == "a time" else _HOW_MANY
+        last = path.steps[-1]
+        column = plan.vocab.relations.index.get(last.type)
+        named = 0.0
+        if column is not None and last.direction != "in":
+            named = max(float(plan.matches[w][column]) for w in asked if w in plan.matches)
+        return max(float(path.parts.get("focus", 0.0)), named)
 
     def _coverage(self, plan: _Plan, path: PlannedPath) -> tuple[float, list[str]]:
         """The share of the question's content words ``path`` explains, and those it does not.
@@ -390,13 +449,12 @@ class GraphQA:
         """
         schema = self.schema()
         if self._vocabulary is None or self._vocabulary[0] != schema:
-            vocab = _Vocabulary.build(schema, self.settings.function_weight)
+            weights = (self.settings.function_weight, self.settings.related_weight)
+            vocab = _Vocabulary.build(schema, *weights)
             bare = schema
             if schema.relationship_types or schema.entity_types:
                 bare = replace(schema, relationship_types={}, entity_types={})
-            plain = (
-                vocab if bare is schema else _Vocabulary.build(bare, self.settings.function_weight)
-            )
+            plain = vocab if bare is schema else _Vocabulary.build(bare, *weights)
             self._vocabulary = (schema, vocab, plain)
         return self._vocabulary[1] if described else self._vocabulary[2]
 

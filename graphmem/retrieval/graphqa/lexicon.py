@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 
-__all__ = ["TARGET_NOUNS", "noun_key", "target_nouns"]
+__all__ = ["RELATION_VERBS", "TARGET_NOUNS", "noun_key", "related_verbs", "target_nouns"]
 
 TARGET_NOUNS: Mapping[str, tuple[str, ...]] = {
     # work
@@ -62,6 +62,106 @@ TARGET_NOUNS: Mapping[str, tuple[str, ...]] = {
 }
 """A word of a type's name (any form: :func:`~.vocabulary.light_stem` compares them) ->
 the nouns naming the target of its facts, seen from the source."""
+
+
+RELATION_VERBS: tuple[tuple[str, ...], ...] = (
+    # making and writing
+    ("write", "author", "pen", "compose"),
+    ("make", "build", "create", "craft", "forge", "produce", "manufacture", "construct"),
+    ("found", "establish", "start"),
+    ("publish", "print", "release"),
+    ("cite", "reference", "quote"),
+    ("review", "referee", "assess", "evaluate", "judge"),
+    # leading and governing
+    ("lead", "head", "run", "direct", "manage", "chair", "command", "captain", "helm"),
+    ("rule", "govern", "reign", "control"),
+    ("oversee", "supervise", "administer", "manage"),
+    ("advise", "counsel", "consult"),
+    # having and keeping
+    ("own", "possess", "have"),
+    ("hold", "keep", "store", "contain", "house"),
+    ("carry", "transport", "haul", "ship", "convey"),
+    ("wield", "carry", "bear", "brandish"),
+    ("wear", "don"),
+    ("give", "grant", "award", "donate", "bestow"),
+    ("buy", "purchase", "acquire"),
+    ("sell", "vend", "trade"),
+    ("steal", "rob", "take"),
+    ("owe", "debt"),
+    ("supply", "provide", "deliver"),
+    ("insure", "underwrite", "cover"),
+    ("fund", "finance", "sponsor", "pay", "support", "bankroll"),
+    # places and movement
+    ("live", "reside", "dwell", "inhabit", "stay"),
+    ("locate", "situate", "lie", "sit", "base"),
+    ("bound", "head", "destine", "sail", "travel", "go"),
+    ("moor", "berth", "dock", "anchor"),
+    ("border", "adjoin", "neighbor", "neighbour"),
+    ("connect", "link", "join"),
+    ("visit", "frequent", "attend"),
+    ("guard", "protect", "defend", "watch", "patrol"),
+    ("spy", "watch", "observe"),
+    # belonging and work
+    ("belong", "member", "join", "part"),
+    ("work", "serve", "labour", "labor"),
+    ("employ", "hire", "engage"),
+    ("enroll", "enrol", "attend", "take", "register"),
+    ("teach", "lecture", "instruct", "tutor"),
+    ("train", "coach", "mentor", "tutor", "school"),
+    ("study", "research", "investigate", "examine", "explore"),
+    ("inspect", "examine", "check", "audit"),
+    ("collaborate", "cooperate", "partner"),
+    ("treat", "cure", "heal", "nurse"),
+    ("tax", "levy", "collect"),
+    ("bribe", "corrupt", "buy"),
+    # feelings and bonds
+    ("love", "adore", "cherish"),
+    ("like", "enjoy", "fancy"),
+    ("hate", "despise", "loathe", "detest"),
+    ("fear", "dread"),
+    ("trust", "rely", "depend"),
+    ("distrust", "mistrust", "suspect", "doubt"),
+    ("know", "meet"),
+    ("rival", "compete", "oppose"),
+    ("ally", "side", "back"),
+    ("admire", "respect", "revere"),
+    ("worship", "revere", "venerate"),
+    ("follow", "obey"),
+    ("attack", "raid", "assault", "invade"),
+    ("kill", "murder", "slay"),
+)
+"""Families of English verbs that name one relation ("who *wrote* X?" of ``authored``,
+"where is the cargo *kept*?" of ``stored_in``), read by light stem. A word of a type's name
+brings the rest of its families, counted a little less than the name's own words, unless
+another type of the world is named by that word (``chairs`` beside ``heads``)."""
+
+
+def related_verbs(words: Iterable[str], stem: Callable[[str], str]) -> list[str]:
+    """The other verbs of the :data:`RELATION_VERBS` families of ``words``, by ``stem``.
+
+    >>> related_verbs(["authored"], str.lower)
+    []
+    >>> related_verbs(["author"], str.lower)
+    ['write', 'pen', 'compose']
+    """
+    table = _families(stem)
+    found: dict[str, None] = {}
+    for word in words:
+        key = stem(word)
+        for member in table.get(key, ()):
+            if stem(member) != key:
+                found[member] = None
+    return list(found)
+
+
+@lru_cache(maxsize=4)
+def _families(stem: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
+    table: dict[str, tuple[str, ...]] = {}
+    for family in RELATION_VERBS:
+        for word in family:
+            key = stem(word)
+            table[key] = tuple(dict.fromkeys((*table.get(key, ()), *family)))
+    return table
 
 
 _PLURALS = {

@@ -409,8 +409,11 @@ class Planner:
                 continue
             if not by_name:
                 continue
+            # "X was apprenticed to Y" is in the voice of ``apprenticed_to`` itself: a
+            # participle the name is written with is no passive of it
+            participle = word.endswith(("ed", "en")) and word not in _type_words(name)
             passive = (p + 1 < n and tokens[p + 1].text == "by") or (
-                word.endswith(("ed", "en")) and p > 0 and tokens[p - 1].text in _BE_WORDS
+                participle and p > 0 and tokens[p - 1].text in _BE_WORDS
             )
             subject_is_topic = (p > last) != passive
             if passive_name:
@@ -506,6 +509,7 @@ class Planner:
         settings = self.settings
         used = list(dict.fromkeys(r for r, _way in steps))
         explained = unexplained = 0.0
+        won: set[int] = set()  # the types that explain a word no other type of the path does
         back = [
             r1
             for (r1, w1), (r2, w2) in zip(steps, steps[1:], strict=False)
@@ -520,6 +524,8 @@ class Planner:
             best = mine.argmax(axis=1)
             for column in range(len(used)):
                 taken = np.sort(mine[best == column, column])[::-1]
+                if taken.size and taken[0] >= settings.min_evidence:
+                    won.add(used[column])
                 times = sum(r == used[column] for r, _way in steps) - back.count(used[column])
                 more = taken[1 : max(1, min(times, int(reading.times[used[column]])))]
                 explained += float(taken[:1].sum()) + float(more[more >= 0.5].sum())
@@ -541,8 +547,10 @@ class Planner:
         if back:
             asked = max([reading.shared, *(settings.twice * float(reading.twice[r]) for r in back)])
         order = 0.0
+        # the order of two types' words, when each explains a word of its own: a step
+        # that only shares the word of another explains nothing more, in any order
         for a, b in zip(used, used[1:], strict=False):
-            if reading.evidence[a] >= settings.min_evidence <= reading.evidence[b]:
+            if a in won and b in won:
                 order += float(np.sign(reading.key[b] - reading.key[a]))
         type_fit = sum(
             share * reading.focus_types[type_column[t]]
@@ -557,10 +565,13 @@ class Planner:
         # the question asks for something; an end of a described type that is not it
         mismatch = 0.0
         if reading.asks:
+            # ... or, when the question names a kind of entity by its type's own word
+            # ("which *wards* ..." of ``ward``), an end of any other type
+            named = reading.focus_types.size > 0 and float(reading.focus_types.max()) >= 1.0
             mismatch = sum(
                 share * (1.0 - min(1.0, reading.focus_types[type_column[t]]))
                 for t, share in end.items()
-                if t in described
+                if (t in described or named) and t in type_column
             )
         # the way each step walks a type joining one kind to itself, against the question's
         direction = 0.0

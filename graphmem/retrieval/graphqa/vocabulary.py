@@ -19,7 +19,7 @@ import numpy as np
 
 from graphmem.core.checks import check_depth
 from graphmem.core.errors import InvalidInput
-from graphmem.retrieval.graphqa.lexicon import noun_key, target_nouns
+from graphmem.retrieval.graphqa.lexicon import noun_key, related_verbs, target_nouns
 from graphmem.retrieval.schema import GraphSchema
 
 __all__ = [
@@ -288,6 +288,8 @@ class GraphQASettings:
         stray: Cost of each other entity the question names that the path leaves aside
             (unless its name is a word of the vocabulary, such as a tag "director").
         function_weight: How much a function word ("in", "of", "about") counts as a match.
+        related_weight: How much a verb of a type name word's family counts (``authored``:
+            "wrote", "penned"; :data:`~graphmem.retrieval.graphqa.lexicon.RELATION_VERBS`).
         semantic_weight: The most an embedding match counts (an equal stem counts 1).
         semantic_floor: Cosine similarity below which two words' embeddings do not match.
         min_evidence: A relationship type is planned with only if some word matches it
@@ -334,6 +336,7 @@ class GraphQASettings:
     stray: float = 1.0
     twice: float = 1.0
     function_weight: float = 0.25
+    related_weight: float = 0.8
     semantic_weight: float = 0.8
     semantic_floor: float = 0.6
     min_evidence: float = 0.1
@@ -372,6 +375,7 @@ class GraphQASettings:
             "stray",
             "twice",
             "function_weight",
+            "related_weight",
             "semantic_weight",
             "semantic_floor",
             "min_evidence",
@@ -395,16 +399,23 @@ class GraphQASettings:
 
 
 class _Lexicon:
-    """Words of types (relationship or entity types), each word weighted by its rarity."""
+    """Words of types (relationship or entity types), each word weighted by its rarity.
+
+    ``related`` words (of :data:`~.lexicon.RELATION_VERBS`) count ``related_weight`` and
+    never make a type's own words look common: their rarity is read among their own kind.
+    """
 
     def __init__(
         self,
         words_of: Mapping[str, Iterable[str]],
         function_weight: float,
         exact: Mapping[str, Iterable[str]] | None = None,
+        related: Mapping[str, Iterable[str]] | None = None,
+        related_weight: float = 0.8,
     ) -> None:
         self.names = sorted(words_of)
         stems: dict[str, dict[str, float]] = {}
+        extra: dict[str, dict[str, float]] = {}
         surface: dict[str, str] = {}
         for name in self.names:
             own: dict[str, float] = {}
@@ -418,21 +429,32 @@ class _Lexicon:
             for word in (exact or {}).get(name, ()):
                 own.setdefault(noun_key(word), 1.0)
             stems[name] = own
+            extra[name] = {
+                stem: related_weight
+                for stem in (light_stem(w) for w in (related or {}).get(name, ()))
+                if stem not in own
+            }
         count = len(self.names)
         frequency: dict[str, int] = {}
         for own in stems.values():
             for stem in own:
                 frequency[stem] = frequency.get(stem, 0) + 1
-        self.stems = sorted(frequency)
+        also: dict[str, int] = {}
+        for more in extra.values():
+            for stem in more:
+                also[stem] = also.get(stem, 0) + 1
+        self.stems = sorted(set(frequency) | set(also))
         column = {stem: i for i, stem in enumerate(self.stems)}
         # weights[type, word]: the word's weight in the type, times its rarity among types.
         self.weights = np.zeros((count, len(self.stems)), dtype=np.float64)
         for row, name in enumerate(self.names):
-            for stem, weight in stems[name].items():
-                rarity = 1.0
-                if count > 1:
-                    rarity = math.log((count + 1) / frequency[stem]) / math.log(count + 1)
-                self.weights[row, column[stem]] = weight * rarity
+            for table, seen in ((stems[name], frequency), (extra[name], also)):
+                for stem, weight in table.items():
+                    rarity = 1.0
+                    if count > 1:
+                        shared = seen[stem] + (frequency.get(stem, 0) if seen is also else 0)
+                        rarity = math.log((count + 1) / shared) / math.log(count + 1)
+                    self.weights[row, column[stem]] = weight * rarity
         self.column = column
         # The content words that can be compared by embedding (one surface form per stem).
         self.semantic = [(column[stem], word) for stem, word in sorted(surface.items())]
@@ -501,7 +523,9 @@ class _Vocabulary:
         )
 
     @classmethod
-    def build(cls, schema: GraphSchema, function_weight: float) -> _Vocabulary:
+    def build(
+        cls, schema: GraphSchema, function_weight: float, related_weight: float = 0.8
+    ) -> _Vocabulary:
         out: dict[tuple[str, str], dict[str, int]] = {}
         into: dict[tuple[str, str], dict[str, int]] = {}
         entity_types: set[str] = set(schema.entity_types)
@@ -537,6 +561,17 @@ class _Vocabulary:
                 ]
                 for r in relation_types
             },
+            related={
+                r: [
+                    w
+                    for w in related_verbs(
+                        [w for w in _type_words(r) if w not in _FUNCTION_WORDS], light_stem
+                    )
+                    if light_stem(w) not in kinds
+                ]
+                for r in relation_types
+            },
+            related_weight=related_weight,
         )
         types = _Lexicon(
             {t: words(t, schema.entity_types.get(t), frozenset()) for t in entity_types},
