@@ -157,6 +157,13 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         ],
         "conversations/append_turns": lambda: [
             {
+                "created": [T0 + timedelta(microseconds=1 + i) for i in range(len(rows))],
+                "parent_id": "t0",
+                "past_last_time": False,
+            }
+        ],
+        "conversations/append_turn": lambda: [
+            {
                 "created": [T0 + timedelta(microseconds=1)],
                 "parent_id": "t0",
                 "past_last_time": False,
@@ -480,12 +487,14 @@ ONE_QUERY: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
         lambda s: s.identity_snapshot("t", "mira"),
     ),
     "append_turn": (
-        "conversations/append_turns",
+        "conversations/append_turn",
         lambda s: s.append_turn("t", Turn(session_id="s", role="player", content="hi")),
     ),
     "append_turns": (
         "conversations/append_turns",
-        lambda s: s.append_turns("t", "s", [Turn(session_id="s", role="player", content="hi")]),
+        lambda s: s.append_turns(
+            "t", "s", [Turn(session_id="s", role="player", content=f"{i}") for i in range(2)]
+        ),
     ),
     "get_turn": ("conversations/get_turn", lambda s: s.get_turn("t", "t1")),
     "head": ("conversations/get_head", lambda s: s.head("t", "s")),
@@ -707,9 +716,15 @@ def test_append_after_the_last_time_is_invalid_in_its_transaction(
     server.overrides["conversations/append_turns"] = lambda params: [
         {"created": None, "parent_id": "t0", "past_last_time": True}
     ]
+    two = [Turn(session_id="s", role="player", content=f"{i}") for i in range(2)]
+    with pytest.raises(InvalidInput, match="last time"):
+        store.append_turns("t", "s", two)
+    assert server.transactions == 1
+    # One turn: conversations/append_turn returns no row.
+    server.overrides["conversations/append_turn"] = lambda params: []
     with pytest.raises(InvalidInput, match="last time"):
         store.append_turn("t", Turn(session_id="s", role="player", content="hi"))
-    assert server.transactions == 1
+    assert server.transactions == 2
 
 
 def test_upsert_returns_one_entity_per_input_position(store: Neo4jStore) -> None:
@@ -1274,7 +1289,7 @@ def test_search_text_is_written_with_entities_and_turns(
         "Mira (the smith): Forges blades."
     )
     store.append_turn("t", Turn(session_id="s", role="player", content="A wyvern!"))
-    assert server.calls[-1][1]["rows"][0]["props"]["search_text"] == "A wyvern!"
+    assert server.calls[-1][1]["props"]["search_text"] == "A wyvern!"
 
 
 def test_mentions_are_sent_deduplicated_and_read_back_sorted(
@@ -2231,7 +2246,7 @@ def test_hot_paths_send_times_as_text_and_read_them_back(
     assert rel_row["created_at"] == later.isoformat() and rel_row["valid_at"] == T0.isoformat()
     assert rel_row["invalid_at"] is None and rel_row["expired_at"] is None
     assert not {"valid_at", "invalid_at", "expired_at"} & set(rel_row["props"])
-    [append] = sent["conversations/append_turns"]["rows"]
+    append = sent["conversations/append_turn"]
     assert append["created_at"] == T0.isoformat() and "created_at" not in append["props"]
     assert isinstance(sent["traversal/get_identity_snapshot"]["at"], str)
 
