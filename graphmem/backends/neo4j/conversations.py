@@ -73,6 +73,7 @@ class ConversationRoom(Neo4jBase):
             props = turn_props(turn)
             rows.append({"props": props, "created_at": wire_time(props.pop("created_at"))})
         found: list[dict[str, Any]]
+        params: dict[str, Any]
         if len(rows) == 1:
             params = {"tenant": tenant, "session_id": session_id, **rows[0]}
             # No row: the time would pass the last one (nothing was written).

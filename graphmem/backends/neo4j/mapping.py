@@ -126,9 +126,10 @@ def to_datetime(value: Any) -> datetime:
     """
     if isinstance(value, str):
         # A named zone after the offset ("...+01:00[Europe/Paris]") adds nothing here.
-        value = datetime.fromisoformat(value.split("[", 1)[0] if "[" in value else value)
-        if value.tzinfo is UTC:  # toString of a stored time: "...Z"
-            return value
+        parsed = datetime.fromisoformat(value.split("[", 1)[0] if "[" in value else value)
+        if parsed.tzinfo is UTC:  # toString of a stored time: "...Z"
+            return parsed
+        value = parsed
     if hasattr(value, "to_native"):
         value = value.to_native()  # nanoseconds are cut to microseconds
     if not isinstance(value, datetime):
