@@ -2409,3 +2409,40 @@ def test_a_stored_turn_read_back_equals_the_validated_turn() -> None:
     assert fast == slow and fast.model_dump() == slow.model_dump()
     assert fast.model_copy(update={"content": "x"}).content == "x"
     assert Turn.model_validate(fast.model_dump()) == fast
+
+
+def test_batch_parameters_are_lists_with_a_short_repr(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    # The driver formats repr() of every parameter into a debug line before it checks the
+    # log level: ~10 us a relationship row. The rows go as a list whose repr is short.
+    rels = [Relationship(source_id="mira", target_id=f"e{i}", type="knows") for i in range(20)]
+    store.upsert_relationships("t", rels)
+    [(name, params)] = [c for c in server.calls if c[0] == "relationships/upsert_relationships"]
+    assert isinstance(params["rows"], list) and len(params["rows"]) == 20
+    assert repr(params["rows"]) == "<20 values>"
+    assert [row["target_id"] for row in params["rows"]] == sorted(f"e{i}" for i in range(20))
+
+
+def test_relationship_properties_at_their_empty_defaults_are_not_sent(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    plain = Relationship(source_id="mira", target_id="tomas", type="knows")
+    full = Relationship(
+        source_id="mira",
+        target_id="forge",
+        type="knows",
+        attributes={"since": 3},
+        provenance=Provenance(session_id="s1", confirmed=True, evidence=("t1",)),
+    )
+    store.upsert_relationships("t", [plain, full])
+    rows = {row["target_id"]: row for row in server.calls[-1][1]["rows"]}
+    assert rows["tomas"]["props"] == {"confidence": 1.0, "source": "stated"}
+    assert rows["forge"]["props"] == {
+        "confidence": 1.0,
+        "source": "stated",
+        "attributes_json": '{"since":3}',
+        "session_id": "s1",
+        "confirmed": True,
+        "evidence": ["t1"],
+    }
