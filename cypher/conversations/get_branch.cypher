@@ -12,7 +12,9 @@
 // the list (the branch is one chain), so only the oldest one's parent is looked up
 // (`beyond`, null at the root): an expansion per turn cost a third of the query. Each
 // turn is a list of its values in the order of mapping.TURN_COLUMNS, not a map: a map
-// sends its eleven keys again for every turn (a third of a 10,000-turn read).
+// sends its eleven keys again for every turn (a third of a 10,000-turn read). The values
+// are read from properties(t), one pass over the node's properties, instead of eleven
+// lookups of a property each (13% of the server's time for 10,000 turns).
 OPTIONAL MATCH (c:Conversation {tenant: $tenant, id: $session_id})-[:HEAD]->(head:Turn)
 USING INDEX SEEK c:Conversation(tenant, id)
 CALL (head) {
@@ -20,10 +22,10 @@ CALL (head) {
   WITH DISTINCT t
   ORDER BY t.seq DESC
   LIMIT $limit
-  RETURN collect(t) AS chain
+  WITH t, properties(t) AS p
+  RETURN collect([p.id, p.session, p.role, p.speaker, p.content, p.summary, p.turn_id,
+                  toString(p.created_at),
+                  p.trajectory_json, p.artifacts_json, p.hidden_artifacts_json]) AS turns,
+         collect(t)[-1] AS oldest
 }
-WITH chain, chain[-1] AS oldest
-RETURN [t IN chain | [t.id, t.session, t.role, t.speaker, t.content, t.summary, t.turn_id,
-                        toString(t.created_at),
-                        t.trajectory_json, t.artifacts_json, t.hidden_artifacts_json]] AS turns,
-       head([(oldest)-[:PARENT]->(p:Turn) | p.id]) AS beyond
+RETURN turns, head([(oldest)-[:PARENT]->(p:Turn) | p.id]) AS beyond

@@ -5,8 +5,10 @@
 // caller runs this query once per type.
 // $rows: [{index, source_id, target_id, created_at, valid_at, invalid_at, expired_at,
 // props}], distinct keys, sorted by source_id (so concurrent batches lock their sources in
-// one order); props holds every other stored property; the times are ISO 8601 text (the
-// driver's DateTime conversion would cost more than the write), stored as DateTime.
+// one order); props holds every other stored property, those at their empty defaults left
+// out (no attributes, evidence, session, not confirmed: read back as the defaults); a
+// relationship carries no tenant (its ends do); the times are ISO 8601 text (the driver's
+// DateTime conversion would cost more than the write), stored as DateTime.
 // All or nothing: when an end of any row is not an entity of the tenant, nothing is
 // written and `missing` names those ids (so a batch of one type is one statement, with
 // no transaction to roll back).
@@ -42,7 +44,6 @@ CALL (found, missing) {
        CASE WHEN expired_at IS NOT NULL AND expired_at < kept THEN expired_at ELSE kept END
          AS created_at
   SET r = props {.*,
-                 tenant: $tenant,
                  created_at: created_at,
                  valid_at: datetime(row.valid_at),
                  invalid_at: datetime(row.invalid_at),

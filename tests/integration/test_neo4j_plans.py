@@ -233,11 +233,10 @@ def test_append_costs_the_same_on_a_long_conversation(
     for session in ("short", "long"):
         events.clear()
         store.append_turn(tenant, Turn(session_id=session, role="player", content="probe"))
-        [params] = sent(events, "conversations/append_turns")
+        [params] = sent(events, "conversations/append_turn")
         assert [e.round_trips for e in events] == [1]
-        [row] = params["rows"]
-        probe = dict(params, rows=[dict(row, props=dict(row["props"], id=f"probe-{session}"))])
-        plan = profile(store, "conversations/append_turns", probe)
+        probe = dict(params, props=dict(params["props"], id=f"probe-{session}"))
+        plan = profile(store, "conversations/append_turn", probe)
         assert not set(operators(plan)) & set(SCANS), operators(plan)
         hits[session] = db_hits(plan)
         print(f"append on {session}: {hits[session]} db hits; plan {operators(plan)}")

@@ -164,6 +164,13 @@ def canned(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         ],
         "conversations/append_turns": lambda: [
             {
+                "created": [T0 + timedelta(microseconds=1 + i) for i in range(len(rows))],
+                "parent_id": "t0",
+                "past_last_time": False,
+            }
+        ],
+        "conversations/append_turn": lambda: [
+            {
                 "created": [T0 + timedelta(microseconds=1)],
                 "parent_id": "t0",
                 "past_last_time": False,
@@ -502,12 +509,14 @@ ONE_QUERY: dict[str, tuple[str, Callable[[Neo4jStore], Any]]] = {
         lambda s: s.identity_snapshot("t", "mira"),
     ),
     "append_turn": (
-        "conversations/append_turns",
+        "conversations/append_turn",
         lambda s: s.append_turn("t", Turn(session_id="s", role="player", content="hi")),
     ),
     "append_turns": (
         "conversations/append_turns",
-        lambda s: s.append_turns("t", "s", [Turn(session_id="s", role="player", content="hi")]),
+        lambda s: s.append_turns(
+            "t", "s", [Turn(session_id="s", role="player", content=f"{i}") for i in range(2)]
+        ),
     ),
     "get_turn": ("conversations/get_turn", lambda s: s.get_turn("t", "t1")),
     "head": ("conversations/get_head", lambda s: s.head("t", "s")),
@@ -729,9 +738,15 @@ def test_append_after_the_last_time_is_invalid_in_its_transaction(
     server.overrides["conversations/append_turns"] = lambda params: [
         {"created": None, "parent_id": "t0", "past_last_time": True}
     ]
+    two = [Turn(session_id="s", role="player", content=f"{i}") for i in range(2)]
+    with pytest.raises(InvalidInput, match="last time"):
+        store.append_turns("t", "s", two)
+    assert server.transactions == 1
+    # One turn: conversations/append_turn returns no row.
+    server.overrides["conversations/append_turn"] = lambda params: []
     with pytest.raises(InvalidInput, match="last time"):
         store.append_turn("t", Turn(session_id="s", role="player", content="hi"))
-    assert server.transactions == 1
+    assert server.transactions == 2
 
 
 def test_upsert_returns_one_entity_per_input_position(store: Neo4jStore) -> None:
@@ -1296,7 +1311,7 @@ def test_search_text_is_written_with_entities_and_turns(
         "Mira (the smith): Forges blades."
     )
     store.append_turn("t", Turn(session_id="s", role="player", content="A wyvern!"))
-    assert server.calls[-1][1]["rows"][0]["props"]["search_text"] == "A wyvern!"
+    assert server.calls[-1][1]["props"]["search_text"] == "A wyvern!"
 
 
 def test_mentions_are_sent_deduplicated_and_read_back_sorted(
@@ -2269,7 +2284,7 @@ def test_hot_paths_send_times_as_text_and_read_them_back(
     assert rel_row["created_at"] == later.isoformat() and rel_row["valid_at"] == T0.isoformat()
     assert rel_row["invalid_at"] is None and rel_row["expired_at"] is None
     assert not {"valid_at", "invalid_at", "expired_at"} & set(rel_row["props"])
-    [append] = sent["conversations/append_turns"]["rows"]
+    append = sent["conversations/append_turn"]
     assert append["created_at"] == T0.isoformat() and "created_at" not in append["props"]
     assert isinstance(sent["traversal/get_identity_snapshot"]["at"], str)
 
@@ -2432,3 +2447,40 @@ def test_a_stored_turn_read_back_equals_the_validated_turn() -> None:
     assert fast == slow and fast.model_dump() == slow.model_dump()
     assert fast.model_copy(update={"content": "x"}).content == "x"
     assert Turn.model_validate(fast.model_dump()) == fast
+
+
+def test_batch_parameters_are_lists_with_a_short_repr(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    # The driver formats repr() of every parameter into a debug line before it checks the
+    # log level: ~10 us a relationship row. The rows go as a list whose repr is short.
+    rels = [Relationship(source_id="mira", target_id=f"e{i}", type="knows") for i in range(20)]
+    store.upsert_relationships("t", rels)
+    [(name, params)] = [c for c in server.calls if c[0] == "relationships/upsert_relationships"]
+    assert isinstance(params["rows"], list) and len(params["rows"]) == 20
+    assert repr(params["rows"]) == "<20 values>"
+    assert [row["target_id"] for row in params["rows"]] == sorted(f"e{i}" for i in range(20))
+
+
+def test_relationship_properties_at_their_empty_defaults_are_not_sent(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    plain = Relationship(source_id="mira", target_id="tomas", type="knows")
+    full = Relationship(
+        source_id="mira",
+        target_id="forge",
+        type="knows",
+        attributes={"since": 3},
+        provenance=Provenance(session_id="s1", confirmed=True, evidence=("t1",)),
+    )
+    store.upsert_relationships("t", [plain, full])
+    rows = {row["target_id"]: row for row in server.calls[-1][1]["rows"]}
+    assert rows["tomas"]["props"] == {"confidence": 1.0, "source": "stated"}
+    assert rows["forge"]["props"] == {
+        "confidence": 1.0,
+        "source": "stated",
+        "attributes_json": '{"since":3}',
+        "session_id": "s1",
+        "confirmed": True,
+        "evidence": ["t1"],
+    }

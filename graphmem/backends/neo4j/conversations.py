@@ -8,6 +8,7 @@ the write transaction.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import neo4j
 
@@ -60,17 +61,29 @@ class ConversationRoom(Neo4jBase):
         return self._append(tenant, session_id, chain) if chain else []
 
     def _append(self, tenant: str, session_id: str, turns: Sequence[Turn]) -> list[Turn]:
-        """One auto-commit statement (``conversations/append_turns``): one network round trip.
+        """One auto-commit statement: one network round trip.
 
-        Not repeated after a lost connection (it may have been applied; the next attempt
-        would append the turns again under new sequence numbers, or fail on their ids).
+        ``conversations/append_turn`` for one turn (the common case, and a third less
+        work on the server), ``conversations/append_turns`` for a chain. Not repeated
+        after a lost connection (it may have been applied; the next attempt would append
+        the turns again under new sequence numbers, or fail on their ids).
         """
         rows = []
         for turn in turns:
             props = turn_props(turn)
             rows.append({"props": props, "created_at": wire_time(props.pop("created_at"))})
-        params = {"tenant": tenant, "session_id": session_id, "rows": rows}
-        [row] = self._autocommit("conversations/append_turns", params, write=True, repeat=False)
+        found: list[dict[str, Any]]
+        params: dict[str, Any]
+        if len(rows) == 1:
+            params = {"tenant": tenant, "session_id": session_id, **rows[0]}
+            # No row: the time would pass the last one (nothing was written).
+            found = self._autocommit(
+                "conversations/append_turn", params, write=True, repeat=False
+            ) or [{"past_last_time": True}]
+        else:
+            params = {"tenant": tenant, "session_id": session_id, "rows": rows}
+            found = self._autocommit("conversations/append_turns", params, write=True, repeat=False)
+        [row] = found
         if row["past_last_time"]:
             raise InvalidInput(
                 f"the head of session {session_id!r} was created at the last time there is "

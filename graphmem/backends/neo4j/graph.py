@@ -52,7 +52,7 @@ from graphmem.core.store import (
 
 
 def _relationship_parts(
-    tenant: str, batch: Sequence[Relationship]
+    batch: Sequence[Relationship],
 ) -> list[tuple[str, list[dict[str, Any]]]]:
     """The rows of ``relationships/upsert_relationships``: one part per type and slice.
 
@@ -64,7 +64,7 @@ def _relationship_parts(
     by_type: dict[str, list[dict[str, Any]]] = {}
     for index in order:
         rel = batch[index]
-        by_type.setdefault(rel.type, []).append(_relationship_row(index, rel, tenant))
+        by_type.setdefault(rel.type, []).append(_relationship_row(index, rel))
     return [
         (rel_type, list(part))
         for rel_type, rows in sorted(by_type.items())
@@ -268,7 +268,7 @@ class GraphRoom(Neo4jBase):
         parts: Sequence[tuple[str, list[dict[str, Any]]]] | None = None,
     ) -> list[Relationship]:
         if parts is None:
-            parts = _relationship_parts(tenant, batch)
+            parts = _relationship_parts(batch)
         return self._upsert_relationship_parts(
             lambda name, params, rel_type: self._run(tx, name, params, rel_type=rel_type),
             tenant,
@@ -323,7 +323,7 @@ class GraphRoom(Neo4jBase):
         batch = dedupe(given, _relationship_key)
         if not batch:
             return []
-        parts = _relationship_parts(tenant, batch)
+        parts = _relationship_parts(batch)
         if len(parts) == 1:
             stored = self._upsert_relationship_parts(
                 lambda name, params, rel_type: self._autocommit(

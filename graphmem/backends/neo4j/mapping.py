@@ -18,8 +18,10 @@ Nodes (every one carries ``tenant``; every query filters on it):
   beliefs, events, recaps); ``blob`` is a byte array.
 
 Entity relationships are real relationship types, ``(:Entity)-[:<type>]->(:Entity)``, with
-``tenant, attributes_json, session_id, confidence, source, confirmed, evidence, valid_at,
-invalid_at, created_at, expired_at``.
+``confidence, source, created_at`` and, when not at their empty defaults, ``attributes_json,
+session_id, confirmed, evidence, valid_at, invalid_at, expired_at`` (an absent one reads
+as the default: no attributes, no session, not confirmed, no evidence, no time). A
+relationship carries no ``tenant``: its ends do.
 
 Attributes are JSON data, stored as ``attributes_json`` (the exact text, so nested values,
 key order and the int / float distinction round-trip). For attribute-equality filtering
@@ -106,6 +108,8 @@ def wire_time(value: datetime | None) -> str | None:
     """
     if value is None:
         return None
+    if value.tzinfo is UTC:  # every model's time (Timestamp): no conversion needed
+        return value.isoformat()
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     return value.astimezone(UTC).isoformat()
@@ -122,7 +126,10 @@ def to_datetime(value: Any) -> datetime:
     """
     if isinstance(value, str):
         # A named zone after the offset ("...+01:00[Europe/Paris]") adds nothing here.
-        value = datetime.fromisoformat(value.split("[", 1)[0])
+        parsed = datetime.fromisoformat(value.split("[", 1)[0] if "[" in value else value)
+        if parsed.tzinfo is UTC:  # toString of a stored time: "...Z"
+            return parsed
+        value = parsed
     if hasattr(value, "to_native"):
         value = value.to_native()  # nanoseconds are cut to microseconds
     if not isinstance(value, datetime):
@@ -214,28 +221,37 @@ def entity_from_row(row: Mapping[str, Any]) -> Entity:
     )
 
 
-def relationship_props(rel: Relationship, tenant: str) -> dict[str, Any]:
-    """Every stored property of a relationship except created_at (the query keeps it)."""
+def relationship_props(rel: Relationship) -> dict[str, Any]:
+    """The stored properties of a relationship except its times (the query sets them).
+
+    A property at its empty default (no attributes, no evidence, not confirmed, no
+    session) is not stored: :func:`relationship_from_row` reads it back as the default.
+    Nor is the tenant: the two ends carry it, and no query reads it from the
+    relationship. An ingest writes half the properties it did (each one is work for the
+    server, in the statement and in its commit).
+    """
     provenance = rel.provenance
-    return {
-        "tenant": tenant,
-        "attributes_json": _attributes_json(rel.attributes),
-        "session_id": provenance.session_id,
+    props: dict[str, Any] = {
         "confidence": provenance.confidence,
         "source": provenance.source,
-        "confirmed": provenance.confirmed,
-        "evidence": list(provenance.evidence),
-        "valid_at": rel.valid_at,
-        "invalid_at": rel.invalid_at,
-        "expired_at": rel.expired_at,
     }
+    if rel.attributes:
+        props["attributes_json"] = _attributes_json(rel.attributes)
+    if provenance.session_id is not None:
+        props["session_id"] = provenance.session_id
+    if provenance.confirmed:
+        props["confirmed"] = True
+    if provenance.evidence:
+        props["evidence"] = list(provenance.evidence)
+    return props
 
 
 def relationship_from_row(row: Mapping[str, Any]) -> Relationship:
     """A relationship from its stored properties plus ``source_id, target_id, type``.
 
     The queries project each property by name, so one the relationship lacks comes as
-    null: the model's default stands in for it.
+    null: the model's default stands in for it (properties at their empty defaults are
+    not stored, see :func:`relationship_props`).
     """
     confidence = row.get("confidence")
     return Relationship(

@@ -169,24 +169,17 @@ def _record_row(record: Record, tenant: str) -> dict[str, Any]:
     }
 
 
-_RELATIONSHIP_TIMES = ("valid_at", "invalid_at", "expired_at")
-
-
-def _relationship_row(index: int, rel: Relationship, tenant: str) -> dict[str, Any]:
+def _relationship_row(index: int, rel: Relationship) -> dict[str, Any]:
     """A row of relationships/upsert_relationships: times as text, next to the props."""
-    props = relationship_props(rel, tenant)
-    for key in _RELATIONSHIP_TIMES:
-        del props[key]
     return {
         "index": index,
         "source_id": rel.source_id,
         "target_id": rel.target_id,
-        "type": rel.type,
         "created_at": wire_time(rel.created_at),
-        "valid_at": wire_time(rel.valid_at),
-        "invalid_at": wire_time(rel.invalid_at),
-        "expired_at": wire_time(rel.expired_at),
-        "props": props,
+        "valid_at": None if rel.valid_at is None else wire_time(rel.valid_at),
+        "invalid_at": None if rel.invalid_at is None else wire_time(rel.invalid_at),
+        "expired_at": None if rel.expired_at is None else wire_time(rel.expired_at),
+        "props": relationship_props(rel),
     }
 
 
