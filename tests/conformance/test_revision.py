@@ -12,7 +12,16 @@ from datetime import timedelta
 
 import pytest
 
-from graphmem import Chunk, GraphStore, NotFound, Record, Relationship, Turn, UnsupportedOperation
+from graphmem import (
+    ChangeSet,
+    Chunk,
+    GraphStore,
+    NotFound,
+    Record,
+    Relationship,
+    Turn,
+    UnsupportedOperation,
+)
 from graphmem.core.models import utcnow
 
 from .helpers import ent, rel
@@ -28,6 +37,15 @@ WRITES: dict[str, Callable[[GraphStore, str], object]] = {
     "upsert_chunks": lambda s, t: s.upsert_chunks(t, [Chunk(id="c", text="lore")]),
     "delete_entities": lambda s, t: s.delete_entities(t, ["tomas"]),
     "clear": lambda s, t: s.clear(t),
+    "write_changes": lambda s, t: s.write_changes(
+        t,
+        ChangeSet(entities=[ent("tomas", name="Tomas Reed")], relationships=[rel("tomas", "mira")]),
+    ),
+    "write_records": lambda s, t: s.write_records(t, [Record(kind="note", id="n")]),
+    "append_turns": lambda s, t: s.append_turns(
+        t, "s", [Turn(session_id="s", role="u", content="Hi.")]
+    ),
+    "load": lambda s, t: s.load(t, s.dump(t)),
 }
 
 
