@@ -88,14 +88,7 @@ def _operation(
                     return self._run(method, name, tenant, args, kwargs)
             if self._tracer is None:
                 return method(self, tenant, *args, **kwargs)
-            observe = self._observe
-            if observe is None:
-                return self._run(method, name, tenant, args, kwargs)
-            start = time.perf_counter()  # _run inlined: this is the path of every traced read
-            try:
-                return method(self, tenant, *args, **kwargs)
-            finally:
-                observe(name, _params(tenant, args, kwargs), time.perf_counter() - start, 0)
+            return self._run(method, name, tenant, args, kwargs)
 
     return wrapper
 

@@ -79,13 +79,14 @@ async def fast_snapshot(state: ServerState, scope: Scope, send: Send) -> bool:
         return False
     query = scope.get("query_string", b"")
     answers = state.answers
+    mem: Memory | None = None  # the key's, looked up once
     if answers is not None:  # a kept answer: its path and query were checked when kept
         try:
-            tenant = state.memory(bearer_key(scope)).tenant
+            mem = state.memory(bearer_key(scope))
         except GraphmemError:
             pass  # answered below, in the order of checks of a first request
         else:
-            kept = answers.get((tenant, raw, query))
+            kept = answers.get((mem.tenant, raw, query))
             if kept is not None:
                 await _send_json(send, kept)
                 return True
@@ -101,7 +102,8 @@ async def fast_snapshot(state: ServerState, scope: Scope, send: Send) -> bool:
         return False  # FastAPI refuses it (422), naming the parameter
     path = raw.decode("latin-1")
     try:
-        mem = state.memory(bearer_key(scope))
+        if mem is None:
+            mem = state.memory(bearer_key(scope))
         if answers is None:
             payload = _read(state, mem, route, npc_id, max_tokens)
         else:
