@@ -169,6 +169,47 @@ def report_lines(label: str, result: Score) -> list[str]:
     return lines
 
 
+def answering_facts(item: dict[str, Any]) -> frozenset[str]:
+    """The facts (``source|type|target``) that answer a one-hop or inverse question."""
+    start, step = item["path"].split()
+    direction, kind = step[0], step[1:]
+    if direction == ">":
+        return frozenset(f"{start}|{kind}|{a}" for a in item["answers"])
+    return frozenset(f"{a}|{kind}|{start}" for a in item["answers"])
+
+
+def fact_hits(
+    worlds: Iterable[dict[str, Any]], *, descriptions: bool, embedder: Embedder | None = None
+) -> dict[str, float]:
+    """Share of one-hop and inverse questions whose answering fact a default ``retrieve``
+    ranks in its top 1 / 3 / 5, beside BM25 over the facts' sentences (same questions)."""
+    from tests.worlds import World, bm25_ranking
+
+    hits: dict[str, int] = defaultdict(int)
+    asked = 0
+    for world in worlds:
+        facts = tuple(Relationship(source_id=s, target_id=t, type=r) for s, r, t in world["facts"])
+        entities = tuple(
+            Entity(id=e["id"], type=e["type"], name=e["name"]) for e in world["entities"]
+        )
+        keyword = World(world["name"], entities, facts, ())
+        with graphmem.open("memory://", tenant=world["name"], embedder=embedder) as mem:
+            build(mem, world, descriptions=descriptions)
+            mem.flush_index()
+            for item in world["questions"]:
+                if item["group"] not in ("one-hop", "inverse"):
+                    continue
+                asked += 1
+                gold = answering_facts(item)
+                results = mem.retrieve(item["question"], k=5)
+                ranked = [r.source_id if r.kind == "relationship" else "" for r in results]
+                baseline = bm25_ranking(keyword, item["question"])
+                for k in (1, 3, 5):
+                    hits[f"fact@{k}"] += bool(gold & set(ranked[:k]))
+                    hits[f"bm25@{k}"] += bool(gold & set(baseline[:k]))
+    return {key: value / asked for key, value in sorted(hits.items())} if asked else {}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Print the report of every world split, with and without descriptions."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -176,6 +217,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="print every miss")
     parser.add_argument("--split", choices=("dev", "heldout"), action="append")
     parser.add_argument("--world", action="append", help="only these worlds (repeatable)")
+    parser.add_argument(
+        "--facts",
+        action="store_true",
+        help="also score retrieve: the answering fact of one-hop and inverse questions",
+    )
     args = parser.parse_args(argv)
     embedder: Embedder | None = HashingEmbedder(384) if args.embedder == "hashing" else None
     for split in args.split or ("dev", "heldout"):
@@ -188,6 +234,12 @@ def main(argv: list[str] | None = None) -> int:
             label = f"{split} ({names}), {'described' if descriptions else 'names only'}"
             for line in report_lines(label, result):
                 print(line)
+            if args.facts:
+                facts = fact_hits(worlds, descriptions=descriptions, embedder=embedder)
+                print(
+                    "  retrieve, answering fact of one-hop and inverse questions: "
+                    + "  ".join(f"{key} {value:.2f}" for key, value in facts.items())
+                )
             if args.misses:
                 for o in result.outcomes:
                     wrong = o.hit if o.group != NO_ANSWER else o.abstained

@@ -10,7 +10,14 @@ from __future__ import annotations
 import pytest
 
 from graphmem.retrieval import HashingEmbedder
-from tests.world_questions import GROUPS, load_worlds, report_lines, score
+from tests.world_questions import (
+    GROUPS,
+    answering_facts,
+    fact_hits,
+    load_worlds,
+    report_lines,
+    score,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -66,3 +73,21 @@ def test_the_second_design_worlds_are_answered(descriptions: bool, per_group: fl
         assert result.hits_at_1(group) >= per_group, group
     done, asked = result.abstained()
     assert asked == 20 and done >= 17
+
+
+def test_the_answering_fact_is_read_from_the_path_in_either_direction() -> None:
+    ahead = {"path": "ser_gawen >sworn_to", "answers": ["lord_cassius"]}
+    back = {"path": "east_gate <guards", "answers": ["ser_gawen", "ser_marek"]}
+    assert answering_facts(ahead) == {"ser_gawen|sworn_to|lord_cassius"}
+    assert answering_facts(back) == {"ser_gawen|guards|east_gate", "ser_marek|guards|east_gate"}
+
+
+def test_retrieve_ranks_the_answering_fact_of_one_hop_questions() -> None:
+    # measured with the hashing embedder: fact@3 0.95 against BM25 over fact sentences 0.84
+    figures = fact_hits(
+        load_worlds("dev", ("port", "university")),
+        descriptions=False,
+        embedder=HashingEmbedder(384),
+    )
+    assert figures["fact@3"] >= 0.85
+    assert figures["fact@3"] >= figures["bm25@3"]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from graphmem import Entity, Relationship
 
-__all__ = ["DESIGN", "HELD_OUT", "World", "load_world"]
+__all__ = ["DESIGN", "HELD_OUT", "World", "bm25_ranking", "load_world"]
 
 DESIGN = ("hospital", "guild", "company")
 HELD_OUT = ("spaceship", "football")
@@ -90,7 +90,7 @@ def _sentence(world: World, rel: Relationship) -> str:
     return f"{names[rel.source_id]} {rel.type.replace('_', ' ')} {names[rel.target_id]}"
 
 
-def _bm25_ranking(world: World, question: str) -> list[str]:
+def bm25_ranking(world: World, question: str) -> list[str]:
     """The facts ranked by BM25 (k1 1.2, b 0.75) of their sentences against the question."""
     import math
     import re
@@ -137,7 +137,7 @@ def evaluate(
         for question, answers in world.questions:
             results = mem.retrieve(question, k=5)
             ranked = [r.source_id if r.kind == "relationship" else "" for r in results]
-            baseline = _bm25_ranking(world, question)
+            baseline = bm25_ranking(world, question)
             for k in (1, 3, 5):
                 hits[f"hit@{k}"] += bool(answers & set(ranked[:k]))
                 hits[f"bm25@{k}"] += bool(answers & set(baseline[:k]))
