@@ -82,10 +82,12 @@ class FusionSettings:
         turn_candidates: Hits taken from each search of turns for the ``model``.
         turn_context: How many PARENT edges away the ``model`` reads a hit's neighbours
             (and takes them as candidates too; 0: the hits alone).
-        fold_pages: When entities and chunks are both asked for, an entity whose page (a
-            chunk of a document about it, ``Document.entity_ids``) is among the best
+        fold_pages: When entities and passages are both asked for, an entity whose page
+            (a chunk of a document about it, ``Document.entity_ids``) is among the best
             results is folded into the page: the page ranks with the better score of
-            the two, and the entity leaves its slot (:mod:`graphmem.retrieval.pages`).
+            the two, and the entity leaves its slot; so is a bare name (no description,
+            no fact the walk read) into the best passage naming it
+            (:mod:`graphmem.retrieval.pages`).
     """
 
     vector_weight: float = 1.0
@@ -231,7 +233,8 @@ def choose_preset(kinds: Sequence[str]) -> str:
     of HotpotQA and MuSiQue it beats BM25 and vector search alone; otherwise ``hybrid``,
     which ranks turns by the same turn model and chunks and entities by reciprocal-rank
     fusion, then pulls in the graph and its facts (three store calls; an entity whose
-    page is among the best passages is folded into it).
+    page is among the best passages is folded into it, a bare name into the best
+    passage naming it).
 
     >>> choose_preset(["turn"]), choose_preset(["chunk"])
     ('conversation', 'passages')
