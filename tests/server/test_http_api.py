@@ -739,17 +739,17 @@ def test_documents_with_title_entities(gamma: httpx.Client) -> None:
 
 def test_retrieve_folds_a_bare_name_into_the_passage_naming_it(gamma: httpx.Client) -> None:
     entities = [
-        {"id": "wend", "type": "location", "name": "River Wend"},
-        {"id": "crook", "type": "npc", "name": "Halden Crook"},
-        {"id": "mill", "type": "location", "name": "Crook's Mill"},
+        {"id": "wendmere", "type": "location", "name": "Wendmere Ford"},
+        {"id": "osric", "type": "npc", "name": "Osric Pell"},
+        {"id": "tollhouse", "type": "location", "name": "Pell's Tollhouse"},
     ]
     assert gamma.post("/v1/entities", json={"entities": entities}).status_code == 200
-    rels = [{"source_id": "crook", "target_id": "mill", "type": "works_at"}]
+    rels = [{"source_id": "osric", "target_id": "tollhouse", "type": "works_at"}]
     assert gamma.post("/v1/relationships", json={"relationships": rels}).status_code == 200
-    docs = [{"id": "ferry", "text": "A ferry crosses the River Wend, where Halden Crook fishes."}]
+    docs = [{"id": "ford", "text": "A ferry crosses at Wendmere Ford, where Osric Pell fishes."}]
     assert gamma.post("/v1/documents", json={"documents": docs}).status_code == 200
-    found = gamma.post("/v1/retrieve", json={"query": "River Wend Halden Crook", "k": 4})
+    found = gamma.post("/v1/retrieve", json={"query": "Wendmere Ford Osric Pell", "k": 4})
     ids = [(r["kind"], r["source_id"]) for r in found.json()["results"]]
-    assert ids[0] == ("chunk", "ferry#0")
-    assert ("entity", "wend") not in ids  # a name the passage says, nothing more
-    assert ("entity", "crook") in ids  # takes part in a fact: more than a name
+    assert ids[0] == ("chunk", "ford#0")
+    assert ("entity", "wendmere") not in ids  # a name the passage says, nothing more
+    assert ("entity", "osric") in ids  # takes part in a fact: more than a name
