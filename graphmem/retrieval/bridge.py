@@ -296,6 +296,7 @@ class BridgeRetriever(Retriever):
             best_anchor=dict(anchor),
             signals=text_signal,
             known=known,
+            fold_names=False,  # the facts read are one hop from the sources only
         )
 
     def _relevance(

@@ -113,7 +113,8 @@ class HybridRetriever(ConversationRetriever):
     >>> from graphmem import Entity
     >>> from graphmem.retrieval import HashingEmbedder, HybridRetriever
     >>> with graphmem.open("memory://", tenant="doc", embedder=HashingEmbedder()) as mem:
-    ...     _ = mem.upsert_entities([Entity(id="halden", type="npc", name="Halden Crook")])
+    ...     _ = mem.upsert_entities([Entity(id="halden", type="npc", name="Halden Crook",
+    ...                                     attributes={"description": "the miller"})])
     ...     _ = mem.add_documents([{"id": "mill", "text": "Halden Crook runs the mill."}])
     ...     retriever = HybridRetriever(mem.store, mem.tenant, embedder=HashingEmbedder())
     ...     [r.source_id for r in retriever.retrieve("who runs the mill?", k=2)]

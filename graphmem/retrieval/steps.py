@@ -38,18 +38,16 @@ from graphmem.core.models import (
     ContextResult,
     Entity,
     NodeKind,
-    Provenance,
     Relationship,
     Turn,
-    entity_text,
     utcnow,
 )
 from graphmem.core.store import GraphStore, SearchContext, SearchPair
-from graphmem.retrieval.facts import fact_sentence
 from graphmem.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
 from graphmem.retrieval.linking import Linking
-from graphmem.retrieval.pages import fold_pages
+from graphmem.retrieval.pages import bare_entities, fold_pages
 from graphmem.retrieval.recall import TurnPool, rank_pool, turn_pool
+from graphmem.retrieval.results import Read, materialise
 
 __all__ = [
     "DOC_KINDS",
@@ -455,7 +453,8 @@ def score(
 ) -> tuple[list[tuple[float, str, str]], dict[str, Relationship]]:
     """Every candidate as ``(-score, kind, id)``, best first the smallest; facts by id.
 
-    A candidate's score: its fused text score + ``graph_weight`` x its graph score. A
+    A candidate's score: its fused text score + ``graph_weight`` x its graph score (a
+    turn's or chunk's: ``reach_weight`` x, when set). A
     fact's, with ``fact_match`` (how well it answers the query, 0..1, from
     :class:`~graphmem.retrieval.facts.FactMatcher`): its better end's score x
     (``1 - fact_weight`` + ``fact_weight`` x 1.25 x match), so the fact that answers
@@ -463,7 +462,7 @@ def score(
     without it: ``graph_weight`` x its ends' mean proximity.
     """
     scored: list[tuple[float, str, str]] = []
-    weight = settings.graph_weight
+    weight = settings.graph_weight if settings.reach_weight is None else settings.reach_weight
     for kind in DOC_KINDS:
         if kind not in query.kinds:
             continue
@@ -608,16 +607,6 @@ class Known:
             self.mentions.setdefault(kind, {}).update(found)
 
 
-@dataclass
-class _Read:
-    """What the results are made of, read in one call."""
-
-    chunks: dict[str, Chunk]
-    turns: dict[str, Turn]
-    entities: dict[str, Entity]
-    mentions: dict[str, dict[str, list[str]]]
-
-
 def finish(
     store: GraphStore,
     tenant: str,
@@ -631,6 +620,7 @@ def finish(
     signals: dict[tuple[str, str], dict[str, float]],
     pool: TurnPool | None = None,
     known: Known | None = None,
+    fold_names: bool = True,
 ) -> list[ContextResult]:
     """Read what the best candidates are (one store call), cut to ``k``, make results.
 
@@ -638,11 +628,16 @@ def finish(
     read already (their times give the recency boost), the entities the walk did not,
     and what each turn / chunk without an anchor from the walk mentions (its first
     mention becomes its anchor). ``best_anchor``: the anchors a method chose itself
-    (default: from ``walk.reached``).
+    (default: from ``walk.reached``). ``fold_names``: fold bare entities too
+    (:mod:`graphmem.retrieval.pages`; a method whose walk read the facts near its seeds).
     """
-    # Entities folded into their pages leave slots: twice the contenders fill them.
-    fold = settings.fold_pages and "entity" in query.kinds and "chunk" in query.kinds
+    # Folded entities leave slots: twice the contenders, and the k best of the rest, fill them.
+    fold = settings.fold_pages and "entity" in query.kinds
+    fold = fold and any(kind in query.kinds for kind in DOC_KINDS)
     pick = contenders(scored, replace(query, k=2 * query.k) if fold else query, settings)
+    if fold:
+        others = contenders([i for i in scored if i[1] != "entity"], query, settings)
+        pick = sorted(set(pick).union(others))
     anchored = dict(best_anchor) if best_anchor is not None else anchors(pick, walk.reached)
     had = known if known is not None else Known()
     turns_known = {**had.turns, **(pool.turns if pool is not None else {})}
@@ -656,16 +651,17 @@ def finish(
     need_chunks = [n for n in by_kind.get("chunk", []) if n not in had.chunks]
     need_turns = [n for n in by_kind.get("turn", []) if n not in turns_known]
     need_entities = sorted(e for e in wanted if e not in walk.entities)
-    unanchored = {
+    unanchored = {  # folding names reads what every picked passage mentions
         kind: [
             n
             for n in by_kind.get(kind, [])
-            if (kind, n) not in anchored and n not in had.mentions.get(kind, {})
+            if ((fold and fold_names) or (kind, n) not in anchored)
+            and n not in had.mentions.get(kind, {})
         ]
         for kind in DOC_KINDS
     }
     mentions_of: dict[NodeKind, list[str]] = {k: ids for k, ids in unanchored.items() if ids}
-    read = _Read(
+    read = Read(
         dict(had.chunks),
         turns_known,
         dict(walk.entities),
@@ -685,7 +681,10 @@ def finish(
         for kind, found in got.mentions.items():
             read.mentions.setdefault(kind, {}).update(found)
     if fold:
-        pick = fold_pages(pick, read.chunks)
+        walked = fold_names and query.hops > 0 and bool(walk.distance)
+        facts = [*walk.facts, *rel_by_key.values()]
+        bare = bare_entities(wanted, read.entities, facts) if walked else set()
+        pick = fold_pages(pick, read.chunks, read.mentions, bare)
     times = {node: turn.created_at for node, turn in read.turns.items()}
     top = cut(pick, query, settings, times)
     if pool is not None:
@@ -695,103 +694,3 @@ def finish(
                 named = {name: v for name, v in pool.signals(node).items() if v}
                 signals.setdefault(("turn", node), {}).update(named)
     return materialise(top, read, rel_by_key, anchored, walk.distance, signals)
-
-
-def materialise(
-    top: list[tuple[float, str, str]],
-    read: _Read,
-    rel_by_key: Mapping[str, Relationship],
-    best_anchor: Mapping[tuple[str, str], tuple[float, str]],
-    distance: Mapping[str, int],
-    signals: Mapping[tuple[str, str], dict[str, float]],
-) -> list[ContextResult]:
-    """The top results as :class:`ContextResult` s; those deleted meanwhile are left out."""
-
-    def anchor_of(kind: str, node: str) -> str | None:
-        found = best_anchor.get((kind, node))
-        if found is not None and found[1]:
-            return found[1]
-        return next(iter(read.mentions.get(kind, {}).get(node, [])), None)
-
-    out: list[ContextResult] = []
-    for value, kind, node in top:
-        signal = dict(signals.get((kind, node), {}))
-        if kind == "chunk":
-            chunk = read.chunks.get(node)
-            if chunk is None:
-                continue
-            anchor = anchor_of(kind, node)
-            title = chunk.attributes.get("title")
-            out.append(
-                ContextResult(
-                    kind="chunk",
-                    source_id=node,
-                    content=f"{title}: {chunk.text}" if isinstance(title, str) else chunk.text,
-                    score=value,
-                    anchor_entity_id=anchor,
-                    hops=distance.get(anchor) if anchor else None,
-                    provenance=Provenance(source="imported", evidence=(node,)),
-                    created_at=chunk.created_at,
-                    signals=signal,
-                )
-            )
-        elif kind == "turn":
-            turn = read.turns.get(node)
-            if turn is None:
-                continue
-            anchor = anchor_of(kind, node)
-            out.append(
-                ContextResult(
-                    kind="turn",
-                    source_id=node,
-                    content=f"{turn.speaker or turn.role}: {turn.content}",
-                    score=value,
-                    anchor_entity_id=anchor,
-                    hops=distance.get(anchor) if anchor else None,
-                    provenance=Provenance(
-                        session_id=turn.session_id, source="stated", evidence=(node,)
-                    ),
-                    created_at=turn.created_at,
-                    signals=signal,
-                    turn_id=turn.turn_id,
-                )
-            )
-        elif kind == "entity":
-            entity = read.entities.get(node)
-            if entity is None:
-                continue
-            out.append(
-                ContextResult(
-                    kind="entity",
-                    source_id=node,
-                    content=f"{entity_text(entity)} [{entity.type}]",
-                    score=value,
-                    anchor_entity_id=node,
-                    hops=distance.get(node),
-                    created_at=entity.updated_at,
-                    signals=signal,
-                )
-            )
-        else:
-            rel = rel_by_key[node]
-            source, target = read.entities.get(rel.source_id), read.entities.get(rel.target_id)
-            if source is None or target is None:
-                continue
-            out.append(
-                ContextResult(
-                    kind="relationship",
-                    source_id=node,
-                    content=fact_sentence(rel, source, target),
-                    score=value,
-                    anchor_entity_id=rel.source_id,
-                    hops=min(
-                        distance.get(rel.source_id, 1 << 30), distance.get(rel.target_id, 1 << 30)
-                    ),
-                    provenance=rel.provenance,
-                    created_at=rel.created_at,
-                    signals=signal,
-                    valid_at=rel.valid_at,
-                    invalid_at=rel.invalid_at,
-                )
-            )
-    return out

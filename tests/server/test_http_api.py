@@ -735,3 +735,21 @@ def test_documents_with_title_entities(gamma: httpx.Client) -> None:
     assert report["entities"] == 1
     page = gamma.get("/v1/entities/title:Venus (planet)").json()
     assert page["attributes"]["aliases"] == ["Venus"]
+
+
+def test_retrieve_folds_a_bare_name_into_the_passage_naming_it(gamma: httpx.Client) -> None:
+    entities = [
+        {"id": "wendmere", "type": "location", "name": "Wendmere Ford"},
+        {"id": "osric", "type": "npc", "name": "Osric Pell"},
+        {"id": "tollhouse", "type": "location", "name": "Pell's Tollhouse"},
+    ]
+    assert gamma.post("/v1/entities", json={"entities": entities}).status_code == 200
+    rels = [{"source_id": "osric", "target_id": "tollhouse", "type": "works_at"}]
+    assert gamma.post("/v1/relationships", json={"relationships": rels}).status_code == 200
+    docs = [{"id": "ford", "text": "A ferry crosses at Wendmere Ford, where Osric Pell fishes."}]
+    assert gamma.post("/v1/documents", json={"documents": docs}).status_code == 200
+    found = gamma.post("/v1/retrieve", json={"query": "Wendmere Ford Osric Pell", "k": 4})
+    ids = [(r["kind"], r["source_id"]) for r in found.json()["results"]]
+    assert ids[0] == ("chunk", "ford#0")
+    assert ("entity", "wendmere") not in ids  # a name the passage says, nothing more
+    assert ("entity", "osric") in ids  # takes part in a fact: more than a name

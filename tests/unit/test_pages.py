@@ -43,3 +43,74 @@ def test_an_entity_without_its_page_among_the_best_keeps_its_place() -> None:
         mem.upsert_entities([{"id": "elbe", "type": "location", "name": "Elbe"}])
         found = mem.retrieve("Elbe", k=5)
         assert ("entity", "elbe") in [(r.kind, r.source_id) for r in found]
+
+
+# A bare name (no description, no fact) says no more than a passage naming it.
+LORE = [
+    ("mill", "Halden Crook runs the mill by the river Wend. He grinds barley for the abbey."),
+    ("abbey", "The abbey of Saint Orla brews ale from the barley the mill grinds."),
+    ("ferry", "A ferry crosses the river Wend below the mill every morning."),
+    ("bells", "The bells of the abbey ring at dawn."),
+]
+
+
+def _village(mem: graphmem.Memory) -> None:
+    from graphmem.retrieval import NameExtractor
+
+    docs = [{"id": i, "text": t} for i, t in LORE]
+    mem.add_documents(docs, extractor=NameExtractor())
+    mem.index_entities()
+
+
+def test_a_bare_name_is_folded_into_the_passage_that_names_it() -> None:
+    question = "Who grinds barley at the mill by the river Wend?"
+    with graphmem.open("memory://", tenant="names", embedder=HashingEmbedder(64)) as mem:
+        _village(mem)
+        names = {e.id for e in mem.dump().entities}
+        assert {"name:halden crook", "name:wend"} <= names  # what NameExtractor made
+        found = mem.retrieve(question, k=4)
+        assert [r.kind for r in found] == ["chunk"] * 4  # the passages fill the slots
+        assert found[0].source_id == "mill#0"
+        kept = mem.retrieve(question, k=4, fold_pages=False)
+        assert any(r.kind == "entity" for r in kept)  # unfolded, the names take slots
+        assert [r.source_id for r in found] != [r.source_id for r in kept]
+        # asked for entities, an entity is an entity
+        alone = mem.retrieve(question, k=2, kinds=["entity"])
+        assert alone and all(r.kind == "entity" for r in alone)
+
+
+def test_an_entity_with_a_fact_or_a_description_keeps_its_place() -> None:
+    with graphmem.open("memory://", tenant="names", embedder=HashingEmbedder(64)) as mem:
+        _village(mem)
+        mem.upsert_entities(
+            [
+                {"id": "halden", "type": "npc", "name": "Halden Crook"},
+                {
+                    "id": "orla",
+                    "type": "npc",
+                    "name": "Saint Orla",
+                    "attributes": {"description": "patron of brewers"},
+                },
+                {"id": "abbey", "type": "location", "name": "Abbey of Saint Orla"},
+            ]
+        )
+        mem.upsert_relationships([{"source_id": "halden", "target_id": "abbey", "type": "serves"}])
+        mem.index_entities()
+        mem.add_documents([{"id": i, "text": t} for i, t in LORE])  # linked to them too
+        found = mem.retrieve("Halden Crook", k=6)
+        ids = [(r.kind, r.source_id) for r in found]
+        assert ("entity", "halden") in ids  # it takes part in a fact
+        assert ("relationship", "halden|serves|abbey") in ids
+        described = mem.retrieve("Saint Orla", k=6)
+        assert ("entity", "orla") in [(r.kind, r.source_id) for r in described]
+        # no walk (hops 0): no facts were read, so no entity is taken for a bare name
+        flat = mem.retrieve("Halden Crook", k=6, hops=0)
+        assert ("entity", "halden") in [(r.kind, r.source_id) for r in flat]
+
+
+def test_folding_every_entity_still_fills_k() -> None:
+    with graphmem.open("memory://", tenant="names", embedder=HashingEmbedder(64)) as mem:
+        _village(mem)
+        for k in (1, 2, 3, 4):
+            found = mem.retrieve("the mill, the river Wend, Halden Crook, the abbey", k=k)
+            assert len(found) == k

@@ -240,6 +240,10 @@ def test_rrf_and_presets() -> None:
         resolve_settings("hybrid", {"nope": 1})
     with pytest.raises(InvalidInput):
         FusionSettings(vector_weight=0, fulltext_weight=0)
+    for bad in (-1.0, float("nan"), True):
+        with pytest.raises(InvalidInput):
+            FusionSettings(reach_weight=bad)
+    assert resolve_settings("hybrid", {"reach_weight": None}).reach_weight is None
 
 
 # ----------------------------------------------------------------------------- retrieve
