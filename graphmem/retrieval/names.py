@@ -72,10 +72,14 @@ class NameExtractor:
         min_words: Runs with fewer words are ignored (1 keeps "Tennessee").
         max_words: Longer runs are ignored (a title-cased headline is not a name).
 
+    A single capitalised word that opens a sentence is no evidence of a name; inside one it is:
+
     >>> found = NameExtractor().extract(
-    ...     "Hall, the first president of the American Psychological Association, wrote it.", [])
+    ...     "In 1892 Hall became the first president of the American Psychological Association.", [])
     >>> [e.name for e in found.entities]
     ['Hall', 'American Psychological Association']
+    >>> [e.name for e in NameExtractor().extract("Hall wrote it.", []).entities]
+    []
     """
 
     name = "names"
