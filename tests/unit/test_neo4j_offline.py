@@ -9,6 +9,7 @@ tests/conformance against a real Neo4j.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -636,6 +637,26 @@ def test_large_batch_is_one_transaction_of_slices(store: Neo4jStore, server: Fak
     assert sent == ["entities/upsert_entities"] * 3
     assert server.transactions == 1
     assert len(stored) == len(entities)
+
+
+def test_pipelined_statements_stop_at_the_first_error(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    """A statement that cannot be built ends the pipeline inside its transaction."""
+
+    def statements() -> Iterator[tuple[str, dict[str, Any], str | None]]:
+        for i in range(2):
+            yield "entities/upsert_entities", {"tenant": "t", "rows": [], "now": str(i)}, None
+        raise InvalidInput("the third statement is broken")
+
+    with queries(server) as sent, pytest.raises(InvalidInput, match="third"):
+        store._execute(lambda tx: store._run_pipelined(tx, statements()), write=True)
+    assert sent == ["entities/upsert_entities"] * 2
+
+    rows = store._execute(
+        lambda tx: store._run_pipelined(tx, itertools.islice(statements(), 2)), write=True
+    )
+    assert rows == [canned("entities/upsert_entities", {"rows": []})] * 2
 
 
 def test_load_checks_then_writes_in_one_transaction(store: Neo4jStore, server: FakeServer) -> None:
