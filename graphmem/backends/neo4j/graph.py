@@ -31,7 +31,7 @@ from graphmem.backends.neo4j.rows import (
     _entity_row,
     _limit,
     _relationship_key,
-    _relationship_row,
+    _relationship_params,
     _slices,
 )
 from graphmem.core.checks import check_id, check_ids
@@ -79,8 +79,8 @@ def _relationship_statements(
     """
     for rel_type, indexes in parts:
         ordered = sorted(indexes, key=lambda i: (batch[i].source_id, batch[i].target_id))
-        rows = [_relationship_row(index, batch[index]) for index in ordered]
-        yield "relationships/upsert_relationships", {"tenant": tenant, "rows": rows}, rel_type
+        params = _relationship_params(tenant, batch, ordered)
+        yield "relationships/upsert_relationships", params, rel_type
 
 
 def _entity_statements(tenant: str, batch: Sequence[Entity], now: datetime) -> Iterator[Statement]:
