@@ -9,7 +9,7 @@ tests/conformance against a real Neo4j.
 
 from __future__ import annotations
 
-import itertools
+import functools
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -644,19 +644,21 @@ def test_pipelined_statements_stop_at_the_first_error(
 ) -> None:
     """A statement that cannot be built ends the pipeline inside its transaction."""
 
-    def statements() -> Iterator[tuple[str, dict[str, Any], str | None]]:
-        for i in range(2):
-            yield "entities/upsert_entities", {"tenant": "t", "rows": [], "now": str(i)}, None
-        raise InvalidInput("the third statement is broken")
+    def statement(i: int) -> tuple[str, dict[str, Any], str | None]:
+        if i == 2:
+            raise InvalidInput("the third statement is broken")
+        return "entities/upsert_entities", {"tenant": "t", "rows": [], "now": str(i)}, None
 
+    statements = [functools.partial(statement, i) for i in range(4)]
     with queries(server) as sent, pytest.raises(InvalidInput, match="third"):
-        store._execute(lambda tx: store._run_pipelined(tx, statements()), write=True)
+        store._execute(lambda tx: store._run_pipelined(tx, statements), write=True)
     assert sent == ["entities/upsert_entities"] * 2
 
-    rows = store._execute(
-        lambda tx: store._run_pipelined(tx, itertools.islice(statements(), 2)), write=True
-    )
-    assert rows == [canned("entities/upsert_entities", {"rows": []})] * 2
+    for count in (1, 2):  # one statement runs without the worker thread
+        rows = store._execute(
+            lambda tx, n=count: store._run_pipelined(tx, statements[:n]), write=True
+        )
+        assert rows == [canned("entities/upsert_entities", {"rows": []})] * count
 
 
 def test_load_checks_then_writes_in_one_transaction(store: Neo4jStore, server: FakeServer) -> None:

@@ -6,8 +6,9 @@ in only after the safe-name check.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import neo4j
@@ -71,24 +72,32 @@ def _relationship_parts(batch: Sequence[Relationship]) -> list[tuple[str, list[i
 
 def _relationship_statements(
     tenant: str, batch: Sequence[Relationship], parts: Sequence[tuple[str, list[int]]]
-) -> Iterator[Statement]:
-    """The statements of ``parts``, each built when it is asked for.
+) -> list[Callable[[], Statement]]:
+    """The statements of ``parts``, each built when it is called.
 
     Each part's rows are sorted by source, so concurrent batches lock their ends in one
     order.
     """
-    for rel_type, indexes in parts:
+
+    def build(rel_type: str, indexes: list[int]) -> Statement:
         ordered = sorted(indexes, key=lambda i: (batch[i].source_id, batch[i].target_id))
         params = _relationship_params(tenant, batch, ordered)
-        yield "relationships/upsert_relationships", params, rel_type
+        return "relationships/upsert_relationships", params, rel_type
+
+    return [partial(build, rel_type, indexes) for rel_type, indexes in parts]
 
 
-def _entity_statements(tenant: str, batch: Sequence[Entity], now: datetime) -> Iterator[Statement]:
-    """The statements of ``entities/upsert_entities`` for ``batch``, each built when asked."""
+def _entity_statements(
+    tenant: str, batch: Sequence[Entity], now: datetime
+) -> list[Callable[[], Statement]]:
+    """The statements of ``entities/upsert_entities`` for ``batch``, each built when called."""
     sent_now = wire_time(now)
-    for chunk in _slices(batch):
+
+    def build(chunk: Sequence[Entity]) -> Statement:
         rows = [_entity_row(entity, tenant) for entity in chunk]
-        yield "entities/upsert_entities", {"tenant": tenant, "rows": rows, "now": sent_now}, None
+        return "entities/upsert_entities", {"tenant": tenant, "rows": rows, "now": sent_now}, None
+
+    return [partial(build, chunk) for chunk in _slices(batch)]
 
 
 def _entities_as_stored(batch: Sequence[Entity], results: Sequence[Rows]) -> list[Entity]:
@@ -166,7 +175,9 @@ class GraphRoom(Neo4jBase):
             if len(batch) <= BATCH_ROWS:
                 results = [
                     self._autocommit(name, params, write=True)
-                    for name, params, _ in _entity_statements(tenant, batch, now)
+                    for name, params, _ in (
+                        build() for build in _entity_statements(tenant, batch, now)
+                    )
                 ]
                 stored = _entities_as_stored(batch, results)
             else:
@@ -332,7 +343,9 @@ class GraphRoom(Neo4jBase):
         if len(parts) == 1:
             results = [
                 self._autocommit(name, params, write=True, rel_type=rel_type)
-                for name, params, rel_type in _relationship_statements(tenant, batch, parts)
+                for name, params, rel_type in (
+                    build() for build in _relationship_statements(tenant, batch, parts)
+                )
             ]
             stored = _relationships_as_stored(tenant, batch, results)
         else:
