@@ -215,6 +215,61 @@ def test_large_batches_round_trips_and_counts(neo4j_url: str, schema: object) ->
         store.close()
 
 
+def test_a_pipelined_batch_is_all_or_nothing(neo4j_url: str, schema: object) -> None:
+    """Statements of one batch overlap (built while the one before runs): still one write.
+
+    Three types of 6,000 rows are six statements of one transaction; a missing end in
+    the last of them rolls back the five before it (each written on the server by then),
+    a replaced relationship among them included.
+    """
+    events: list[TraceEvent] = []
+    store = open_store(neo4j_url, tracer=events.append)
+    tenant = f"it-{uuid.uuid4().hex}"
+    try:
+        n = 6_000
+        store.upsert_entities(
+            tenant, [Entity(id=f"e{i}", type="npc", name=f"N{i}") for i in range(n)]
+        )
+        old = Relationship(
+            source_id="e0",
+            target_id="e1",
+            type="knows",
+            created_at=Relationship(source_id="a", target_id="b", type="x").created_at
+            - timedelta(days=3),
+        )
+        store.upsert_relationships(tenant, [old])
+        batch = [
+            Relationship(
+                source_id=f"e{i}", target_id=f"e{(i + 1) % n}", type=kind, attributes={"k": kind}
+            )
+            for kind in ("knows", "owns", "trusts")
+            for i in range(n)
+        ]
+        broken = [*batch[:-1], Relationship(source_id="e7", target_id="ghost", type="trusts")]
+
+        with pytest.raises(InvalidInput) as info:
+            store.upsert_relationships(tenant, broken)
+
+        assert info.value.data["missing_ids"] == ["ghost"]
+        assert store.count_relationships(tenant) == 1
+        [kept] = store.get_relationships(tenant, "e0", RelationshipFilter(types=["knows"]))
+        assert kept.attributes == {} and kept.created_at == old.created_at
+
+        events.clear()
+        stored = store.upsert_relationships(tenant, batch)
+
+        assert [e.name for e in events] == ["relationships/upsert_relationships"] * 6 + [
+            "transaction"
+        ]
+        assert [r.key for r in stored] == [r.key for r in batch]
+        assert stored[0].created_at == old.created_at  # the replaced one keeps its own
+        assert stored[1:] == batch[1:]
+        assert store.count_relationships(tenant) == len(batch)
+    finally:
+        store.clear(tenant)
+        store.close()
+
+
 def test_clear_deletes_a_tenant_larger_than_one_batch(neo4j_url: str, schema: object) -> None:
     events: list[TraceEvent] = []
     store = open_store(neo4j_url, tracer=events.append)

@@ -9,6 +9,7 @@ tests/conformance against a real Neo4j.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -638,6 +639,28 @@ def test_large_batch_is_one_transaction_of_slices(store: Neo4jStore, server: Fak
     assert len(stored) == len(entities)
 
 
+def test_pipelined_statements_stop_at_the_first_error(
+    store: Neo4jStore, server: FakeServer
+) -> None:
+    """A statement that cannot be built ends the pipeline inside its transaction."""
+
+    def statement(i: int) -> tuple[str, dict[str, Any], str | None]:
+        if i == 2:
+            raise InvalidInput("the third statement is broken")
+        return "entities/upsert_entities", {"tenant": "t", "rows": [], "now": str(i)}, None
+
+    statements = [functools.partial(statement, i) for i in range(4)]
+    with queries(server) as sent, pytest.raises(InvalidInput, match="third"):
+        store._execute(lambda tx: store._run_pipelined(tx, statements), write=True)
+    assert sent == ["entities/upsert_entities"] * 2
+
+    for count in (1, 2):  # one statement runs without the worker thread
+        rows = store._execute(
+            lambda tx, n=count: store._run_pipelined(tx, statements[:n]), write=True
+        )
+        assert rows == [canned("entities/upsert_entities", {"rows": []})] * count
+
+
 def test_load_checks_then_writes_in_one_transaction(store: Neo4jStore, server: FakeServer) -> None:
     root = Turn(session_id="s", role="user", content="root")
     child = Turn(session_id="s", role="user", content="child", parent_id=root.id)
@@ -781,16 +804,16 @@ def test_relationship_rows_go_sorted_by_source_and_come_back_in_input_order(
     def answer(params: dict[str, Any]) -> list[dict[str, Any]]:
         # The stored "ada -> zed" keeps the created_at it had.
         kept = [
-            {"index": r["index"], "created_at": T0}
-            for r in params["rows"]
-            if r["source_id"] == "ada"
+            {"index": index, "created_at": T0}
+            for index, source in zip(params["index"], params["source_ids"], strict=True)
+            if source == "ada"
         ]
-        return [{"written": len(params["rows"]), "changed": kept, "missing": []}]
+        return [{"written": len(params["index"]), "changed": kept, "missing": []}]
 
     server.overrides["relationships/upsert_relationships"] = answer
     stored = store.upsert_relationships("t", rels)
     [(_, params)] = server.calls
-    assert [r["source_id"] for r in params["rows"]] == ["ada", "mira", "zed"]
+    assert params["source_ids"] == ["ada", "mira", "zed"] and params["index"] == [1, 2, 0]
     assert [r.key for r in stored] == [r.key for r in rels]
     assert [r.created_at for r in stored] == [later, T0, later]
     # Models are frozen: one stored as sent comes back as the very object (a copy would
@@ -2280,10 +2303,9 @@ def test_hot_paths_send_times_as_text_and_read_them_back(
     [entity_row] = sent["entities/upsert_entities"]["rows"]
     assert entity_row["created_at"] == "2024-05-01T12:00:00.123456+00:00"
     assert isinstance(sent["entities/upsert_entities"]["now"], str)
-    [rel_row] = sent["relationships/upsert_relationships"]["rows"]
-    assert rel_row["created_at"] == later.isoformat() and rel_row["valid_at"] == T0.isoformat()
-    assert rel_row["invalid_at"] is None and rel_row["expired_at"] is None
-    assert not {"valid_at", "invalid_at", "expired_at"} & set(rel_row["props"])
+    columns = sent["relationships/upsert_relationships"]
+    assert columns["created_at"] == [later.isoformat()] and columns["valid_at"] == [T0.isoformat()]
+    assert columns["invalid_at"] is None and columns["expired_at"] is None  # null in every row
     append = sent["conversations/append_turn"]
     assert append["created_at"] == T0.isoformat() and "created_at" not in append["props"]
     assert isinstance(sent["traversal/get_identity_snapshot"]["at"], str)
@@ -2457,9 +2479,9 @@ def test_batch_parameters_are_lists_with_a_short_repr(
     rels = [Relationship(source_id="mira", target_id=f"e{i}", type="knows") for i in range(20)]
     store.upsert_relationships("t", rels)
     [(name, params)] = [c for c in server.calls if c[0] == "relationships/upsert_relationships"]
-    assert isinstance(params["rows"], list) and len(params["rows"]) == 20
-    assert repr(params["rows"]) == "<20 values>"
-    assert [row["target_id"] for row in params["rows"]] == sorted(f"e{i}" for i in range(20))
+    assert isinstance(params["target_ids"], list) and len(params["target_ids"]) == 20
+    assert repr(params["target_ids"]) == "<20 values>"
+    assert params["target_ids"] == sorted(f"e{i}" for i in range(20))
 
 
 def test_relationship_properties_at_their_empty_defaults_are_not_sent(
@@ -2474,13 +2496,17 @@ def test_relationship_properties_at_their_empty_defaults_are_not_sent(
         provenance=Provenance(session_id="s1", confirmed=True, evidence=("t1",)),
     )
     store.upsert_relationships("t", [plain, full])
-    rows = {row["target_id"]: row for row in server.calls[-1][1]["rows"]}
-    assert rows["tomas"]["props"] == {"confidence": 1.0, "source": "stated"}
-    assert rows["forge"]["props"] == {
-        "confidence": 1.0,
-        "source": "stated",
-        "attributes_json": '{"since":3}',
-        "session_id": "s1",
-        "confirmed": True,
-        "evidence": ["t1"],
-    }
+    params = server.calls[-1][1]
+    assert params["target_ids"] == ["forge", "tomas"]  # sorted by source, then target
+    assert params["confidence"] == [1.0, 1.0] and params["source"] == ["stated", "stated"]
+    # Null where the property is at its default (not stored), the whole column when it
+    # is in every row.
+    assert params["attributes_json"] == ['{"since":3}', None]
+    assert params["session_id"] == ["s1", None]
+    assert params["confirmed"] == [True, None]
+    assert params["evidence"] == [["t1"], None]
+    store.upsert_relationships("t", [plain])
+    params = server.calls[-1][1]
+    assert params["confidence"] == [1.0] and params["source"] == ["stated"]
+    for column in ("attributes_json", "session_id", "confirmed", "evidence", "valid_at"):
+        assert params[column] is None, column

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 import neo4j
@@ -25,13 +26,13 @@ from graphmem.backends.neo4j.mapping import (
     to_datetime,
     wire_time,
 )
-from graphmem.backends.neo4j.plumbing import BATCH_ROWS, Neo4jBase
+from graphmem.backends.neo4j.plumbing import BATCH_ROWS, Neo4jBase, Rows, Statement
 from graphmem.backends.neo4j.rows import (
     _clock_mode,
     _entity_row,
     _limit,
     _relationship_key,
-    _relationship_row,
+    _relationship_params,
     _slices,
 )
 from graphmem.core.checks import check_id, check_ids
@@ -51,24 +52,100 @@ from graphmem.core.store import (
 )
 
 
-def _relationship_parts(
-    batch: Sequence[Relationship],
-) -> list[tuple[str, list[dict[str, Any]]]]:
-    """The rows of ``relationships/upsert_relationships``: one part per type and slice.
+def _relationship_parts(batch: Sequence[Relationship]) -> list[tuple[str, list[int]]]:
+    """The positions in ``batch`` of each statement of ``relationships/upsert_relationships``.
 
     A type is written out in the query (:data:`~graphmem.backends.neo4j.queries.TYPE_SLOT`:
-    Neo4j 5.26.0 mis-plans a dynamic one), so each type is its own statement. Each part's
-    rows are sorted by source, so concurrent batches lock their ends in one order.
+    Neo4j 5.26.0 mis-plans a dynamic one), so each type is its own statement, in slices of
+    :data:`BATCH_ROWS`; the rows themselves are built statement by statement
+    (:func:`_relationship_statements`).
     """
-    order = sorted(range(len(batch)), key=lambda i: (batch[i].source_id, batch[i].key))
-    by_type: dict[str, list[dict[str, Any]]] = {}
-    for index in order:
-        rel = batch[index]
-        by_type.setdefault(rel.type, []).append(_relationship_row(index, rel))
+    by_type: dict[str, list[int]] = {}
+    for index, rel in enumerate(batch):
+        by_type.setdefault(rel.type, []).append(index)
     return [
         (rel_type, list(part))
-        for rel_type, rows in sorted(by_type.items())
-        for part in _slices(rows)
+        for rel_type, indexes in sorted(by_type.items())
+        for part in _slices(indexes)
+    ]
+
+
+def _relationship_statements(
+    tenant: str, batch: Sequence[Relationship], parts: Sequence[tuple[str, list[int]]]
+) -> list[Callable[[], Statement]]:
+    """The statements of ``parts``, each built when it is called.
+
+    Each part's rows are sorted by source, so concurrent batches lock their ends in one
+    order.
+    """
+
+    def build(rel_type: str, indexes: list[int]) -> Statement:
+        ordered = sorted(indexes, key=lambda i: (batch[i].source_id, batch[i].target_id))
+        params = _relationship_params(tenant, batch, ordered)
+        return "relationships/upsert_relationships", params, rel_type
+
+    return [partial(build, rel_type, indexes) for rel_type, indexes in parts]
+
+
+def _entity_statements(
+    tenant: str, batch: Sequence[Entity], now: datetime
+) -> list[Callable[[], Statement]]:
+    """The statements of ``entities/upsert_entities`` for ``batch``, each built when called."""
+    sent_now = wire_time(now)
+
+    def build(chunk: Sequence[Entity]) -> Statement:
+        rows = [_entity_row(entity, tenant) for entity in chunk]
+        return "entities/upsert_entities", {"tenant": tenant, "rows": rows, "now": sent_now}, None
+
+    return [partial(build, chunk) for chunk in _slices(batch)]
+
+
+def _entities_as_stored(batch: Sequence[Entity], results: Sequence[Rows]) -> list[Entity]:
+    """``batch`` as stored, from the rows of its ``entities/upsert_entities`` statements."""
+    stored: dict[str, Mapping[str, Any]] = {}
+    for result in results:
+        stored.update((row["id"], row) for row in result[0]["changed"])
+    # Only replaced entities come back (their created_at is kept, updated_at is now);
+    # every other one is stored as it was sent.
+    return [
+        entity.model_copy(
+            update={
+                "created_at": to_datetime(stored[entity.id]["created_at"]),
+                "updated_at": to_datetime(stored[entity.id]["updated_at"]),
+            }
+        )
+        if entity.id in stored
+        else entity  # models are frozen: the one sent is the one stored
+        for entity in batch
+    ]
+
+
+def _relationships_as_stored(
+    tenant: str, batch: Sequence[Relationship], results: Sequence[Rows]
+) -> list[Relationship]:
+    """``batch`` as stored, from its statements' rows; ``InvalidInput`` naming missing ends.
+
+    In a transaction the error is raised inside it, so the statements written roll back.
+    """
+    kept: dict[int, Any] = {}
+    missing: set[str] = set()
+    for result in results:
+        kept.update((row["index"], row["created_at"]) for row in result[0]["changed"])
+        missing.update(result[0]["missing"])
+    if missing:
+        raise InvalidInput(
+            f"relationship ends are not entities of tenant {tenant!r}: "
+            f"{', '.join(map(repr, sorted(missing)))}; upsert them first (nothing was "
+            "written)",
+            missing_ids=sorted(missing),
+            tenant=tenant,
+        )
+    # The query keeps the first created_at of a replaced relationship; every other one
+    # is what was sent (models are frozen: the one sent is the one stored).
+    # model_copy: the query kept created_at <= expired_at already.
+    return [
+        rel.model_copy(update={"created_at": to_datetime(kept[index])}) if index in kept else rel
+        for index, rel in enumerate(batch)
     ]
 
 
@@ -78,36 +155,8 @@ class GraphRoom(Neo4jBase):
     def _upsert_entities_tx(
         self, tx: neo4j.ManagedTransaction, tenant: str, batch: Sequence[Entity], now: datetime
     ) -> list[Entity]:
-        return self._upsert_entity_slices(
-            lambda name, params: self._run(tx, name, params), tenant, batch, now
-        )
-
-    def _upsert_entity_slices(
-        self,
-        run: Callable[[str, Mapping[str, Any]], list[dict[str, Any]]],
-        tenant: str,
-        batch: Sequence[Entity],
-        now: datetime,
-    ) -> list[Entity]:
-        rows = [_entity_row(entity, tenant) for entity in batch]
-        stored: dict[str, Mapping[str, Any]] = {}
-        for chunk in _slices(rows):
-            params = {"tenant": tenant, "rows": list(chunk), "now": wire_time(now)}
-            result = run("entities/upsert_entities", params)[0]
-            stored.update((row["id"], row) for row in result["changed"])
-        # Only replaced entities come back (their created_at is kept, updated_at is now);
-        # every other one is stored as it was sent.
-        return [
-            entity.model_copy(
-                update={
-                    "created_at": to_datetime(stored[entity.id]["created_at"]),
-                    "updated_at": to_datetime(stored[entity.id]["updated_at"]),
-                }
-            )
-            if entity.id in stored
-            else entity  # models are frozen: the one sent is the one stored
-            for entity in batch
-        ]
+        results = self._run_pipelined(tx, _entity_statements(tenant, batch, now))
+        return _entities_as_stored(batch, results)
 
     def upsert_entities(self, tenant: str, entities: Sequence[Entity]) -> list[Entity]:
         """Insert or replace entities by id, in one batch; return them as stored.
@@ -124,18 +173,21 @@ class GraphRoom(Neo4jBase):
         now = utcnow()
         try:
             if len(batch) <= BATCH_ROWS:
-                stored = self._upsert_entity_slices(
-                    lambda name, params: self._autocommit(name, params, write=True),
-                    tenant,
-                    batch,
-                    now,
-                )
+                results = [
+                    self._autocommit(name, params, write=True)
+                    for name, params, _ in (
+                        build() for build in _entity_statements(tenant, batch, now)
+                    )
+                ]
+                stored = _entities_as_stored(batch, results)
             else:
                 stored = self._execute(
                     lambda tx: self._upsert_entities_tx(tx, tenant, batch, now), write=True
                 )
         finally:  # a write whose outcome is unknown may have landed
             self._entity_written(tenant)
+        if len(stored) == len(given):  # no id repeated: in the order given
+            return stored
         by_id = {entity.id: entity for entity in stored}
         return [by_id[entity.id] for entity in given]
 
@@ -265,49 +317,12 @@ class GraphRoom(Neo4jBase):
         tx: neo4j.ManagedTransaction,
         tenant: str,
         batch: Sequence[Relationship],
-        parts: Sequence[tuple[str, list[dict[str, Any]]]] | None = None,
+        parts: Sequence[tuple[str, list[int]]] | None = None,
     ) -> list[Relationship]:
         if parts is None:
             parts = _relationship_parts(batch)
-        return self._upsert_relationship_parts(
-            lambda name, params, rel_type: self._run(tx, name, params, rel_type=rel_type),
-            tenant,
-            batch,
-            parts,
-        )
-
-    def _upsert_relationship_parts(
-        self,
-        run: Callable[[str, Mapping[str, Any], str], list[dict[str, Any]]],
-        tenant: str,
-        batch: Sequence[Relationship],
-        parts: Sequence[tuple[str, list[dict[str, Any]]]],
-    ) -> list[Relationship]:
-        """Run ``relationships/upsert_relationships`` per part; name every missing end."""
-        kept: dict[int, Any] = {}
-        missing: set[str] = set()
-        for rel_type, rows in parts:
-            params = {"tenant": tenant, "rows": rows}
-            result = run("relationships/upsert_relationships", params, rel_type)[0]
-            kept.update((row["index"], row["created_at"]) for row in result["changed"])
-            missing.update(result["missing"])
-        if missing:  # in a transaction: raised inside it, so the parts written roll back
-            raise InvalidInput(
-                f"relationship ends are not entities of tenant {tenant!r}: "
-                f"{', '.join(map(repr, sorted(missing)))}; upsert them first (nothing was "
-                "written)",
-                missing_ids=sorted(missing),
-                tenant=tenant,
-            )
-        # The query keeps the first created_at of a replaced relationship; every other one
-        # is what was sent (models are frozen: the one sent is the one stored).
-        # model_copy: the query kept created_at <= expired_at already.
-        return [
-            rel.model_copy(update={"created_at": to_datetime(kept[index])})
-            if index in kept
-            else rel
-            for index, rel in enumerate(batch)
-        ]
+        results = self._run_pipelined(tx, _relationship_statements(tenant, batch, parts))
+        return _relationships_as_stored(tenant, batch, results)
 
     def upsert_relationships(
         self, tenant: str, relationships: Sequence[Relationship]
@@ -316,7 +331,8 @@ class GraphRoom(Neo4jBase):
 
         A batch of one type and at most :data:`BATCH_ROWS` rows is one auto-commit
         statement (one network round trip; repeated after a lost connection, which
-        changes nothing: the write is an upsert); a larger one is one transaction.
+        changes nothing: the write is an upsert); a larger one is one transaction, its
+        statements pipelined (:meth:`~Neo4jBase._run_pipelined`).
         """
         tenant = self._check(tenant)
         given = check_models(relationships, Relationship, "relationships")
@@ -325,18 +341,19 @@ class GraphRoom(Neo4jBase):
             return []
         parts = _relationship_parts(batch)
         if len(parts) == 1:
-            stored = self._upsert_relationship_parts(
-                lambda name, params, rel_type: self._autocommit(
-                    name, params, write=True, rel_type=rel_type
-                ),
-                tenant,
-                batch,
-                parts,
-            )
+            results = [
+                self._autocommit(name, params, write=True, rel_type=rel_type)
+                for name, params, rel_type in (
+                    build() for build in _relationship_statements(tenant, batch, parts)
+                )
+            ]
+            stored = _relationships_as_stored(tenant, batch, results)
         else:
             stored = self._execute(
                 lambda tx: self._upsert_relationships_tx(tx, tenant, batch, parts), write=True
             )
+        if len(stored) == len(given):  # no key repeated: in the order given
+            return stored
         by_key = {rel.key: rel for rel in stored}
         return [by_key[rel.key] for rel in given]
 

@@ -84,7 +84,8 @@ __all__ = [
     "record_from_row",
     "record_props",
     "relationship_from_row",
-    "relationship_props",
+    "relationship_columns",
+    "nullable_column",
     "to_datetime",
     "turn_from_row",
     "turn_props",
@@ -221,29 +222,34 @@ def entity_from_row(row: Mapping[str, Any]) -> Entity:
     )
 
 
-def relationship_props(rel: Relationship) -> dict[str, Any]:
-    """The stored properties of a relationship except its times (the query sets them).
+def relationship_columns(rels: Sequence[Relationship]) -> dict[str, list[Any] | None]:
+    """The stored properties of relationships except their times, one list per property.
 
-    A property at its empty default (no attributes, no evidence, not confirmed, no
-    session) is not stored: :func:`relationship_from_row` reads it back as the default.
-    Nor is the tenant: the two ends carry it, and no query reads it from the
-    relationship. An ingest writes half the properties it did (each one is work for the
-    server, in the statement and in its commit).
+    Row ``i`` of each list is ``rels[i]``'s (``relationships/upsert_relationships`` takes
+    its rows as columns). A property at its empty default (no attributes, no evidence,
+    not confirmed, no session) is null, so not stored: :func:`relationship_from_row`
+    reads it back as the default; a column that is null in every row is null itself.
+    Nor is the tenant stored: the two ends carry it, and no query reads it from the
+    relationship (each property is work for the server, in the statement and in its
+    commit).
     """
-    provenance = rel.provenance
-    props: dict[str, Any] = {
-        "confidence": provenance.confidence,
-        "source": provenance.source,
+    provenances = [rel.provenance for rel in rels]
+    columns: dict[str, list[Any]] = {
+        "confidence": [p.confidence for p in provenances],
+        "source": [p.source for p in provenances],
+        "confirmed": [True if p.confirmed else None for p in provenances],
+        "session_id": [p.session_id for p in provenances],
+        "evidence": [list(p.evidence) if p.evidence else None for p in provenances],
+        "attributes_json": [
+            _attributes_json(rel.attributes) if rel.attributes else None for rel in rels
+        ],
     }
-    if rel.attributes:
-        props["attributes_json"] = _attributes_json(rel.attributes)
-    if provenance.session_id is not None:
-        props["session_id"] = provenance.session_id
-    if provenance.confirmed:
-        props["confirmed"] = True
-    if provenance.evidence:
-        props["evidence"] = list(provenance.evidence)
-    return props
+    return {name: nullable_column(values) for name, values in columns.items()}
+
+
+def nullable_column(values: list[Any]) -> list[Any] | None:
+    """``values``, or None when every one of them is None (nothing to send row by row)."""
+    return values if any(value is not None for value in values) else None
 
 
 def relationship_from_row(row: Mapping[str, Any]) -> Relationship:
@@ -251,7 +257,7 @@ def relationship_from_row(row: Mapping[str, Any]) -> Relationship:
 
     The queries project each property by name, so one the relationship lacks comes as
     null: the model's default stands in for it (properties at their empty defaults are
-    not stored, see :func:`relationship_props`).
+    not stored, see :func:`relationship_columns`).
     """
     confidence = row.get("confidence")
     return Relationship(

@@ -15,8 +15,9 @@ from typing import Any
 
 from graphmem.backends.neo4j.mapping import (
     entity_props,
+    nullable_column,
     record_props,
-    relationship_props,
+    relationship_columns,
     wire_time,
 )
 from graphmem.backends.neo4j.plumbing import (
@@ -169,17 +170,24 @@ def _record_row(record: Record, tenant: str) -> dict[str, Any]:
     }
 
 
-def _relationship_row(index: int, rel: Relationship) -> dict[str, Any]:
-    """A row of relationships/upsert_relationships: times as text, next to the props."""
+def _relationship_params(
+    tenant: str, batch: Sequence[Relationship], indexes: Sequence[int]
+) -> dict[str, Any]:
+    """The parameters of relationships/upsert_relationships for ``batch[i]``, ``i`` in ``indexes``.
+
+    Columns, not a map per row (see the query); times as text.
+    """
+    rels = [batch[index] for index in indexes]
     return {
-        "index": index,
-        "source_id": rel.source_id,
-        "target_id": rel.target_id,
-        "created_at": wire_time(rel.created_at),
-        "valid_at": None if rel.valid_at is None else wire_time(rel.valid_at),
-        "invalid_at": None if rel.invalid_at is None else wire_time(rel.invalid_at),
-        "expired_at": None if rel.expired_at is None else wire_time(rel.expired_at),
-        "props": relationship_props(rel),
+        "tenant": tenant,
+        "index": list(indexes),
+        "source_ids": [rel.source_id for rel in rels],
+        "target_ids": [rel.target_id for rel in rels],
+        "created_at": [wire_time(rel.created_at) for rel in rels],
+        "valid_at": nullable_column([wire_time(rel.valid_at) for rel in rels]),
+        "invalid_at": nullable_column([wire_time(rel.invalid_at) for rel in rels]),
+        "expired_at": nullable_column([wire_time(rel.expired_at) for rel in rels]),
+        **relationship_columns(rels),
     }
 
 
