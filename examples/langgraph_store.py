@@ -62,7 +62,7 @@ def main() -> None:
             "My sister Ada keeps bees on the roof.",
             "I am allergic to walnuts.",
             "Ada's bees made forty jars of honey this year.",
-            "Should I put walnuts in the honey cake?",
+            "Should I bake a cake with walnuts?",
         ):
             out = graph.invoke({"user": "sam", "said": said, "recalled": ""})
             print(f"said:     {said}")

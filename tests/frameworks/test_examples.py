@@ -32,7 +32,7 @@ def test_the_langgraph_example_remembers_across_runs(tmp_path: Path) -> None:
     ]
     # the question about walnuts recalls the allergy, not the bees
     assert first[6:8] == [
-        "said:     Should I put walnuts in the honey cake?",
+        "said:     Should I bake a cake with walnuts?",
         "recalled: I am allergic to walnuts.",
     ]
     assert first[-2:] == ["namespaces: [('memories', 'sam')]", "memories of sam: 4"]
