@@ -21,7 +21,7 @@ from graphmem.core.errors import InvalidInput, NotFound
 from graphmem.core.models import Entity, Relationship
 from graphmem.core.store import GraphStore, RelationshipPattern, RoleCooccurrence
 from graphmem.retrieval.graphqa.lexicon import noun_key
-from graphmem.retrieval.graphqa.planning import Planner, _Plan, _Token
+from graphmem.retrieval.graphqa.planning import Planner, _Plan, _Reading, _Token
 from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
     _FUNCTION_WORDS,
@@ -82,6 +82,30 @@ def _extends(path: PlannedPath, shorter: PlannedPath) -> bool:
         and path.steps[: len(shorter.steps)] == shorter.steps
         and path.parts.get("explained", 0.0) <= shorter.parts.get("explained", 0.0)
     )
+
+
+def _against(path: PlannedPath, chain: Sequence[Relationship], reading: _Reading | None) -> int:
+    """How many facts of ``chain`` a symmetric step took against the way its words say.
+
+    ``allied_with`` walked both ways reaches the houses allied to X and those X is allied
+    to; "the houses X is allied with" names the second first, as the facts were written.
+    """
+    if reading is None or not reading.symmetric.size:
+        return 0
+    names = path.steps
+    against = 0
+    here = {chain[0].source_id, chain[0].target_id} & set(path.topic) if chain else set()
+    at = next(iter(here), "")
+    for step, fact in zip(names, chain, strict=False):
+        went_out = fact.source_id == at
+        at = fact.target_id if went_out else fact.source_id
+        column = reading.columns.get(step.type)
+        if step.direction != "both" or column is None or not reading.symmetric[column]:
+            continue
+        cue = float(reading.cue[column])
+        if cue and went_out != (cue > 0):
+            against += 1
+    return against
 
 
 _SURE = 0.8
@@ -287,9 +311,15 @@ class GraphQA:
                 continue
             if best is None:
                 best = path
+            reading = plan.readings.get(path.topic)
             ranked = sorted(
                 reached.values(),
-                key=lambda r: (-focus_fit.get(r[0].type, 0.0), -r[1], r[0].id),
+                key=lambda r: (
+                    -focus_fit.get(r[0].type, 0.0),
+                    _against(path, r[2], reading),
+                    -r[1],
+                    r[0].id,
+                ),
             )
             for entity, support, chain in ranked:
                 if entity.id in seen:

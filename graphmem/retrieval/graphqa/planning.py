@@ -66,6 +66,9 @@ class _Reading:
     touches: np.ndarray = field(default_factory=lambda: np.zeros(0))
     # (relation types,) how many times one word naming the type is written ("boss's boss")
     times: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # (relation types,) True for a type that holds both ways (walked both: no cost)
+    symmetric: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    columns: Mapping[str, int] = field(default_factory=dict)  # relation type -> column
 
 
 @dataclass
@@ -308,6 +311,8 @@ class Planner:
             focus_at=next((i for i, _w, asked in focus if not asked and i != asking), None),
             touches=self._touches(tokens, outside, matches, vocab, topic_types),
             times=times,
+            symmetric=np.array([r in vocab.symmetric for r in vocab.relations.names], dtype=bool),
+            columns=vocab.relations.index,
         )
 
     def _touches(
@@ -576,8 +581,11 @@ class Planner:
         # the way each step walks a type joining one kind to itself, against the question's
         direction = 0.0
         if reading.cue.size:
+            # a symmetric type holds both ways: walked both, it agrees with any words
             agreements = [
-                -0.5 if way == "both" else (cue if way == "out" else -cue)
+                (abs(cue) if reading.symmetric[r] else -0.5)
+                if way == "both"
+                else (cue if way == "out" else -cue)
                 for r, way in steps
                 if r not in back and (cue := float(reading.cue[r]))
             ]

@@ -74,6 +74,15 @@ _PLACE_WORDS = _words("in at on inside within into")
 # something is located, "employment" what employs.
 _OBJECT_NOUN_ENDINGS = ("ion", "ions", "ment", "ments", "ance", "ances", "ence", "ences")
 _BE_WORDS = _words("is are was were be been being get gets got")
+# Words of a relation that holds both ways, whichever end a fact is stored from: who is
+# married to whom, which rooms are next to each other. A type joining one kind to itself
+# whose name has one (or ends in "with": ``allied_with``, ``feuds_with``) may be walked
+# either way: the way its words say first, and both ways when that reaches nothing.
+_RECIPROCAL_WORDS = _words(
+    """married marry wed spouse engaged betrothed sibling brother sister cousin twin
+    adjacent adjoin adjoins near next neighbor neighbour border borders beside connected
+    linked allied ally rival rivals feud feuds friend partner collaborates"""
+)
 # What a question word asks for when no noun says it: "who" a person, "where" a place.
 _ASKS_FOR: Mapping[str, tuple[str, ...]] = {
     "who": ("person", "people"),
@@ -504,6 +513,8 @@ class _Vocabulary:
     reflexive: frozenset[str] = frozenset()
     # the light stems of each relationship type's name's content words, in order
     name_stems: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # reflexive types that hold both ways (``married_to``, ``allied_with``): walked either way
+    symmetric: frozenset[str] = frozenset()
 
     def after(self, steps: Sequence[tuple[str, StepDirection]], relation: str, way: str) -> float:
         """The share of the entities the last step reaches that can take the next one.
@@ -598,6 +609,12 @@ class _Vocabulary:
             t: tuple(light_stem(w) for w in _type_words(t) if w not in _FUNCTION_WORDS)
             for t in relation_types
         }
+        reciprocal = {light_stem(w) for w in _RECIPROCAL_WORDS}
+        symmetric = frozenset(
+            t
+            for t in reflexive
+            if _type_words(t)[-1:] == ["with"] or reciprocal & set(name_stems[t])
+        )
         return cls(
             relations,
             types,
@@ -607,6 +624,7 @@ class _Vocabulary:
             frozenset(schema.entity_types),
             reflexive,
             name_stems,
+            symmetric,
         )
 
     def steps(
@@ -616,7 +634,8 @@ class _Vocabulary:
 
         Each as ``(direction, share, next state)``: ``share`` is the part of the current
         types' facts of this relationship type that go that way (1 for ``both``, scaled by
-        how evenly they go both ways), the next state the entity types reached.
+        how evenly they go both ways; all of them for a symmetric type), the next state
+        the entity types reached.
         """
         found: list[tuple[StepDirection, float, dict[str, float]]] = []
         shares: dict[str, float] = {"out": 0.0, "in": 0.0, "both": 0.0}
@@ -630,7 +649,8 @@ class _Vocabulary:
             total = n_out + n_in
             shares["out"] += weight * n_out / total
             shares["in"] += weight * n_in / total
-            shares["both"] += weight * 2 * min(n_out, n_in) / total
+            even = 1.0 if relation in self.symmetric else 2 * min(n_out, n_in) / total
+            shares["both"] += weight * even
             for way, counts, n in (("out", forward, n_out), ("in", backward, n_in)):
                 for target, facts in counts.items():
                     share = weight * facts / n
