@@ -20,7 +20,7 @@ from graphmem.core.checks import check_depth
 from graphmem.core.errors import InvalidInput, NotFound
 from graphmem.core.models import Entity, Relationship
 from graphmem.core.store import GraphStore, RelationshipPattern, RoleCooccurrence
-from graphmem.retrieval.graphqa.lexicon import noun_key
+from graphmem.retrieval.graphqa.lexicon import kin_steps, noun_key
 from graphmem.retrieval.graphqa.planning import Planner, _Plan, _Reading, _Token
 from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
@@ -72,6 +72,31 @@ def _measure_asked(tokens: Sequence[_Token]) -> str:
                 return "a number"
             return ""
     return ""
+
+
+def _kin_tokens(tokens: list[_Token]) -> list[_Token]:
+    """The tokens, a "grand" kin noun written as its kin noun once per step it takes.
+
+    "grandchildren" is the children's children: two tokens "children" (one place in the
+    text), so the type that "children" names is asked for twice, as "X's boss's boss" asks
+    for ``reports_to`` twice; each "great" before it is one step more.
+
+    >>> [t.text for t in _kin_tokens([_Token(0, 5, "great"), _Token(6, 17, "grandfather")])]
+    ['father', 'father', 'father']
+    """
+    out: list[_Token] = []
+    for token in tokens:
+        kin = kin_steps(token.text)
+        if kin is None:
+            out.append(token)
+            continue
+        word, steps = kin
+        start = token.start
+        while out and out[-1].text == "great":
+            start = out.pop().start
+            steps += 1
+        out.extend(_Token(start, token.end, word) for _ in range(steps))
+    return out
 
 
 def _extends(path: PlannedPath, shorter: PlannedPath) -> bool:
@@ -497,7 +522,7 @@ class GraphQA:
         hops = check_depth(self.settings.max_hops if max_hops is None else max_hops, "max_hops")
         vocab = self._vocab() if vocab is None else vocab
         text = " ".join(question.lower().split())
-        tokens = [_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+        tokens = _kin_tokens([_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)])
         plan = _Plan(tokens=tokens, vocab=vocab)
         if not vocab.relations.names:
             plan.reason = "the graph holds no facts to walk"

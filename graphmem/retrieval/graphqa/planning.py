@@ -375,12 +375,13 @@ class Planner:
             if name not in vocab.reflexive:
                 continue
             stems = vocab.name_stems.get(name, ())
+            sources = vocab.source_keys.get(name, frozenset())
             passive_name = _type_words(name)[-1:] == ["by"]
             best: tuple[int, int, bool] | None = None  # (distance, position, by the name)
             for i, token in enumerate(tokens):
                 if first <= i <= last or token.text in _FUNCTION_WORDS:
                     continue
-                by_name = light_stem(token.text) in stems
+                by_name = light_stem(token.text) in stems or noun_key(token.text) in sources
                 if not by_name and float(matches[token.text][r]) < 0.5:
                     continue
                 distance = first - i if i < first else i - last
@@ -404,8 +405,9 @@ class Planner:
                 if not by_name:
                     cue[r] = 1.0
                     continue
-                agent = not word.endswith(_OBJECT_NOUN_ENDINGS) and (
-                    light_stem(word) == stems[0] if stems else False
+                agent = noun_key(word) in sources or (
+                    not word.endswith(_OBJECT_NOUN_ENDINGS)
+                    and (light_stem(word) == stems[0] if stems else False)
                 )
                 source_is_topic = not agent
                 if passive_name:

@@ -19,7 +19,7 @@ import numpy as np
 
 from graphmem.core.checks import check_depth
 from graphmem.core.errors import InvalidInput
-from graphmem.retrieval.graphqa.lexicon import noun_key, related_verbs, target_nouns
+from graphmem.retrieval.graphqa.lexicon import noun_key, related_verbs, source_nouns, target_nouns
 from graphmem.retrieval.schema import GraphSchema
 
 __all__ = [
@@ -515,6 +515,8 @@ class _Vocabulary:
     name_stems: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # reflexive types that hold both ways (``married_to``, ``allied_with``): walked either way
     symmetric: frozenset[str] = frozenset()
+    # the noun keys naming each type's source as its name's noun does ("mother" of parent_of)
+    source_keys: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def after(self, steps: Sequence[tuple[str, StepDirection]], relation: str, way: str) -> float:
         """The share of the entities the last step reaches that can take the next one.
@@ -567,7 +569,10 @@ class _Vocabulary:
             exact={
                 r: [
                     w
-                    for w in target_nouns(_type_words(r), light_stem)
+                    for w in (
+                        *target_nouns(_type_words(r), light_stem),
+                        *source_nouns(_type_words(r), light_stem),
+                    )
                     if light_stem(w) not in kinds
                 ]
                 for r in relation_types
@@ -609,6 +614,15 @@ class _Vocabulary:
             t: tuple(light_stem(w) for w in _type_words(t) if w not in _FUNCTION_WORDS)
             for t in relation_types
         }
+        # the nouns that name a type's source as its name's own noun does ("mother")
+        source_keys = {
+            t: frozenset(
+                noun_key(w)
+                for w in source_nouns(_type_words(t), light_stem)
+                if light_stem(w) not in kinds
+            )
+            for t in relation_types
+        }
         reciprocal = {light_stem(w) for w in _RECIPROCAL_WORDS}
         symmetric = frozenset(
             t
@@ -625,6 +639,7 @@ class _Vocabulary:
             reflexive,
             name_stems,
             symmetric,
+            source_keys,
         )
 
     def steps(
