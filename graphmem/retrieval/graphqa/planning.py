@@ -69,6 +69,9 @@ class _Reading:
     # (relation types,) True for a type that holds both ways (walked both: no cost)
     symmetric: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     columns: Mapping[str, int] = field(default_factory=dict)  # relation type -> column
+    # (relation types,) True for the types a relation noun of the topic names ("X's
+    # *husband*", "the *mother* of X"): the walk starts with one of them
+    attached: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
 
 @dataclass
@@ -93,6 +96,42 @@ class _Plan:
     reason: str = ""
     # each topic's ways of starting (type, direction), when known
     starts: dict[tuple[str, ...], frozenset[tuple[str, str]]] = field(default_factory=dict)
+
+
+def _attached_noun(tokens: Sequence[_Token], text: str, first: int, last: int) -> int | None:
+    """The position of the noun the topic's mention is attached to, if any.
+
+    "X's *boss*" (a possessive: the first word after "'s" or a bare "'"), or "the *boss*
+    of X" (the word before "of", with at most one small word between "of" and the name).
+
+    >>> words = "who is the mother of ann".split()
+    >>> toks, at = [], 0
+    >>> for w in words:
+    ...     toks.append(_Token(at, at + len(w), w)); at += len(w) + 1
+    >>> _attached_noun(toks, " ".join(words), 5, 5)
+    3
+    """
+    n = len(tokens)
+    if last + 1 < n:
+        between = text[tokens[last].end : tokens[last + 1].start]
+        after = None
+        if tokens[last + 1].text == "s" and between.startswith(("'", "’")):
+            after = last + 2
+        elif between.strip() in ("'", "’"):
+            after = last + 1
+        while after is not None and after < n and tokens[after].text in _FUNCTION_WORDS:
+            after += 1
+        if after is not None and after < n:
+            return after
+    for gap in (2, 3):
+        p = first - gap
+        if p < 0 or tokens[p + 1].text != "of":
+            continue
+        if gap == 3 and tokens[p + 2].text not in _FUNCTION_WORDS:
+            continue
+        if tokens[p].text not in _FUNCTION_WORDS:
+            return p
+    return None
 
 
 class Planner:
@@ -295,6 +334,12 @@ class Planner:
             ]
             if spots:
                 times[r] = max(spots.count(stem) for stem in spots)
+        attached = np.zeros(n_rel, dtype=bool)
+        noun = _attached_noun(tokens, question, first, last)
+        if noun is not None:
+            row = next((row for i, row in rows if i == noun), None)
+            if row is not None and float(row.max(initial=0.0)) >= 0.5:
+                attached = row >= 0.5
         return _Reading(
             topic=topic,
             mention_length=mention_length,
@@ -313,6 +358,7 @@ class Planner:
             times=times,
             symmetric=np.array([r in vocab.symmetric for r in vocab.relations.names], dtype=bool),
             columns=vocab.relations.index,
+            attached=attached,
         )
 
     def _touches(
@@ -473,6 +519,8 @@ class Planner:
                             share = min(share, vocab.after(named, names[relation], way))
                         if share < settings.min_step_share:
                             continue
+                        if not steps and reading.attached.any() and not reading.attached[relation]:
+                            continue  # "X's husband" starts with what "husband" names
                         if not steps and first is not None:
                             # the topic's own facts say how a walk can start
                             name = names[relation]
