@@ -399,6 +399,17 @@ class GraphQA:
                 ambiguity=plan.ambiguity,
                 unexplained=unexplained,
             )
+        kind = self._kind_asked(plan, best)
+        ends = {a.entity.type for a in answers if a.path == best.steps}
+        if kind and not any(self._kind_fit(plan, best, t) >= 1.0 for t in ends):
+            # "which *church* ..." names the kind asked for by an entity type's own word:
+            # a walk that reaches no church answers something else
+            return GraphAnswers(
+                abstained=True,
+                reason=f"no path of the graph leads to a {kind}",
+                ambiguity=plan.ambiguity,
+                unexplained=unexplained,
+            )
         if coverage < self.settings.min_coverage:
             return GraphAnswers(
                 abstained=True,
@@ -420,6 +431,31 @@ class GraphQA:
             ambiguity=plan.ambiguity,
             unexplained=unexplained,
         )
+
+    @staticmethod
+    def _kind_asked(plan: _Plan, path: PlannedPath) -> str:
+        """The word asked with ("which *church*"), when it is an entity type's own word.
+
+        Only a word right after "which" / "what": "what does the *experiment* ... study?"
+        asks for no experiment.
+        """
+        reading = plan.readings.get(path.topic)
+        at = reading.focus_at if reading is not None else None
+        if at is None or at == 0 or plan.tokens[at - 1].text not in ("which", "what"):
+            return ""
+        word = plan.tokens[at].text
+        n_rel = len(plan.vocab.relations.names)
+        return word if float(plan.matches[word][n_rel:].max(initial=0.0)) >= 1.0 else ""
+
+    @staticmethod
+    def _kind_fit(plan: _Plan, path: PlannedPath, entity_type: str) -> float:
+        """How well ``entity_type`` fits the word asked with (1: that type's own word)."""
+        reading = plan.readings.get(path.topic)
+        column = plan.vocab.types.index.get(entity_type)
+        if reading is None or reading.focus_at is None or column is None:
+            return 0.0
+        word = plan.tokens[reading.focus_at].text
+        return float(plan.matches[word][len(plan.vocab.relations.names) + column])
 
     @staticmethod
     def _measure_fit(plan: _Plan, path: PlannedPath, measure: str) -> float:
