@@ -421,6 +421,7 @@ class _Lexicon:
         exact: Mapping[str, Iterable[str]] | None = None,
         related: Mapping[str, Iterable[str]] | None = None,
         related_weight: float = 0.8,
+        named: Mapping[str, Iterable[str]] | None = None,
     ) -> None:
         self.names = sorted(words_of)
         stems: dict[str, dict[str, float]] = {}
@@ -448,6 +449,14 @@ class _Lexicon:
         for own in stems.values():
             for stem in own:
                 frequency[stem] = frequency.get(stem, 0) + 1
+        # A word of a type's own name is as rare as it is among the names: the description
+        # of another type that uses it ("the station the module belongs to") never makes
+        # ``stationed_in`` a worse match for "stationed" than it is with no descriptions.
+        name_stems = {n: {light_stem(w) for w in (named or {}).get(n, ())} for n in self.names}
+        by_name: dict[str, int] = {}
+        for own in name_stems.values():
+            for stem in own:
+                by_name[stem] = by_name.get(stem, 0) + 1
         also: dict[str, int] = {}
         for more in extra.values():
             for stem in more:
@@ -462,6 +471,8 @@ class _Lexicon:
                     rarity = 1.0
                     if count > 1:
                         shared = seen[stem] + (frequency.get(stem, 0) if seen is also else 0)
+                        if seen is frequency and stem in name_stems[name]:
+                            shared = by_name[stem]
                         rarity = math.log((count + 1) / shared) / math.log(count + 1)
                     self.weights[row, column[stem]] = weight * rarity
         self.column = column
@@ -588,10 +599,12 @@ class _Vocabulary:
                 for r in relation_types
             },
             related_weight=related_weight,
+            named={r: _type_words(r) for r in relation_types},
         )
         types = _Lexicon(
             {t: words(t, schema.entity_types.get(t), frozenset()) for t in entity_types},
             function_weight,
+            named={t: _type_words(t) for t in entity_types},
         )
         alone: dict[tuple[str, str], int] = {}
         for pair in schema.cooccurrence:
