@@ -371,17 +371,13 @@ class GraphQA:
                 f"that fits the question (tried {paths[0]})",
                 ambiguity=plan.ambiguity,
             )
-        coverage, unexplained = self._coverage(plan, best)
-        possessed = any(
-            i >= 2 and plan.tokens[i - 1].text == "s" and i - 2 in plan.named
-            for i, t in enumerate(plan.tokens)
-            if t.text in unexplained
-        )
-        if len(plan.starts.get(best.topic, ())) == 1 and not possessed:
-            # the entity named has facts of one kind only: a word no type explains
-            # ("who *holds* the pin?" of an item only ever carried) can mean only that;
-            # not a noun of the name's ("X's *husband*"): that names a relation of its own
-            coverage = max(coverage, self.settings.min_coverage)
+        explained, content, unexplained, by_types = self._coverage(plan, best)
+        coverage = explained / content if content else 1.0
+        if unexplained and not by_types:
+            # the path explains none of the question's words of a relation, only what is
+            # asked for ("which *knight* betrayed X?", "who *stole* the portrait?" of a
+            # portrait only ever brought): it answers another question
+            coverage = 0.0
         rival = next(
             (p.score for p in paths if (p.topic, p.steps) != (best.topic, best.steps)), None
         )
@@ -472,8 +468,10 @@ class GraphQA:
             named = max(float(plan.matches[w][column]) for w in asked if w in plan.matches)
         return max(float(path.parts.get("focus", 0.0)), named)
 
-    def _coverage(self, plan: _Plan, path: PlannedPath) -> tuple[float, list[str]]:
-        """The share of the question's content words ``path`` explains, and those it does not.
+    def _coverage(self, plan: _Plan, path: PlannedPath) -> tuple[int, int, list[str], int]:
+        """The question's content words ``path`` explains, of how many, and those it does not.
+
+        Returns ``(explained, content words, unexplained words, explained by a step's type)``.
 
         A content word is one outside the names, past the small, question and idle words
         ("name", "kind"). It is explained by a step's type, by an entity type (what is
@@ -490,6 +488,7 @@ class GraphQA:
         floor = self.settings.explained_floor
         content = 0
         explained = 0
+        by_types = 0
         missing: list[str] = []
         # a small word of place in a step's name explains its like ("who is *at* the Circle?"
         # of ``located_in``); "to", "of", "by" say too little ("who is X married *to*?")
@@ -519,6 +518,7 @@ class GraphQA:
             if said >= floor and said >= kind:
                 content += 1
                 explained += 1
+                by_types += 1
             elif kind >= floor / 2:  # a kind read by meaning ("films" for ``movie``)
                 # it names a kind of entity ("the Finance team"), not a relation; as the
                 # word the question asks with ("which team"), what the answer is
@@ -529,7 +529,7 @@ class GraphQA:
                 content += 1
                 if word not in missing:
                     missing.append(word)
-        return (explained / content if content else 1.0), missing
+        return explained, content, missing, by_types
 
     # ------------------------------------------------------------------ planning
 
