@@ -115,6 +115,12 @@ def test_kin_and_rank_nouns_name_their_relation_and_its_direction(valley: Memory
         assert top(mem, "Who is Greta's mother?") == ["edda"]
 
 
+def test_verb_families_read_adjacency_and_employment(valley: Memory) -> None:
+    # "next to" of ``borders``; "employs" of ``works_at`` (and not of ``engaged_to``)
+    assert top(valley, "Which farm is next to Ridge Farm?") == ["hollow"]
+    assert top(valley, "Which farm employs Tilda?") == ["ridge"]
+
+
 def test_grand_kin_nouns_are_two_steps_and_great_one_more(valley: Memory) -> None:
     assert top(valley, "Who are Greta's grandchildren?") == ["wren"]
     assert top(valley, "Who are the grandparents of Wren?") == ["greta", "oswin"]
