@@ -454,8 +454,8 @@ class _Lexicon:
         # ``stationed_in`` a worse match for "stationed" than it is with no descriptions.
         name_stems = {n: {light_stem(w) for w in (named or {}).get(n, ())} for n in self.names}
         by_name: dict[str, int] = {}
-        for own in name_stems.values():
-            for stem in own:
+        for in_name in name_stems.values():
+            for stem in in_name:
                 by_name[stem] = by_name.get(stem, 0) + 1
         also: dict[str, int] = {}
         for more in extra.values():
