@@ -43,6 +43,7 @@ FACTS = [
     ("hollow", "borders", "ridge"),
     ("amber", "trades_with", "birch"),
     ("cedar", "trades_with", "amber"),
+    ("birch", "feuds_with", "cedar"),
     ("greta", "owns", "hollow"),
     ("tilda", "works_at", "ridge"),
     ("hollow", "member_of", "amber"),
@@ -119,6 +120,8 @@ def test_verb_families_read_adjacency_and_employment(valley: Memory) -> None:
     # "next to" of ``borders``; "employs" of ``works_at`` (and not of ``engaged_to``)
     assert top(valley, "Which farm is next to Ridge Farm?") == ["hollow"]
     assert top(valley, "Which farm employs Tilda?") == ["ridge"]
+    # "enemy" of ``feuds_with`` (a noun of its far end), from either end
+    assert top(valley, "Which co-op is the enemy of Cedar Co-op?") == ["birch"]
 
 
 def test_grand_kin_nouns_are_two_steps_and_great_one_more(valley: Memory) -> None:

@@ -67,6 +67,7 @@ TARGET_NOUNS: Mapping[str, tuple[str, ...]] = {
     "allied": ("ally", "friend"),
     "hates": ("enemy", "foe"),
     "rivals": ("rival", "enemy"),
+    "feuds": ("enemy", "foe", "rival"),
     # ownership
     "owns": ("property", "possession", "belonging"),
 }
