@@ -22,6 +22,7 @@ PEOPLE = {
     "tilda": "Tilda Fenn",
     "wren": "Wren Fenn",
     "hob": "Hob Tanner",
+    "ned": "Ned Tanner",
 }
 THINGS = {
     "hollow": ("farm", "Hollow Farm"),
@@ -39,6 +40,8 @@ FACTS = [
     ("tilda", "parent_of", "wren"),
     ("oswin", "married_to", "greta"),
     ("hob", "reports_to", "tilda"),
+    ("ned", "reports_to", "tilda"),
+    ("ned", "works_at", "hollow"),
     ("tilda", "reports_to", "greta"),
     ("hollow", "borders", "ridge"),
     ("amber", "trades_with", "birch"),
@@ -102,7 +105,7 @@ def test_kin_and_rank_nouns_name_their_relation_and_its_direction(valley: Memory
     assert top(valley, "Who is the mother of Wren?") == ["tilda"]
     # no fact says who is a man: "father" is a parent, as "mother" is
     assert top(valley, "Who is Tilda's father?") == ["greta", "oswin"]
-    assert top(valley, "Who are Tilda's subordinates?") == ["hob"]
+    assert top(valley, "Who are Tilda's subordinates?") == ["hob", "ned"]
     assert top(valley, "Who is Tilda's superior?") == ["greta"]
     with graphmem.open("memory://", tenant="kin", embedder=HashingEmbedder(64)) as mem:
         mem.upsert_entities([Entity(id=i, type="person", name=n) for i, n in PEOPLE.items()])
@@ -138,6 +141,15 @@ def test_the_noun_a_name_is_attached_to_is_the_first_step(valley: Memory) -> Non
     husband = valley.ask("Who is Tilda's husband?", semantic=False)
     assert husband.abstained and husband == []
     assert top(valley, "Where does Greta's husband's daughter work?") == ["ridge"]
+    # it also says which way that first step goes ("report to" would say the other way):
+    # up from Hob to his superior, never down to Hob's own subordinates
+    plan = (
+        valley._retrieval()
+        .answerer(False, None)
+        .plan("Where do the people who report to Hob's superior work?")
+    )
+    assert str(plan[0].steps[0]) == "->reports_to" and plan[0].parts["direction"] > 0
+    assert all(p.parts["direction"] < 0 for p in plan if str(p.steps[0]) == "<-reports_to")
 
 
 def test_a_kind_asked_by_its_own_word_that_no_answer_is_abstains(valley: Memory) -> None:

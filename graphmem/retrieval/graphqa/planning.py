@@ -417,13 +417,15 @@ class Planner:
         names = vocab.relations.names
         cue = np.zeros(len(names))
         n = len(tokens)
+        attached = _attached_noun(tokens, text, first, last)
         for r, name in enumerate(names):
             if name not in vocab.reflexive:
                 continue
             stems = vocab.name_stems.get(name, ())
             sources = vocab.source_keys.get(name, frozenset())
             passive_name = _type_words(name)[-1:] == ["by"]
-            best: tuple[int, int, bool] | None = None  # (distance, position, by the name)
+            # (not the noun the name is attached to, not by the name, distance, position)
+            best: tuple[bool, bool, int, int] | None = None
             for i, token in enumerate(tokens):
                 if first <= i <= last or token.text in _FUNCTION_WORDS:
                     continue
@@ -431,11 +433,14 @@ class Planner:
                 if not by_name and float(matches[token.text][r]) < 0.5:
                     continue
                 distance = first - i if i < first else i - last
-                if best is None or (not by_name, distance) < (not best[2], best[0]):
-                    best = (distance, i, by_name)
+                # the noun the name is attached to says the first step ("the crew who
+                # report to X's *superior*": from X as the source, then back)
+                here = (i != attached, not by_name, distance, i)
+                if best is None or here < best:
+                    best = here
             if best is None:
                 continue
-            _distance, p, by_name = best
+            p, by_name = best[3], not best[1]
             word = tokens[p].text
             between = text[tokens[last].end : tokens[p].start]
             possessive = (
