@@ -27,6 +27,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _FUNCTION_WORDS,
     _HOW_MANY,
     _IDLE_WORDS,
+    _LIGHT_VERBS,
     _PLACE_WORDS,
     _QUESTION_WORDS,
     _SHARED_WORDS,
@@ -502,6 +503,7 @@ class GraphQA:
             if i not in plan.named and word in small:
                 content += 1
                 explained += 1
+                by_types += 1
                 continue
             if (
                 i in plan.named
@@ -525,7 +527,7 @@ class GraphQA:
                 if i == focus_at:
                     content += 1
                     explained += 1
-            else:
+            elif word not in _LIGHT_VERBS:
                 content += 1
                 if word not in missing:
                     missing.append(word)
