@@ -167,6 +167,17 @@ def test_a_path_that_explains_no_relation_word_is_no_answer(valley: Memory) -> N
     assert betrayed.abstained
     # one word of the relation explained is enough to answer, the rest said
     assert top(valley, "Where is the Red Plough kept?") == ["long_barn"]
+    # a verb of holding or posture need not be explained: it says no relation of its own
+    with graphmem.open("memory://", tenant="fair", embedder=HashingEmbedder(64)) as mem:
+        mem.upsert_entities(
+            [
+                Entity(id="ann", type="person", name="Ann"),
+                Entity(id="pin", type="item", name="the pin"),
+            ]
+        )
+        mem.upsert_relationships([Relationship(source_id="ann", target_id="pin", type="carries")])
+        assert top(mem, "Who is holding the pin?") == ["ann"]
+        assert mem.ask("Who stole the pin?", semantic=False).abstained
 
 
 CAMP = [
