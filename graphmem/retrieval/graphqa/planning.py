@@ -102,7 +102,8 @@ def _attached_noun(tokens: Sequence[_Token], text: str, first: int, last: int) -
     """The position of the noun the topic's mention is attached to, if any.
 
     "X's *boss*" (a possessive: the first word after "'s" or a bare "'"), or "the *boss*
-    of X" (the word before "of", with at most one small word between "of" and the name).
+    of X" (the word before "of", with at most one small word between "of" and the name,
+    and no content word after the name: not "the director of X's *acted* films").
 
     >>> words = "who is the mother of ann".split()
     >>> toks, at = [], 0
@@ -123,6 +124,9 @@ def _attached_noun(tokens: Sequence[_Token], text: str, first: int, last: int) -
             after += 1
         if after is not None and after < n:
             return after
+    # "the director of X *acted* films": the name modifies what follows, not the noun
+    if last + 1 < n and tokens[last + 1].text not in _FUNCTION_WORDS:
+        return None
     for gap in (2, 3):
         p = first - gap
         if p < 0 or tokens[p + 1].text != "of":
