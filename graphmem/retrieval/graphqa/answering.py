@@ -616,8 +616,6 @@ class GraphQA:
                         first[key] = first.get(key, 0.0) + count
                 total = sum(first.values())
                 first = {key: count / total for key, count in first.items()} if total else {}
-            if first is not None:
-                plan.starts[topic] = frozenset(first)
             paths.extend(self._planner.paths(reading, state, first, vocab, hops))
             fits[topic] = dict(zip(vocab.types.names, reading.focus_types.tolist(), strict=True))
         paths.sort(key=lambda p: (-p.score, len(p.steps), p.topic, p.steps))

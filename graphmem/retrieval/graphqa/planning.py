@@ -94,8 +94,6 @@ class _Plan:
     named: frozenset[int] = frozenset()
     ambiguity: tuple[Ambiguity, ...] = ()
     reason: str = ""
-    # each topic's ways of starting (type, direction), when known
-    starts: dict[tuple[str, ...], frozenset[tuple[str, str]]] = field(default_factory=dict)
 
 
 def _attached_noun(tokens: Sequence[_Token], text: str, first: int, last: int) -> int | None:
