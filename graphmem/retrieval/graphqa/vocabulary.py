@@ -68,14 +68,15 @@ _IDLE_WORDS = _words(
     """name names kind kinds type types sort exactly currently now still also thing things
     stuff see seen find found around"""
 )
-# Verbs of holding, keeping and posture: English says them of whatever relation puts a
-# thing with someone or somewhere ("who *holds* the pin?" of ``carries``, "who is
-# *standing* at the Circle?" of ``located_in``). A path need not explain them, but one that
-# does counts them.
+# Verbs of holding, keeping, posture and presence: English says them of whatever relation
+# puts a thing with someone or somewhere ("who *holds* the pin?" of ``carries``, "who is
+# *standing* at the Circle?" of ``located_in``, "what films does X *appear* in?" of
+# ``starred_actors``). A path need not explain them, but one that does counts them.
 _LIGHT_VERBS = _words(
     """hold holds holding held keep keeps keeping kept stand stands standing stood lie lies
     lying lay sit sits sitting sat stay stays staying stayed remain remains remaining
-    remained rest rests resting"""
+    remained rest rests resting appear appears appeared appearing feature features
+    featured featuring"""
 )
 # Small words of place, one for another: "who is standing *at* the Circle?" of ``located_in``.
 _PLACE_WORDS = _words("in at on inside within into")
