@@ -87,11 +87,12 @@ def test_two_steps_in_the_order_the_words_give(village: Memory) -> None:
 def test_a_type_linking_one_kind_to_itself_is_walked_the_way_the_words_say(
     village: Memory,
 ) -> None:
-    # "border the Square": the Square is what is bordered (the facts' target)
+    # "border the Square": the Square is what is bordered (the facts' target); bordering
+    # holds both ways, so it is walked both ways, the facts named the way the words say first
     answers = village.ask("which places border the Market Square?", semantic=False)
 
     assert sorted(names(answers)) == ["The Forge", "The Mill"]
-    assert answers[0].path[0].direction == "in"
+    assert answers[0].path[0].direction == "both"
     # "what does the Forge border?": the Forge borders; walked from it as the source
     assert best(village.ask("what does the Forge border?", semantic=False)) == ["Market Square"]
 

@@ -154,9 +154,11 @@ def test_descriptions_can_only_help() -> None:
         # the nouns English has for a relation, with or without a description
         assert top(plain, "Who is Priya's boss?") == top(described, "Who is Priya's boss?")
         # the words only a description gives
-        described.describe_relationship_type("works_at", "the hospital, a person's employer")
-        assert top(described, "Who is Rosalind's employer?") == ["brigid"]
-        assert plain.ask("Who is Rosalind's employer?", semantic=False).abstained
+        described.describe_relationship_type("works_at", "the hospital, a person's workplace")
+        assert top(described, "What is Rosalind's workplace?") == ["brigid"]
+        assert plain.ask("What is Rosalind's workplace?", semantic=False).abstained
+        # "employer": the verb family of work (employ) gives it with no description
+        assert top(plain, "Who is Rosalind's employer?") == ["brigid"]
 
 
 def test_a_misleading_description_cannot_take_the_answer_its_type_name_gives() -> None:

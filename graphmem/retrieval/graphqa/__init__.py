@@ -15,7 +15,9 @@ question is matched against their names and the descriptions a user attached to 
    what "who", "where", "when" ask for: a person, a place, a time); and whether it asks
    for a walk there and back: it speaks of something shared ("same", "share", "also",
    "together", "co-", "else", ...), or names one type in two places along with the kind
-   of entity the walk comes back to ("the films written by the writer of X").
+   of entity the walk comes back to ("the films written by the writer of X"). A "grand"
+   kin noun is its kin noun twice ("grandchildren"); the noun the topic's name is
+   attached to ("X's *husband*", "the *mother* of X") names the first step and its way.
 3. **Match.** Each word against each relationship type's vocabulary (the words of its name
    and description; a word most types share counts little): 1 when their light stems
    agree ("directed" / "director", "starred" / "stars"), otherwise, given an embedder, by
@@ -32,13 +34,15 @@ question is matched against their names and the descriptions a user attached to 
    first, the one nearest the question word last), how well the entity types it ends at
    (or its last type, walked forwards: a type's words describe its targets) fit the
    focus, a cost for ending at a described type that is not what is asked, and how many
-   facts can take each step.
+   facts can take each step. A type joining one kind to itself that holds both ways
+   (``married_to``, ``allied_with``) may be walked both ways at no cost.
 5. **Walk.** The best paths, one :meth:`GraphStore.expand` call per step for the whole
    frontier, until one reaches an entity (and more while fewer than ``k`` are found).
    A walk never comes back to the topic.
 6. **Answer.** The entities reached, by path, then by how well their type fits the focus,
    then by how many chains reach them; each with one chain of facts from the topic as
-   provenance.
+   provenance. Or no answer, with the reason: no path explains the question's relation
+   words, or none reaches the kind it asks for by a type's own word ("which *church*").
 """
 
 from graphmem.retrieval.graphqa.answering import GraphAnswer, GraphAnswers, GraphQA

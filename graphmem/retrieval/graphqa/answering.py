@@ -20,13 +20,14 @@ from graphmem.core.checks import check_depth
 from graphmem.core.errors import InvalidInput, NotFound
 from graphmem.core.models import Entity, Relationship
 from graphmem.core.store import GraphStore, RelationshipPattern, RoleCooccurrence
-from graphmem.retrieval.graphqa.lexicon import noun_key
-from graphmem.retrieval.graphqa.planning import Planner, _Plan, _Token
+from graphmem.retrieval.graphqa.lexicon import kin_steps, noun_key
+from graphmem.retrieval.graphqa.planning import Planner, _Plan, _Reading, _Token
 from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
     _FUNCTION_WORDS,
     _HOW_MANY,
     _IDLE_WORDS,
+    _LIGHT_VERBS,
     _PLACE_WORDS,
     _QUESTION_WORDS,
     _SHARED_WORDS,
@@ -74,6 +75,31 @@ def _measure_asked(tokens: Sequence[_Token]) -> str:
     return ""
 
 
+def _kin_tokens(tokens: list[_Token]) -> list[_Token]:
+    """The tokens, a "grand" kin noun written as its kin noun once per step it takes.
+
+    "grandchildren" is the children's children: two tokens "children" (one place in the
+    text), so the type that "children" names is asked for twice, as "X's boss's boss" asks
+    for ``reports_to`` twice; each "great" before it is one step more.
+
+    >>> [t.text for t in _kin_tokens([_Token(0, 5, "great"), _Token(6, 17, "grandfather")])]
+    ['father', 'father', 'father']
+    """
+    out: list[_Token] = []
+    for token in tokens:
+        kin = kin_steps(token.text)
+        if kin is None:
+            out.append(token)
+            continue
+        word, steps = kin
+        start = token.start
+        while out and out[-1].text == "great":
+            start = out.pop().start
+            steps += 1
+        out.extend(_Token(start, token.end, word) for _ in range(steps))
+    return out
+
+
 def _extends(path: PlannedPath, shorter: PlannedPath) -> bool:
     """``path`` is ``shorter`` walked further, and its steps explain no more of the question."""
     return (
@@ -82,6 +108,30 @@ def _extends(path: PlannedPath, shorter: PlannedPath) -> bool:
         and path.steps[: len(shorter.steps)] == shorter.steps
         and path.parts.get("explained", 0.0) <= shorter.parts.get("explained", 0.0)
     )
+
+
+def _against(path: PlannedPath, chain: Sequence[Relationship], reading: _Reading | None) -> int:
+    """How many facts of ``chain`` a symmetric step took against the way its words say.
+
+    ``allied_with`` walked both ways reaches the houses allied to X and those X is allied
+    to; "the houses X is allied with" names the second first, as the facts were written.
+    """
+    if reading is None or not reading.symmetric.size:
+        return 0
+    names = path.steps
+    against = 0
+    here = {chain[0].source_id, chain[0].target_id} & set(path.topic) if chain else set()
+    at = next(iter(here), "")
+    for step, fact in zip(names, chain, strict=False):
+        went_out = fact.source_id == at
+        at = fact.target_id if went_out else fact.source_id
+        column = reading.columns.get(step.type)
+        if step.direction != "both" or column is None or not reading.symmetric[column]:
+            continue
+        cue = float(reading.cue[column])
+        if cue and went_out != (cue > 0):
+            against += 1
+    return against
 
 
 _SURE = 0.8
@@ -287,9 +337,15 @@ class GraphQA:
                 continue
             if best is None:
                 best = path
+            reading = plan.readings.get(path.topic)
             ranked = sorted(
                 reached.values(),
-                key=lambda r: (-focus_fit.get(r[0].type, 0.0), -r[1], r[0].id),
+                key=lambda r: (
+                    -focus_fit.get(r[0].type, 0.0),
+                    _against(path, r[2], reading),
+                    -r[1],
+                    r[0].id,
+                ),
             )
             for entity, support, chain in ranked:
                 if entity.id in seen:
@@ -316,17 +372,13 @@ class GraphQA:
                 f"that fits the question (tried {paths[0]})",
                 ambiguity=plan.ambiguity,
             )
-        coverage, unexplained = self._coverage(plan, best)
-        possessed = any(
-            i >= 2 and plan.tokens[i - 1].text == "s" and i - 2 in plan.named
-            for i, t in enumerate(plan.tokens)
-            if t.text in unexplained
-        )
-        if len(plan.starts.get(best.topic, ())) == 1 and not possessed:
-            # the entity named has facts of one kind only: a word no type explains
-            # ("who *holds* the pin?" of an item only ever carried) can mean only that;
-            # not a noun of the name's ("X's *husband*"): that names a relation of its own
-            coverage = max(coverage, self.settings.min_coverage)
+        explained, content, unexplained, by_types = self._coverage(plan, best)
+        coverage = explained / content if content else 1.0
+        if unexplained and not by_types:
+            # the path explains none of the question's words of a relation, only what is
+            # asked for ("which *knight* betrayed X?", "who *stole* the portrait?" of a
+            # portrait only ever brought): it answers another question
+            coverage = 0.0
         rival = next(
             (p.score for p in paths if (p.topic, p.steps) != (best.topic, best.steps)), None
         )
@@ -341,6 +393,17 @@ class GraphQA:
             return GraphAnswers(
                 abstained=True,
                 reason=f"no path of the graph leads to {measure}",
+                ambiguity=plan.ambiguity,
+                unexplained=unexplained,
+            )
+        kind = self._kind_asked(plan, best)
+        ends = {a.entity.type for a in answers if a.path == best.steps}
+        if kind and not any(self._kind_fit(plan, best, t) >= 1.0 for t in ends):
+            # "which *church* ..." names the kind asked for by an entity type's own word:
+            # a walk that reaches no church answers something else
+            return GraphAnswers(
+                abstained=True,
+                reason=f"no path of the graph leads to a {kind}",
                 ambiguity=plan.ambiguity,
                 unexplained=unexplained,
             )
@@ -367,6 +430,31 @@ class GraphQA:
         )
 
     @staticmethod
+    def _kind_asked(plan: _Plan, path: PlannedPath) -> str:
+        """The word asked with ("which *church*"), when it is an entity type's own word.
+
+        Only a word right after "which" / "what": "what does the *experiment* ... study?"
+        asks for no experiment.
+        """
+        reading = plan.readings.get(path.topic)
+        at = reading.focus_at if reading is not None else None
+        if at is None or at == 0 or plan.tokens[at - 1].text not in ("which", "what"):
+            return ""
+        word = plan.tokens[at].text
+        n_rel = len(plan.vocab.relations.names)
+        return word if float(plan.matches[word][n_rel:].max(initial=0.0)) >= 1.0 else ""
+
+    @staticmethod
+    def _kind_fit(plan: _Plan, path: PlannedPath, entity_type: str) -> float:
+        """How well ``entity_type`` fits the word asked with (1: that type's own word)."""
+        reading = plan.readings.get(path.topic)
+        column = plan.vocab.types.index.get(entity_type)
+        if reading is None or reading.focus_at is None or column is None:
+            return 0.0
+        word = plan.tokens[reading.focus_at].text
+        return float(plan.matches[word][len(plan.vocab.relations.names) + column])
+
+    @staticmethod
     def _measure_fit(plan: _Plan, path: PlannedPath, measure: str) -> float:
         """How well ``path`` ends at what a "when" / "how many" question asks for.
 
@@ -381,8 +469,10 @@ class GraphQA:
             named = max(float(plan.matches[w][column]) for w in asked if w in plan.matches)
         return max(float(path.parts.get("focus", 0.0)), named)
 
-    def _coverage(self, plan: _Plan, path: PlannedPath) -> tuple[float, list[str]]:
-        """The share of the question's content words ``path`` explains, and those it does not.
+    def _coverage(self, plan: _Plan, path: PlannedPath) -> tuple[int, int, list[str], int]:
+        """The question's content words ``path`` explains, of how many, and those it does not.
+
+        Returns ``(explained, content words, unexplained words, explained by a step's type)``.
 
         A content word is one outside the names, past the small, question and idle words
         ("name", "kind"). It is explained by a step's type, by an entity type (what is
@@ -399,6 +489,7 @@ class GraphQA:
         floor = self.settings.explained_floor
         content = 0
         explained = 0
+        by_types = 0
         missing: list[str] = []
         # a small word of place in a step's name explains its like ("who is *at* the Circle?"
         # of ``located_in``); "to", "of", "by" say too little ("who is X married *to*?")
@@ -412,6 +503,7 @@ class GraphQA:
             if i not in plan.named and word in small:
                 content += 1
                 explained += 1
+                by_types += 1
                 continue
             if (
                 i in plan.named
@@ -428,17 +520,18 @@ class GraphQA:
             if said >= floor and said >= kind:
                 content += 1
                 explained += 1
+                by_types += 1
             elif kind >= floor / 2:  # a kind read by meaning ("films" for ``movie``)
                 # it names a kind of entity ("the Finance team"), not a relation; as the
                 # word the question asks with ("which team"), what the answer is
                 if i == focus_at:
                     content += 1
                     explained += 1
-            else:
+            elif word not in _LIGHT_VERBS:
                 content += 1
                 if word not in missing:
                     missing.append(word)
-        return (explained / content if content else 1.0), missing
+        return explained, content, missing, by_types
 
     # ------------------------------------------------------------------ planning
 
@@ -467,7 +560,7 @@ class GraphQA:
         hops = check_depth(self.settings.max_hops if max_hops is None else max_hops, "max_hops")
         vocab = self._vocab() if vocab is None else vocab
         text = " ".join(question.lower().split())
-        tokens = [_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
+        tokens = _kin_tokens([_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)])
         plan = _Plan(tokens=tokens, vocab=vocab)
         if not vocab.relations.names:
             plan.reason = "the graph holds no facts to walk"
@@ -523,8 +616,6 @@ class GraphQA:
                         first[key] = first.get(key, 0.0) + count
                 total = sum(first.values())
                 first = {key: count / total for key, count in first.items()} if total else {}
-            if first is not None:
-                plan.starts[topic] = frozenset(first)
             paths.extend(self._planner.paths(reading, state, first, vocab, hops))
             fits[topic] = dict(zip(vocab.types.names, reading.focus_types.tolist(), strict=True))
         paths.sort(key=lambda p: (-p.score, len(p.steps), p.topic, p.steps))

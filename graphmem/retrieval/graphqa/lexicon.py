@@ -20,7 +20,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 
-__all__ = ["RELATION_VERBS", "TARGET_NOUNS", "noun_key", "related_verbs", "target_nouns"]
+__all__ = [
+    "KIN_NOUNS",
+    "RELATION_VERBS",
+    "SOURCE_NOUNS",
+    "TARGET_NOUNS",
+    "kin_steps",
+    "noun_key",
+    "related_verbs",
+    "source_nouns",
+    "target_nouns",
+]
 
 TARGET_NOUNS: Mapping[str, tuple[str, ...]] = {
     # work
@@ -57,11 +67,47 @@ TARGET_NOUNS: Mapping[str, tuple[str, ...]] = {
     "allied": ("ally", "friend"),
     "hates": ("enemy", "foe"),
     "rivals": ("rival", "enemy"),
+    "feuds": ("enemy", "foe", "rival"),
     # ownership
     "owns": ("property", "possession", "belonging"),
 }
 """A word of a type's name (any form: :func:`~.vocabulary.light_stem` compares them) ->
 the nouns naming the target of its facts, seen from the source."""
+
+
+SOURCE_NOUNS: Mapping[str, tuple[str, ...]] = {
+    # family: the mother is a parent, the son a child
+    "parent": ("mother", "father"),
+    "child": ("son", "daughter", "kid"),
+    "father": ("dad",),
+    "mother": ("mum", "mom"),
+    # work: one who reports to another is their subordinate; one who manages, their boss
+    "reports": ("subordinate", "underling"),
+    "supervises": ("boss", "superior"),
+    "manages": ("boss", "superior"),
+}
+"""A word of a type's name -> other nouns naming the *source* of its facts, as the name's
+own noun does ("the *parent* of X", "X's *mother*": from X as the target of ``parent_of``).
+They are read as that noun is: for direction, one who does it (:mod:`.planning`)."""
+
+KIN_NOUNS = frozenset(
+    ("child", "children", "kid", "kids", "son", "sons", "daughter", "daughters")
+    + ("parent", "parents", "father", "fathers", "mother", "mothers")
+)
+"""Nouns of kin that "grand" makes two steps of ("grandchildren": the children's children)
+and each "great" before it one more (:func:`kin_steps`)."""
+
+
+def kin_steps(word: str) -> tuple[str, int] | None:
+    """A "grand" kin noun as its kin noun and how many steps it is, else None.
+
+    >>> kin_steps("grandchildren"), kin_steps("granddaughter"), kin_steps("grandeur")
+    (('children', 2), ('daughter', 2), None)
+    """
+    word = word.lower()
+    if word.startswith("grand") and word[5:] in KIN_NOUNS:
+        return word[5:], 2
+    return None
 
 
 RELATION_VERBS: tuple[tuple[str, ...], ...] = (
@@ -96,15 +142,15 @@ RELATION_VERBS: tuple[tuple[str, ...], ...] = (
     ("locate", "situate", "lie", "sit", "base"),
     ("bound", "head", "destine", "sail", "travel", "go"),
     ("moor", "berth", "dock", "anchor"),
-    ("border", "adjoin", "neighbor", "neighbour"),
+    ("border", "adjoin", "neighbor", "neighbour", "adjacent", "next", "beside"),
     ("connect", "link", "join"),
     ("visit", "frequent", "attend"),
     ("guard", "protect", "defend", "watch", "patrol"),
     ("spy", "watch", "observe"),
     # belonging and work
     ("belong", "member", "join", "part"),
-    ("work", "serve", "labour", "labor"),
-    ("employ", "hire", "engage"),
+    ("work", "serve", "labour", "labor", "employ"),
+    ("employ", "hire"),
     ("enroll", "enrol", "attend", "take", "register"),
     ("teach", "lecture", "instruct", "tutor"),
     ("train", "coach", "mentor", "tutor", "school"),
@@ -217,3 +263,19 @@ def _by_stem(stem: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
         key = stem(word)
         table[key] = tuple(dict.fromkeys((*table.get(key, ()), *nouns)))
     return table
+
+
+def source_nouns(words: Iterable[str], stem: Callable[[str], str]) -> list[str]:
+    """The nouns of :data:`SOURCE_NOUNS` for the words of a type name, compared by ``stem``.
+
+    >>> source_nouns(["parent", "of"], str.lower)
+    ['mother', 'father']
+    """
+    table: dict[str, tuple[str, ...]] = {}
+    for word, nouns in SOURCE_NOUNS.items():
+        key = stem(word)
+        table[key] = tuple(dict.fromkeys((*table.get(key, ()), *nouns)))
+    found: dict[str, None] = {}
+    for word in words:
+        found.update(dict.fromkeys(table.get(stem(word), ())))
+    return list(found)

@@ -66,6 +66,12 @@ class _Reading:
     touches: np.ndarray = field(default_factory=lambda: np.zeros(0))
     # (relation types,) how many times one word naming the type is written ("boss's boss")
     times: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # (relation types,) True for a type that holds both ways (walked both: no cost)
+    symmetric: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    columns: Mapping[str, int] = field(default_factory=dict)  # relation type -> column
+    # (relation types,) True for the types a relation noun of the topic names ("X's
+    # *husband*", "the *mother* of X"): the walk starts with one of them
+    attached: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
 
 @dataclass
@@ -88,8 +94,46 @@ class _Plan:
     named: frozenset[int] = frozenset()
     ambiguity: tuple[Ambiguity, ...] = ()
     reason: str = ""
-    # each topic's ways of starting (type, direction), when known
-    starts: dict[tuple[str, ...], frozenset[tuple[str, str]]] = field(default_factory=dict)
+
+
+def _attached_noun(tokens: Sequence[_Token], text: str, first: int, last: int) -> int | None:
+    """The position of the noun the topic's mention is attached to, if any.
+
+    "X's *boss*" (a possessive: the first word after "'s" or a bare "'"), or "the *boss*
+    of X" (the word before "of", with at most one small word between "of" and the name,
+    and no content word after the name: not "the director of X's *acted* films").
+
+    >>> words = "who is the mother of ann".split()
+    >>> toks, at = [], 0
+    >>> for w in words:
+    ...     toks.append(_Token(at, at + len(w), w)); at += len(w) + 1
+    >>> _attached_noun(toks, " ".join(words), 5, 5)
+    3
+    """
+    n = len(tokens)
+    if last + 1 < n:
+        between = text[tokens[last].end : tokens[last + 1].start]
+        after = None
+        if tokens[last + 1].text == "s" and between.startswith(("'", "’")):
+            after = last + 2
+        elif between.strip() in ("'", "’"):
+            after = last + 1
+        while after is not None and after < n and tokens[after].text in _FUNCTION_WORDS:
+            after += 1
+        if after is not None and after < n:
+            return after
+    # "the director of X *acted* films": the name modifies what follows, not the noun
+    if last + 1 < n and tokens[last + 1].text not in _FUNCTION_WORDS:
+        return None
+    for gap in (2, 3):
+        p = first - gap
+        if p < 0 or tokens[p + 1].text != "of":
+            continue
+        if gap == 3 and tokens[p + 2].text not in _FUNCTION_WORDS:
+            continue
+        if tokens[p].text not in _FUNCTION_WORDS:
+            return p
+    return None
 
 
 class Planner:
@@ -292,6 +336,12 @@ class Planner:
             ]
             if spots:
                 times[r] = max(spots.count(stem) for stem in spots)
+        attached = np.zeros(n_rel, dtype=bool)
+        noun = _attached_noun(tokens, question, first, last)
+        if noun is not None:
+            row = next((row for i, row in rows if i == noun), None)
+            if row is not None and float(row.max(initial=0.0)) >= 0.5:
+                attached = row >= 0.5
         return _Reading(
             topic=topic,
             mention_length=mention_length,
@@ -308,6 +358,9 @@ class Planner:
             focus_at=next((i for i, _w, asked in focus if not asked and i != asking), None),
             touches=self._touches(tokens, outside, matches, vocab, topic_types),
             times=times,
+            symmetric=np.array([r in vocab.symmetric for r in vocab.relations.names], dtype=bool),
+            columns=vocab.relations.index,
+            attached=attached,
         )
 
     def _touches(
@@ -366,24 +419,30 @@ class Planner:
         names = vocab.relations.names
         cue = np.zeros(len(names))
         n = len(tokens)
+        attached = _attached_noun(tokens, text, first, last)
         for r, name in enumerate(names):
             if name not in vocab.reflexive:
                 continue
             stems = vocab.name_stems.get(name, ())
+            sources = vocab.source_keys.get(name, frozenset())
             passive_name = _type_words(name)[-1:] == ["by"]
-            best: tuple[int, int, bool] | None = None  # (distance, position, by the name)
+            # (not the noun the name is attached to, not by the name, distance, position)
+            best: tuple[bool, bool, int, int] | None = None
             for i, token in enumerate(tokens):
                 if first <= i <= last or token.text in _FUNCTION_WORDS:
                     continue
-                by_name = light_stem(token.text) in stems
+                by_name = light_stem(token.text) in stems or noun_key(token.text) in sources
                 if not by_name and float(matches[token.text][r]) < 0.5:
                     continue
                 distance = first - i if i < first else i - last
-                if best is None or (not by_name, distance) < (not best[2], best[0]):
-                    best = (distance, i, by_name)
+                # the noun the name is attached to says the first step ("the crew who
+                # report to X's *superior*": from X as the source, then back)
+                here = (i != attached, not by_name, distance, i)
+                if best is None or here < best:
+                    best = here
             if best is None:
                 continue
-            _distance, p, by_name = best
+            p, by_name = best[3], not best[1]
             word = tokens[p].text
             between = text[tokens[last].end : tokens[p].start]
             possessive = (
@@ -399,8 +458,9 @@ class Planner:
                 if not by_name:
                     cue[r] = 1.0
                     continue
-                agent = not word.endswith(_OBJECT_NOUN_ENDINGS) and (
-                    light_stem(word) == stems[0] if stems else False
+                agent = noun_key(word) in sources or (
+                    not word.endswith(_OBJECT_NOUN_ENDINGS)
+                    and (light_stem(word) == stems[0] if stems else False)
                 )
                 source_is_topic = not agent
                 if passive_name:
@@ -466,6 +526,8 @@ class Planner:
                             share = min(share, vocab.after(named, names[relation], way))
                         if share < settings.min_step_share:
                             continue
+                        if not steps and reading.attached.any() and not reading.attached[relation]:
+                            continue  # "X's husband" starts with what "husband" names
                         if not steps and first is not None:
                             # the topic's own facts say how a walk can start
                             name = names[relation]
@@ -576,8 +638,11 @@ class Planner:
         # the way each step walks a type joining one kind to itself, against the question's
         direction = 0.0
         if reading.cue.size:
+            # a symmetric type holds both ways: walked both, it agrees with any words
             agreements = [
-                -0.5 if way == "both" else (cue if way == "out" else -cue)
+                (abs(cue) if reading.symmetric[r] else -0.5)
+                if way == "both"
+                else (cue if way == "out" else -cue)
                 for r, way in steps
                 if r not in back and (cue := float(reading.cue[r]))
             ]

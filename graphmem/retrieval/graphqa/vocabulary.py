@@ -19,7 +19,7 @@ import numpy as np
 
 from graphmem.core.checks import check_depth
 from graphmem.core.errors import InvalidInput
-from graphmem.retrieval.graphqa.lexicon import noun_key, related_verbs, target_nouns
+from graphmem.retrieval.graphqa.lexicon import noun_key, related_verbs, source_nouns, target_nouns
 from graphmem.retrieval.schema import GraphSchema
 
 __all__ = [
@@ -68,12 +68,31 @@ _IDLE_WORDS = _words(
     """name names kind kinds type types sort exactly currently now still also thing things
     stuff see seen find found around"""
 )
+# Verbs of holding, keeping, posture and presence: English says them of whatever relation
+# puts a thing with someone or somewhere ("who *holds* the pin?" of ``carries``, "who is
+# *standing* at the Circle?" of ``located_in``, "what films does X *appear* in?" of
+# ``starred_actors``). A path need not explain them, but one that does counts them.
+_LIGHT_VERBS = _words(
+    """hold holds holding held keep keeps keeping kept stand stands standing stood lie lies
+    lying lay sit sits sitting sat stay stays staying stayed remain remains remaining
+    remained rest rests resting appear appears appeared appearing feature features
+    featured featuring"""
+)
 # Small words of place, one for another: "who is standing *at* the Circle?" of ``located_in``.
 _PLACE_WORDS = _words("in at on inside within into")
 # Noun endings of the thing a fact is about, not of who does it: "location" is where
 # something is located, "employment" what employs.
 _OBJECT_NOUN_ENDINGS = ("ion", "ions", "ment", "ments", "ance", "ances", "ence", "ences")
 _BE_WORDS = _words("is are was were be been being get gets got")
+# Words of a relation that holds both ways, whichever end a fact is stored from: who is
+# married to whom, which rooms are next to each other. A type joining one kind to itself
+# whose name has one (or ends in "with": ``allied_with``, ``feuds_with``) may be walked
+# either way: the way its words say first, and both ways when that reaches nothing.
+_RECIPROCAL_WORDS = _words(
+    """married marry wed spouse engaged betrothed sibling brother sister cousin twin
+    adjacent adjoin adjoins near next neighbor neighbour border borders beside connected
+    linked allied ally rival rivals feud feuds friend partner collaborates"""
+)
 # What a question word asks for when no noun says it: "who" a person, "where" a place.
 _ASKS_FOR: Mapping[str, tuple[str, ...]] = {
     "who": ("person", "people"),
@@ -412,6 +431,7 @@ class _Lexicon:
         exact: Mapping[str, Iterable[str]] | None = None,
         related: Mapping[str, Iterable[str]] | None = None,
         related_weight: float = 0.8,
+        named: Mapping[str, Iterable[str]] | None = None,
     ) -> None:
         self.names = sorted(words_of)
         stems: dict[str, dict[str, float]] = {}
@@ -439,6 +459,14 @@ class _Lexicon:
         for own in stems.values():
             for stem in own:
                 frequency[stem] = frequency.get(stem, 0) + 1
+        # A word of a type's own name is as rare as it is among the names: the description
+        # of another type that uses it ("the station the module belongs to") never makes
+        # ``stationed_in`` a worse match for "stationed" than it is with no descriptions.
+        name_stems = {n: {light_stem(w) for w in (named or {}).get(n, ())} for n in self.names}
+        by_name: dict[str, int] = {}
+        for in_name in name_stems.values():
+            for stem in in_name:
+                by_name[stem] = by_name.get(stem, 0) + 1
         also: dict[str, int] = {}
         for more in extra.values():
             for stem in more:
@@ -453,6 +481,8 @@ class _Lexicon:
                     rarity = 1.0
                     if count > 1:
                         shared = seen[stem] + (frequency.get(stem, 0) if seen is also else 0)
+                        if seen is frequency and stem in name_stems[name]:
+                            shared = by_name[stem]
                         rarity = math.log((count + 1) / shared) / math.log(count + 1)
                     self.weights[row, column[stem]] = weight * rarity
         self.column = column
@@ -504,6 +534,10 @@ class _Vocabulary:
     reflexive: frozenset[str] = frozenset()
     # the light stems of each relationship type's name's content words, in order
     name_stems: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # reflexive types that hold both ways (``married_to``, ``allied_with``): walked either way
+    symmetric: frozenset[str] = frozenset()
+    # the noun keys naming each type's source as its name's noun does ("mother" of parent_of)
+    source_keys: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def after(self, steps: Sequence[tuple[str, StepDirection]], relation: str, way: str) -> float:
         """The share of the entities the last step reaches that can take the next one.
@@ -556,7 +590,10 @@ class _Vocabulary:
             exact={
                 r: [
                     w
-                    for w in target_nouns(_type_words(r), light_stem)
+                    for w in (
+                        *target_nouns(_type_words(r), light_stem),
+                        *source_nouns(_type_words(r), light_stem),
+                    )
                     if light_stem(w) not in kinds
                 ]
                 for r in relation_types
@@ -572,10 +609,12 @@ class _Vocabulary:
                 for r in relation_types
             },
             related_weight=related_weight,
+            named={r: _type_words(r) for r in relation_types},
         )
         types = _Lexicon(
             {t: words(t, schema.entity_types.get(t), frozenset()) for t in entity_types},
             function_weight,
+            named={t: _type_words(t) for t in entity_types},
         )
         alone: dict[tuple[str, str], int] = {}
         for pair in schema.cooccurrence:
@@ -598,6 +637,21 @@ class _Vocabulary:
             t: tuple(light_stem(w) for w in _type_words(t) if w not in _FUNCTION_WORDS)
             for t in relation_types
         }
+        # the nouns that name a type's source as its name's own noun does ("mother")
+        source_keys = {
+            t: frozenset(
+                noun_key(w)
+                for w in source_nouns(_type_words(t), light_stem)
+                if light_stem(w) not in kinds
+            )
+            for t in relation_types
+        }
+        reciprocal = {light_stem(w) for w in _RECIPROCAL_WORDS}
+        symmetric = frozenset(
+            t
+            for t in reflexive
+            if _type_words(t)[-1:] == ["with"] or reciprocal & set(name_stems[t])
+        )
         return cls(
             relations,
             types,
@@ -607,6 +661,8 @@ class _Vocabulary:
             frozenset(schema.entity_types),
             reflexive,
             name_stems,
+            symmetric,
+            source_keys,
         )
 
     def steps(
@@ -616,7 +672,8 @@ class _Vocabulary:
 
         Each as ``(direction, share, next state)``: ``share`` is the part of the current
         types' facts of this relationship type that go that way (1 for ``both``, scaled by
-        how evenly they go both ways), the next state the entity types reached.
+        how evenly they go both ways; all of them for a symmetric type), the next state
+        the entity types reached.
         """
         found: list[tuple[StepDirection, float, dict[str, float]]] = []
         shares: dict[str, float] = {"out": 0.0, "in": 0.0, "both": 0.0}
@@ -630,7 +687,8 @@ class _Vocabulary:
             total = n_out + n_in
             shares["out"] += weight * n_out / total
             shares["in"] += weight * n_in / total
-            shares["both"] += weight * 2 * min(n_out, n_in) / total
+            even = 1.0 if relation in self.symmetric else 2 * min(n_out, n_in) / total
+            shares["both"] += weight * even
             for way, counts, n in (("out", forward, n_out), ("in", backward, n_in)):
                 for target, facts in counts.items():
                     share = weight * facts / n

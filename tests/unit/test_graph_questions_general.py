@@ -1,0 +1,220 @@
+"""Graph questions: general English read on a small made-up world (an orchard valley).
+
+Relations that hold both ways, kin and rank nouns, the noun a name is attached to, the
+kind a question asks for, and questions whose relation words no path explains. None of
+this world's words is in the evaluation worlds' questions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import graphmem
+from graphmem import Entity, Memory, Relationship
+from graphmem.retrieval import HashingEmbedder
+
+PEOPLE = {
+    "edda": "Edda Marsh",
+    "greta": "Greta Marsh",
+    "oswin": "Oswin Marsh",
+    "tilda": "Tilda Fenn",
+    "wren": "Wren Fenn",
+    "hob": "Hob Tanner",
+    "ned": "Ned Tanner",
+}
+THINGS = {
+    "hollow": ("farm", "Hollow Farm"),
+    "ridge": ("farm", "Ridge Farm"),
+    "amber": ("coop", "Amber Co-op"),
+    "birch": ("coop", "Birch Co-op"),
+    "cedar": ("coop", "Cedar Co-op"),
+    "plough": ("tool", "the Red Plough"),
+    "long_barn": ("barn", "the Long Barn"),
+}
+FACTS = [
+    ("edda", "parent_of", "greta"),
+    ("greta", "parent_of", "tilda"),
+    ("oswin", "parent_of", "tilda"),
+    ("tilda", "parent_of", "wren"),
+    ("oswin", "married_to", "greta"),
+    ("hob", "reports_to", "tilda"),
+    ("ned", "reports_to", "tilda"),
+    ("ned", "works_at", "hollow"),
+    ("tilda", "reports_to", "greta"),
+    ("hollow", "borders", "ridge"),
+    ("amber", "trades_with", "birch"),
+    ("cedar", "trades_with", "amber"),
+    ("birch", "feuds_with", "cedar"),
+    ("greta", "owns", "hollow"),
+    ("tilda", "works_at", "ridge"),
+    ("hollow", "member_of", "amber"),
+    ("ridge", "member_of", "birch"),
+    ("plough", "kept_in", "long_barn"),
+    ("long_barn", "part_of", "hollow"),
+]
+
+
+def _valley(descriptions: bool = False) -> Memory:
+    mem = graphmem.open("memory://", tenant="valley", embedder=HashingEmbedder(64))
+    mem.upsert_entities(
+        [Entity(id=i, type="person", name=n) for i, n in PEOPLE.items()]
+        + [Entity(id=i, type=t, name=n) for i, (t, n) in THINGS.items()]
+    )
+    mem.upsert_relationships([Relationship(source_id=s, target_id=t, type=r) for s, r, t in FACTS])
+    if descriptions:
+        mem.describe_relationship_type("parent_of", "a child of this person")
+        mem.describe_relationship_type("member_of", "the co-op a farm sells through")
+    return mem
+
+
+@pytest.fixture
+def valley() -> Iterator[Memory]:
+    with _valley() as mem:
+        yield mem
+
+
+def top(mem: Memory, question: str) -> list[str]:
+    """The answers of the walked path that reached answers first."""
+    answers = mem.ask(question, semantic=False)
+    return sorted(a.entity.id for a in answers if a.path == answers[0].path) if answers else []
+
+
+def first(mem: Memory, question: str) -> str | None:
+    answers = mem.ask(question, semantic=False)
+    return answers[0].entity.id if answers else None
+
+
+def test_a_relation_that_holds_both_ways_is_walked_from_either_end(valley: Memory) -> None:
+    # each fact is stored one way only; the question asks it from the other end
+    assert top(valley, "Which farm borders Ridge Farm?") == ["hollow"]
+    assert top(valley, "Which farm borders Hollow Farm?") == ["ridge"]
+    assert top(valley, "Who is Greta Marsh married to?") == ["oswin"]
+    assert top(valley, "Who is Oswin married to?") == ["greta"]
+    # both partners are reached; the one the facts name the way the words say comes first
+    trades = valley.ask("Which co-op does Amber Co-op trade with?", semantic=False)
+    assert [a.entity.id for a in trades] == ["birch", "cedar"]
+    assert first(valley, "Which co-op trades with Amber Co-op?") == "cedar"
+    # a relation of one kind to itself that does not hold both ways keeps its direction
+    assert top(valley, "Who does Hob report to?") == ["tilda"]
+    assert top(valley, "Who reports to Greta?") == ["tilda"]
+
+
+def test_kin_and_rank_nouns_name_their_relation_and_its_direction(valley: Memory) -> None:
+    assert top(valley, "Who is the mother of Wren?") == ["tilda"]
+    # no fact says who is a man: "father" is a parent, as "mother" is
+    assert top(valley, "Who is Tilda's father?") == ["greta", "oswin"]
+    assert top(valley, "Who are Tilda's subordinates?") == ["hob", "ned"]
+    assert top(valley, "Who is Tilda's superior?") == ["greta"]
+    with graphmem.open("memory://", tenant="kin", embedder=HashingEmbedder(64)) as mem:
+        mem.upsert_entities([Entity(id=i, type="person", name=n) for i, n in PEOPLE.items()])
+        mem.upsert_relationships(
+            [
+                Relationship(source_id="tilda", target_id="greta", type="child_of"),
+                Relationship(source_id="greta", target_id="edda", type="child_of"),
+            ]
+        )
+        assert top(mem, "Who is Greta's daughter?") == ["tilda"]
+        assert top(mem, "Who is Greta's mother?") == ["edda"]
+
+
+def test_verb_families_read_adjacency_and_employment(valley: Memory) -> None:
+    # "next to" of ``borders``; "employs" of ``works_at`` (and not of ``engaged_to``)
+    assert top(valley, "Which farm is next to Ridge Farm?") == ["hollow"]
+    assert top(valley, "Which farm employs Tilda?") == ["ridge"]
+    # "enemy" of ``feuds_with`` (a noun of its far end), from either end
+    assert top(valley, "Which co-op is the enemy of Cedar Co-op?") == ["birch"]
+
+
+def test_grand_kin_nouns_are_two_steps_and_great_one_more(valley: Memory) -> None:
+    assert top(valley, "Who are Greta's grandchildren?") == ["wren"]
+    assert top(valley, "Who are the grandparents of Wren?") == ["greta", "oswin"]
+    assert top(valley, "Who is Wren's great-grandmother?") == ["edda"]
+    grand = valley.ask("Which farm does Wren's grandmother own?", semantic=False)
+    assert [str(s) for s in grand[0].path] == ["<-parent_of", "<-parent_of", "->owns"]
+    assert grand[0].entity.id == "hollow"
+
+
+def test_the_noun_a_name_is_attached_to_is_the_first_step(valley: Memory) -> None:
+    # Tilda is married to no one: her mother's husband is no answer to "Tilda's husband"
+    husband = valley.ask("Who is Tilda's husband?", semantic=False)
+    assert husband.abstained and husband == []
+    assert top(valley, "Where does Greta's husband's daughter work?") == ["ridge"]
+    # it also says which way that first step goes ("report to" would say the other way):
+    # up from Hob to his superior, never down to Hob's own subordinates
+    plan = (
+        valley._retrieval()
+        .answerer(False, None)
+        .plan("Where do the people who report to Hob's superior work?")
+    )
+    assert str(plan[0].steps[0]) == "->reports_to" and plan[0].parts["direction"] > 0
+    assert all(p.parts["direction"] < 0 for p in plan if str(p.steps[0]) == "<-reports_to")
+
+
+def test_a_kind_asked_by_its_own_word_that_no_answer_is_abstains(valley: Memory) -> None:
+    # "which barn": the walk "married to" reaches a person, not a barn
+    barn = valley.ask("Which barn did Oswin and Greta marry in?", semantic=False)
+    assert barn.abstained and barn.reason == "no path of the graph leads to a barn"
+    assert top(valley, "Which barn is the Red Plough kept in?") == ["long_barn"]
+
+
+def test_a_path_that_explains_no_relation_word_is_no_answer(valley: Memory) -> None:
+    stolen = valley.ask("Who stole the Red Plough?", semantic=False)
+    assert stolen.abstained and stolen.unexplained == ("stole",)
+    assert "'stole'" in stolen.reason
+    betrayed = valley.ask("Which person betrayed Hob?", semantic=False)
+    assert betrayed.abstained
+    # one word of the relation explained is enough to answer, the rest said
+    assert top(valley, "Where is the Red Plough kept?") == ["long_barn"]
+    # a verb of holding or posture need not be explained: it says no relation of its own
+    with graphmem.open("memory://", tenant="fair", embedder=HashingEmbedder(64)) as mem:
+        mem.upsert_entities(
+            [
+                Entity(id="ann", type="person", name="Ann"),
+                Entity(id="pin", type="item", name="the pin"),
+            ]
+        )
+        mem.upsert_relationships([Relationship(source_id="ann", target_id="pin", type="carries")])
+        assert top(mem, "Who is holding the pin?") == ["ann"]
+        assert mem.ask("Who stole the pin?", semantic=False).abstained
+
+
+CAMP = [
+    ("wren", "camped_in", "north"),
+    ("hob", "camped_in", "south"),
+    ("wren", "reports_to", "hob"),
+    ("hob", "trains", "wren"),
+    ("north", "part_of", "base"),
+    ("south", "part_of", "base"),
+    ("hob", "visits", "base"),
+    ("wren", "crosses", "river"),
+    ("hob", "climbs", "hill"),
+    ("wren", "rows", "boat"),
+    ("hob", "reads", "map"),
+    ("wren", "walks", "dog"),
+]
+KINDS = {"wren": "scout", "hob": "scout", "north": "tent", "south": "tent", "base": "camp"}
+
+
+def _camp(described: bool) -> Memory:
+    mem = graphmem.open("memory://", tenant="camp", embedder=HashingEmbedder(64))
+    ids = {e for s, _r, t in CAMP for e in (s, t)}
+    mem.upsert_entities([Entity(id=i, type=KINDS.get(i, i), name=i.title()) for i in ids])
+    mem.upsert_relationships([Relationship(source_id=s, target_id=t, type=r) for s, r, t in CAMP])
+    if described:  # the word of camped_in's name, in other types' descriptions
+        mem.describe_relationship_type("part_of", "the camp the tent belongs to")
+        mem.describe_relationship_type("visits", "the camp this scout visits")
+        mem.describe_entity_type("tent", "a tent, a place in the camp")
+    return mem
+
+
+def test_a_description_using_a_name_word_of_another_type_does_not_hide_it() -> None:
+    with _camp(False) as plain, _camp(True) as described:
+        assert top(plain, "Where is Wren camped?") == ["north"]
+        assert top(described, "Where is Wren camped?") == ["north"]
+        # "camped" explains camped_in as much as with no description
+        for mem in (plain, described):
+            plan = mem._retrieval().answerer(False, None).plan("Where is Wren camped?")
+            direct = next(p for p in plan if [str(s) for s in p.steps] == ["->camped_in"])
+            assert direct.parts["explained"] == pytest.approx(1.0)
