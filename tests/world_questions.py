@@ -174,12 +174,16 @@ def report_lines(label: str, result: Score) -> list[str]:
 
 
 def answering_facts(item: dict[str, Any]) -> frozenset[str]:
-    """The facts (``source|type|target``) that answer a one-hop or inverse question."""
+    """The facts (``source|type|target``) that answer a one-hop or inverse question.
+
+    ``>`` walks a fact forwards, ``<`` backwards, ``~`` either way (a relation that holds
+    both ways, stored one way): any stored fact between the two ends answers it.
+    """
     start, step = item["path"].split()
     direction, kind = step[0], step[1:]
-    if direction == ">":
-        return frozenset(f"{start}|{kind}|{a}" for a in item["answers"])
-    return frozenset(f"{a}|{kind}|{start}" for a in item["answers"])
+    ahead = frozenset(f"{start}|{kind}|{a}" for a in item["answers"])
+    back = frozenset(f"{a}|{kind}|{start}" for a in item["answers"])
+    return {">": ahead, "<": back}.get(direction, ahead | back)  # "~": stored either way
 
 
 def fact_hits(

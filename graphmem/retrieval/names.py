@@ -74,8 +74,8 @@ class NameExtractor:
 
     A single capitalised word that opens a sentence is no evidence of a name; inside one it is:
 
-    >>> found = NameExtractor().extract(
-    ...     "In 1892 Hall became the first president of the American Psychological Association.", [])
+    >>> text = "In 1892 Hall became the first president of the American Psychological Association."
+    >>> found = NameExtractor().extract(text, [])
     >>> [e.name for e in found.entities]
     ['Hall', 'American Psychological Association']
     >>> [e.name for e in NameExtractor().extract("Hall wrote it.", []).entities]

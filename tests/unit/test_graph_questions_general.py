@@ -218,3 +218,29 @@ def test_a_description_using_a_name_word_of_another_type_does_not_hide_it() -> N
             plan = mem._retrieval().answerer(False, None).plan("Where is Wren camped?")
             direct = next(p for p in plan if [str(s) for s in p.steps] == ["->camped_in"])
             assert direct.parts["explained"] == pytest.approx(1.0)
+
+
+def test_the_kind_asked_for_is_no_relation_word_where_a_stem_also_names_one() -> None:
+    # ``printed_in`` shares the stem of the type ``print``: "which prints" asks for prints,
+    # and a walk on to the place they were printed in answers another question
+    with graphmem.open("memory://", tenant="prints", embedder=HashingEmbedder(64)) as mem:
+        mem.upsert_entities(
+            [
+                Entity(id="ida", type="artist", name="Ida Brandt"),
+                Entity(id="heron", type="print", name="Heron at Dusk"),
+                Entity(id="fox", type="print", name="Fox in Snow"),
+                Entity(id="leiden", type="city", name="Leiden"),
+            ]
+        )
+        mem.upsert_relationships(
+            [
+                Relationship(source_id="ida", target_id="heron", type="made"),
+                Relationship(source_id="ida", target_id="fox", type="made"),
+                Relationship(source_id="heron", target_id="leiden", type="printed_in"),
+                Relationship(source_id="fox", target_id="leiden", type="printed_in"),
+            ]
+        )
+        answers = mem.ask("Which prints has Ida Brandt made?")
+        assert not answers.abstained, answers.reason
+        assert {a.entity.id for a in answers} == {"heron", "fox"}
+        assert mem.ask("Where was Heron at Dusk printed?")[0].entity.id == "leiden"

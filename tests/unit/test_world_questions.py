@@ -80,6 +80,8 @@ def test_the_answering_fact_is_read_from_the_path_in_either_direction() -> None:
     back = {"path": "east_gate <guards", "answers": ["ser_gawen", "ser_marek"]}
     assert answering_facts(ahead) == {"ser_gawen|sworn_to|lord_cassius"}
     assert answering_facts(back) == {"ser_gawen|guards|east_gate", "ser_marek|guards|east_gate"}
+    either = {"path": "maud ~spouse", "answers": ["hal"]}
+    assert answering_facts(either) == {"maud|spouse|hal", "hal|spouse|maud"}
 
 
 def test_retrieve_ranks_the_answering_fact_of_one_hop_questions() -> None:

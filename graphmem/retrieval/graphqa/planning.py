@@ -271,7 +271,12 @@ class Planner:
             match = matches[text]
             # a word that names an entity type ("films", "rooms") says what is asked or
             # talked about, not which relationship: it is no evidence for one
-            relation = np.where(match[:n_rel] >= match[n_rel:].max(initial=0.0), match[:n_rel], 0)
+            kind = float(match[n_rel:].max(initial=0.0))
+            relation = np.where(match[:n_rel] >= kind, match[:n_rel], 0)
+            if kind >= 1.0 and any(i == at and not asked for at, _w, asked in focus):
+                # the word asked with is an entity type's own word ("which *films*" of
+                # ``film``), even where a stem also reaches a relationship (``filmed_in``)
+                relation = np.zeros(n_rel)
             rows.append((i, weight * relation))
             # which types are planned with: a small word of a type's name ("in" of
             # ``located_in``) is evidence enough ("which district is X in?")
@@ -323,7 +328,7 @@ class Planner:
         for _i, word, asked in focus:
             # what "where" asks for (a place) fits the entity types an answer may have,
             # never the type of a further step ("located" after "works at")
-            if not asked:
+            if not asked and float(matches[word][n_rel:].max(initial=0.0)) < 1.0:
                 focus_relations = np.maximum(focus_relations, matches[word][:n_rel])
             focus_types = np.maximum(focus_types, matches[word][n_rel:])
         cue = self._cue(tokens, question, first, last, matches, vocab)
