@@ -8,9 +8,10 @@ from collections.abc import Iterator
 import pytest
 
 import graphmem
-from graphmem import Entity, Memory, Relationship
+from graphmem import Entity, Memory
 from graphmem.retrieval import EntityLinker, HashingEmbedder
 from graphmem.tools.demos.village import build_demo_world
+from tests.small_worlds import open_world, top
 
 PEOPLE = {
     "rosalind": "Rosalind Hale",
@@ -42,29 +43,18 @@ FACTS = [
 
 
 def _hospital(descriptions: bool = False) -> Memory:
-    mem = graphmem.open("memory://", tenant="ward", embedder=HashingEmbedder(64))
-    mem.upsert_entities(
-        [Entity(id=i, type="person", name=n) for i, n in PEOPLE.items()]
-        + [Entity(id=i, type=t, name=n) for i, (t, n) in PLACES.items()]
-    )
-    mem.upsert_relationships([Relationship(source_id=s, target_id=t, type=r) for s, r, t in FACTS])
-    if descriptions:
-        mem.describe_relationship_type("reports_to", "the manager a person reports to, their boss")
-        mem.describe_relationship_type("mentors", "a person this one mentors or trains")
-        mem.describe_relationship_type("works_at", "the hospital where a person works")
-    return mem
+    described = {
+        "reports_to": "the manager a person reports to, their boss",
+        "mentors": "a person this one mentors or trains",
+        "works_at": "the hospital where a person works",
+    }
+    return open_world("ward", PEOPLE, PLACES, FACTS, described if descriptions else None)
 
 
 @pytest.fixture
 def hospital() -> Iterator[Memory]:
     with _hospital() as mem:
         yield mem
-
-
-def top(mem: Memory, question: str) -> list[str]:
-    """The answers of the walked path that reached answers first."""
-    answers = mem.ask(question, semantic=False)
-    return sorted(a.entity.id for a in answers if a.path == answers[0].path) if answers else []
 
 
 def test_direction_is_kept_for_a_type_joining_one_kind_to_itself(hospital: Memory) -> None:

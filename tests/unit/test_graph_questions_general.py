@@ -14,6 +14,7 @@ import pytest
 import graphmem
 from graphmem import Entity, Memory, Relationship
 from graphmem.retrieval import HashingEmbedder
+from tests.small_worlds import open_world, top
 
 PEOPLE = {
     "edda": "Edda Marsh",
@@ -57,28 +58,17 @@ FACTS = [
 
 
 def _valley(descriptions: bool = False) -> Memory:
-    mem = graphmem.open("memory://", tenant="valley", embedder=HashingEmbedder(64))
-    mem.upsert_entities(
-        [Entity(id=i, type="person", name=n) for i, n in PEOPLE.items()]
-        + [Entity(id=i, type=t, name=n) for i, (t, n) in THINGS.items()]
-    )
-    mem.upsert_relationships([Relationship(source_id=s, target_id=t, type=r) for s, r, t in FACTS])
-    if descriptions:
-        mem.describe_relationship_type("parent_of", "a child of this person")
-        mem.describe_relationship_type("member_of", "the co-op a farm sells through")
-    return mem
+    described = {
+        "parent_of": "a child of this person",
+        "member_of": "the co-op a farm sells through",
+    }
+    return open_world("valley", PEOPLE, THINGS, FACTS, described if descriptions else None)
 
 
 @pytest.fixture
 def valley() -> Iterator[Memory]:
     with _valley() as mem:
         yield mem
-
-
-def top(mem: Memory, question: str) -> list[str]:
-    """The answers of the walked path that reached answers first."""
-    answers = mem.ask(question, semantic=False)
-    return sorted(a.entity.id for a in answers if a.path == answers[0].path) if answers else []
 
 
 def first(mem: Memory, question: str) -> str | None:

@@ -46,6 +46,9 @@ Rows = list[dict[str, Any]]
 Statement = tuple[str, Mapping[str, Any], str | None]
 """A statement of :meth:`Neo4jBase._run_pipelined`: query file, parameters, relationship type."""
 
+_Prepared = tuple[str, LiteralString, Mapping[str, Any], dict[str, Any]]
+"""A statement ready to send: query file, query text, parameters, parameters as sent."""
+
 
 BATCH_ROWS = 5_000
 """Rows per ``UNWIND`` query of a batch write (one round trip each, one transaction)."""
@@ -427,7 +430,7 @@ class Neo4jBase:
         raised here, inside the transaction, which then rolls back.
         """
 
-        def prepare(k: int) -> tuple[str, LiteralString, Mapping[str, Any], dict[str, Any]]:
+        def prepare(k: int) -> _Prepared:
             name, params, rel_type = statements[k]()
             query: LiteralString = (
                 load_query(name) if rel_type is None else load_typed_query(name, rel_type)
@@ -436,47 +439,52 @@ class Neo4jBase:
             return name, query, params, _wire_params(params)
 
         if len(statements) == 1:
-            name, query, params, wired = prepare(0)
-            timer = traced(self._tracer, name, params, round_trips=1)
-            timer.__enter__()
-            try:
-                result = tx.run(query, wired)
-            except BaseException as exc:
-                timer.__exit__(None, None, None)
-                if isinstance(exc, neo4j_errors.Neo4jError | neo4j_errors.DriverError):
-                    exc.add_note(f"graphmem query: {name}")
-                raise
-            return [self._finish(timer, result, name)]
+            return [self._finish(*self._send(tx, prepare(0), None))]
         done: list[Rows] = []
         pending: tuple[traced, neo4j.Result, str] | None = None
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphmem-rows") as worker:
             upcoming = worker.submit(prepare, 0) if statements else None
             for k in range(len(statements)):
                 assert upcoming is not None
-                name, query, params, wired = upcoming.result()
+                prepared = upcoming.result()
                 upcoming = worker.submit(prepare, k + 1) if k + 1 < len(statements) else None
-                timer = traced(self._tracer, name, params, round_trips=1)
-                timer.__enter__()
-                try:
-                    result = tx.run(query, wired)
-                except BaseException as exc:
-                    timer.__exit__(None, None, None)
-                    if pending is not None:
-                        pending[0].__exit__(None, None, None)
-                    if isinstance(exc, neo4j_errors.Neo4jError | neo4j_errors.DriverError):
-                        # The failure of the statement before arrives first: it is that one's.
-                        exc.add_note(f"graphmem query: {pending[2] if pending else name}")
-                    raise
-                previous, pending = pending, (timer, result, name)
+                sent = self._send(tx, prepared, pending)
+                previous, pending = pending, sent
                 if previous is not None:
                     try:
                         done.append(self._finish(*previous))
                     except BaseException:
-                        timer.__exit__(None, None, None)
+                        sent[0].__exit__(None, None, None)
                         raise
             if pending is not None:
                 done.append(self._finish(*pending))
         return done
+
+    def _send(
+        self,
+        tx: neo4j.ManagedTransaction,
+        prepared: _Prepared,
+        pending: tuple[traced, neo4j.Result, str] | None,
+    ) -> tuple[traced, neo4j.Result, str]:
+        """Send one statement of :meth:`_run_pipelined`; its trace event starts here.
+
+        On an error the events of this statement and of ``pending`` (sent, not yet read)
+        end, and the error is named after ``pending``'s query when there is one: the
+        failure of the statement before arrives first.
+        """
+        name, query, params, wired = prepared
+        timer = traced(self._tracer, name, params, round_trips=1)
+        timer.__enter__()
+        try:
+            result = tx.run(query, wired)
+        except BaseException as exc:
+            timer.__exit__(None, None, None)
+            if pending is not None:
+                pending[0].__exit__(None, None, None)
+            if isinstance(exc, neo4j_errors.Neo4jError | neo4j_errors.DriverError):
+                exc.add_note(f"graphmem query: {pending[2] if pending else name}")
+            raise
+        return timer, result, name
 
     @staticmethod
     def _finish(timer: traced, result: neo4j.Result, name: str) -> Rows:

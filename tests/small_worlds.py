@@ -1,0 +1,36 @@
+"""Small made-up worlds for the graph-question tests: people, things and facts in memory://."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import graphmem
+from graphmem import Entity, Memory, Relationship
+from graphmem.retrieval import HashingEmbedder
+
+
+def open_world(
+    tenant: str,
+    people: Mapping[str, str],
+    things: Mapping[str, tuple[str, str]],
+    facts: Sequence[tuple[str, str, str]],
+    descriptions: Mapping[str, str] | None = None,
+) -> Memory:
+    """A memory:// store holding ``people`` (id: name, of type ``person``), ``things`` (id:
+    (type, name)) and ``facts`` (source, type, target), with the relationship types of
+    ``descriptions`` described; the hashing embedder (no model)."""
+    mem = graphmem.open("memory://", tenant=tenant, embedder=HashingEmbedder(64))
+    mem.upsert_entities(
+        [Entity(id=i, type="person", name=n) for i, n in people.items()]
+        + [Entity(id=i, type=t, name=n) for i, (t, n) in things.items()]
+    )
+    mem.upsert_relationships([Relationship(source_id=s, target_id=t, type=r) for s, r, t in facts])
+    for name, text in (descriptions or {}).items():
+        mem.describe_relationship_type(name, text)
+    return mem
+
+
+def top(mem: Memory, question: str) -> list[str]:
+    """The answers of the walked path that reached answers first."""
+    answers = mem.ask(question, semantic=False)
+    return sorted(a.entity.id for a in answers if a.path == answers[0].path) if answers else []
