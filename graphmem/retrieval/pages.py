@@ -10,12 +10,11 @@ leaves its slot to the next result.
 
 An entity that is only a name (no description and no fact among those the retrieve read:
 what a name extractor makes of every proper name a passage writes) says no more than a
-passage that names it, so it is folded
-the same way into the best passage among the results that mentions it (a chunk or a turn):
-that passage ranks with the better of the two scores and the entity leaves its slot. An
-entity with a description, or with neither a page nor (when bare) a mentioning passage
-among the best, keeps its place; so do the facts about it. A memory of entities and facts
-with no passages folds nothing.
+passage that names it, so it is folded the same way into the best passage among the
+results that mentions it (a chunk or a turn): that passage ranks with the better of the
+two scores and the entity leaves its slot. An entity with a description, or with neither
+a page nor (when bare) a mentioning passage among the best, keeps its place; so do the
+facts about it. A memory of entities and facts with no passages folds nothing.
 """
 
 from __future__ import annotations
