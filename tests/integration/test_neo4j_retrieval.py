@@ -348,6 +348,18 @@ RIDGE = [
 ]
 
 
+def _ingest_ridge(mem: Memory) -> None:
+    """The Ridge Airport passages, each about the states it names."""
+    mem.upsert_entities(
+        [Entity(id=e, type="location", name=e.title()) for e in ("vantoria", "norland", "estmark")]
+    )
+    mem.add_documents(
+        [{"id": i, "title": t, "text": x, "entity_ids": ids} for i, t, x, ids in RIDGE],
+        chunk_tokens=1000,
+        overlap=0,
+    )
+
+
 def test_multihop_bridges_to_the_page_of_the_entity_on_neo4j(
     store: GraphStore, tenant: str, reference: GraphStore
 ) -> None:
@@ -355,17 +367,7 @@ def test_multihop_bridges_to_the_page_of_the_entity_on_neo4j(
     answers = []
     for backend, name in ((store, tenant), (reference, "ref")):
         mem = Memory(backend, name, owns_store=False, embedder=HashingEmbedder(DIM))
-        mem.upsert_entities(
-            [
-                Entity(id=e, type="location", name=e.title())
-                for e in ("vantoria", "norland", "estmark")
-            ]
-        )
-        mem.add_documents(
-            [{"id": i, "title": t, "text": x, "entity_ids": ids} for i, t, x, ids in RIDGE],
-            chunk_tokens=1000,
-            overlap=0,
-        )
+        _ingest_ridge(mem)
         chunk = backend.get_chunks(name, ["census#0"])[0]
         assert list(chunk.attributes["about"]) == ["vantoria"]
         found = mem.retrieve(question, k=3, kinds=["chunk"], preset="multihop")
@@ -400,17 +402,7 @@ def test_a_default_passage_retrieve_is_three_round_trips_on_neo4j(
     try:
         for backend, name in ((store, tenant), (reference, "ref")):
             mem = Memory(backend, name, owns_store=False, embedder=HashingEmbedder(DIM))
-            mem.upsert_entities(
-                [
-                    Entity(id=e, type="location", name=e.title())
-                    for e in ("vantoria", "norland", "estmark")
-                ]
-            )
-            mem.add_documents(
-                [{"id": i, "title": t, "text": x, "entity_ids": ids} for i, t, x, ids in RIDGE],
-                chunk_tokens=1000,
-                overlap=0,
-            )
+            _ingest_ridge(mem)
             question = "What is the population of the state where Ridge Airport is located?"
             mem.retrieve(question, k=3, kinds=["chunk"])  # the linker reads the names once
             events.clear()

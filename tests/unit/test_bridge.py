@@ -29,21 +29,26 @@ CORPUS = [
 QUESTION = "Where is the publisher of Grace Vale's first novel based?"
 
 
+def _ingest_books(memory: Memory) -> None:
+    """The corpus's passages, each about its title's entity, and the entities indexed."""
+    memory.upsert_entities(
+        [Entity(id=f"t-{pid}", type="concept", name=title) for pid, title, _t in CORPUS]
+    )
+    memory.add_documents(
+        [
+            {"id": pid, "title": title, "text": text, "entity_ids": [f"t-{pid}"]}
+            for pid, title, text in CORPUS
+        ],
+        chunk_tokens=1000,
+        overlap=0,
+    )
+    memory.index_entities()
+
+
 @pytest.fixture
 def mem() -> Iterator[Memory]:
     with graphmem.open("memory://", tenant="books", embedder=HashingEmbedder()) as memory:
-        memory.upsert_entities(
-            [Entity(id=f"t-{pid}", type="concept", name=title) for pid, title, _t in CORPUS]
-        )
-        memory.add_documents(
-            [
-                {"id": pid, "title": title, "text": text, "entity_ids": [f"t-{pid}"]}
-                for pid, title, text in CORPUS
-            ],
-            chunk_tokens=1000,
-            overlap=0,
-        )
-        memory.index_entities()
+        _ingest_books(memory)
         yield memory
 
 
@@ -258,18 +263,7 @@ def test_a_default_passage_retrieve_is_one_round_in_three_store_calls() -> None:
     calls: list[str] = []
     store = graphmem.open_store("memory://", tracer=lambda event: calls.append(event.name))
     with Memory(store, "books", embedder=HashingEmbedder()) as mem:
-        mem.upsert_entities(
-            [Entity(id=f"t-{pid}", type="concept", name=title) for pid, title, _t in CORPUS]
-        )
-        mem.add_documents(
-            [
-                {"id": pid, "title": title, "text": text, "entity_ids": [f"t-{pid}"]}
-                for pid, title, text in CORPUS
-            ],
-            chunk_tokens=1000,
-            overlap=0,
-        )
-        mem.index_entities()
+        _ingest_books(mem)
         mem.retrieve(QUESTION, k=3, kinds=["chunk"])  # the linker reads the names once
         calls.clear()
         found = mem.retrieve(QUESTION, k=3, kinds=["chunk"])
