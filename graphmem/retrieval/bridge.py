@@ -46,6 +46,7 @@ from graphmem.core.models import ContextResult, NodeKind, Relationship
 from graphmem.core.store import ScopedSearch
 from graphmem.core.words import query_words
 from graphmem.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
+from graphmem.retrieval.slots import multi_part, place, slot_pick
 from graphmem.retrieval.steps import (
     Known,
     Query,
@@ -247,6 +248,20 @@ class BridgeRetriever(Retriever):
                         gain = weight * specific * ranks.get(doc, 0.0)
                         if gain > bridge.get(doc, (0.0, "", None))[0]:
                             bridge[doc] = (gain, entity_id, src)
+            slotted = None
+            if settings.bridge_slot and round_ == rounds - 1 and multi_part(query.text):
+                named = linked
+                if query.text is not None:  # and every name inside the names it writes
+                    linker = self.linking.linker(first.entity_version or None)
+                    named = linker.link(query.text, nested=True)
+                slotted = slot_pick(
+                    top[0][0],
+                    gathered.mentions,
+                    reached,
+                    relevance.get(top[0][0], {}),
+                    set(named),
+                    settings.slot_mentions,
+                )
             current = dict(text)
             anchor = {}  # this round's bridges replace the last round's
             for signal in text_signal.values():
@@ -257,6 +272,12 @@ class BridgeRetriever(Retriever):
                 anchor[doc] = (gain, entity_id)
                 if src is not None and src in covered:
                     chain[doc] = covered[src]
+            if slotted is not None and place(current, slotted[0], settings.bridge_slot):
+                doc, entity_id, value = slotted
+                text_signal.setdefault(doc, {})["slot"] = value
+                anchor.setdefault(doc, (0.0, entity_id))
+                if top[0][0] in covered:
+                    chain.setdefault(doc, covered[top[0][0]])
 
         # 3. results
         scored: list[tuple[float, str, str]] = [

@@ -88,6 +88,14 @@ class FusionSettings:
             the two, and the entity leaves its slot; so is a bare name (no description,
             no fact the walk read) into the best passage naming it
             (:mod:`graphmem.retrieval.pages`).
+        bridge_slot: In the ``bridge`` method, the position (1-based; 0: none) kept in the
+            last round for the next hop of a question that reads as more than one step:
+            the passage most relevant to what the best passage leaves unanswered, among
+            those reached through a rare entity of it that the question does not name
+            (:mod:`graphmem.retrieval.slots`). Only the passage holding that position and
+            those under it move down.
+        slot_mentions: An entity counts as rare for ``bridge_slot`` when at most this
+            many passages mention it (the source among them).
     """
 
     vector_weight: float = 1.0
@@ -115,6 +123,8 @@ class FusionSettings:
     turn_candidates: int = 50
     turn_context: int = 1
     fold_pages: bool = True
+    bridge_slot: int = 0
+    slot_mentions: int = 3
 
     def __post_init__(self) -> None:
         for name in ("vector_weight", "fulltext_weight", "graph_weight", "confidence_weight"):
@@ -138,6 +148,10 @@ class FusionSettings:
             not isinstance(self.rounds, int) or isinstance(self.rounds, bool) or self.rounds < 0
         ):
             raise InvalidInput("rounds must be None or a non-negative integer")
+        for name in ("bridge_slot", "slot_mentions"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise InvalidInput(f"{name} must be a non-negative integer, got {value!r}")
         if self.seeds < 0:
             raise InvalidInput("seeds must be >= 0")
         if not 0 <= self.hop_decay <= 1:
@@ -195,7 +209,9 @@ PRESETS: Mapping[str, FusionSettings] = {
     # those, ranked by what the source passage leaves unanswered of the query
     # (graphmem.retrieval.bridge). Chosen on HotpotQA, checked on MuSiQue held out
     # (docs/retrieval.md).
-    "multihop": FusionSettings(method="bridge", graph_weight=3.0, seeds=3, hub_damping=1.0),
+    "multihop": FusionSettings(
+        method="bridge", graph_weight=3.0, seeds=3, hub_damping=1.0, bridge_slot=5
+    ),
     # A passage question with no preset: one round of the bridge (three store calls, three
     # round trips on Neo4j), rank fusion with rrf_k 30, the vector side weighing 1.5;
     # chosen on the tuning halves of HotpotQA and MuSiQue (docs/retrieval.md).
@@ -207,6 +223,7 @@ PRESETS: Mapping[str, FusionSettings] = {
         rounds=1,
         rrf_k=30,
         vector_weight=1.5,
+        bridge_slot=5,
     ),
     # Text only, no graph walk: what plain hybrid search would give.
     "text_only": FusionSettings(graph_weight=0.0, seeds=0, link_query=False),
