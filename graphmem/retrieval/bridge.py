@@ -249,7 +249,8 @@ class BridgeRetriever(Retriever):
                         if gain > bridge.get(doc, (0.0, "", None))[0]:
                             bridge[doc] = (gain, entity_id, src)
             slotted = None
-            if settings.bridge_slot and round_ == rounds - 1 and multi_part(query.text):
+            last = round_ == rounds - 1
+            if top and settings.bridge_slot and last and multi_part(query.text):
                 named = linked
                 if query.text is not None:  # and every name inside the names it writes
                     linker = self.linking.linker(first.entity_version or None)
