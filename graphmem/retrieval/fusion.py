@@ -208,13 +208,14 @@ PRESETS: Mapping[str, FusionSettings] = {
     # the 3 best passages through the entities they mention to the passages mentioning
     # those, ranked by what the source passage leaves unanswered of the query
     # (graphmem.retrieval.bridge). Chosen on HotpotQA, checked on MuSiQue held out
-    # (docs/retrieval.md).
+    # (docs/retrieval.md). Place 5 is kept for the bridge slot (graphmem.retrieval.slots).
     "multihop": FusionSettings(
         method="bridge", graph_weight=3.0, seeds=3, hub_damping=1.0, bridge_slot=5
     ),
     # A passage question with no preset: one round of the bridge (three store calls, three
     # round trips on Neo4j), rank fusion with rrf_k 30, the vector side weighing 1.5;
-    # chosen on the tuning halves of HotpotQA and MuSiQue (docs/retrieval.md).
+    # chosen on the tuning halves of HotpotQA and MuSiQue (docs/retrieval.md), as was
+    # the bridge slot at place 5 for a multi-part question (graphmem.retrieval.slots).
     "passages": FusionSettings(
         method="bridge",
         graph_weight=3.0,
