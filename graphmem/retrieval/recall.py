@@ -27,6 +27,9 @@ signal                    what it measures (0..1 unless said otherwise)
 ``asks``                  1 for a message that is one question and nothing else
 ``when``                  the turn was said inside a time the question names (1), or a day
                           off it (0.5): "on 31 Dec 2023", "last week", "in January"
+``first_person``          the share of the message's personal pronouns that are the writer's
+                          (I, me, my) against the listener's (you, your); 0.5 with neither:
+                          what a person is, likes or did, they say of themselves
 ========================  ===================================================================
 
 Candidates are the full-text and vector hits (``turn_candidates`` each, one store call)
@@ -70,6 +73,7 @@ __all__ = [
     "TURN_SIGNALS",
     "TURN_WEIGHTS",
     "TurnPool",
+    "first_person",
     "fit_turn_weights",
     "named_speakers",
     "rank_pool",
@@ -250,7 +254,7 @@ def turn_pool(
     )
     when: TimeQuery = read_time(question, now) if question else TimeQuery()
     facts = [_facts(t.content) for t in pooled]
-    words = np.array([count for count, _asks in facts], dtype=np.float64)
+    words = np.array([count for count, _asks, _first in facts], dtype=np.float64)
     matrix = np.column_stack(
         (
             text_col,
@@ -265,17 +269,46 @@ def turn_pool(
             [1.0 if names is not None and names.search(t.content) else 0.0 for t in pooled],
             np.minimum(words, 10.0) / 10.0,
             (words <= 3).astype(np.float64),
-            [1.0 if asks else 0.0 for _count, asks in facts],
+            [1.0 if asks else 0.0 for _count, asks, _first in facts],
             [when.match(t.created_at) for t in pooled] if when else np.zeros(len(ids)),
+            [first for _count, _asks, first in facts],
         )
     )
     return TurnPool(ids, matrix, turns, named)
 
 
+def _cases(words: str) -> frozenset[str]:
+    """Each word as chat writes it: lower case, capitalised, upper case."""
+    return frozenset(v for w in words.split() for v in (w, w.capitalize(), w.upper()))
+
+
+_FIRST_PERSON = _cases("i me my mine myself im ive")
+_SECOND_PERSON = _cases("you your yours yourself yourselves u ur")
+
+
+def first_person(words: Sequence[str]) -> float:
+    """The share of the personal pronouns among ``words`` that are the writer's.
+
+    "I", "me", "my" (and "im", "ive" as chat writes them) against "you", "your" ("u",
+    "ur"), in lower case, capitalised or upper case; 0.5 when there are neither. A
+    message telling what its writer is, likes or did says "I"; one asking the listener
+    about themselves says "you".
+
+    >>> first_person("I went skiing with my brother".split())
+    1.0
+    >>> first_person("did you like it".split()), first_person("nice".split())
+    (0.0, 0.5)
+    """
+    mine = sum(map(_FIRST_PERSON.__contains__, words))
+    yours = sum(map(_SECOND_PERSON.__contains__, words))
+    return mine / (mine + yours) if mine + yours else 0.5
+
+
 @lru_cache(maxsize=50_000)
-def _facts(content: str) -> tuple[int, bool]:
-    """What a message's text says of itself: its word count, and whether it only asks."""
-    return len(_WORD.findall(content)), _only_asks(content)
+def _facts(content: str) -> tuple[int, bool, float]:
+    """What a message's text says of itself: word count, only asks, :func:`first_person`."""
+    words = _WORD.findall(content)
+    return len(words), _only_asks(content), first_person(words)
 
 
 def _weight_vector(

@@ -26,6 +26,7 @@ TURN_SIGNALS: tuple[str, ...] = (
     "short",
     "asks",
     "when",
+    "first_person",
 )
 """The signals of a candidate turn, in the order of the columns of a
 :class:`~graphmem.retrieval.recall.TurnPool` matrix."""
@@ -34,19 +35,20 @@ TEXT_SIDE = frozenset({"text", "text_reciprocal", "context_text", "session_text"
 VECTOR_SIDE = frozenset({"vector", "vector_reciprocal", "context_vector"})
 
 TURN_WEIGHTS: Mapping[str, float] = {
-    "text": 2.07,
-    "vector": 0.66,
-    "text_reciprocal": 0.31,
-    "vector_reciprocal": 1.46,
-    "context_text": 0.45,
-    "context_vector": 0.82,
-    "session_text": 1.97,
-    "speaker_named": 1.45,
-    "other_named": -1.45,
-    "names_named": -1.36,
-    "words": 1.58,
-    "short": -0.37,
-    "asks": -1.64,
-    "when": 1.86,
+    "text": 1.92,
+    "vector": 0.71,
+    "text_reciprocal": 0.39,
+    "vector_reciprocal": 1.48,
+    "context_text": 0.5,
+    "context_vector": 0.76,
+    "session_text": 1.91,
+    "speaker_named": 1.41,
+    "other_named": -1.41,
+    "names_named": -1.23,
+    "words": 1.1,
+    "short": -0.32,
+    "asks": -1.0,
+    "when": 1.81,
+    "first_person": 1.7,
 }
 """The fitted weights (see the module docstring and docs/retrieval.md)."""

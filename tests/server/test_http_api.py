@@ -753,3 +753,20 @@ def test_retrieve_folds_a_bare_name_into_the_passage_naming_it(gamma: httpx.Clie
     assert ids[0] == ("chunk", "ford#0")
     assert ("entity", "wendmere") not in ids  # a name the passage says, nothing more
     assert ("entity", "osric") in ids  # takes part in a fact: more than a name
+
+
+def test_retrieve_ranks_what_a_speaker_says_of_themselves_first(gamma: httpx.Client) -> None:
+    # The same words either way; the turn about the listener is said first.
+    lines = [
+        ("Elise", "How was your week?"),
+        ("Kate", "You like to cook risotto on weekends"),
+        ("Kate", "I like to cook risotto on weekends"),
+    ]
+    for n, (speaker, text) in enumerate(lines):
+        turn = {"role": "user", "speaker": speaker, "content": text, "turn_id": f"K{n}"}
+        assert gamma.post("/v1/conversations/kitchen/turns", json=turn).status_code == 200
+    found = gamma.post(
+        "/v1/retrieve", json={"query": "What does Kate like to cook?", "kinds": ["turn"], "k": 2}
+    ).json()["results"]
+    assert [r["turn_id"] for r in found] == ["K2", "K1"]
+    assert found[0]["signals"]["first_person"] == 1.0

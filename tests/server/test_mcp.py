@@ -107,6 +107,18 @@ async def _exercise(client: Client) -> dict[str, Any]:
         await client.call_tool("retrieve", {"query": "the ferry sank", "kinds": ["turn"]})
     )
     assert said["results"][0]["turn_id"] == "D2:9"
+    for text in ("You like to cook risotto", "I like to cook risotto"):
+        await client.call_tool(
+            "append_turn",
+            {"session_id": "s3", "role": "user", "content": text, "speaker": "Kate"},
+        )
+    cooks = _structured(
+        await client.call_tool(
+            "retrieve", {"query": "What does Kate like to cook?", "kinds": ["turn"], "k": 2}
+        )
+    )["results"]
+    assert cooks[0]["content"].endswith("I like to cook risotto")  # what she says of herself
+    assert cooks[0]["signals"]["first_person"] == 1.0
     distrust = _structured(
         await client.call_tool("retrieve", {"query": "whom does Odile Marrow distrust?", "k": 3})
     )

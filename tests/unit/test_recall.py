@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -20,7 +21,13 @@ from graphmem.retrieval import (
     fit_turn_weights,
     read_time,
 )
-from graphmem.retrieval.recall import _only_asks, named_speakers, rank_pool, turn_pool
+from graphmem.retrieval.recall import (
+    _only_asks,
+    first_person,
+    named_speakers,
+    rank_pool,
+    turn_pool,
+)
 
 NOW = datetime(2024, 3, 6, 15, 30, tzinfo=UTC)
 DAY0 = datetime(2024, 1, 5, 18, 0, tzinfo=UTC)
@@ -129,7 +136,7 @@ def _chat(mem: Memory) -> dict[str, str]:
         ("s1", "Elise", "Good! What do you do for fun?"),
         ("s1", "Kate", "Mostly skiing in Colorado, and pasta classes"),
         ("s1", "Elise", "Nice. I study economics at UCLA"),
-        ("s1", "Elise", "The market near campus sells scarves"),
+        ("s1", "Elise", "I like the market near campus, it sells scarves"),
         ("s2", "Elise", "I bought a red scarf at the market today"),
         ("s2", "Kate", "Lovely, I stayed home"),
         ("s2", "Elise", "ok"),
@@ -183,7 +190,7 @@ def test_a_date_in_the_question_picks_the_session_said_that_day(mem: Memory) -> 
     assert found[0].source_id == ids["I bought a red scarf at the market today"]
     assert found[0].signals["when"] == 1.0
     undated = mem.retrieve(question, k=2, turn_weights={**TURN_WEIGHTS, "when": 0.0})
-    assert undated[0].source_id == ids["The market near campus sells scarves"]
+    assert undated[0].source_id == ids["I like the market near campus, it sells scarves"]
 
 
 def test_rank_pool_scales_to_one_and_follows_the_weights(mem: Memory) -> None:
@@ -257,3 +264,42 @@ def test_a_graph_scope_reads_the_hits_without_their_neighbours(mem: Memory) -> N
     mem.index_turns()
     found = mem.retrieve("skiing", k=5, graph_scope=["colorado"], kinds=["turn"])
     assert [r.source_id for r in found] == [ids["Mostly skiing in Colorado, and pasta classes"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "share"),
+    [
+        ("I took up pottery, my teacher is great", 1.0),
+        ("Did you like your trip?", 0.0),
+        ("I loved it, did you?", 0.5),
+        ("Lovely weather", 0.5),
+        ("Im so tired, u know", 0.5),
+        ("MY day was long. YOU?", 0.5),
+    ],
+)
+def test_first_person_is_the_writers_share_of_the_pronouns(text: str, share: float) -> None:
+    assert first_person(re.findall(r"[^\W\d_]+", text)) == share
+
+
+def test_what_the_named_speaker_says_of_themselves_ranks_above_what_they_say_of_the_other(
+    mem: Memory,
+) -> None:
+    # The same words either way; the turn about the listener comes first (and wins ties).
+    lines = [
+        ("s1", "Elise", "How was your week?"),
+        ("s1", "Kate", "You like to cook risotto on weekends"),
+        ("s2", "Kate", "I like to cook risotto on weekends"),
+        ("s2", "Elise", "Thanks, it is my grandmother's recipe"),
+    ]
+    ids = {}
+    for n, (session, speaker, text) in enumerate(lines):
+        when = DAY0 + timedelta(days=n)
+        turn = mem.conversation(session).append("user", text, speaker=speaker, created_at=when)
+        ids[text] = turn.id
+    question = "What does Kate like to cook?"
+    found = mem.retrieve(question, k=2)
+    assert found[0].source_id == ids["I like to cook risotto on weekends"]
+    assert found[0].signals["first_person"] == 1.0
+    assert "first_person" not in found[1].signals  # 0: it speaks of "you" only
+    blind = mem.retrieve(question, k=2, turn_weights={**TURN_WEIGHTS, "first_person": 0.0})
+    assert blind[0].source_id == ids["You like to cook risotto on weekends"]
