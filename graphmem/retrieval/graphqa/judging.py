@@ -1,0 +1,185 @@
+"""Judging graph answers: how much of the question a walked path explains, and of what kind.
+
+Part of :mod:`graphmem.retrieval.graphqa` (moved out of :mod:`.answering`): the coverage
+of the question's content words by a path, the kind a "which *X*" question asks for, what
+"when" and "how many" ask for, and the checks between paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graphmem.core.models import Relationship
+from graphmem.retrieval.graphqa.direction import _Token
+from graphmem.retrieval.graphqa.planning import _Plan, _Reading
+from graphmem.retrieval.graphqa.vocabulary import (
+    _ASKS_FOR,
+    _FUNCTION_WORDS,
+    _HOW_MANY,
+    _IDLE_WORDS,
+    _LIGHT_VERBS,
+    _PLACE_WORDS,
+    _QUESTION_WORDS,
+    _SHARED_WORDS,
+    PlannedPath,
+    _type_words,
+)
+
+__all__ = ["question_coverage", "kind_asked", "kind_fit", "measure_fit"]
+
+
+def _measure_asked(tokens: Sequence[_Token]) -> str:
+    """What the question's first question word asks for when it is a time or a number.
+
+    >>> _measure_asked([_Token(0, 4, "when"), _Token(5, 9, "does")])
+    'a time'
+    """
+    for i, token in enumerate(tokens):
+        if token.text in _QUESTION_WORDS:
+            following = tokens[i + 1].text if i + 1 < len(tokens) else ""
+            if token.text == "when":
+                return "a time"
+            if token.text == "how" and following in ("many", "much"):
+                return "a number"
+            return ""
+    return ""
+
+
+def _extends(path: PlannedPath, shorter: PlannedPath) -> bool:
+    """``path`` is ``shorter`` walked further, and its steps explain no more of the question."""
+    return (
+        path.topic == shorter.topic
+        and len(path.steps) > len(shorter.steps)
+        and path.steps[: len(shorter.steps)] == shorter.steps
+        and path.parts.get("explained", 0.0) <= shorter.parts.get("explained", 0.0)
+    )
+
+
+def _against(path: PlannedPath, chain: Sequence[Relationship], reading: _Reading | None) -> int:
+    """How many facts of ``chain`` a symmetric step took against the way its words say.
+
+    ``allied_with`` walked both ways reaches the houses allied to X and those X is allied
+    to; "the houses X is allied with" names the second first, as the facts were written.
+    """
+    if reading is None or not reading.symmetric.size:
+        return 0
+    names = path.steps
+    against = 0
+    here = {chain[0].source_id, chain[0].target_id} & set(path.topic) if chain else set()
+    at = next(iter(here), "")
+    for step, fact in zip(names, chain, strict=False):
+        went_out = fact.source_id == at
+        at = fact.target_id if went_out else fact.source_id
+        column = reading.columns.get(step.type)
+        if step.direction != "both" or column is None or not reading.symmetric[column]:
+            continue
+        cue = float(reading.cue[column])
+        if cue and went_out != (cue > 0):
+            against += 1
+    return against
+
+
+def kind_asked(plan: _Plan, path: PlannedPath) -> str:
+    """The word asked with ("which *church*"), when it is an entity type's own word.
+
+    Only a word right after "which" / "what": "what does the *experiment* ... study?"
+    asks for no experiment.
+    """
+    reading = plan.readings.get(path.topic)
+    at = reading.focus_at if reading is not None else None
+    if at is None or at == 0 or plan.tokens[at - 1].text not in ("which", "what"):
+        return ""
+    word = plan.tokens[at].text
+    n_rel = len(plan.vocab.relations.names)
+    return word if float(plan.matches[word][n_rel:].max(initial=0.0)) >= 1.0 else ""
+
+
+def kind_fit(plan: _Plan, path: PlannedPath, entity_type: str) -> float:
+    """How well ``entity_type`` fits the word asked with (1: that type's own word)."""
+    reading = plan.readings.get(path.topic)
+    column = plan.vocab.types.index.get(entity_type)
+    if reading is None or reading.focus_at is None or column is None:
+        return 0.0
+    word = plan.tokens[reading.focus_at].text
+    return float(plan.matches[word][len(plan.vocab.relations.names) + column])
+
+
+def measure_fit(plan: _Plan, path: PlannedPath, measure: str) -> float:
+    """How well ``path`` ends at what a "when" / "how many" question asks for.
+
+    The fit of its end types with the focus (its ``focus`` part), or of its last type,
+    walked forwards, with the words of a time or a number (``release_year``: "year").
+    """
+    asked = _ASKS_FOR["when"] if measure == "a time" else _HOW_MANY
+    last = path.steps[-1]
+    column = plan.vocab.relations.index.get(last.type)
+    named = 0.0
+    if column is not None and last.direction != "in":
+        named = max(float(plan.matches[w][column]) for w in asked if w in plan.matches)
+    return max(float(path.parts.get("focus", 0.0)), named)
+
+
+def question_coverage(
+    plan: _Plan, path: PlannedPath, floor: float
+) -> tuple[int, int, list[str], int]:
+    """The question's content words ``path`` explains, of how many, and those it does not.
+
+    Returns ``(explained, content words, unexplained words, explained by a step's type)``.
+
+    A content word is one outside the names, past the small, question and idle words
+    ("name", "kind"). It is explained by a step's type, by an entity type (what is
+    asked or talked about: "which district", "the patients"), or as the word the
+    question asks with ("which *insurance* ...": what the answer is, not how it is
+    reached).
+    """
+    vocab = plan.vocab
+    names = vocab.relations.names
+    used = sorted({vocab.relations.index[step.type] for step in path.steps})
+    n_rel = len(names)
+    reading = plan.readings.get(path.topic)
+    focus_at = reading.focus_at if reading is not None else None
+    content = 0
+    explained = 0
+    by_types = 0
+    missing: list[str] = []
+    # a small word of place in a step's name explains its like ("who is *at* the Circle?"
+    # of ``located_in``); "to", "of", "by" say too little ("who is X married *to*?")
+    small = (
+        _PLACE_WORDS
+        if any(w in _PLACE_WORDS for step in path.steps for w in _type_words(step.type))
+        else frozenset()
+    )
+    for i, token in enumerate(plan.tokens):
+        word = token.text
+        if i not in plan.named and word in small:
+            content += 1
+            explained += 1
+            by_types += 1
+            continue
+        if (
+            i in plan.named
+            or word in _FUNCTION_WORDS
+            or word in _QUESTION_WORDS
+            or word in _SHARED_WORDS
+            or word in _IDLE_WORDS
+            or word.isdigit()
+        ):
+            continue
+        match = plan.matches[word]
+        said = float(match[used].max(initial=0.0))
+        kind = float(match[n_rel:].max(initial=0.0))
+        if said >= floor and said >= kind:
+            content += 1
+            explained += 1
+            by_types += 1
+        elif kind >= floor / 2:  # a kind read by meaning ("films" for ``movie``)
+            # it names a kind of entity ("the Finance team"), not a relation; as the
+            # word the question asks with ("which team"), what the answer is
+            if i == focus_at:
+                content += 1
+                explained += 1
+        elif word not in _LIGHT_VERBS:
+            content += 1
+            if word not in missing:
+                missing.append(word)
+    return explained, content, missing, by_types
