@@ -29,6 +29,7 @@ from graphmem.retrieval.graphqa.judging import (
     kind_fit,
     measure_fit,
     question_coverage,
+    unasked_step,
 )
 from graphmem.retrieval.graphqa.lexicon import kin_steps, noun_key
 from graphmem.retrieval.graphqa.planning import Planner, _Plan
@@ -273,6 +274,9 @@ class GraphQA:
         walks = 0
         best: PlannedPath | None = None
         walked: list[PlannedPath] = []
+        off_kind: list[PlannedPath] = []  # walked, but reaching no entity of the kind asked
+        missed = ""  # that kind
+        unasked = ""  # a step of a path no word asked for
         for path, weight in zip(paths, weights, strict=True):
             if walks >= self.settings.max_walks or len(answers) >= k:
                 break
@@ -280,11 +284,28 @@ class GraphQA:
                 break
             if path.parts.get("direction", 0.0) < 0:
                 continue  # against the way the question's words walk it
-            if any(_extends(path, done) for done in walked):
+            if any(_extends(path, done) for done in walked if done not in off_kind):
                 continue  # a longer walk that explains no more answers another question
+            if len(path.steps) > 1 and (idle := unasked_step(plan, path)):
+                # "who is X married to?" walked through X's boss to the boss's wife: a step
+                # no word of the question asks for answers another question
+                unasked = unasked or idle
+                continue
             walked.append(path)
             walks += 1
             reached = walk(self._store, self._tenant, path, self.settings.max_frontier)
+            kind = kind_asked(plan, path)
+            if kind and reached:
+                # "which *estate* ...": the entities of another kind answer another
+                # question; the next walk may reach the kind asked for
+                reached = {
+                    key: found
+                    for key, found in reached.items()
+                    if kind_fit(plan, path, found[0].type) >= 1.0
+                }
+                if not reached:
+                    off_kind.append(path)
+                    missed = missed or kind
             if not reached:
                 continue
             if best is None:
@@ -317,6 +338,19 @@ class GraphQA:
                         type_fit=round(focus_fit.get(entity.type, 0.0), 4),
                     )
                 )
+        if best is None and missed:
+            return GraphAnswers(
+                abstained=True,
+                reason=f"no path of the graph leads to a {missed}",
+                ambiguity=plan.ambiguity,
+            )
+        if best is None and unasked:
+            return GraphAnswers(
+                abstained=True,
+                reason="no path of the graph explains the question: the walks that lead "
+                f"somewhere take a step ({unasked}) that no word of it asks for",
+                ambiguity=plan.ambiguity,
+            )
         if best is None:
             return GraphAnswers(
                 abstained=True,
@@ -333,8 +367,14 @@ class GraphQA:
             # asked for ("which *knight* betrayed X?", "who *stole* the portrait?" of a
             # portrait only ever brought): it answers another question
             coverage = 0.0
+        # a walk that reached no entity of the kind asked for is no rival
         rival = next(
-            (p.score for p in paths if (p.topic, p.steps) != (best.topic, best.steps)), None
+            (
+                p.score
+                for p in paths
+                if (p.topic, p.steps) != (best.topic, best.steps) and p not in off_kind
+            ),
+            None,
         )
         gap = best.score - rival if rival is not None else 4.0 * self.settings.temperature
         clear = 1.0 / (1.0 + math.exp(-gap / self.settings.temperature))
@@ -458,6 +498,7 @@ class GraphQA:
             state: dict[str, float] = {}
             for entity_id in topic:
                 state[kinds[entity_id]] = state.get(kinds[entity_id], 0.0) + 1 / len(topic)
+            plan.starts[topic] = state
             first: dict[tuple[str, str], float] | None = None
             if around is not None:  # the share of the topic's facts each way of starting has
                 first = {}

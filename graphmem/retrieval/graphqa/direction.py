@@ -11,17 +11,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphmem.retrieval.graphqa.lexicon import noun_key
+from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS, noun_key, target_nouns
 from graphmem.retrieval.graphqa.vocabulary import (
     _BE_WORDS,
     _FUNCTION_WORDS,
+    _IRREGULAR,
     _OBJECT_NOUN_ENDINGS,
     _type_words,
     _Vocabulary,
     light_stem,
 )
 
-__all__ = ["read_cue"]
+__all__ = ["names_a_noun", "read_cue"]
+
+# Endings of nouns for one who does something or stands somewhere to another: "owner",
+# "mentor", "parent", "servant", "employee", "heiress", "guardian", "novelist".
+_AGENT_ENDINGS = ("er", "or", "ist", "ian", "ant", "ent", "ee", "ess")
+# Small words a name may start with that leave it a noun: ``has_owner`` is ``owner``.
+_HAVING_WORDS = frozenset(("has", "have", "had", "is"))
+_BASE_VERBS = frozenset(w for family in RELATION_VERBS for w in family)
 
 
 @dataclass
@@ -71,6 +79,29 @@ def _attached_noun(tokens: Sequence[_Token], text: str, first: int, last: int) -
     return None
 
 
+def names_a_noun(name: str) -> bool:
+    """Whether a type's name is a noun for its target, as a property is named.
+
+    ``boss``, ``owner``, ``mentor``, ``parent``, ``has_owner``: a fact ``X -boss-> Y``
+    says Y is X's boss (so "X's boss" walks forwards from X, "who bosses X?" too, and
+    "whose boss is X?" / "who is X the boss of?" backwards). Not a verb of its source
+    (``owns``, ``wrote``, ``reports_to``, ``love``) nor a noun of it (``member_of``).
+
+    >>> [names_a_noun(n) for n in ("boss", "hasOwner", "mentor", "mentors", "love", "member_of")]
+    [True, True, True, False, False, False]
+    """
+    words = [w for w in _type_words(name) if w not in _HAVING_WORDS]
+    if not words or any(w in _FUNCTION_WORDS for w in words):
+        return False
+    for word in words:
+        if word in _IRREGULAR or word.endswith("ed"):
+            return False  # ``wrote``, ``owned``: a verb
+        if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            return False  # ``owns``, ``mentors``: a verb (a plural is no property's name)
+    last = words[-1]
+    return last.endswith(_AGENT_ENDINGS) or last not in _BASE_VERBS
+
+
 def read_cue(
     tokens: list[_Token],
     text: str,
@@ -89,7 +120,13 @@ def read_cue(
     ("mentor", "parent", "member") is the source of the fact, what it is done to or
     where ("location") its target. A word only a description gives describes the
     type's targets ("boss" of ``reports_to``: "the manager ... their boss"), so "X's
-    boss" walks from X as the source.
+    boss" walks from X as the source. "*whose* mentor is X" makes X the mentor, as
+    "who is X the mentor of?" does.
+
+    A type named by a noun for its target (:func:`names_a_noun`: ``boss``, ``parent``)
+    reads the other way: "X's boss" and "the parent of X" walk from X as the source, the
+    nouns for its source ("X's *children*" of ``parent``) from X as the target, and the
+    subject of its verb ("who does X boss?", "who mentors X?") is the fact's target.
     """
     names = vocab.relations.names
     cue = np.zeros(len(names))
@@ -101,6 +138,7 @@ def read_cue(
         stems = vocab.name_stems.get(name, ())
         sources = vocab.source_keys.get(name, frozenset())
         passive_name = _type_words(name)[-1:] == ["by"]
+        noun_name = names_a_noun(name)
         # (not the noun the name is attached to, not by the name, distance, position)
         best: tuple[bool, bool, int, int] | None = None
         for i, token in enumerate(tokens):
@@ -129,16 +167,29 @@ def read_cue(
             and tokens[p + 1].text == "of"
             and (p + 2 == first or (p + 3 == first and tokens[p + 2].text in _FUNCTION_WORDS))
         )
-        if possessive or of_topic:
-            if not by_name:
-                cue[r] = 1.0
-                continue
-            agent = noun_key(word) in sources or (
-                not word.endswith(_OBJECT_NOUN_ENDINGS)
-                and (light_stem(word) == stems[0] if stems else False)
-            )
-            source_is_topic = not agent
-            if passive_name:
+        # "whose *boss* is X?": the question word owns the noun, and X is what it names
+        owned = p > 0 and tokens[p - 1].text == "whose" and p < first
+        if possessive or of_topic or (owned and (noun_name or by_name)):
+            if noun_name:
+                # the name's noun names the target; the nouns the lexicon has for the
+                # target of a verb's name ("children" of ``parent``) name its source
+                other = (
+                    noun_key(word)
+                    in {noun_key(w) for w in target_nouns(_type_words(name), light_stem)}
+                    and light_stem(word) not in stems
+                )
+                source_is_topic = not other
+            elif not by_name:
+                source_is_topic = True
+            else:
+                agent = noun_key(word) in sources or (
+                    not word.endswith(_OBJECT_NOUN_ENDINGS)
+                    and (light_stem(word) == stems[0] if stems else False)
+                )
+                source_is_topic = not agent
+                if passive_name:
+                    source_is_topic = not source_is_topic
+            if owned and not (possessive or of_topic):
                 source_is_topic = not source_is_topic
             cue[r] = 1.0 if source_is_topic else -1.0
             continue
@@ -151,7 +202,7 @@ def read_cue(
             participle and p > 0 and tokens[p - 1].text in _BE_WORDS
         )
         subject_is_topic = (p > last) != passive
-        if passive_name:
+        if passive_name or noun_name:
             subject_is_topic = not subject_is_topic
         cue[r] = 1.0 if subject_is_topic else -1.0
     return cue

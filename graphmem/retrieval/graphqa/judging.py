@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from graphmem.core.models import Relationship
 from graphmem.retrieval.graphqa.direction import _Token
 from graphmem.retrieval.graphqa.planning import _Plan, _Reading
@@ -25,7 +27,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _type_words,
 )
 
-__all__ = ["question_coverage", "kind_asked", "kind_fit", "measure_fit"]
+__all__ = ["kind_asked", "kind_fit", "measure_fit", "question_coverage", "unasked_step"]
 
 
 def _measure_asked(tokens: Sequence[_Token]) -> str:
@@ -138,6 +140,7 @@ def question_coverage(
     n_rel = len(names)
     reading = plan.readings.get(path.topic)
     focus_at = reading.focus_at if reading is not None else None
+    noun_at = reading.noun_at if reading is not None else None
     content = 0
     explained = 0
     by_types = 0
@@ -172,6 +175,12 @@ def question_coverage(
             content += 1
             explained += 1
             by_types += 1
+        elif i == noun_at and kind < 1.0:
+            # the noun of the topic names a relation ("Teddy's *agent*") unless it is an
+            # entity type's own word ("Grace's *project*"): no step explains it
+            content += 1
+            if word not in missing:
+                missing.append(word)
         elif kind >= floor / 2:  # a kind read by meaning ("films" for ``movie``)
             # it names a kind of entity ("the Finance team"), not a relation; as the
             # word the question asks with ("which team"), what the answer is
@@ -183,3 +192,60 @@ def question_coverage(
             if word not in missing:
                 missing.append(word)
     return explained, content, missing, by_types
+
+
+def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
+    """The first step of ``path`` that nothing in the question asks for ("" if none).
+
+    A step is asked for by a word its type explains (by ``floor`` at least, outside the
+    names), by a small word of place its name has ("*in* which district" of
+    ``located_in``), or by a word naming the kind of entity it reaches ("the *cargo* on
+    the Grey Gull" of ``carries``). "Who is X married to?" walked ``reports_to`` then
+    ``married_to`` answers who X's boss is married to: its first step is asked by nothing.
+    Only read when every content word of the question is explained by a step or names a
+    kind: a word left over may be what asks for that step in words no type has.
+    """
+    vocab = plan.vocab
+    n_rel = len(vocab.relations.names)
+    state = plan.starts.get(path.topic)
+    if state is None:
+        return ""
+    words = [
+        t.text
+        for i, t in enumerate(plan.tokens)
+        if i not in plan.named and t.text not in _QUESTION_WORDS
+    ]
+    content = [w for w in words if w not in _FUNCTION_WORDS]
+    places = sum(w in _PLACE_WORDS for w in words)  # each asks for one step
+    kinds = np.zeros(len(vocab.types.names))
+    for word in words:
+        kinds = np.maximum(kinds, plan.matches[word][n_rel:])
+    if any(step.type not in vocab.relations.index for step in path.steps):
+        return ""
+    columns = [vocab.relations.index[step.type] for step in path.steps]
+    for word in content:
+        if word in _IDLE_WORDS or word in _LIGHT_VERBS or word in _SHARED_WORDS:
+            continue
+        match = plan.matches[word]
+        if float(match[columns].max()) < floor and float(match[n_rel:].max(initial=0.0)) < floor:
+            # a word no step explains, nor a kind: it may ask for the step no other
+            # word does ("the grange Hamo *rents*" of ``tenant_of``)
+            return ""
+    for step in path.steps:
+        column = vocab.relations.index.get(step.type)
+        ways = {way: following for way, _share, following in vocab.steps(state, step.type)}
+        state = ways.get(step.direction, {})
+        if column is None:
+            return ""
+        if any(float(plan.matches[w][column]) >= floor for w in content):
+            continue
+        if places and any(w in _PLACE_WORDS for w in _type_words(step.type)):
+            places -= 1
+            continue
+        if any(kinds[vocab.types.index[t]] >= 1.0 for t in state if t in vocab.types.index):
+            continue
+        return step.type
+    if path.parts.get("return", 0.0) and not path.parts.get("asked back", 0.0):
+        # a walk there and back that no word ("same", "also") asks for
+        return path.steps[-1].type
+    return ""

@@ -70,6 +70,8 @@ class _Reading:
     # (relation types,) True for the types a relation noun of the topic names ("X's
     # *husband*", "the *mother* of X"): the walk starts with one of them
     attached: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    # the position of the noun the topic's mention is attached to ("X's *agent*")
+    noun_at: int | None = None
 
 
 @dataclass
@@ -81,6 +83,8 @@ class _Plan:
     paths: list[PlannedPath] = field(default_factory=list)
     focus_fit: dict[str, float] = field(default_factory=dict)
     readings: dict[tuple[str, ...], _Reading] = field(default_factory=dict)
+    # the entity types each topic's walks start from (their shares)
+    starts: dict[tuple[str, ...], dict[str, float]] = field(default_factory=dict)
     matches: Mapping[str, np.ndarray] = field(default_factory=dict)
     named: frozenset[int] = frozenset()
     ambiguity: tuple[Ambiguity, ...] = ()
@@ -317,6 +321,7 @@ class Planner:
             symmetric=np.array([r in vocab.symmetric for r in vocab.relations.names], dtype=bool),
             columns=vocab.relations.index,
             attached=attached,
+            noun_at=noun,
         )
 
     def _touches(
