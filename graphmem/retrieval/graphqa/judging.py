@@ -23,6 +23,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _PLACE_WORDS,
     _QUESTION_WORDS,
     _SHARED_WORDS,
+    PathStep,
     PlannedPath,
     _type_words,
 )
@@ -208,12 +209,16 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
     vocab = plan.vocab
     n_rel = len(vocab.relations.names)
     state = plan.starts.get(path.topic)
-    if state is None:
+    reading = plan.readings.get(path.topic)
+    if state is None or reading is None:
         return ""
+    first, last = reading.span
+    # the words outside the topic's name (another name may be a word of the vocabulary:
+    # MetaQA's tag "director")
     words = [
         t.text
         for i, t in enumerate(plan.tokens)
-        if i not in plan.named and t.text not in _QUESTION_WORDS
+        if not first <= i <= last and t.text not in _QUESTION_WORDS
     ]
     content = [w for w in words if w not in _FUNCTION_WORDS]
     places = sum(w in _PLACE_WORDS for w in words)  # each asks for one step
@@ -223,7 +228,12 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
     if any(step.type not in vocab.relations.index for step in path.steps):
         return ""
     columns = [vocab.relations.index[step.type] for step in path.steps]
-    for word in content:
+    plain = [
+        t.text
+        for i, t in enumerate(plan.tokens)
+        if i not in plan.named and t.text not in _QUESTION_WORDS and t.text not in _FUNCTION_WORDS
+    ]
+    for word in plain:  # a name is no word left over
         if word in _IDLE_WORDS or word in _LIGHT_VERBS or word in _SHARED_WORDS:
             continue
         match = plan.matches[word]
@@ -231,21 +241,29 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
             # a word no step explains, nor a kind: it may ask for the step no other
             # word does ("the grange Hamo *rents*" of ``tenant_of``)
             return ""
+    asked_back = bool(path.parts.get("asked back", 0.0))
+    before: PathStep | None = None
     for step in path.steps:
-        column = vocab.relations.index.get(step.type)
+        column = vocab.relations.index[step.type]
         ways = {way: following for way, _share, following in vocab.steps(state, step.type)}
         state = ways.get(step.direction, {})
-        if column is None:
-            return ""
+        kind = any(kinds[vocab.types.index[t]] >= 1.0 for t in state if t in vocab.types.index)
+        back = (
+            before is not None
+            and before.type == step.type
+            and {before.direction, step.direction} in ({"out", "in"}, {"both"})
+        )
+        before = step
+        if back and not asked_back and not kind:
+            # a walk there and back that no word asks for ("same", "also", or the kind
+            # it comes back to: "the *films* of the director of X")
+            return step.type
         if any(float(plan.matches[w][column]) >= floor for w in content):
             continue
         if places and any(w in _PLACE_WORDS for w in _type_words(step.type)):
             places -= 1
             continue
-        if any(kinds[vocab.types.index[t]] >= 1.0 for t in state if t in vocab.types.index):
+        if kind:
             continue
         return step.type
-    if path.parts.get("return", 0.0) and not path.parts.get("asked back", 0.0):
-        # a walk there and back that no word ("same", "also") asks for
-        return path.steps[-1].type
     return ""

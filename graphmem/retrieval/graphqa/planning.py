@@ -72,6 +72,8 @@ class _Reading:
     attached: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     # the position of the noun the topic's mention is attached to ("X's *agent*")
     noun_at: int | None = None
+    # the first and last position of the topic's mention
+    span: tuple[int, int] = (0, -1)
 
 
 @dataclass
@@ -322,6 +324,7 @@ class Planner:
             columns=vocab.relations.index,
             attached=attached,
             noun_at=noun,
+            span=(first, last),
         )
 
     def _touches(
