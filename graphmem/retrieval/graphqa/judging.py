@@ -13,6 +13,7 @@ import numpy as np
 
 from graphmem.core.models import Relationship
 from graphmem.retrieval.graphqa.direction import _Token
+from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS
 from graphmem.retrieval.graphqa.planning import _Plan, _Reading
 from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
@@ -26,6 +27,16 @@ from graphmem.retrieval.graphqa.vocabulary import (
     PathStep,
     PlannedPath,
     _type_words,
+    light_stem,
+)
+
+# Verbs of holding, carrying and containing: what is held is where its holder is, so a
+# step through one needs no word ("where is the tome?": who carries it, and where they are).
+_HOLDING = frozenset(
+    light_stem(w)
+    for family in RELATION_VERBS
+    if family[0] in ("hold", "carry", "wield", "wear")
+    for w in family
 )
 
 __all__ = ["kind_asked", "kind_fit", "measure_fit", "question_coverage", "unasked_step"]
@@ -221,6 +232,8 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
         if not first <= i <= last and t.text not in _QUESTION_WORDS
     ]
     content = [w for w in words if w not in _FUNCTION_WORDS]
+    # what a question word asks for asks for a step too ("*where* is the tome?": a place)
+    content += [w for t in plan.tokens for w in _ASKS_FOR.get(t.text, ()) if w in plan.matches]
     places = sum(w in _PLACE_WORDS for w in words)  # each asks for one step
     kinds = np.zeros(len(vocab.types.names))
     for word in words:
@@ -254,10 +267,14 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
             and {before.direction, step.direction} in ({"out", "in"}, {"both"})
         )
         before = step
-        if back and not asked_back and not kind:
+        if back:
+            if asked_back or kind:
+                continue  # the walk back is asked for with the walk there
             # a walk there and back that no word asks for ("same", "also", or the kind
             # it comes back to: "the *films* of the director of X")
             return step.type
+        if _HOLDING & {light_stem(w) for w in _type_words(step.type)}:
+            continue  # a thing is where what holds it is: "where is the tome?"
         if any(float(plan.matches[w][column]) >= floor for w in content):
             continue
         if places and any(w in _PLACE_WORDS for w in _type_words(step.type)):
