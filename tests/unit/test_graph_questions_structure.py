@@ -32,6 +32,8 @@ THINGS = {
     "rye": ("loaf", "the Rye Loaf"),
     "seed": ("loaf", "the Seed Loaf"),
     "gold_crust": ("prize", "the Gold Crust"),
+    "whisk": ("tool", "the Copper Whisk"),
+    "kitchen": ("room", "the Back Kitchen"),
 }
 FACTS = [
     ("jory", "boss", "ilse"),  # Ilse is Jory's boss
@@ -45,6 +47,8 @@ FACTS = [
     ("rye", "baked_in", "stone_oven"),
     ("seed", "baked_in", "stone_oven"),
     ("seed", "won", "gold_crust"),
+    ("kasimir", "carries", "whisk"),
+    ("kasimir", "located_in", "kitchen"),
 ]
 
 
@@ -93,6 +97,11 @@ def test_a_relation_reached_only_through_another_entity_abstains(bakery: Memory)
     assert [a.entity.id for a in bakery.ask("Who is Ilse Brandt married to?", semantic=False)] == [
         "nell"
     ]
+
+
+def test_a_step_through_a_verb_of_holding_needs_no_word(bakery: Memory) -> None:
+    # a thing is where its holder is: no word asks for ``carries``, and it is walked
+    assert top(bakery, "Which room is the Copper Whisk in?") == ["kitchen"]
 
 
 def test_a_walk_there_and_back_no_word_asks_for_abstains(bakery: Memory) -> None:
