@@ -49,6 +49,8 @@ FACTS = [
     ("seed", "won", "gold_crust"),
     ("kasimir", "carries", "whisk"),
     ("kasimir", "located_in", "kitchen"),
+    ("nell", "apprentice_of", "mads"),
+    ("kasimir", "apprentice_of", "nell"),
 ]
 
 
@@ -71,6 +73,8 @@ def bakery() -> Iterator[Memory]:
         ("Who does Jory Pell mentor?", ["mads"]),
         ("Who is Mads Orr's mother?", ["lotte"]),
         ("Who are Lotte Hain's children?", ["mads"]),
+        # "is apprenticed to" says a state of Nell, no passive: Nell -apprentice_of-> Mads
+        ("Name the one Nell Quist is apprenticed to.", ["mads"]),
     ],
 )
 def test_a_relation_named_by_a_noun_for_its_target_walks_the_way_the_noun_attaches(

@@ -199,7 +199,11 @@ def read_cue(
         # participle the name is written with is no passive of it
         participle = word.endswith(("ed", "en")) and word not in _type_words(name)
         passive = (p + 1 < n and tokens[p + 1].text == "by") or (
-            participle and p > 0 and tokens[p - 1].text in _BE_WORDS
+            # "X is apprenticed *to* Y" says a state of X, no passive of a verb
+            participle
+            and p > 0
+            and tokens[p - 1].text in _BE_WORDS
+            and not (p + 1 < n and tokens[p + 1].text == "to")
         )
         subject_is_topic = (p > last) != passive
         if passive_name or noun_name:
