@@ -38,7 +38,9 @@ question is matched against their names and the descriptions a user attached to 
    (``married_to``, ``allied_with``) may be walked both ways at no cost.
 5. **Walk.** The best paths, one :meth:`GraphStore.expand` call per step for the whole
    frontier, until one reaches an entity (and more while fewer than ``k`` are found).
-   A walk never comes back to the topic.
+   A walk never comes back to the topic. A path with a step nothing in the question asks
+   for (no word, no kind it reaches, no small word of place; a verb of holding needs
+   none) is not walked; "which *estate*" keeps the entities of that kind and walks on.
 6. **Answer.** The entities reached, by path, then by how well their type fits the focus,
    then by how many chains reach them; each with one chain of facts from the topic as
    provenance. Or no answer, with the reason: no path explains the question's relation

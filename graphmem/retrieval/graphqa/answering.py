@@ -20,24 +20,28 @@ from graphmem.core.checks import check_depth
 from graphmem.core.errors import InvalidInput, NotFound
 from graphmem.core.models import Entity, Relationship
 from graphmem.core.store import GraphStore, RelationshipPattern, RoleCooccurrence
+from graphmem.retrieval.graphqa.direction import _Token
+from graphmem.retrieval.graphqa.judging import (
+    _against,
+    _extends,
+    _measure_asked,
+    kind_asked,
+    kind_fit,
+    measure_fit,
+    question_coverage,
+    unasked_step,
+)
 from graphmem.retrieval.graphqa.lexicon import kin_steps, noun_key
-from graphmem.retrieval.graphqa.planning import Planner, _Plan, _Reading, _Token
+from graphmem.retrieval.graphqa.planning import Planner, _Plan
 from graphmem.retrieval.graphqa.vocabulary import (
-    _ASKS_FOR,
     _FUNCTION_WORDS,
-    _HOW_MANY,
-    _IDLE_WORDS,
-    _LIGHT_VERBS,
-    _PLACE_WORDS,
     _QUESTION_WORDS,
-    _SHARED_WORDS,
     _WORD,
     Ambiguity,
     Embed,
     GraphQASettings,
     PathStep,
     PlannedPath,
-    _type_words,
     _Vocabulary,
     light_stem,
 )
@@ -56,23 +60,6 @@ __all__ = [
     "PlannedPath",
     "light_stem",
 ]
-
-
-def _measure_asked(tokens: Sequence[_Token]) -> str:
-    """What the question's first question word asks for when it is a time or a number.
-
-    >>> _measure_asked([_Token(0, 4, "when"), _Token(5, 9, "does")])
-    'a time'
-    """
-    for i, token in enumerate(tokens):
-        if token.text in _QUESTION_WORDS:
-            following = tokens[i + 1].text if i + 1 < len(tokens) else ""
-            if token.text == "when":
-                return "a time"
-            if token.text == "how" and following in ("many", "much"):
-                return "a number"
-            return ""
-    return ""
 
 
 def _kin_tokens(tokens: list[_Token]) -> list[_Token]:
@@ -98,40 +85,6 @@ def _kin_tokens(tokens: list[_Token]) -> list[_Token]:
             steps += 1
         out.extend(_Token(start, token.end, word) for _ in range(steps))
     return out
-
-
-def _extends(path: PlannedPath, shorter: PlannedPath) -> bool:
-    """``path`` is ``shorter`` walked further, and its steps explain no more of the question."""
-    return (
-        path.topic == shorter.topic
-        and len(path.steps) > len(shorter.steps)
-        and path.steps[: len(shorter.steps)] == shorter.steps
-        and path.parts.get("explained", 0.0) <= shorter.parts.get("explained", 0.0)
-    )
-
-
-def _against(path: PlannedPath, chain: Sequence[Relationship], reading: _Reading | None) -> int:
-    """How many facts of ``chain`` a symmetric step took against the way its words say.
-
-    ``allied_with`` walked both ways reaches the houses allied to X and those X is allied
-    to; "the houses X is allied with" names the second first, as the facts were written.
-    """
-    if reading is None or not reading.symmetric.size:
-        return 0
-    names = path.steps
-    against = 0
-    here = {chain[0].source_id, chain[0].target_id} & set(path.topic) if chain else set()
-    at = next(iter(here), "")
-    for step, fact in zip(names, chain, strict=False):
-        went_out = fact.source_id == at
-        at = fact.target_id if went_out else fact.source_id
-        column = reading.columns.get(step.type)
-        if step.direction != "both" or column is None or not reading.symmetric[column]:
-            continue
-        cue = float(reading.cue[column])
-        if cue and went_out != (cue > 0):
-            against += 1
-    return against
 
 
 _SURE = 0.8
@@ -321,6 +274,9 @@ class GraphQA:
         walks = 0
         best: PlannedPath | None = None
         walked: list[PlannedPath] = []
+        off_kind: list[PlannedPath] = []  # walked, but reaching no entity of the kind asked
+        missed = ""  # that kind
+        unasked = ""  # a step of a path no word asked for
         for path, weight in zip(paths, weights, strict=True):
             if walks >= self.settings.max_walks or len(answers) >= k:
                 break
@@ -328,11 +284,28 @@ class GraphQA:
                 break
             if path.parts.get("direction", 0.0) < 0:
                 continue  # against the way the question's words walk it
-            if any(_extends(path, done) for done in walked):
+            if any(_extends(path, done) for done in walked if done not in off_kind):
                 continue  # a longer walk that explains no more answers another question
+            if len(path.steps) > 1 and (idle := unasked_step(plan, path)):
+                # "who is X married to?" walked through X's boss to the boss's wife: a step
+                # no word of the question asks for answers another question
+                unasked = unasked or idle
+                continue
             walked.append(path)
             walks += 1
             reached = walk(self._store, self._tenant, path, self.settings.max_frontier)
+            kind = kind_asked(plan, path)
+            if kind and reached:
+                # "which *estate* ...": the entities of another kind answer another
+                # question; the next walk may reach the kind asked for
+                reached = {
+                    key: found
+                    for key, found in reached.items()
+                    if kind_fit(plan, path, found[0].type) >= 1.0
+                }
+                if not reached:
+                    off_kind.append(path)
+                    missed = missed or kind
             if not reached:
                 continue
             if best is None:
@@ -365,6 +338,19 @@ class GraphQA:
                         type_fit=round(focus_fit.get(entity.type, 0.0), 4),
                     )
                 )
+        if best is None and missed:
+            return GraphAnswers(
+                abstained=True,
+                reason=f"no path of the graph leads to a {missed}",
+                ambiguity=plan.ambiguity,
+            )
+        if best is None and unasked:
+            return GraphAnswers(
+                abstained=True,
+                reason="no path of the graph explains the question: the walks that lead "
+                f"somewhere take a step ({unasked}) that no word of it asks for",
+                ambiguity=plan.ambiguity,
+            )
         if best is None:
             return GraphAnswers(
                 abstained=True,
@@ -372,22 +358,30 @@ class GraphQA:
                 f"that fits the question (tried {paths[0]})",
                 ambiguity=plan.ambiguity,
             )
-        explained, content, unexplained, by_types = self._coverage(plan, best)
+        explained, content, unexplained, by_types = question_coverage(
+            plan, best, self.settings.explained_floor
+        )
         coverage = explained / content if content else 1.0
         if unexplained and not by_types:
             # the path explains none of the question's words of a relation, only what is
             # asked for ("which *knight* betrayed X?", "who *stole* the portrait?" of a
             # portrait only ever brought): it answers another question
             coverage = 0.0
+        # a walk that reached no entity of the kind asked for is no rival
         rival = next(
-            (p.score for p in paths if (p.topic, p.steps) != (best.topic, best.steps)), None
+            (
+                p.score
+                for p in paths
+                if (p.topic, p.steps) != (best.topic, best.steps) and p not in off_kind
+            ),
+            None,
         )
         gap = best.score - rival if rival is not None else 4.0 * self.settings.temperature
         clear = 1.0 / (1.0 + math.exp(-gap / self.settings.temperature))
         confidence = round(coverage * clear / len(best.topic), 4)
         said = ", ".join(repr(w) for w in unexplained)
         measure = _measure_asked(plan.tokens)
-        if measure and self._measure_fit(plan, best, measure) < self.settings.explained_floor:
+        if measure and measure_fit(plan, best, measure) < self.settings.explained_floor:
             # "when ..." asks for a time, "how many ..." a number: a path that ends at
             # neither (no entity type, no last type's words say it) answers something else
             return GraphAnswers(
@@ -396,9 +390,9 @@ class GraphQA:
                 ambiguity=plan.ambiguity,
                 unexplained=unexplained,
             )
-        kind = self._kind_asked(plan, best)
+        kind = kind_asked(plan, best)
         ends = {a.entity.type for a in answers if a.path == best.steps}
-        if kind and not any(self._kind_fit(plan, best, t) >= 1.0 for t in ends):
+        if kind and not any(kind_fit(plan, best, t) >= 1.0 for t in ends):
             # "which *church* ..." names the kind asked for by an entity type's own word:
             # a walk that reaches no church answers something else
             return GraphAnswers(
@@ -428,110 +422,6 @@ class GraphQA:
             ambiguity=plan.ambiguity,
             unexplained=unexplained,
         )
-
-    @staticmethod
-    def _kind_asked(plan: _Plan, path: PlannedPath) -> str:
-        """The word asked with ("which *church*"), when it is an entity type's own word.
-
-        Only a word right after "which" / "what": "what does the *experiment* ... study?"
-        asks for no experiment.
-        """
-        reading = plan.readings.get(path.topic)
-        at = reading.focus_at if reading is not None else None
-        if at is None or at == 0 or plan.tokens[at - 1].text not in ("which", "what"):
-            return ""
-        word = plan.tokens[at].text
-        n_rel = len(plan.vocab.relations.names)
-        return word if float(plan.matches[word][n_rel:].max(initial=0.0)) >= 1.0 else ""
-
-    @staticmethod
-    def _kind_fit(plan: _Plan, path: PlannedPath, entity_type: str) -> float:
-        """How well ``entity_type`` fits the word asked with (1: that type's own word)."""
-        reading = plan.readings.get(path.topic)
-        column = plan.vocab.types.index.get(entity_type)
-        if reading is None or reading.focus_at is None or column is None:
-            return 0.0
-        word = plan.tokens[reading.focus_at].text
-        return float(plan.matches[word][len(plan.vocab.relations.names) + column])
-
-    @staticmethod
-    def _measure_fit(plan: _Plan, path: PlannedPath, measure: str) -> float:
-        """How well ``path`` ends at what a "when" / "how many" question asks for.
-
-        The fit of its end types with the focus (its ``focus`` part), or of its last type,
-        walked forwards, with the words of a time or a number (``release_year``: "year").
-        """
-        asked = _ASKS_FOR["when"] if measure == "a time" else _HOW_MANY
-        last = path.steps[-1]
-        column = plan.vocab.relations.index.get(last.type)
-        named = 0.0
-        if column is not None and last.direction != "in":
-            named = max(float(plan.matches[w][column]) for w in asked if w in plan.matches)
-        return max(float(path.parts.get("focus", 0.0)), named)
-
-    def _coverage(self, plan: _Plan, path: PlannedPath) -> tuple[int, int, list[str], int]:
-        """The question's content words ``path`` explains, of how many, and those it does not.
-
-        Returns ``(explained, content words, unexplained words, explained by a step's type)``.
-
-        A content word is one outside the names, past the small, question and idle words
-        ("name", "kind"). It is explained by a step's type, by an entity type (what is
-        asked or talked about: "which district", "the patients"), or as the word the
-        question asks with ("which *insurance* ...": what the answer is, not how it is
-        reached).
-        """
-        vocab = plan.vocab
-        names = vocab.relations.names
-        used = sorted({vocab.relations.index[step.type] for step in path.steps})
-        n_rel = len(names)
-        reading = plan.readings.get(path.topic)
-        focus_at = reading.focus_at if reading is not None else None
-        floor = self.settings.explained_floor
-        content = 0
-        explained = 0
-        by_types = 0
-        missing: list[str] = []
-        # a small word of place in a step's name explains its like ("who is *at* the Circle?"
-        # of ``located_in``); "to", "of", "by" say too little ("who is X married *to*?")
-        small = (
-            _PLACE_WORDS
-            if any(w in _PLACE_WORDS for step in path.steps for w in _type_words(step.type))
-            else frozenset()
-        )
-        for i, token in enumerate(plan.tokens):
-            word = token.text
-            if i not in plan.named and word in small:
-                content += 1
-                explained += 1
-                by_types += 1
-                continue
-            if (
-                i in plan.named
-                or word in _FUNCTION_WORDS
-                or word in _QUESTION_WORDS
-                or word in _SHARED_WORDS
-                or word in _IDLE_WORDS
-                or word.isdigit()
-            ):
-                continue
-            match = plan.matches[word]
-            said = float(match[used].max(initial=0.0))
-            kind = float(match[n_rel:].max(initial=0.0))
-            if said >= floor and said >= kind:
-                content += 1
-                explained += 1
-                by_types += 1
-            elif kind >= floor / 2:  # a kind read by meaning ("films" for ``movie``)
-                # it names a kind of entity ("the Finance team"), not a relation; as the
-                # word the question asks with ("which team"), what the answer is
-                if i == focus_at:
-                    content += 1
-                    explained += 1
-            elif word not in _LIGHT_VERBS:
-                content += 1
-                if word not in missing:
-                    missing.append(word)
-        return explained, content, missing, by_types
 
     # ------------------------------------------------------------------ planning
 
@@ -608,6 +498,7 @@ class GraphQA:
             state: dict[str, float] = {}
             for entity_id in topic:
                 state[kinds[entity_id]] = state.get(kinds[entity_id], 0.0) + 1 / len(topic)
+            plan.starts[topic] = state
             first: dict[tuple[str, str], float] | None = None
             if around is not None:  # the share of the topic's facts each way of starting has
                 first = {}

@@ -1,0 +1,286 @@
+"""Judging graph answers: how much of the question a walked path explains, and of what kind.
+
+Part of :mod:`graphmem.retrieval.graphqa` (moved out of :mod:`.answering`): the coverage
+of the question's content words by a path, the kind a "which *X*" question asks for, what
+"when" and "how many" ask for, and the checks between paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from graphmem.core.models import Relationship
+from graphmem.retrieval.graphqa.direction import _Token
+from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS
+from graphmem.retrieval.graphqa.planning import _Plan, _Reading
+from graphmem.retrieval.graphqa.vocabulary import (
+    _ASKS_FOR,
+    _FUNCTION_WORDS,
+    _HOW_MANY,
+    _IDLE_WORDS,
+    _LIGHT_VERBS,
+    _PLACE_WORDS,
+    _QUESTION_WORDS,
+    _SHARED_WORDS,
+    PathStep,
+    PlannedPath,
+    _type_words,
+    light_stem,
+)
+
+# Verbs of holding, carrying and containing: what is held is where its holder is, so a
+# step through one needs no word ("where is the tome?": who carries it, and where they are).
+_HOLDING = frozenset(
+    light_stem(w)
+    for family in RELATION_VERBS
+    if family[0] in ("hold", "carry", "wield", "wear")
+    for w in family
+)
+
+__all__ = ["kind_asked", "kind_fit", "measure_fit", "question_coverage", "unasked_step"]
+
+
+def _measure_asked(tokens: Sequence[_Token]) -> str:
+    """What the question's first question word asks for when it is a time or a number.
+
+    >>> _measure_asked([_Token(0, 4, "when"), _Token(5, 9, "does")])
+    'a time'
+    """
+    for i, token in enumerate(tokens):
+        if token.text in _QUESTION_WORDS:
+            following = tokens[i + 1].text if i + 1 < len(tokens) else ""
+            if token.text == "when":
+                return "a time"
+            if token.text == "how" and following in ("many", "much"):
+                return "a number"
+            return ""
+    return ""
+
+
+def _extends(path: PlannedPath, shorter: PlannedPath) -> bool:
+    """``path`` is ``shorter`` walked further, and its steps explain no more of the question."""
+    return (
+        path.topic == shorter.topic
+        and len(path.steps) > len(shorter.steps)
+        and path.steps[: len(shorter.steps)] == shorter.steps
+        and path.parts.get("explained", 0.0) <= shorter.parts.get("explained", 0.0)
+    )
+
+
+def _against(path: PlannedPath, chain: Sequence[Relationship], reading: _Reading | None) -> int:
+    """How many facts of ``chain`` a symmetric step took against the way its words say.
+
+    ``allied_with`` walked both ways reaches the houses allied to X and those X is allied
+    to; "the houses X is allied with" names the second first, as the facts were written.
+    """
+    if reading is None or not reading.symmetric.size:
+        return 0
+    names = path.steps
+    against = 0
+    here = {chain[0].source_id, chain[0].target_id} & set(path.topic) if chain else set()
+    at = next(iter(here), "")
+    for step, fact in zip(names, chain, strict=False):
+        went_out = fact.source_id == at
+        at = fact.target_id if went_out else fact.source_id
+        column = reading.columns.get(step.type)
+        if step.direction != "both" or column is None or not reading.symmetric[column]:
+            continue
+        cue = float(reading.cue[column])
+        if cue and went_out != (cue > 0):
+            against += 1
+    return against
+
+
+def kind_asked(plan: _Plan, path: PlannedPath) -> str:
+    """The word asked with ("which *church*"), when it is an entity type's own word.
+
+    Only a word right after "which" / "what": "what does the *experiment* ... study?"
+    asks for no experiment.
+    """
+    reading = plan.readings.get(path.topic)
+    at = reading.focus_at if reading is not None else None
+    if at is None or at == 0 or plan.tokens[at - 1].text not in ("which", "what"):
+        return ""
+    word = plan.tokens[at].text
+    n_rel = len(plan.vocab.relations.names)
+    return word if float(plan.matches[word][n_rel:].max(initial=0.0)) >= 1.0 else ""
+
+
+def kind_fit(plan: _Plan, path: PlannedPath, entity_type: str) -> float:
+    """How well ``entity_type`` fits the word asked with (1: that type's own word)."""
+    reading = plan.readings.get(path.topic)
+    column = plan.vocab.types.index.get(entity_type)
+    if reading is None or reading.focus_at is None or column is None:
+        return 0.0
+    word = plan.tokens[reading.focus_at].text
+    return float(plan.matches[word][len(plan.vocab.relations.names) + column])
+
+
+def measure_fit(plan: _Plan, path: PlannedPath, measure: str) -> float:
+    """How well ``path`` ends at what a "when" / "how many" question asks for.
+
+    The fit of its end types with the focus (its ``focus`` part), or of its last type,
+    walked forwards, with the words of a time or a number (``release_year``: "year").
+    """
+    asked = _ASKS_FOR["when"] if measure == "a time" else _HOW_MANY
+    last = path.steps[-1]
+    column = plan.vocab.relations.index.get(last.type)
+    named = 0.0
+    if column is not None and last.direction != "in":
+        named = max(float(plan.matches[w][column]) for w in asked if w in plan.matches)
+    return max(float(path.parts.get("focus", 0.0)), named)
+
+
+def question_coverage(
+    plan: _Plan, path: PlannedPath, floor: float
+) -> tuple[int, int, list[str], int]:
+    """The question's content words ``path`` explains, of how many, and those it does not.
+
+    Returns ``(explained, content words, unexplained words, explained by a step's type)``.
+
+    A content word is one outside the names, past the small, question and idle words
+    ("name", "kind"). It is explained by a step's type, by an entity type (what is
+    asked or talked about: "which district", "the patients"), or as the word the
+    question asks with ("which *insurance* ...": what the answer is, not how it is
+    reached).
+    """
+    vocab = plan.vocab
+    names = vocab.relations.names
+    used = sorted({vocab.relations.index[step.type] for step in path.steps})
+    n_rel = len(names)
+    reading = plan.readings.get(path.topic)
+    focus_at = reading.focus_at if reading is not None else None
+    noun_at = reading.noun_at if reading is not None else None
+    content = 0
+    explained = 0
+    by_types = 0
+    missing: list[str] = []
+    # a small word of place in a step's name explains its like ("who is *at* the Circle?"
+    # of ``located_in``); "to", "of", "by" say too little ("who is X married *to*?")
+    small = (
+        _PLACE_WORDS
+        if any(w in _PLACE_WORDS for step in path.steps for w in _type_words(step.type))
+        else frozenset()
+    )
+    for i, token in enumerate(plan.tokens):
+        word = token.text
+        if i not in plan.named and word in small:
+            content += 1
+            explained += 1
+            by_types += 1
+            continue
+        if (
+            i in plan.named
+            or word in _FUNCTION_WORDS
+            or word in _QUESTION_WORDS
+            or word in _SHARED_WORDS
+            or word in _IDLE_WORDS
+            or word.isdigit()
+        ):
+            continue
+        match = plan.matches[word]
+        said = float(match[used].max(initial=0.0))
+        kind = float(match[n_rel:].max(initial=0.0))
+        if said >= floor and said >= kind:
+            content += 1
+            explained += 1
+            by_types += 1
+        elif i == noun_at and kind < 1.0:
+            # the noun of the topic names a relation ("Teddy's *agent*") unless it is an
+            # entity type's own word ("Grace's *project*"): no step explains it
+            content += 1
+            if word not in missing:
+                missing.append(word)
+        elif kind >= floor / 2:  # a kind read by meaning ("films" for ``movie``)
+            # it names a kind of entity ("the Finance team"), not a relation; as the
+            # word the question asks with ("which team"), what the answer is
+            if i == focus_at:
+                content += 1
+                explained += 1
+        elif word not in _LIGHT_VERBS:
+            content += 1
+            if word not in missing:
+                missing.append(word)
+    return explained, content, missing, by_types
+
+
+def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
+    """The first step of ``path`` that nothing in the question asks for ("" if none).
+
+    A step is asked for by a word its type explains (by ``floor`` at least, outside the
+    names), by a small word of place its name has ("*in* which district" of
+    ``located_in``), or by a word naming the kind of entity it reaches ("the *cargo* on
+    the Grey Gull" of ``carries``). "Who is X married to?" walked ``reports_to`` then
+    ``married_to`` answers who X's boss is married to: its first step is asked by nothing.
+    Only read when every content word of the question is explained by a step or names a
+    kind: a word left over may be what asks for that step in words no type has.
+    """
+    vocab = plan.vocab
+    n_rel = len(vocab.relations.names)
+    state = plan.starts.get(path.topic)
+    reading = plan.readings.get(path.topic)
+    if state is None or reading is None:
+        return ""
+    first, last = reading.span
+    # the words outside the topic's name (another name may be a word of the vocabulary:
+    # MetaQA's tag "director")
+    words = [
+        t.text
+        for i, t in enumerate(plan.tokens)
+        if not first <= i <= last and t.text not in _QUESTION_WORDS
+    ]
+    content = [w for w in words if w not in _FUNCTION_WORDS]
+    # what a question word asks for asks for a step too ("*where* is the tome?": a place)
+    content += [w for t in plan.tokens for w in _ASKS_FOR.get(t.text, ()) if w in plan.matches]
+    places = sum(w in _PLACE_WORDS for w in words)  # each asks for one step
+    kinds = np.zeros(len(vocab.types.names))
+    for word in words:
+        kinds = np.maximum(kinds, plan.matches[word][n_rel:])
+    if any(step.type not in vocab.relations.index for step in path.steps):
+        return ""
+    columns = [vocab.relations.index[step.type] for step in path.steps]
+    plain = [
+        t.text
+        for i, t in enumerate(plan.tokens)
+        if i not in plan.named and t.text not in _QUESTION_WORDS and t.text not in _FUNCTION_WORDS
+    ]
+    for word in plain:  # a name is no word left over
+        if word in _IDLE_WORDS or word in _LIGHT_VERBS or word in _SHARED_WORDS:
+            continue
+        match = plan.matches[word]
+        if float(match[columns].max()) < floor and float(match[n_rel:].max(initial=0.0)) < floor:
+            # a word no step explains, nor a kind: it may ask for the step no other
+            # word does ("the grange Hamo *rents*" of ``tenant_of``)
+            return ""
+    asked_back = bool(path.parts.get("asked back", 0.0))
+    before: PathStep | None = None
+    for step in path.steps:
+        column = vocab.relations.index[step.type]
+        ways = {way: following for way, _share, following in vocab.steps(state, step.type)}
+        state = ways.get(step.direction, {})
+        kind = any(kinds[vocab.types.index[t]] >= 1.0 for t in state if t in vocab.types.index)
+        back = (
+            before is not None
+            and before.type == step.type
+            and {before.direction, step.direction} in ({"out", "in"}, {"both"})
+        )
+        before = step
+        if back:
+            if asked_back or kind:
+                continue  # the walk back is asked for with the walk there
+            # a walk there and back that no word asks for ("same", "also", or the kind
+            # it comes back to: "the *films* of the director of X")
+            return step.type
+        if _HOLDING & {light_stem(w) for w in _type_words(step.type)}:
+            continue  # a thing is where what holds it is: "where is the tome?"
+        if any(float(plan.matches[w][column]) >= floor for w in content):
+            continue
+        if places and any(w in _PLACE_WORDS for w in _type_words(step.type)):
+            places -= 1
+            continue
+        if kind:
+            continue
+        return step.type
+    return ""
