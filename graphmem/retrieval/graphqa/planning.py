@@ -468,7 +468,7 @@ class Planner:
                     and (light_stem(word) == stems[0] if stems else False)
                 )
                 source_is_topic = not agent
-                if passive_name:
+                if passive_name and noun_key(word) not in sources:  # a source noun is one
                     source_is_topic = not source_is_topic
                 cue[r] = 1.0 if source_is_topic else -1.0
                 continue
