@@ -176,6 +176,8 @@ _IRREGULAR = {
             "wear": "wore worn",
             "see": "saw seen",
             "go": "went gone",
+            "sue": "sued",  # "ed" would leave two letters
+            "use": "used",
         }.items()
         for past in forms.split()
     },
@@ -209,8 +211,9 @@ def light_stem(word: str) -> str:
             if not stem.endswith(suffix) or (suffix == "s" and stem.endswith("ss")):
                 continue
             shorter = stem[: len(stem) - len(suffix)] + replacement
-            if len(shorter) >= 3:
-                stem = shorter
+            if len(shorter) < 3:
+                continue  # a shorter suffix may leave enough: "sues" -> "sue", not "su"
+            stem = shorter
             break
     if len(stem) >= 4 and stem[-1] == stem[-2] and stem[-1] not in "aeioulsz":
         stem = stem[:-1]
@@ -547,8 +550,8 @@ def _related_words(
     """The related words of a relationship type, with their strength, and its source nouns.
 
     The verbs of :data:`~.lexicon.RELATION_VERBS` families count 1; WordNet's words
-    (:func:`~.lexicon.derived_words`) their strength, a phrase's words a little less
-    ("take care": "care"; a phrase of two such words, none). Nouns are keyed by
+    (:func:`~.lexicon.derived_words`) their strength, a phrase its one word that is no
+    light verb nor particle ("take care": "care"; "look after": none). Nouns are keyed by
     :func:`~.lexicon.noun_key`: they match as nouns only. The source nouns (keys) are
     those strong enough to say the direction of a question ("X's *employee*" of
     ``employs``: from X as the source).
@@ -574,7 +577,7 @@ def _related_words(
             continue
         if light_stem(parts[0]) in kinds:
             continue
-        add(parts[0], strength if " " not in phrase else 0.8 * strength)
+        add(parts[0], strength)
     sources: set[str] = set()
     for nouns, is_source in ((derived.targets, False), (derived.sources, True)):
         for noun, strength in nouns.items():
