@@ -27,12 +27,12 @@ The file is gzip'd UTF-8 text, one line per head word, tab-separated::
 A head's part of speech is ``v`` (a verb) or ``n`` (a noun of a person or relation); ``x``
 marks an irregular form and gives its lemma. Each entry is ``word:strength:role``:
 ``word`` a lemma (``_`` joins the words of a phrase), ``strength`` in percent (a synonym
-of the head's first sense counts most, a derivation less, a hypernym or hyponym less
-again, and each later sense less than the one before), ``role`` ``s`` (a word of the
-head's own kind: a verb of a verb, a noun naming who the head noun names), ``a`` (of a
-verb, a noun of the one who does it: "employer" of employ; of a noun, the verb the one it
-names does: "own" of owner) or ``p`` (of a verb, a noun of the one it is done to:
-"employee"; of a noun, the verb done to the one it names).
+of the head's first sense counts most, a derivation less, a verb's hypernym or hyponym
+less again (a noun's none), and each later sense less than the one before), ``role``
+``s`` (a word of the head's own kind: a verb of a verb, a noun naming who the head noun
+names), ``a`` (of a verb, a noun of the one who does it: "employer" of employ; of a noun,
+the verb the one it names does: "own" of owner) or ``p`` (of a verb, a noun of the one it
+is done to: "employee"; of a noun, the verb done to the one it names).
 """
 
 from __future__ import annotations
@@ -171,7 +171,10 @@ class _WordNet:
             for symbol, target, target_pos, source, number in synset.pointers:
                 if target_pos != pos and symbol != "+":
                     continue
-                if (symbol == "@" and self.hyponyms(pos, target) <= _MAX_HYPERNYM_HYPONYMS) or (
+                # a noun's hypernym names a wider kind, not the same end of a relation
+                # ("superior" of prior, "enemy" of rival): only verbs lend them
+                general = symbol == "@" and pos == "v"
+                if (general and self.hyponyms(pos, target) <= _MAX_HYPERNYM_HYPONYMS) or (
                     symbol == "~" and self.hyponyms(pos, offset) <= limit
                 ):
                     strength = _HYPERNYM if symbol == "@" else _HYPONYM

@@ -466,6 +466,13 @@ class _Lexicon:
                 if stem not in own:
                     more[stem] = max(more.get(stem, 0.0), related_weight * strength)
             extra[name] = more
+        # The stems only WordNet gives (weaker than a hand family's): a part of a name that
+        # is one ("wine" of "the Ostrian wine casks": a verb of drinking) still names.
+        full = {stem for more in extra.values() for stem, w in more.items() if w >= related_weight}
+        full.update(stem for own in stems.values() for stem in own)
+        self.derived = frozenset(
+            stem for more in extra.values() for stem in more if stem not in full
+        )
         count = len(self.names)
         frequency: dict[str, int] = {}
         for own in stems.values():
