@@ -13,6 +13,12 @@ a question's words as nouns only (:func:`noun_key`), never by embedding.
 Only relations between people and roles every kind of world has (work, teaching,
 family, marriage, friendship, ownership); English only, as the rest of graph questions.
 A description, when given, is read as well; nothing here is removed by it.
+
+Beside these hand lists, :func:`derived_words` reads WordNet's relation words
+(:mod:`.relwords`): synonyms, derived nouns by voice ("employee" of ``employs``) and near
+hypernyms, each with its strength, counted less than a name's own words. The hand lists
+keep only what WordNet lacks or gets wrong: kin, "answer to" of reports, "take to court"
+of sues, the nouns of the far end ("boss" of reports_to), the verb families it splits.
 """
 
 from __future__ import annotations
@@ -25,10 +31,10 @@ from graphmem.retrieval.graphqa.relwords import related
 
 __all__ = [
     "KIN_NOUNS",
-    "DerivedWords",
     "RELATION_VERBS",
     "SOURCE_NOUNS",
     "TARGET_NOUNS",
+    "DerivedWords",
     "derived_words",
     "kin_steps",
     "noun_key",
