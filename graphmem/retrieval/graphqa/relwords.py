@@ -53,7 +53,7 @@ _NOUN_RULES = (
 @lru_cache(maxsize=1)
 def _table() -> tuple[dict[tuple[str, str], str], dict[str, str]]:
     """``({(head, pos): its entries, unparsed}, {irregular form: lemma})``."""
-    raw = resources.files(__package__).joinpath(DATA).read_bytes()
+    raw = resources.files("graphmem.retrieval.graphqa").joinpath(DATA).read_bytes()
     text = gzip.decompress(raw).decode("utf-8")
     if not text.startswith(f"# {_FORMAT}"):
         raise ValueError(f"{DATA} is not a '{_FORMAT}' file (rebuild: graphmem.tools.relwords)")
