@@ -35,6 +35,9 @@ def test_wheel_contains_every_cypher_file(tmp_path: Path) -> None:
         assert "graphmem/backends/neo4j/queries.py" in wheel.namelist()
         # The inspector's built page (graphmem serve answers /ui from it).
         assert "graphmem/doors/http/ui_static/app.js" in wheel.namelist()
+        # The relation words of graph questions, with WordNet's notice beside them.
+        assert "graphmem/retrieval/graphqa/relwords.tsv.gz" in wheel.namelist()
+        assert "graphmem/retrieval/graphqa/WORDNET-LICENSE" in wheel.namelist()
         # Typed (PEP 561), with its licence.
         assert "graphmem/py.typed" in wheel.namelist()
         licences = [n for n in wheel.namelist() if n.endswith(".dist-info/licenses/LICENSE")]

@@ -540,7 +540,7 @@ class GraphQA:
         kept = [m for m in found if m.exact or capital(m)]
         if kept:
             return kept
-        known = set(vocab.relations.column) | set(vocab.types.column)
+        known = (set(vocab.relations.column) - vocab.relations.derived) | set(vocab.types.column)
 
         def plain(m: Mention) -> bool:
             words = _WORD.findall(m.text)

@@ -187,7 +187,7 @@ def read_cue(
                     and (light_stem(word) == stems[0] if stems else False)
                 )
                 source_is_topic = not agent
-                if passive_name:
+                if passive_name and noun_key(word) not in sources:  # a source noun is one
                     source_is_topic = not source_is_topic
             if owned and not (possessive or of_topic):
                 source_is_topic = not source_is_topic

@@ -19,7 +19,13 @@ import numpy as np
 
 from graphmem.core.checks import check_depth
 from graphmem.core.errors import InvalidInput
-from graphmem.retrieval.graphqa.lexicon import noun_key, related_verbs, source_nouns, target_nouns
+from graphmem.retrieval.graphqa.lexicon import (
+    derived_words,
+    noun_key,
+    related_verbs,
+    source_nouns,
+    target_nouns,
+)
 from graphmem.retrieval.schema import GraphSchema
 
 __all__ = [
@@ -170,6 +176,8 @@ _IRREGULAR = {
             "wear": "wore worn",
             "see": "saw seen",
             "go": "went gone",
+            "sue": "sued",  # "ed" would leave two letters
+            "use": "used",
         }.items()
         for past in forms.split()
     },
@@ -203,8 +211,9 @@ def light_stem(word: str) -> str:
             if not stem.endswith(suffix) or (suffix == "s" and stem.endswith("ss")):
                 continue
             shorter = stem[: len(stem) - len(suffix)] + replacement
-            if len(shorter) >= 3:
-                stem = shorter
+            if len(shorter) < 3:
+                continue  # a shorter suffix may leave enough: "sues" -> "sue", not "su"
+            stem = shorter
             break
     if len(stem) >= 4 and stem[-1] == stem[-2] and stem[-1] not in "aeioulsz":
         stem = stem[:-1]
@@ -420,8 +429,10 @@ class GraphQASettings:
 class _Lexicon:
     """Words of types (relationship or entity types), each word weighted by its rarity.
 
-    ``related`` words (of :data:`~.lexicon.RELATION_VERBS`) count ``related_weight`` and
-    never make a type's own words look common: their rarity is read among their own kind.
+    ``related`` words (of :data:`~.lexicon.RELATION_VERBS`, and WordNet's: each with its
+    strength, a noun as its :func:`~.lexicon.noun_key`) count ``related_weight`` times
+    their strength and never make a type's own words look common: their rarity is read
+    among their own kind.
     """
 
     def __init__(
@@ -429,7 +440,7 @@ class _Lexicon:
         words_of: Mapping[str, Iterable[str]],
         function_weight: float,
         exact: Mapping[str, Iterable[str]] | None = None,
-        related: Mapping[str, Iterable[str]] | None = None,
+        related: Mapping[str, Mapping[str, float]] | None = None,
         related_weight: float = 0.8,
         named: Mapping[str, Iterable[str]] | None = None,
     ) -> None:
@@ -449,11 +460,19 @@ class _Lexicon:
             for word in (exact or {}).get(name, ()):
                 own.setdefault(noun_key(word), 1.0)
             stems[name] = own
-            extra[name] = {
-                stem: related_weight
-                for stem in (light_stem(w) for w in (related or {}).get(name, ()))
-                if stem not in own
-            }
+            more: dict[str, float] = {}
+            for word, strength in (related or {}).get(name, {}).items():
+                stem = word if word.startswith("=") else light_stem(word)
+                if stem not in own:
+                    more[stem] = max(more.get(stem, 0.0), related_weight * strength)
+            extra[name] = more
+        # The stems only WordNet gives (weaker than a hand family's): a part of a name that
+        # is one ("wine" of "the Ostrian wine casks": a verb of drinking) still names.
+        full = {stem for more in extra.values() for stem, w in more.items() if w >= related_weight}
+        full.update(stem for own in stems.values() for stem in own)
+        self.derived = frozenset(
+            stem for more in extra.values() for stem in more if stem not in full
+        )
         count = len(self.names)
         frequency: dict[str, int] = {}
         for own in stems.values():
@@ -515,6 +534,71 @@ class _WordVectors:
         if not words:
             return np.zeros((0, 0))
         return np.stack([self._cache[w] for w in words])
+
+
+# Words a related word may not be: they say nothing of which relation is asked.
+_NOT_RELATED = (
+    _FUNCTION_WORDS | _QUESTION_WORDS | _IDLE_WORDS | _GENERIC_WORDS | _BE_WORDS | _LIGHT_VERBS
+)
+# WordNet's weakest words (a hyponym, a hypernym of a later sense) are left out: "build" of
+# oversee, "hold" of support; below this strength they answered no-answer questions.
+_DERIVED_FLOOR = 0.45
+# The light verbs and particles of English phrases ("*take* care", "farm *out*"): the
+# phrase's other word is what names the relation; alone, they name none ("take" is a
+# sense of photograph, steal, study and a dozen more).
+_PHRASE_LIGHT = _words(
+    "take make give get put set go come let up out off down over away back around about after"
+)
+
+
+def _related_words(
+    name: str, kinds: set[str], related_weight: float
+) -> tuple[dict[str, float], frozenset[str]]:
+    """The related words of a relationship type, with their strength, and its source nouns.
+
+    The verbs of :data:`~.lexicon.RELATION_VERBS` families count 1; WordNet's words
+    (:func:`~.lexicon.derived_words`) their strength, a phrase its one word that is no
+    light verb nor particle ("take care": "care"; "look after": none). Nouns are keyed by
+    :func:`~.lexicon.noun_key`: they match as nouns only. The source nouns (keys) are
+    those strong enough to say the direction of a question ("X's *employee*" of
+    ``employs``: from X as the source).
+    """
+    words = _type_words(name)
+    content = [w for w in words if w not in _FUNCTION_WORDS]
+    out: dict[str, float] = {}
+
+    def add(key: str, strength: float) -> None:
+        out[key] = max(out.get(key, 0.0), strength)
+
+    for verb in related_verbs(content, light_stem):
+        if light_stem(verb) not in kinds:
+            add(verb, 1.0)
+    derived = derived_words(content, passive=words[-1:] == ["by"])
+    for phrase, strength in derived.verbs.items():
+        if strength < _DERIVED_FLOOR:
+            continue
+        parts = phrase.split()
+        if len(parts) > 1:
+            parts = [p for p in parts if p not in _NOT_RELATED and p not in _PHRASE_LIGHT]
+        if len(parts) != 1 or parts[0] in _NOT_RELATED or parts[0] in _PHRASE_LIGHT:
+            continue
+        if light_stem(parts[0]) in kinds:
+            continue
+        add(parts[0], strength)
+    sources: set[str] = set()
+    for nouns, is_source in ((derived.targets, False), (derived.sources, True)):
+        for noun, strength in nouns.items():
+            if (
+                strength < _DERIVED_FLOOR
+                or " " in noun
+                or noun in _NOT_RELATED
+                or light_stem(noun) in kinds
+            ):
+                continue
+            add(noun_key(noun), strength)
+            if is_source and related_weight * strength >= 0.5:
+                sources.add(noun_key(noun))
+    return out, frozenset(sources)
 
 
 @dataclass
@@ -584,6 +668,10 @@ class _Vocabulary:
 
         # A noun that is a kind of entity here says what is asked, not which relation.
         kinds = {light_stem(w) for t in entity_types for w in _type_words(t)}
+        related: dict[str, dict[str, float]] = {}
+        derived_sources: dict[str, frozenset[str]] = {}
+        for r in relation_types:
+            related[r], derived_sources[r] = _related_words(r, kinds, related_weight)
         relations = _Lexicon(
             {r: words(r, schema.relationship_types.get(r), _GENERIC_WORDS) for r in relation_types},
             function_weight,
@@ -598,16 +686,7 @@ class _Vocabulary:
                 ]
                 for r in relation_types
             },
-            related={
-                r: [
-                    w
-                    for w in related_verbs(
-                        [w for w in _type_words(r) if w not in _FUNCTION_WORDS], light_stem
-                    )
-                    if light_stem(w) not in kinds
-                ]
-                for r in relation_types
-            },
+            related={r: related[r] for r in relation_types},
             related_weight=related_weight,
             named={r: _type_words(r) for r in relation_types},
         )
@@ -644,6 +723,7 @@ class _Vocabulary:
                 for w in source_nouns(_type_words(t), light_stem)
                 if light_stem(w) not in kinds
             )
+            | derived_sources[t]
             for t in relation_types
         }
         reciprocal = {light_stem(w) for w in _RECIPROCAL_WORDS}

@@ -1,0 +1,127 @@
+"""The relation words of WordNet: which question words name what a type name's word names.
+
+Part of :mod:`graphmem.retrieval.graphqa`. ``relwords.tsv.gz`` (beside this module, built
+once from WordNet 3.0 by :mod:`graphmem.tools.relwords`; WordNet's notice is
+``WORDNET-LICENSE``) gives, for each English verb and each noun of a person or a
+relation, the words of the same relation with a graded strength: synonyms most, then
+derived words ("employ" -> "employer", "employee"; "owner" -> "own"), then hypernyms and
+hyponyms ("tend" -> "look", "garden"; "grow" -> "cultivate"), each later sense less.
+
+The file is read on the first question of a process (about 50 ms), never at import.
+
+>>> [(w, s, r) for w, s, r in related("employs") if w in ("hire", "employee", "employer")]
+[('hire', 0.9, 's'), ('employee', 0.72, 'p'), ('employer', 0.72, 'a')]
+>>> lemmas("grown"), lemmas("owners"), lemmas("tends")
+([('grow', 'v')], [('owner', 'n')], [('tend', 'v')])
+"""
+
+from __future__ import annotations
+
+import gzip
+from functools import lru_cache
+from importlib import resources
+
+__all__ = ["DATA", "lemmas", "related"]
+
+DATA = "relwords.tsv.gz"
+"""The data file's name, inside this package."""
+
+_FORMAT = "graphmem relwords 1"
+# WordNet's rules for the regular forms (its "morphy"), past its list of irregular ones.
+_VERB_RULES = (
+    ("ies", "y"),
+    ("es", "e"),
+    ("es", ""),
+    ("s", ""),
+    ("ed", "e"),
+    ("ed", ""),
+    ("ing", "e"),
+    ("ing", ""),
+)
+_NOUN_RULES = (
+    ("ies", "y"),
+    ("ses", "s"),
+    ("xes", "x"),
+    ("zes", "z"),
+    ("ches", "ch"),
+    ("shes", "sh"),
+    ("men", "man"),
+    ("s", ""),
+)
+
+
+@lru_cache(maxsize=1)
+def _table() -> tuple[dict[tuple[str, str], str], dict[str, str]]:
+    """``({(head, pos): its entries, unparsed}, {irregular form: lemma})``."""
+    raw = resources.files("graphmem.retrieval.graphqa").joinpath(DATA).read_bytes()
+    text = gzip.decompress(raw).decode("utf-8")
+    if not text.startswith(f"# {_FORMAT}"):
+        raise ValueError(f"{DATA} is not a '{_FORMAT}' file (rebuild: graphmem.tools.relwords)")
+    entries: dict[tuple[str, str], str] = {}
+    forms: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("#"):
+            continue
+        head, pos, rest = line.split("\t")
+        if pos == "x":
+            forms[head] = rest
+        else:
+            entries[(head, pos)] = rest
+    return entries, forms
+
+
+def lemmas(word: str) -> list[tuple[str, str]]:
+    """The heads of the file a word may be a form of, as ``(lemma, "v" | "n")``.
+
+    A bare word that is a noun of a person or relation is that noun only ("boss", not
+    the verb "to boss": emboss); a form with a verb's ending is a verb (or a plural noun).
+    """
+    entries, forms = _table()
+    word = word.lower()
+    if (word, "n") in entries:
+        return [(word, "n")]
+    found: dict[tuple[str, str], None] = {}
+    if (word, "v") in entries:
+        found[(word, "v")] = None
+    if word in forms:
+        lemma = forms[word]
+        for pos in ("v", "n"):
+            if (lemma, pos) in entries:
+                found[(lemma, pos)] = None
+    for pos, rules in (("v", _VERB_RULES), ("n", _NOUN_RULES)):
+        for suffix, replacement in rules:
+            if word.endswith(suffix) and len(word) > len(suffix) + 1:
+                lemma = word[: len(word) - len(suffix)] + replacement
+                if (lemma, pos) in entries:
+                    found[(lemma, pos)] = None
+                    break
+    return list(found)
+
+
+@lru_cache(maxsize=4096)
+def _parsed(head: str, pos: str) -> tuple[tuple[str, float, str], ...]:
+    entries, _forms = _table()
+    out = []
+    for entry in entries.get((head, pos), "").split():
+        word, strength, role = entry.rsplit(":", 2)
+        out.append((word.replace("_", " "), int(strength) / 100, role))
+    return tuple(out)
+
+
+def related(word: str) -> list[tuple[str, float, str]]:
+    """The words WordNet relates to ``word`` (any form), as ``(word, strength, role)``.
+
+    ``strength`` is in (0, 1); ``role`` is, of a verb, ``s`` (another verb), ``a`` (a
+    noun of the one who does it: "employer") or ``p`` (of the one it is done to:
+    "employee"); of a noun, ``n`` (another noun of the one it names: "proprietor" of
+    owner) or ``v`` (a verb it is the doer or object of: "own"). Each word once, at its
+    greatest strength; a phrase's words are joined by spaces.
+    """
+    best: dict[tuple[str, str], float] = {}
+    for head, pos in lemmas(word):
+        for other, strength, role in _parsed(head, pos):
+            # a noun head's words: nouns of its role ("n"), the verbs it names ("v")
+            key = (other, role if pos == "v" else ("n" if role == "s" else "v"))
+            best[key] = max(best.get(key, 0.0), strength)
+    ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
+    return [(w, s, r) for (w, r), s in ranked]
