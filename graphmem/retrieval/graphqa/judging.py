@@ -193,7 +193,9 @@ def question_coverage(
             content += 1
             if word not in missing:
                 missing.append(word)
-        elif kind >= floor / 2:  # a kind read by meaning ("films" for ``movie``)
+        elif kind >= floor / 2 and not said_elsewhere(match[:n_rel], kind):
+            # a kind read by meaning ("films" for ``movie``), unless another relationship
+            # type names the word better ("what does Humphrey *eat*?" of ``eats``, not food)
             # it names a kind of entity ("the Finance team"), not a relation; as the
             # word the question asks with ("which team"), what the answer is
             if i == focus_at:
@@ -204,6 +206,19 @@ def question_coverage(
             if word not in missing:
                 missing.append(word)
     return explained, content, missing, by_types
+
+
+def said_elsewhere(relations: np.ndarray, kind: float, floor: float = 0.75) -> bool:
+    """A relationship type names a word (by ``floor``) better than an entity type does.
+
+    ``relations`` is the word's match with each relationship type, ``kind`` its best match
+    with an entity type; a type's own word (``kind`` 1) is always a kind.
+
+    >>> said_elsewhere(np.array([1.0, 0.0]), 0.4), said_elsewhere(np.array([0.3]), 0.4)
+    (True, False)
+    """
+    best = float(relations.max(initial=0.0))
+    return kind < 1.0 and best >= floor and best > kind
 
 
 def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:

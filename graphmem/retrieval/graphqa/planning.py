@@ -37,6 +37,11 @@ from graphmem.retrieval.graphqa.vocabulary import (
 
 __all__ = ["Planner"]
 
+# Words after which a word is a noun ("the *fare* for BX 402": no sense of the verb "fare").
+_DETERMINERS = frozenset(
+    ("the", "a", "an", "his", "her", "its", "their", "my", "your", "our", "this", "these")
+)
+
 # --------------------------------------------------------------------------- reading
 
 
@@ -124,12 +129,20 @@ class Planner:
         plain = {t.text for i, t in enumerate(tokens) if i not in named} | (
             words - {t.text for t in tokens}
         )
+        # a word only ever said after a determiner is a noun: a stem only WordNet's verbs
+        # give (the verb "fare" of ``arrives_at``) does not match it
+        verbal = {
+            t.text for i, t in enumerate(tokens) if i == 0 or tokens[i - 1].text not in _DETERMINERS
+        }
+        nouns = {t.text for t in tokens} - verbal
         out: dict[str, np.ndarray] = {}
         parts = []
         for lexicon in (vocab.relations, vocab.types):
             sims = np.zeros((len(ordered), len(lexicon.stems)))
             for row, word in enumerate(ordered):
                 for key in (light_stem(word), noun_key(word)):
+                    if word in nouns and key[:1] != "=" and key in lexicon.derived:
+                        continue
                     column = lexicon.column.get(key)
                     if column is not None:
                         sims[row, column] = 1.0
