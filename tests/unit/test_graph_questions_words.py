@@ -72,3 +72,11 @@ def test_a_word_a_type_names_is_no_kind_by_meaning() -> None:
         assert answers.abstained and not answers
         assert "eat" in answers.unexplained
         assert [a.entity.id for a in mem.ask("What does Otto eat?", semantic=True)] == ["clams"]
+
+
+def test_a_particle_after_a_word_a_step_explains_is_explained() -> None:
+    # "rules *over*": the particle is part of what "rules" says, no word left unexplained
+    with open_world("harbour", PEOPLE, THINGS, [*FACTS, ("brenna", "rules", "saltmere")]) as mem:
+        answers = mem.ask("Who rules over Saltmere?", semantic=False)
+        assert [a.entity.id for a in answers] == ["brenna"]
+        assert answers.unexplained == () and answers.reason == ""

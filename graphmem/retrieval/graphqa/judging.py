@@ -39,6 +39,12 @@ _HOLDING = frozenset(
     for w in family
 )
 
+# The particles of English phrasal verbs ("give *out*", "look *after*", "rule *over*"): said
+# right after a word a step explains, they are part of what that word says.
+_PARTICLES = frozenset(
+    ("up", "out", "off", "down", "over", "away", "back", "around", "about", "after")
+)
+
 __all__ = ["kind_asked", "kind_fit", "measure_fit", "question_coverage", "unasked_step"]
 
 
@@ -164,8 +170,11 @@ def question_coverage(
         if any(w in _PLACE_WORDS for step in path.steps for w in _type_words(step.type))
         else frozenset()
     )
+    stepped = -1  # the position of the last word a step explains
     for i, token in enumerate(plan.tokens):
         word = token.text
+        if word in _PARTICLES and stepped == i - 1 and i not in plan.named:
+            continue  # "who gives *out* the quest?" of a step that explains "gives"
         if i not in plan.named and word in small:
             content += 1
             explained += 1
@@ -187,6 +196,7 @@ def question_coverage(
             content += 1
             explained += 1
             by_types += 1
+            stepped = i
         elif i == noun_at and kind < 1.0:
             # the noun of the topic names a relation ("Teddy's *agent*") unless it is an
             # entity type's own word ("Grace's *project*"): no step explains it
