@@ -80,3 +80,14 @@ def test_a_particle_after_a_word_a_step_explains_is_explained() -> None:
         answers = mem.ask("Who rules over Saltmere?", semantic=False)
         assert [a.entity.id for a in answers] == ["brenna"]
         assert answers.unexplained == () and answers.reason == ""
+
+
+def test_the_kind_asked_with_asks_for_no_step_on_the_way() -> None:
+    # "which *inn*" names what the last step reaches: Brenna owns no inn, and the inn she
+    # drinks at (an inn, reached by a step nothing else asks for) is no answer
+    things = {**THINGS, "anchor": ("inn", "the Anchor"), "oswin": ("person", "Oswin Tarr")}
+    facts = [*FACTS, ("brenna", "drinks_at", "anchor"), ("oswin", "owns", "anchor")]
+    with open_world("harbour", PEOPLE, things, facts) as mem:
+        answers = mem.ask("Which inn does Brenna Holt own?", semantic=False)
+        assert answers.abstained and not answers
+        assert top(mem, "Which inn does Oswin Tarr own?") == ["anchor"]

@@ -260,16 +260,26 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
     # what a question word asks for asks for a step too ("*where* is the tome?": a place)
     content += [w for t in plan.tokens for w in _ASKS_FOR.get(t.text, ()) if w in plan.matches]
     places = sum(w in _PLACE_WORDS for w in words)  # each asks for one step
+    # the word asked with ("*which god* does X worship?") names what the last step
+    # reaches; it asks for no step on the way there
+    focus = reading.focus_at
     kinds = np.zeros(len(vocab.types.names))
-    for word in words:
-        kinds = np.maximum(kinds, plan.matches[word][n_rel:])
+    on_the_way = np.zeros(len(vocab.types.names))
+    for i, t in enumerate(plan.tokens):
+        if not first <= i <= last and t.text not in _QUESTION_WORDS:
+            kinds = np.maximum(kinds, plan.matches[t.text][n_rel:])
+            if i != focus:
+                on_the_way = np.maximum(on_the_way, plan.matches[t.text][n_rel:])
     if any(step.type not in vocab.relations.index for step in path.steps):
         return ""
     columns = [vocab.relations.index[step.type] for step in path.steps]
     plain = [
         t.text
         for i, t in enumerate(plan.tokens)
-        if i not in plan.named and t.text not in _QUESTION_WORDS and t.text not in _FUNCTION_WORDS
+        if i not in plan.named
+        and i != focus
+        and t.text not in _QUESTION_WORDS
+        and t.text not in _FUNCTION_WORDS
     ]
     for word in plain:  # a name is no word left over
         if word in _IDLE_WORDS or word in _LIGHT_VERBS or word in _SHARED_WORDS:
@@ -281,11 +291,12 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
             return ""
     asked_back = bool(path.parts.get("asked back", 0.0))
     before: PathStep | None = None
-    for step in path.steps:
+    for at, step in enumerate(path.steps):
         column = vocab.relations.index[step.type]
         ways = {way: following for way, _share, following in vocab.steps(state, step.type)}
         state = ways.get(step.direction, {})
-        kind = any(kinds[vocab.types.index[t]] >= 1.0 for t in state if t in vocab.types.index)
+        asked = kinds if at == len(path.steps) - 1 else on_the_way
+        kind = any(asked[vocab.types.index[t]] >= 1.0 for t in state if t in vocab.types.index)
         back = (
             before is not None
             and before.type == step.type
