@@ -91,3 +91,14 @@ def test_the_kind_asked_with_asks_for_no_step_on_the_way() -> None:
         answers = mem.ask("Which inn does Brenna Holt own?", semantic=False)
         assert answers.abstained and not answers
         assert top(mem, "Which inn does Oswin Tarr own?") == ["anchor"]
+
+
+def test_a_verb_a_type_names_is_a_relation_word_though_a_kind_has_it() -> None:
+    # the description of ``company`` has "sponsors" too; said as a verb, it asks for
+    # ``sponsor``: Pip has no sponsor, and his pen is no answer
+    things = {**THINGS, "kelpco": ("company", "Kelpco")}
+    with open_world("harbour", PEOPLE, things, [*FACTS, ("otto", "sponsor", "kelpco")]) as mem:
+        mem.describe_entity_type("company", "a firm that sponsors animals")
+        answers = mem.ask("Who sponsors Pip?", semantic=False)
+        assert answers.abstained and not answers
+        assert top(mem, "Who sponsors Otto?") == ["kelpco"]

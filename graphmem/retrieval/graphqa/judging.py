@@ -14,7 +14,7 @@ import numpy as np
 from graphmem.core.models import Relationship
 from graphmem.retrieval.graphqa.direction import _Token
 from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS
-from graphmem.retrieval.graphqa.planning import _Plan, _Reading
+from graphmem.retrieval.graphqa.planning import _DETERMINERS, _Plan, _Reading
 from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
     _FUNCTION_WORDS,
@@ -203,7 +203,9 @@ def question_coverage(
             content += 1
             if word not in missing:
                 missing.append(word)
-        elif kind >= floor / 2 and not said_elsewhere(match[:n_rel], kind):
+        elif kind >= floor / 2 and not said_elsewhere(
+            match[:n_rel], kind, noun=i == focus_at or _after_determiner(plan, i)
+        ):
             # a kind read by meaning ("films" for ``movie``), unless another relationship
             # type names the word better ("what does Humphrey *eat*?" of ``eats``, not food)
             # it names a kind of entity ("the Finance team"), not a relation; as the
@@ -218,16 +220,28 @@ def question_coverage(
     return explained, content, missing, by_types
 
 
-def said_elsewhere(relations: np.ndarray, kind: float, floor: float = 0.75) -> bool:
+def _after_determiner(plan: _Plan, at: int) -> bool:
+    """The word at ``at`` follows a determiner ("the *sponsors*"): it is said as a noun."""
+    return at > 0 and plan.tokens[at - 1].text in _DETERMINERS
+
+
+def said_elsewhere(
+    relations: np.ndarray, kind: float, floor: float = 0.75, noun: bool = True
+) -> bool:
     """A relationship type names a word (by ``floor``) better than an entity type does.
 
     ``relations`` is the word's match with each relationship type, ``kind`` its best match
-    with an entity type; a type's own word (``kind`` 1) is always a kind.
+    with an entity type. A noun (``noun``) that is a type's own word (``kind`` 1) is always
+    a kind; a verb ("who *sponsors* Nia?") names a relation as well as it names a kind.
 
     >>> said_elsewhere(np.array([1.0, 0.0]), 0.4), said_elsewhere(np.array([0.3]), 0.4)
     (True, False)
+    >>> said_elsewhere(np.array([1.0]), 1.0), said_elsewhere(np.array([1.0]), 1.0, noun=False)
+    (False, True)
     """
     best = float(relations.max(initial=0.0))
+    if not noun:
+        return best >= floor and best >= kind
     return kind < 1.0 and best >= floor and best > kind
 
 
