@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 import graphmem
 from graphmem import Entity, Memory, Relationship
 from graphmem.retrieval import HashingEmbedder
@@ -34,3 +36,19 @@ def top(mem: Memory, question: str) -> list[str]:
     """The answers of the walked path that reached answers first."""
     answers = mem.ask(question, semantic=False)
     return sorted(a.entity.id for a in answers if a.path == answers[0].path) if answers else []
+
+
+class SynonymEmbedder:
+    """Words of one group embed to one direction, every other word to one more: a stand-in
+    for a sentence model that says which words mean the same (``SynonymEmbedder(("agent",
+    "loaf"))``)."""
+
+    def __init__(self, *groups: Sequence[str]) -> None:
+        self.dimension = len(groups) + 1
+        self._group = {w: i for i, group in enumerate(groups) for w in group}
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            out[row, self._group.get(text.lower(), self.dimension - 1)] = 1.0
+        return out

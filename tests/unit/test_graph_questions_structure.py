@@ -9,14 +9,13 @@ names is in the evaluation worlds.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
-import numpy as np
 import pytest
 
 import graphmem
 from graphmem import Entity, Memory, Relationship
-from tests.small_worlds import open_world, top
+from tests.small_worlds import SynonymEmbedder, open_world, top
 
 PEOPLE = {
     "ilse": "Ilse Brandt",
@@ -115,24 +114,11 @@ def test_a_walk_there_and_back_no_word_asks_for_abstains(bakery: Memory) -> None
     assert top(bakery, "Which prize did the Seed Loaf win?") == ["gold_crust"]
 
 
-class _Synonyms:
-    """Words of one group embed to one direction: a stand-in for a sentence model."""
-
-    def __init__(self, *groups: tuple[str, ...]) -> None:
-        self.dimension = len(groups) + 1
-        self._group = {w: i for i, group in enumerate(groups) for w in group}
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for row, text in enumerate(texts):
-            out[row, self._group.get(text.lower(), self.dimension - 1)] = 1.0
-        return out
-
-
 def test_a_noun_of_the_topic_no_relation_explains_abstains() -> None:
     # "agent" reads by meaning as a kind of entity (a loaf, here), never as a relation:
     # "Jory's agent" is no question about his boss, his only fact
-    with graphmem.open("memory://", tenant="bakery", embedder=_Synonyms(("agent", "loaf"))) as mem:
+    synonyms = SynonymEmbedder(("agent", "loaf"))
+    with graphmem.open("memory://", tenant="bakery", embedder=synonyms) as mem:
         mem.upsert_entities(
             [Entity(id=i, type="person", name=n) for i, n in PEOPLE.items()]
             + [Entity(id=i, type=t, name=n) for i, (t, n) in THINGS.items()]

@@ -9,13 +9,9 @@ step leaves it unexplained. None of these names is in the evaluation worlds.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
-
 import graphmem
 from graphmem import Entity, Relationship
-from tests.small_worlds import open_world, top
+from tests.small_worlds import SynonymEmbedder, open_world, top
 
 PEOPLE = {"brenna": "Brenna Holt"}
 THINGS = {
@@ -43,24 +39,11 @@ def test_a_noun_after_a_determiner_is_no_verb_of_a_type() -> None:
         assert top(mem, "Where does Gull arrive?") == ["saltmere"]
 
 
-class _Synonyms:
-    """Words of one group embed to one direction: a stand-in for a sentence model."""
-
-    def __init__(self, *groups: tuple[str, ...]) -> None:
-        self.dimension = len(groups) + 1
-        self._group = {w: i for i, group in enumerate(groups) for w in group}
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for row, text in enumerate(texts):
-            out[row, self._group.get(text.lower(), self.dimension - 1)] = 1.0
-        return out
-
-
 def test_a_word_a_type_names_is_no_kind_by_meaning() -> None:
     # "eat" reads by meaning as the kind "food"; it is the word of ``eats`` all the same:
     # Pip eats nothing the graph knows, and the pen he lives in is no answer
-    with graphmem.open("memory://", tenant="harbour", embedder=_Synonyms(("eat", "food"))) as mem:
+    synonyms = SynonymEmbedder(("eat", "food"))
+    with graphmem.open("memory://", tenant="harbour", embedder=synonyms) as mem:
         mem.upsert_entities(
             [Entity(id=i, type="person", name=n) for i, n in PEOPLE.items()]
             + [Entity(id=i, type=t, name=n) for i, (t, n) in THINGS.items()]

@@ -11,6 +11,7 @@ import graphmem
 from graphmem import BackendUnavailable, Entity, InvalidInput, Relationship
 from graphmem.retrieval import GraphQASettings, PathStep, SentenceTransformerEmbedder
 from graphmem.retrieval.graphqa import light_stem
+from tests.small_worlds import SynonymEmbedder
 
 
 @pytest.mark.parametrize(
@@ -78,20 +79,6 @@ def test_path_steps_read_as_arrows() -> None:
     assert [str(s) for s in steps] == ["->works_at", "<-owns", "<->borders"]
 
 
-class SynonymEmbedder:
-    """Words of one group embed to one direction: a stand-in for a sentence model."""
-
-    def __init__(self, groups: Sequence[Sequence[str]]) -> None:
-        self.dimension = len(groups) + 1
-        self._group = {w: i for i, group in enumerate(groups) for w in group}
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
-        for row, text in enumerate(texts):
-            out[row, self._group.get(text.lower(), self.dimension - 1)] = 1.0
-        return out
-
-
 def _library(embedder: object | None = None) -> graphmem.Memory:
     mem = graphmem.open("memory://", tenant="library", embedder=embedder)  # type: ignore[arg-type]
     mem.upsert_entities(
@@ -106,7 +93,7 @@ def _library(embedder: object | None = None) -> graphmem.Memory:
 
 def test_an_embedder_matches_words_no_stem_shares() -> None:
     question = "who zorbled The Long Road?"
-    with _library(SynonymEmbedder([("zorbled", "written")])) as mem:
+    with _library(SynonymEmbedder(("zorbled", "written"))) as mem:
         # by stem, no type explains "zorbled": the only walk explains none of the
         # question's relation words, so it is no answer, and the word is said
         unread = mem.ask(question, semantic=False)
@@ -142,7 +129,7 @@ def test_an_embedder_of_the_wrong_shape_is_invalid_input() -> None:
 
 
 def test_the_answerer_is_kept_per_memory() -> None:
-    with _library(SynonymEmbedder([])) as mem:
+    with _library(SynonymEmbedder()) as mem:
         assert mem._retrieval().answerer(True, None) is mem._retrieval().answerer(None, None)
         assert mem._retrieval().answerer(False, None) is not mem._retrieval().answerer(True, None)
 
