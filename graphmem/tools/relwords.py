@@ -44,7 +44,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["FORMAT", "build", "main", "parse_line"]
+__all__ = ["FORMAT", "PARTICLES", "build", "is_phrasal", "main", "parse_line"]
 
 FORMAT = "graphmem relwords 1"
 """The first words of the header line; a reader refuses any other."""
@@ -72,6 +72,15 @@ _MAX_HYPERNYM_HYPONYMS = 25
 # At most this many words of a head are kept (the strongest).
 _MAX_WORDS = 60
 _PATIENT_ENDINGS = ("ee", "ees")
+# The particles and prepositions of a phrasal verb ("dig *up*", "look *after*", "come *up
+# with*"): a multi-word verb lemma of a verb and one or two of these is a head of its own,
+# with its synonyms' and hypernyms' single words ("dig_up": excavate, unearth, discover).
+PARTICLES = frozenset(
+    ("up", "out", "off", "down", "over", "away", "back", "around", "about", "after", "in")
+    + ("on", "to", "with", "for", "from", "of", "into", "onto", "through", "along", "across")
+    + ("by", "upon", "at", "against")
+)
+_MAX_PHRASE_WORDS = 30
 
 
 @dataclass(frozen=True)
@@ -195,13 +204,23 @@ class _WordNet:
 
     def heads(self) -> Iterable[tuple[str, str]]:
         for lemma in sorted(self.verb_index):
-            if lemma.isalpha():
+            if lemma.isalpha() or is_phrasal(lemma):
                 yield lemma, "v"
         for lemma in sorted(self.noun_index):
             if lemma.isalpha() and any(
                 self.nouns[o].lexfile in _NOUN_FILES for o in self.noun_index[lemma][:_SENSES]
             ):
                 yield lemma, "n"
+
+
+def is_phrasal(lemma: str) -> bool:
+    """Whether a WordNet lemma is a phrasal verb: a word and one or two particles.
+
+    >>> is_phrasal("dig_up"), is_phrasal("come_up_with"), is_phrasal("take_care")
+    (True, True, False)
+    """
+    first, *rest = lemma.split("_")
+    return first.isalpha() and 1 <= len(rest) <= 2 and all(p in PARTICLES for p in rest)
 
 
 def parse_line(line: str) -> tuple[str, str, list[tuple[str, int, str]]]:
@@ -235,7 +254,7 @@ def build(root: Path) -> bytes:
     # read from "grow", but "grow" is near the top of "cultivate"'s. (Not nouns: a noun
     # lends its hyponyms nothing.)
     for (head, pos), related in list(table.items()):
-        if pos != "v":
+        if pos != "v" or "_" in head:  # a phrase lends the single words nothing back
             continue
         for (word, role), strength in related.items():
             back = table.get((word, pos))
@@ -245,7 +264,12 @@ def build(root: Path) -> bytes:
     for (head, pos), related in sorted(table.items()):
         if not related:
             continue
-        ranked = sorted(related.items(), key=lambda item: (-item[1], item[0]))[:_MAX_WORDS]
+        if "_" in head:  # a phrase's own single verbs only: what it says in one word
+            related = {k: v for k, v in related.items() if k[1] == "s" and "_" not in k[0]}
+            if not related:
+                continue
+        limit = _MAX_PHRASE_WORDS if "_" in head else _MAX_WORDS
+        ranked = sorted(related.items(), key=lambda item: (-item[1], item[0]))[:limit]
         entries = " ".join(f"{word}:{round(100 * s)}:{role}" for (word, role), s in ranked)
         out.write(f"{head}\t{pos}\t{entries}\n")
         kept.add((head, pos))

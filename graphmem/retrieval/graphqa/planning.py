@@ -17,10 +17,13 @@ import numpy as np
 
 from graphmem.retrieval.graphqa.direction import _attached_noun, _Token, read_cue
 from graphmem.retrieval.graphqa.lexicon import noun_key
+from graphmem.retrieval.graphqa.relwords import phrasal
 from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
     _FUNCTION_WORDS,
     _HOW_MANY,
+    _NOT_RELATED,
+    _PHRASE_LIGHT,
     _QUESTION_WORDS,
     _SHARED_WORDS,
     Ambiguity,
@@ -41,6 +44,10 @@ __all__ = ["Planner"]
 _DETERMINERS = frozenset(
     ("the", "a", "an", "his", "her", "its", "their", "my", "your", "our", "this", "these")
 )
+
+# A phrasal verb's single verbs count from this strength: its synonyms, its first sense's
+# hypernym; not a later sense's ("operate on": treat, which asked no-answer questions).
+_PHRASE_FLOOR = 0.7
 
 # --------------------------------------------------------------------------- reading
 
@@ -152,7 +159,40 @@ class Planner:
         joined = np.concatenate(parts, axis=1)
         for row, word in enumerate(ordered):
             out[word] = joined[row]
+        self._phrasal(tokens, named, vocab, out)
         return out
+
+    @staticmethod
+    def _phrasal(
+        tokens: list[_Token], named: set[int], vocab: _Vocabulary, out: dict[str, np.ndarray]
+    ) -> None:
+        """A phrasal verb's words name what its single verbs do ("dug up": excavate, find).
+
+        WordNet's verbs for the phrase (:func:`~.relwords.phrasal`) match the relationship
+        types as their stems do, times their strength; the verb and its particles each
+        take that match, so the particle is explained with the verb.
+        """
+        n_rel = len(vocab.relations.names)
+        lexicon = vocab.relations
+        for i in range(len(tokens) - 1):
+            if i in named or (i + 1) in named:
+                continue
+            length, verbs = phrasal([t.text for t in tokens[i : i + 3]])
+            if not length:
+                continue
+            best = np.zeros(n_rel)
+            for verb, strength in verbs:
+                if strength < _PHRASE_FLOOR or verb in _NOT_RELATED or verb in _PHRASE_LIGHT:
+                    continue
+                column = lexicon.column.get(light_stem(verb))
+                if column is not None:
+                    best = np.maximum(best, strength * lexicon.weights[:, column])
+            if not best.any():
+                continue
+            for token in tokens[i : i + length]:
+                row = out[token.text].copy()
+                row[:n_rel] = np.maximum(row[:n_rel], best)
+                out[token.text] = row
 
     def _semantic(
         self, words: list[str], plain: set[str], lexicon: _Lexicon, sims: np.ndarray

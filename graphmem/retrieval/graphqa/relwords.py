@@ -18,15 +18,23 @@ The file is read on the first question of a process (about 50 ms), never at impo
 from __future__ import annotations
 
 import gzip
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["DATA", "lemmas", "related"]
+__all__ = ["DATA", "PARTICLES", "lemmas", "phrasal", "related"]
 
 DATA = "relwords.tsv.gz"
 """The data file's name, inside this package."""
 
 _FORMAT = "graphmem relwords 1"
+PARTICLES = frozenset(
+    ("up", "out", "off", "down", "over", "away", "back", "around", "about", "after", "in")
+    + ("on", "to", "with", "for", "from", "of", "into", "onto", "through", "along", "across")
+    + ("by", "upon", "at", "against")
+)
+"""The particles and prepositions of the phrasal verbs the file has ("dig *up*"), as
+:data:`graphmem.tools.relwords.PARTICLES`."""
 # WordNet's rules for the regular forms (its "morphy"), past its list of irregular ones.
 _VERB_RULES = (
     ("ies", "y"),
@@ -125,3 +133,31 @@ def related(word: str) -> list[tuple[str, float, str]]:
             best[key] = max(best.get(key, 0.0), strength)
     ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
     return [(w, s, r) for (w, r), s in ranked]
+
+
+def phrasal(words: Sequence[str]) -> tuple[int, list[tuple[str, float]]]:
+    """The phrasal verb ``words`` start with, as its length and its single verbs.
+
+    ``words`` are a question's words from a verb on ("dug", "up", "the", ...); the verb
+    in any form, then one or two particles (:data:`PARTICLES`) right after it. The
+    longest phrase WordNet has wins; ``(0, [])`` when there is none.
+
+    >>> n, verbs = phrasal(["dug", "up", "the", "dagger"])
+    >>> n, [w for w, _s in verbs][:3]
+    (2, ['excavate', 'dig', 'locate'])
+    >>> phrasal(["dug", "the", "dagger"])
+    (0, [])
+    """
+    if len(words) < 2 or words[1].lower() not in PARTICLES:
+        return 0, []
+    heads = [h for h, pos in lemmas(words[0]) if pos == "v"]
+    entries, _forms = _table()
+    for length in (3, 2):
+        if len(words) < length or any(w.lower() not in PARTICLES for w in words[1:length]):
+            continue
+        tail = "_".join(w.lower() for w in words[1:length])
+        for head in heads:
+            if (f"{head}_{tail}", "v") in entries:
+                found = _parsed(f"{head}_{tail}", "v")
+                return length, [(w, s) for w, s, _role in found]
+    return 0, []
