@@ -137,6 +137,7 @@ def read_cue(
             continue
         stems = vocab.name_stems.get(name, ())
         sources = vocab.source_keys.get(name, frozenset())
+        across = vocab.converse.get(name, frozenset())
         passive_name = _type_words(name)[-1:] == ["by"]
         noun_name = names_a_noun(name)
         # (not the noun the name is attached to, not by the name, distance, position)
@@ -144,7 +145,11 @@ def read_cue(
         for i, token in enumerate(tokens):
             if first <= i <= last or token.text in _FUNCTION_WORDS:
                 continue
-            by_name = light_stem(token.text) in stems or noun_key(token.text) in sources
+            by_name = (
+                light_stem(token.text) in stems
+                or noun_key(token.text) in sources
+                or light_stem(token.text) in across
+            )
             if not by_name and float(matches[token.text][r]) < 0.5:
                 continue
             distance = first - i if i < first else i - last
@@ -207,6 +212,10 @@ def read_cue(
         )
         subject_is_topic = (p > last) != passive
         if passive_name or noun_name:
+            subject_is_topic = not subject_is_topic
+        if light_stem(word) in across and light_stem(word) not in stems:
+            # "who is X *supervised* by?" of reports_to: the converse's subject is the
+            # fact's target ("Y supervises X" is "X reports to Y")
             subject_is_topic = not subject_is_topic
         cue[r] = 1.0 if subject_is_topic else -1.0
     return cue

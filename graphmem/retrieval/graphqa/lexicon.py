@@ -31,10 +31,12 @@ from graphmem.retrieval.graphqa.relwords import related
 
 __all__ = [
     "KIN_NOUNS",
+    "CONVERSE_VERBS",
     "RELATION_VERBS",
     "SOURCE_NOUNS",
     "TARGET_NOUNS",
     "DerivedWords",
+    "converse_verbs",
     "derived_words",
     "kin_steps",
     "noun_key",
@@ -213,6 +215,42 @@ def _families(stem: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
             key = stem(word)
             table[key] = tuple(dict.fromkeys((*table.get(key, ()), *family)))
     return table
+
+
+CONVERSE_VERBS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("supervise", "oversee", "manage", "boss"), ("report", "answer")),
+    (("employ", "hire"), ("work",)),
+    (("own", "possess"), ("belong",)),
+    (("contain", "include", "comprise"), ("constitute",)),
+    (("teach", "tutor", "instruct", "mentor"), ("learn",)),
+    (("lead", "command"), ("follow",)),
+    (("give", "send"), ("receive",)),
+    (("sell",), ("buy",)),
+)
+"""Pairs of English verb families whose facts are one fact read from its other end: "Y
+*supervises* X" is "X *reports* to Y", "X *employs* Y" is "Y *works* for X", "X *owns* Y"
+is "Y *belongs* to X", "X *contains* Y" is "Y *constitutes* (makes up) X", "X *teaches*
+Y" is "Y *learns* from X", "X *leads* Y" is "Y *follows* X", "X *gives* Y to Z" is "Z
+*receives* Y", "X *sells* to Y" is "Y *buys* from X". WordNet has no such pointer. A word
+of one family in a question names a type named by the other, walked the other way
+(:func:`converse_verbs`; :mod:`.direction`)."""
+
+
+def converse_verbs(words: Iterable[str], stem: Callable[[str], str]) -> list[str]:
+    """The verbs of the :data:`CONVERSE_VERBS` families across from ``words``, by ``stem``.
+
+    >>> converse_verbs(["reports", "to"], str.lower)
+    []
+    >>> converse_verbs(["report", "to"], str.lower)
+    ['supervise', 'oversee', 'manage', 'boss']
+    """
+    keys = {stem(w) for w in words}
+    found: dict[str, None] = {}
+    for one, other in CONVERSE_VERBS:
+        for side, across in ((one, other), (other, one)):
+            if keys & {stem(w) for w in side}:
+                found.update(dict.fromkeys(w for w in across if stem(w) not in keys))
+    return list(found)
 
 
 _PLURALS = {

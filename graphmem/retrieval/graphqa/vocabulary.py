@@ -20,6 +20,7 @@ import numpy as np
 from graphmem.core.checks import check_depth
 from graphmem.core.errors import InvalidInput
 from graphmem.retrieval.graphqa.lexicon import (
+    converse_verbs,
     derived_words,
     noun_key,
     related_verbs,
@@ -543,6 +544,8 @@ _NOT_RELATED = (
 # WordNet's weakest words (a hyponym, a hypernym of a later sense) are left out: "build" of
 # oversee, "hold" of support; below this strength they answered no-answer questions.
 _DERIVED_FLOOR = 0.45
+# A verb naming a type from its other end ("supervise" of reports_to) counts as a synonym.
+_CONVERSE = 0.9
 # The light verbs and particles of English phrases ("*take* care", "farm *out*"): the
 # phrase's other word is what names the relation; alone, they name none ("take" is a
 # sense of photograph, steal, study and a dozen more).
@@ -552,7 +555,7 @@ _PHRASE_LIGHT = _words(
 
 
 def _related_words(
-    name: str, kinds: set[str], related_weight: float
+    name: str, kinds: set[str], related_weight: float, taken: frozenset[str] = frozenset()
 ) -> tuple[dict[str, float], frozenset[str]]:
     """The related words of a relationship type, with their strength, and its source nouns.
 
@@ -573,6 +576,9 @@ def _related_words(
     for verb in related_verbs(content, light_stem):
         if light_stem(verb) not in kinds:
             add(verb, 1.0)
+    for verb in converse_verbs(content, light_stem):  # walked the other way (.direction)
+        if light_stem(verb) not in kinds and light_stem(verb) not in taken:
+            add(verb, _CONVERSE)
     derived = derived_words(content, passive=words[-1:] == ["by"])
     for phrase, strength in derived.verbs.items():
         if strength < _DERIVED_FLOOR:
@@ -622,6 +628,8 @@ class _Vocabulary:
     symmetric: frozenset[str] = frozenset()
     # the noun keys naming each type's source as its name's noun does ("mother" of parent_of)
     source_keys: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # the stems of the verbs naming each type from its other end ("supervise" of reports_to)
+    converse: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def after(self, steps: Sequence[tuple[str, StepDirection]], relation: str, way: str) -> float:
         """The share of the entities the last step reaches that can take the next one.
@@ -668,10 +676,12 @@ class _Vocabulary:
 
         # A noun that is a kind of entity here says what is asked, not which relation.
         kinds = {light_stem(w) for t in entity_types for w in _type_words(t)}
+        # a verb another type is named by names that type, never this one's converse
+        taken = frozenset(light_stem(w) for t in relation_types for w in _type_words(t))
         related: dict[str, dict[str, float]] = {}
         derived_sources: dict[str, frozenset[str]] = {}
         for r in relation_types:
-            related[r], derived_sources[r] = _related_words(r, kinds, related_weight)
+            related[r], derived_sources[r] = _related_words(r, kinds, related_weight, taken)
         relations = _Lexicon(
             {r: words(r, schema.relationship_types.get(r), _GENERIC_WORDS) for r in relation_types},
             function_weight,
@@ -726,6 +736,10 @@ class _Vocabulary:
             | derived_sources[t]
             for t in relation_types
         }
+        converse = {
+            t: frozenset(light_stem(v) for v in converse_verbs(_type_words(t), light_stem)) - taken
+            for t in relation_types
+        }
         reciprocal = {light_stem(w) for w in _RECIPROCAL_WORDS}
         symmetric = frozenset(
             t
@@ -743,6 +757,7 @@ class _Vocabulary:
             name_stems,
             symmetric,
             source_keys,
+            converse,
         )
 
     def steps(
