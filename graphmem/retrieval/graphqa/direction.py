@@ -148,7 +148,8 @@ def read_cue(
             by_name = (
                 light_stem(token.text) in stems
                 or noun_key(token.text) in sources
-                or light_stem(token.text) in across
+                # a verb across (not its noun: "X's *manager*" is read as a noun is)
+                or (light_stem(token.text) in across and not token.text.endswith(_AGENT_ENDINGS))
             )
             if not by_name and float(matches[token.text][r]) < 0.5:
                 continue
@@ -213,7 +214,11 @@ def read_cue(
         subject_is_topic = (p > last) != passive
         if passive_name or noun_name:
             subject_is_topic = not subject_is_topic
-        if light_stem(word) in across and light_stem(word) not in stems:
+        if (
+            light_stem(word) in across
+            and light_stem(word) not in stems
+            and not word.endswith(_AGENT_ENDINGS)
+        ):
             # "who is X *supervised* by?" of reports_to: the converse's subject is the
             # fact's target ("Y supervises X" is "X reports to Y")
             subject_is_topic = not subject_is_topic

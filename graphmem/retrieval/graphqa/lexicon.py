@@ -218,7 +218,7 @@ def _families(stem: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
 
 
 CONVERSE_VERBS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (("supervise", "oversee", "manage", "boss"), ("report", "answer")),
+    (("supervise", "oversee", "manage"), ("report", "answer")),
     (("employ", "hire"), ("work",)),
     (("own", "possess"), ("belong",)),
     (("contain", "include", "comprise"), ("constitute",)),
@@ -242,7 +242,7 @@ def converse_verbs(words: Iterable[str], stem: Callable[[str], str]) -> list[str
     >>> converse_verbs(["reports", "to"], str.lower)
     []
     >>> converse_verbs(["report", "to"], str.lower)
-    ['supervise', 'oversee', 'manage', 'boss']
+    ['supervise', 'oversee', 'manage']
     """
     keys = {stem(w) for w in words}
     found: dict[str, None] = {}
