@@ -24,7 +24,9 @@ The file is gzip'd UTF-8 text, one line per head word, tab-separated::
     tend    v    incline:90:s tender:72:a garden:50:s look:45:s ...
     grown   x    grow
 
-A head's part of speech is ``v`` (a verb) or ``n`` (a noun of a person or relation); ``x``
+A head is a lemma of one word, or a phrasal verb (``dig_up``, ``belong_to``: a verb and one
+or two of :data:`PARTICLES`), whose entries are its own single verbs only. A head's part of
+speech is ``v`` (a verb) or ``n`` (a noun of a person or relation); ``x``
 marks an irregular form and gives its lemma. Each entry is ``word:strength:role``:
 ``word`` a lemma (``_`` joins the words of a phrase), ``strength`` in percent (a synonym
 of the head's first sense counts most, a derivation less, a verb's hypernym or hyponym
