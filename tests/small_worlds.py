@@ -17,11 +17,12 @@ def open_world(
     things: Mapping[str, tuple[str, str]],
     facts: Sequence[tuple[str, str, str]],
     descriptions: Mapping[str, str] | None = None,
+    embedder: object | None = None,
 ) -> Memory:
     """A memory:// store holding ``people`` (id: name, of type ``person``), ``things`` (id:
     (type, name)) and ``facts`` (source, type, target), with the relationship types of
-    ``descriptions`` described; the hashing embedder (no model)."""
-    mem = graphmem.open("memory://", tenant=tenant, embedder=HashingEmbedder(64))
+    ``descriptions`` described; ``embedder``, else the hashing embedder (no model)."""
+    mem = graphmem.open("memory://", tenant=tenant, embedder=embedder or HashingEmbedder(64))
     mem.upsert_entities(
         [Entity(id=i, type="person", name=n) for i, n in people.items()]
         + [Entity(id=i, type=t, name=n) for i, (t, n) in things.items()]

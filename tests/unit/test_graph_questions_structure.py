@@ -13,8 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-import graphmem
-from graphmem import Entity, Memory, Relationship
+from graphmem import Memory
 from tests.small_worlds import SynonymEmbedder, open_world, top
 
 PEOPLE = {
@@ -118,14 +117,7 @@ def test_a_noun_of_the_topic_no_relation_explains_abstains() -> None:
     # "agent" reads by meaning as a kind of entity (a loaf, here), never as a relation:
     # "Jory's agent" is no question about his boss, his only fact
     synonyms = SynonymEmbedder(("agent", "loaf"))
-    with graphmem.open("memory://", tenant="bakery", embedder=synonyms) as mem:
-        mem.upsert_entities(
-            [Entity(id=i, type="person", name=n) for i, n in PEOPLE.items()]
-            + [Entity(id=i, type=t, name=n) for i, (t, n) in THINGS.items()]
-        )
-        mem.upsert_relationships(
-            [Relationship(source_id=s, target_id=t, type=r) for s, r, t in FACTS]
-        )
+    with open_world("bakery", PEOPLE, THINGS, FACTS, embedder=synonyms) as mem:
         answers = mem.ask("Who is Jory Pell's agent?", semantic=True)
         assert answers.abstained and not answers
         assert "agent" in answers.reason

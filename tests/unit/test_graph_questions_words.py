@@ -9,8 +9,6 @@ step leaves it unexplained. None of these names is in the evaluation worlds.
 
 from __future__ import annotations
 
-import graphmem
-from graphmem import Entity, Relationship
 from tests.small_worlds import SynonymEmbedder, open_world, top
 
 PEOPLE = {"brenna": "Brenna Holt"}
@@ -43,14 +41,7 @@ def test_a_word_a_type_names_is_no_kind_by_meaning() -> None:
     # "eat" reads by meaning as the kind "food"; it is the word of ``eats`` all the same:
     # Pip eats nothing the graph knows, and the pen he lives in is no answer
     synonyms = SynonymEmbedder(("eat", "food"))
-    with graphmem.open("memory://", tenant="harbour", embedder=synonyms) as mem:
-        mem.upsert_entities(
-            [Entity(id=i, type="person", name=n) for i, n in PEOPLE.items()]
-            + [Entity(id=i, type=t, name=n) for i, (t, n) in THINGS.items()]
-        )
-        mem.upsert_relationships(
-            [Relationship(source_id=s, target_id=t, type=r) for s, r, t in FACTS]
-        )
+    with open_world("harbour", PEOPLE, THINGS, FACTS, embedder=synonyms) as mem:
         answers = mem.ask("What does Pip eat?", semantic=True)
         assert answers.abstained and not answers
         assert "eat" in answers.unexplained
