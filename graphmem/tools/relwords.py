@@ -46,9 +46,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from graphmem.retrieval.graphqa.relwords import FORMAT, PARTICLES
+
 __all__ = ["FORMAT", "PARTICLES", "build", "is_phrasal", "main", "parse_line"]
 
-FORMAT = "graphmem relwords 1"
 """The first words of the header line; a reader refuses any other."""
 
 # WordNet's lexicographer files (lexnames) of the nouns kept: people and relations.
@@ -77,11 +78,6 @@ _PATIENT_ENDINGS = ("ee", "ees")
 # The particles and prepositions of a phrasal verb ("dig *up*", "look *after*", "come *up
 # with*"): a multi-word verb lemma of a verb and one or two of these is a head of its own,
 # with its synonyms' and hypernyms' single words ("dig_up": excavate, unearth, discover).
-PARTICLES = frozenset(
-    ("up", "out", "off", "down", "over", "away", "back", "around", "about", "after", "in")
-    + ("on", "to", "with", "for", "from", "of", "into", "onto", "through", "along", "across")
-    + ("by", "upon", "at", "against")
-)
 _MAX_PHRASE_WORDS = 30
 
 

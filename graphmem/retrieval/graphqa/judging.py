@@ -16,6 +16,7 @@ from graphmem.retrieval.graphqa.direction import _Token
 from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS
 from graphmem.retrieval.graphqa.planning import _DETERMINERS, _Plan, _Reading
 from graphmem.retrieval.graphqa.vocabulary import (
+    _ADVERB_PARTICLES,
     _ASKS_FOR,
     _FUNCTION_WORDS,
     _HOW_MANY,
@@ -37,12 +38,6 @@ _HOLDING = frozenset(
     for family in RELATION_VERBS
     if family[0] in ("hold", "carry", "wield", "wear")
     for w in family
-)
-
-# The particles of English phrasal verbs ("give *out*", "look *after*", "rule *over*"): said
-# right after a word a step explains, they are part of what that word says.
-_PARTICLES = frozenset(
-    ("up", "out", "off", "down", "over", "away", "back", "around", "about", "after")
 )
 
 __all__ = ["kind_asked", "kind_fit", "measure_fit", "question_coverage", "unasked_step"]
@@ -173,7 +168,7 @@ def question_coverage(
     stepped = -1  # the position of the last word a step explains
     for i, token in enumerate(plan.tokens):
         word = token.text
-        if word in _PARTICLES and stepped == i - 1 and i not in plan.named:
+        if word in _ADVERB_PARTICLES and stepped == i - 1 and i not in plan.named:
             continue  # "who gives *out* the quest?" of a step that explains "gives"
         if i not in plan.named and word in small:
             content += 1

@@ -22,19 +22,20 @@ from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["DATA", "PARTICLES", "lemmas", "phrasal", "related"]
+__all__ = ["DATA", "FORMAT", "PARTICLES", "lemmas", "phrasal", "related"]
 
 DATA = "relwords.tsv.gz"
 """The data file's name, inside this package."""
 
-_FORMAT = "graphmem relwords 1"
+FORMAT = "graphmem relwords 1"
+"""The first line of the data file names its format (:mod:`graphmem.tools.relwords` writes it)."""
 PARTICLES = frozenset(
     ("up", "out", "off", "down", "over", "away", "back", "around", "about", "after", "in")
     + ("on", "to", "with", "for", "from", "of", "into", "onto", "through", "along", "across")
     + ("by", "upon", "at", "against")
 )
-"""The particles and prepositions of the phrasal verbs the file has ("dig *up*"), as
-:data:`graphmem.tools.relwords.PARTICLES`."""
+"""The particles and prepositions of the phrasal verbs the file has ("dig *up*"); the
+generator (:mod:`graphmem.tools.relwords`) keeps the multi-word lemmas made of these."""
 # WordNet's rules for the regular forms (its "morphy"), past its list of irregular ones.
 _VERB_RULES = (
     ("ies", "y"),
@@ -63,8 +64,8 @@ def _table() -> tuple[dict[tuple[str, str], str], dict[str, str]]:
     """``({(head, pos): its entries, unparsed}, {irregular form: lemma})``."""
     raw = resources.files("graphmem.retrieval.graphqa").joinpath(DATA).read_bytes()
     text = gzip.decompress(raw).decode("utf-8")
-    if not text.startswith(f"# {_FORMAT}"):
-        raise ValueError(f"{DATA} is not a '{_FORMAT}' file (rebuild: graphmem.tools.relwords)")
+    if not text.startswith(f"# {FORMAT}"):
+        raise ValueError(f"{DATA} is not a '{FORMAT}' file (rebuild: graphmem.tools.relwords)")
     entries: dict[tuple[str, str], str] = {}
     forms: dict[str, str] = {}
     for line in text.splitlines():

@@ -549,9 +549,10 @@ _CONVERSE = 0.9
 # The light verbs and particles of English phrases ("*take* care", "farm *out*"): the
 # phrase's other word is what names the relation; alone, they name none ("take" is a
 # sense of photograph, steal, study and a dozen more).
-_PHRASE_LIGHT = _words(
-    "take make give get put set go come let up out off down over away back around about after"
-)
+# The particles of English phrasal verbs ("give *out*", "look *after*", "rule *over*"): said
+# right after a word a step explains, they are part of what that word says (.judging).
+_ADVERB_PARTICLES = _words("up out off down over away back around about after")
+_PHRASE_LIGHT = _words("take make give get put set go come let") | _ADVERB_PARTICLES
 
 
 def _related_words(
