@@ -33,6 +33,7 @@ from graphmem.retrieval.graphqa.judging import (
 )
 from graphmem.retrieval.graphqa.lexicon import kin_steps, noun_key
 from graphmem.retrieval.graphqa.planning import Planner, _Plan
+from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
     _FUNCTION_WORDS,
     _QUESTION_WORDS,
@@ -42,7 +43,6 @@ from graphmem.retrieval.graphqa.vocabulary import (
     GraphQASettings,
     PathStep,
     PlannedPath,
-    _Vocabulary,
     light_stem,
 )
 from graphmem.retrieval.graphqa.walking import walk

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS, noun_key, target_nouns
+from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
     _BE_WORDS,
     _FUNCTION_WORDS,
     _IRREGULAR,
     _OBJECT_NOUN_ENDINGS,
     _type_words,
-    _Vocabulary,
     light_stem,
 )
 

@@ -6,7 +6,7 @@ type's name; the noun is in no name, and only a description a user wrote may giv
 that a world described by its type names alone answers both wordings, each light stem of
 a name word here brings the nouns that name the *target* of such a fact, seen from its
 source: the boss one reports to, the master an apprentice learns from, the child of a
-parent. They count as a description's words do (:mod:`.vocabulary`): words of the
+parent. They count as a description's words do (:mod:`.tenant`): words of the
 type's targets, so "X's boss" walks from X as the source of ``reports_to``; but they match
 a question's words as nouns only (:func:`noun_key`), never by embedding.
 

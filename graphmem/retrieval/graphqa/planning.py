@@ -1,7 +1,7 @@
 """Planning graph questions: a question read for one topic, and relation paths scored.
 
 Part of :mod:`graphmem.retrieval.graphqa`: each question word matched against the
-vocabulary (:mod:`graphmem.retrieval.graphqa.vocabulary`) by stem and, given an embedder,
+vocabulary (:mod:`graphmem.retrieval.graphqa.tenant`) by stem and, given an embedder,
 by meaning; the reading of the question for a topic (the evidence for each type, the
 focus, the direction its words give a type joining one kind to itself, the kinds of
 entity it names); and the beam search that scores relation paths.
@@ -18,6 +18,7 @@ import numpy as np
 from graphmem.retrieval.graphqa.direction import _attached_noun, _Token, read_cue
 from graphmem.retrieval.graphqa.lexicon import noun_key
 from graphmem.retrieval.graphqa.relwords import phrasal
+from graphmem.retrieval.graphqa.tenant import _Lexicon, _Vocabulary, _WordVectors
 from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
     _FUNCTION_WORDS,
@@ -32,9 +33,6 @@ from graphmem.retrieval.graphqa.vocabulary import (
     PathStep,
     PlannedPath,
     StepDirection,
-    _Lexicon,
-    _Vocabulary,
-    _WordVectors,
     light_stem,
 )
 
