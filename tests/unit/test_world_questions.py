@@ -7,6 +7,9 @@ worlds (hospital, company, guild) and the held-out ones (station, family) are sc
 
 from __future__ import annotations
 
+from collections import defaultdict
+from typing import Any
+
 import pytest
 
 from graphmem.retrieval import HashingEmbedder
@@ -59,6 +62,41 @@ def test_every_world_is_of_the_size_asked_for() -> None:
             assert groups.count(group) >= 7, (world["name"], group)
         for question in world["questions"]:
             assert bool(question["answers"]) == (question["group"] != "no-answer")
+
+
+def walk(world: dict[str, Any], path: str) -> set[str]:
+    """The entities a path (``start >type <type ~type``) reaches over a world's facts."""
+    ahead: dict[tuple[str, str], set[str]] = defaultdict(set)
+    back: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for source, kind, target in world["facts"]:
+        ahead[(source, kind)].add(target)
+        back[(target, kind)].add(source)
+    start, *steps = path.split()
+    frontier = {start}
+    for step in steps:
+        way, kind = step[0], step[1:]
+        assert way in "<>~", path
+        frontier = {
+            reached
+            for entity in frontier
+            for table in ((ahead,) if way == ">" else (back,) if way == "<" else (ahead, back))
+            for reached in table[(entity, kind)]
+        }
+    return frontier
+
+
+def test_every_gold_answer_is_what_its_path_walks_to() -> None:
+    # the worlds' writers walked their paths by hand and by script; a slip would score the
+    # planner against a wrong answer. ``ask`` never answers with the topic itself.
+    for world in load_worlds():
+        ids = {e["id"] for e in world["entities"]}
+        assert all(s in ids and t in ids for s, _, t in world["facts"]), world["name"]
+        for question in world["questions"]:
+            if not question.get("path"):
+                continue
+            start = question["path"].split()[0]
+            gold = set(question["answers"])
+            assert walk(world, question["path"]) - {start} == gold - {start}, question
 
 
 @pytest.mark.parametrize(("descriptions", "per_group"), [(True, 0.95), (False, 0.9)])
