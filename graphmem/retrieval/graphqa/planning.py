@@ -17,7 +17,7 @@ import numpy as np
 
 from graphmem.retrieval.graphqa.direction import _attached_noun, _Token, read_cue
 from graphmem.retrieval.graphqa.lexicon import noun_key
-from graphmem.retrieval.graphqa.relwords import phrasal
+from graphmem.retrieval.graphqa.relwords import defined, phrasal
 from graphmem.retrieval.graphqa.tenant import _Lexicon, _Vocabulary, _WordVectors
 from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
@@ -166,7 +166,9 @@ class Planner:
     ) -> None:
         """A phrasal verb's words name what its single verbs do ("dug up": excavate, find).
 
-        WordNet's verbs for the phrase (:func:`~.relwords.phrasal`) match the relationship
+        WordNet's verbs for the phrase (:func:`~.relwords.phrasal`), or the verbs it
+        defines by the phrase (:func:`~.relwords.defined`: "in charge of" of direct, head,
+        lead; "look after" of keep), match the relationship
         types as their stems do, times their strength; the verb and its particles each
         take that match, so the particle is explained with the verb.
         """
@@ -175,7 +177,12 @@ class Planner:
         for i in range(len(tokens) - 1):
             if i in named or (i + 1) in named:
                 continue
-            length, verbs = phrasal([t.text for t in tokens[i : i + 3]])
+            words = [t.text for t in tokens[i : i + 3]]
+            length, verbs = phrasal(words)
+            # or a phrase WordNet defines a verb by ("in charge of": direct, head, lead)
+            said, by = defined(words)
+            if said and not any(j in named for j in range(i, i + said)):
+                length, verbs = max(length, said), verbs + by
             if not length:
                 continue
             best = np.zeros(n_rel)
