@@ -23,6 +23,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
     _FUNCTION_WORDS,
     _HOW_MANY,
+    _LIGHT_VERBS,
     _NOT_RELATED,
     _PHRASE_LIGHT,
     _QUESTION_WORDS,
@@ -182,12 +183,18 @@ class Planner:
             # or a phrase WordNet defines a verb by ("in charge of": direct, head, lead)
             said, by = defined(words)
             if said and not any(j in named for j in range(i, i + said)):
-                length, verbs = max(length, said), verbs + by
+                length = max(length, said)
+            else:
+                by = []
             if not length:
                 continue
             best = np.zeros(n_rel)
-            for verb, strength in verbs:
-                if strength < _PHRASE_FLOOR or verb in _NOT_RELATED or verb in _PHRASE_LIGHT:
+            # a verb of keeping a definition gives is no idle verb ("look after": keep)
+            kept = {v for v, _s in by if v in _LIGHT_VERBS}
+            for verb, strength in verbs + by:
+                if strength < _PHRASE_FLOOR or verb in _PHRASE_LIGHT:
+                    continue
+                if verb in _NOT_RELATED and verb not in kept:
                     continue
                 column = lexicon.column.get(light_stem(verb))
                 if column is not None:
