@@ -25,8 +25,11 @@ The file is gzip'd UTF-8 text, one line per head word, tab-separated::
     grown   x    grow
 
 A head is a lemma of one word, or a phrasal verb (``dig_up``, ``belong_to``: a verb and one
-or two of :data:`PARTICLES`), whose entries are its own single verbs only. A head's part of
-speech is ``v`` (a verb) or ``n`` (a noun of a person or relation); ``x``
+or two of :data:`PARTICLES`), whose entries are its own single verbs only (and the verb
+its definition starts with: "look_after", "keep under careful scrutiny": keep). A head's
+part of speech is ``v`` (a verb) or ``n`` (a noun of a person or relation); ``g`` marks a
+phrase of two or three words, one a particle, that WordNet defines verbs by (a leading
+"be" left out: ``in_charge_of``, of direct, head, lead) and gives those verbs; ``x``
 marks an irregular form and gives its lemma. Each entry is ``word:strength:role``:
 ``word`` a lemma (``_`` joins the words of a phrase), ``strength`` in percent (a synonym
 of the head's first sense counts most, a derivation less, a verb's hypernym or hyponym
