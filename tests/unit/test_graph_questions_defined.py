@@ -2,9 +2,9 @@
 
 WordNet defines "direct", "head" and "lead" as "be in charge of", and "look after" as
 "keep under careful scrutiny": a question worded with the phrase reaches the type the
-verb names (``directs``; the ``keeper`` noun of "keep"), with no description and no
-model, and still abstains when the entity named has no such fact. None of these names is
-in the evaluation worlds.
+verb names (``directs``; the ``keeper`` noun of "keep"; ``maintains``, whose first sense
+has "keep"), with no description and no model, and still abstains when the entity named
+has no such fact. None of these names is in the evaluation worlds.
 """
 
 from __future__ import annotations
@@ -17,12 +17,14 @@ THINGS = {
     "lamp": ("lantern", "the Brass Lamp"),
     "loft": ("workshop", "the Tin Loft"),
     "skerry": ("island", "Gull Skerry"),
+    "bell": ("bell", "the Fog Bell"),
 }
 FACTS = [
     ("osric", "directs", "loft"),
     ("lamp", "keeper", "petra"),  # Petra is the lamp's keeper
     ("lamp", "located_on", "skerry"),
     ("quill", "lives_on", "skerry"),
+    ("quill", "maintains", "bell"),
 ]
 
 
@@ -46,6 +48,12 @@ def test_look_after_reaches_a_keeper() -> None:
     with open_world("lighthouse", PEOPLE, THINGS, FACTS) as mem:
         assert top(mem, "Who looks after the Brass Lamp?") == ["petra"]
         assert top(mem, "What does Petra Lund look after?") == ["lamp"]
+
+
+def test_look_after_reaches_a_type_whose_verb_means_keep() -> None:
+    with open_world("lighthouse", PEOPLE, THINGS, FACTS) as mem:
+        assert top(mem, "Which bell does Quill Amory look after?") == ["bell"]
+        assert top(mem, "Who looks after the Fog Bell?") == ["quill"]
 
 
 def test_a_defined_phrase_no_fact_has_still_abstains() -> None:

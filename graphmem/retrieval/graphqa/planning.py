@@ -18,7 +18,7 @@ import numpy as np
 from graphmem.retrieval.graphqa.direction import _attached_noun, _Token, read_cue
 from graphmem.retrieval.graphqa.lexicon import noun_key
 from graphmem.retrieval.graphqa.relwords import defined, phrasal
-from graphmem.retrieval.graphqa.tenant import _Lexicon, _Vocabulary, _WordVectors
+from graphmem.retrieval.graphqa.tenant import _Lexicon, _Vocabulary, _WordVectors, light_key
 from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
     _FUNCTION_WORDS,
@@ -196,9 +196,11 @@ class Planner:
                     continue
                 if verb in _NOT_RELATED and verb not in kept:
                     continue
-                column = lexicon.column.get(light_stem(verb))
-                if column is not None:
-                    best = np.maximum(best, strength * lexicon.weights[:, column])
+                keys = (light_stem(verb), light_key(verb)) if verb in kept else (light_stem(verb),)
+                for key in keys:
+                    column = lexicon.column.get(key)
+                    if column is not None:
+                        best = np.maximum(best, strength * lexicon.weights[:, column])
             if not best.any():
                 continue
             for token in tokens[i : i + length]:
