@@ -25,8 +25,11 @@ The file is gzip'd UTF-8 text, one line per head word, tab-separated::
     grown   x    grow
 
 A head is a lemma of one word, or a phrasal verb (``dig_up``, ``belong_to``: a verb and one
-or two of :data:`PARTICLES`), whose entries are its own single verbs only. A head's part of
-speech is ``v`` (a verb) or ``n`` (a noun of a person or relation); ``x``
+or two of :data:`PARTICLES`), whose entries are its own single verbs only (and the verb
+its definition starts with: "look_after", "keep under careful scrutiny": keep). A head's
+part of speech is ``v`` (a verb) or ``n`` (a noun of a person or relation); ``g`` marks a
+phrase of two or three words, one a particle, that WordNet defines verbs by (a leading
+"be" left out: ``in_charge_of``, of direct, head, lead) and gives those verbs; ``x``
 marks an irregular form and gives its lemma. Each entry is ``word:strength:role``:
 ``word`` a lemma (``_`` joins the words of a phrase), ``strength`` in percent (a synonym
 of the head's first sense counts most, a derivation less, a verb's hypernym or hyponym
@@ -79,6 +82,10 @@ _PATIENT_ENDINGS = ("ee", "ees")
 # with*"): a multi-word verb lemma of a verb and one or two of these is a head of its own,
 # with its synonyms' and hypernyms' single words ("dig_up": excavate, unearth, discover).
 _MAX_PHRASE_WORDS = 30
+# A short definition ("be in charge of": direct, head, lead) is a head of its own (``g``),
+# its verbs as strong as a synonym of a later sense.
+_MAX_DEFINITION_WORDS = 3
+_DEFINED = 0.8
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,8 @@ class _Synset:
     words: tuple[str, ...]
     # (pointer symbol, target offset, target pos, source word number, target word number)
     pointers: tuple[tuple[str, int, str, int, int], ...]
+    # the gloss's definition: its words before the first ';' (examples left out)
+    definition: tuple[str, ...] = ()
 
 
 def _read_data(path: Path) -> dict[int, _Synset]:
@@ -95,7 +104,9 @@ def _read_data(path: Path) -> dict[int, _Synset]:
         for line in lines:
             if line.startswith("  "):
                 continue
-            fields = line.split(" | ", 1)[0].split()
+            head, _bar, gloss = line.partition(" | ")
+            fields = head.split()
+            definition = tuple(gloss.split(";", 1)[0].strip().strip('"').split())
             offset, lexfile = int(fields[0]), int(fields[1])
             count = int(fields[3], 16)
             words = tuple(fields[4 + 2 * i] for i in range(count))
@@ -105,7 +116,7 @@ def _read_data(path: Path) -> dict[int, _Synset]:
             for i in range(n_pointers):
                 symbol, target, pos, link = fields[at + 1 + 4 * i : at + 5 + 4 * i]
                 pointers.append((symbol, int(target), pos, int(link[:2], 16), int(link[2:], 16)))
-            synsets[offset] = _Synset(lexfile, words, tuple(pointers))
+            synsets[offset] = _Synset(lexfile, words, tuple(pointers), definition)
     return synsets
 
 
@@ -164,6 +175,7 @@ class _WordNet:
             found[key] = max(found.get(key, 0.0), strength)
 
         index = self.verb_index if pos == "v" else self.noun_index
+        phrase = pos == "v" and "_" in head
         senses = [
             o for o in index.get(head, ()) if pos == "v" or self.nouns[o].lexfile in _NOUN_FILES
         ][:_SENSES]
@@ -174,6 +186,11 @@ class _WordNet:
             same = "s"  # a word of the head's own kind: a verb, or a noun in its role
             for word in synset.words:
                 add(word, same, _SYNONYM * factor)
+            # a phrasal verb's definition starts with the single verb it is a way of doing
+            # ("look_after": "keep under careful scrutiny"), as a hypernym would
+            lead = synset.definition[0] if synset.definition else ""
+            if phrase and lead.isalpha() and lead in self.verb_index:
+                add(lead, same, _HYPERNYM * factor)
             limit = _MAX_HYPONYMS if pos == "v" else _MAX_NOUN_HYPONYMS
             for symbol, target, target_pos, source, number in synset.pointers:
                 if target_pos != pos and symbol != "+":
@@ -198,6 +215,30 @@ class _WordNet:
                         add(word, _role_of_noun(word), strength)
                     elif pos == "n" and target_pos == "v":
                         add(word, _role_of_noun(head), strength)
+        return found
+
+    def defined(self) -> dict[str, dict[str, float]]:
+        """``{phrase: {verb: strength}}``: the short definitions with a particle in them.
+
+        A verb WordNet defines in two or three words, one of them a particle ("direct",
+        "head", "lead": "be in charge of"; "derive": "come from"), is what the phrase says
+        in one word; a leading "be" is left out.
+        """
+        found: dict[str, dict[str, float]] = {}
+        for offset in sorted(self.verbs):
+            words = list(self.verbs[offset].definition)
+            if words[:1] == ["be"]:
+                words = words[1:]
+            if not 2 <= len(words) <= _MAX_DEFINITION_WORDS:
+                continue
+            if not all(w.isalpha() and w.islower() for w in words):
+                continue
+            if not any(w in PARTICLES for w in words):
+                continue
+            verbs = found.setdefault("_".join(words), {})
+            for word in self.verbs[offset].words:
+                if word.isalpha() and word.islower():
+                    verbs[word] = max(verbs.get(word, 0.0), _DEFINED)
         return found
 
     def heads(self) -> Iterable[tuple[str, str]]:
@@ -271,6 +312,12 @@ def build(root: Path) -> bytes:
         entries = " ".join(f"{word}:{round(100 * s)}:{role}" for (word, role), s in ranked)
         out.write(f"{head}\t{pos}\t{entries}\n")
         kept.add((head, pos))
+    for phrase, verbs in sorted(wordnet.defined().items()):
+        if not verbs:
+            continue
+        ranked_verbs = sorted(verbs.items(), key=lambda item: (-item[1], item[0]))
+        entries = " ".join(f"{w}:{round(100 * s)}:s" for w, s in ranked_verbs[:_MAX_PHRASE_WORDS])
+        out.write(f"{phrase}\tg\t{entries}\n")
     lemmas = {h for h, _pos in kept}
     forms = {**wordnet.noun_forms, **wordnet.verb_forms}
     for form in sorted(forms):

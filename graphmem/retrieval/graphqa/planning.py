@@ -17,12 +17,13 @@ import numpy as np
 
 from graphmem.retrieval.graphqa.direction import _attached_noun, _Token, read_cue
 from graphmem.retrieval.graphqa.lexicon import noun_key
-from graphmem.retrieval.graphqa.relwords import phrasal
-from graphmem.retrieval.graphqa.tenant import _Lexicon, _Vocabulary, _WordVectors
+from graphmem.retrieval.graphqa.relwords import defined, phrasal
+from graphmem.retrieval.graphqa.tenant import _Lexicon, _Vocabulary, _WordVectors, light_key
 from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
     _FUNCTION_WORDS,
     _HOW_MANY,
+    _LIGHT_VERBS,
     _NOT_RELATED,
     _PHRASE_LIGHT,
     _QUESTION_WORDS,
@@ -166,7 +167,9 @@ class Planner:
     ) -> None:
         """A phrasal verb's words name what its single verbs do ("dug up": excavate, find).
 
-        WordNet's verbs for the phrase (:func:`~.relwords.phrasal`) match the relationship
+        WordNet's verbs for the phrase (:func:`~.relwords.phrasal`), or the verbs it
+        defines by the phrase (:func:`~.relwords.defined`: "in charge of" of direct, head,
+        lead; "look after" of keep), match the relationship
         types as their stems do, times their strength; the verb and its particles each
         take that match, so the particle is explained with the verb.
         """
@@ -175,16 +178,29 @@ class Planner:
         for i in range(len(tokens) - 1):
             if i in named or (i + 1) in named:
                 continue
-            length, verbs = phrasal([t.text for t in tokens[i : i + 3]])
+            words = [t.text for t in tokens[i : i + 3]]
+            length, verbs = phrasal(words)
+            # or a phrase WordNet defines a verb by ("in charge of": direct, head, lead)
+            said, by = defined(words)
+            if said and not any(j in named for j in range(i, i + said)):
+                length = max(length, said)
+            else:
+                by = []
             if not length:
                 continue
             best = np.zeros(n_rel)
-            for verb, strength in verbs:
-                if strength < _PHRASE_FLOOR or verb in _NOT_RELATED or verb in _PHRASE_LIGHT:
+            # a verb of keeping a definition gives is no idle verb ("look after": keep)
+            kept = {v for v, _s in by if v in _LIGHT_VERBS}
+            for verb, strength in verbs + by:
+                if strength < _PHRASE_FLOOR or verb in _PHRASE_LIGHT:
                     continue
-                column = lexicon.column.get(light_stem(verb))
-                if column is not None:
-                    best = np.maximum(best, strength * lexicon.weights[:, column])
+                if verb in _NOT_RELATED and verb not in kept:
+                    continue
+                keys = (light_stem(verb), light_key(verb)) if verb in kept else (light_stem(verb),)
+                for key in keys:
+                    column = lexicon.column.get(key)
+                    if column is not None:
+                        best = np.maximum(best, strength * lexicon.weights[:, column])
             if not best.any():
                 continue
             for token in tokens[i : i + length]:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["DATA", "FORMAT", "PARTICLES", "lemmas", "phrasal", "related"]
+__all__ = ["DATA", "FORMAT", "PARTICLES", "defined", "lemmas", "phrasal", "related"]
 
 DATA = "relwords.tsv.gz"
 """The data file's name, inside this package."""
@@ -160,5 +160,34 @@ def phrasal(words: Sequence[str]) -> tuple[int, list[tuple[str, float]]]:
         for head in heads:
             if (f"{head}_{tail}", "v") in entries:
                 found = _parsed(f"{head}_{tail}", "v")
+                return length, [(w, s) for w, s, _role in found]
+    return 0, []
+
+
+def defined(words: Sequence[str]) -> tuple[int, list[tuple[str, float]]]:
+    """The short definition ``words`` start with, as its length and the verbs it defines.
+
+    WordNet defines some verbs in two or three words with a particle ("direct", "head",
+    "lead": "be in charge of"; "derive": "come from"); the file keeps those phrases (a
+    leading "be" left out) as heads of their own. The first word may be in any form.
+
+    >>> n, verbs = defined(["in", "charge", "of", "the", "mill"])
+    >>> n, sorted(w for w, _s in verbs)
+    (3, ['direct', 'head', 'lead'])
+    >>> defined(["charge", "the", "mill"])
+    (0, [])
+    """
+    entries, _forms = _table()
+    if len(words) < 2:
+        return 0, []
+    first = words[0].lower()
+    starts = [first] + [h for h, pos in lemmas(first) if pos == "v" and h != first]
+    for length in (3, 2):
+        if len(words) < length:
+            continue
+        tail = "_".join(w.lower() for w in words[1:length])
+        for start in starts:
+            if (f"{start}_{tail}", "g") in entries:
+                found = _parsed(f"{start}_{tail}", "g")
                 return length, [(w, s) for w, s, _role in found]
     return 0, []

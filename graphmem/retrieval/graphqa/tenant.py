@@ -26,6 +26,7 @@ from graphmem.retrieval.graphqa.lexicon import (
 from graphmem.retrieval.graphqa.vocabulary import (
     _FUNCTION_WORDS,
     _GENERIC_WORDS,
+    _LIGHT_VERBS,
     _NOT_RELATED,
     _PHRASE_LIGHT,
     _RECIPROCAL_WORDS,
@@ -74,7 +75,7 @@ class _Lexicon:
             stems[name] = own
             more: dict[str, float] = {}
             for word, strength in (related or {}).get(name, {}).items():
-                stem = word if word.startswith("=") else light_stem(word)
+                stem = word if word.startswith(("=", "~")) else light_stem(word)
                 if stem not in own:
                     more[stem] = max(more.get(stem, 0.0), related_weight * strength)
             extra[name] = more
@@ -151,6 +152,20 @@ class _WordVectors:
 # WordNet's weakest words (a hyponym, a hypernym of a later sense) are left out: "build" of
 # oversee, "hold" of support; below this strength they answered no-answer questions.
 _DERIVED_FLOOR = 0.45
+# A verb of keeping or holding WordNet gives a type from this strength is one of its words
+# (keyed by :func:`light_key`).
+_LIGHT_SYNONYM = 0.9
+
+
+def light_key(verb: str) -> str:
+    """The key a verb of keeping or holding is matched by when a definition gives it.
+
+    >>> light_key("kept"), light_key("keeps")
+    ('~keep', '~keep')
+    """
+    return "~" + light_stem(verb)
+
+
 # A verb naming a type from its other end ("supervise" of reports_to) counts as a synonym.
 _CONVERSE = 0.9
 
@@ -187,7 +202,14 @@ def _related_words(
         parts = phrase.split()
         if len(parts) > 1:
             parts = [p for p in parts if p not in _NOT_RELATED and p not in _PHRASE_LIGHT]
-        if len(parts) != 1 or parts[0] in _NOT_RELATED or parts[0] in _PHRASE_LIGHT:
+        if len(parts) != 1 or parts[0] in _PHRASE_LIGHT:
+            continue
+        if parts[0] in _NOT_RELATED:
+            # a verb of keeping that is a first sense's synonym (maintain: keep) is kept
+            # under its own key: a phrase defined by it reaches it ("look after": keep),
+            # the idle verb of a question ("where is X kept?") does not
+            if parts[0] in _LIGHT_VERBS and strength >= _LIGHT_SYNONYM:
+                add(light_key(parts[0]), strength)
             continue
         if light_stem(parts[0]) in kinds:
             continue
