@@ -17,8 +17,8 @@ The input is a WordNet 3.0 ``dict`` directory (``index.noun``, ``data.noun``; De
 per single-word noun lemma, tab-separated: the lemma and one letter per sense, most
 frequent sense first (at most :data:`graphmem.retrieval.graphqa.kinds.SENSES`), from
 :data:`graphmem.retrieval.graphqa.kinds.LETTERS` (``p`` a person, ``g`` a group, ``l`` a
-location, ``a`` an artifact, ``o`` a natural object, ``n`` an animal, ``t`` a time, ``x``
-anything else)::
+location, ``a`` an artifact, ``o`` a natural object, ``n`` an animal, ``t`` a time, ``e``
+an event, ``x`` anything else)::
 
     # graphmem nounkinds 1 ...
     keeper	pppa

@@ -29,6 +29,7 @@ FACTS = [
     ("vase", "made_in", "kiln"),
     ("vase", "crafted_by", "oona"),  # "made" names it less than made_in
     ("jug", "made_in", "kiln"),
+    ("jug", "fired_in", "kiln"),
     ("jug", "kept_in", "yard"),
     ("kiln", "stands_in", "yard"),
     ("bram", "works_in", "yard"),
@@ -64,3 +65,26 @@ def test_kinds_read_from_wordnet() -> None:
     assert asked_kind_fit("which", "kiln") is None
     assert asked_kind_fit("who", "zqxv") is None  # a word WordNet does not know
     assert kind_word(["where", "was", "the", "jug", "made"], {"where", "who"}) == "where"
+
+
+def test_who_is_the_topics_noun_asks_for_that_kind() -> None:
+    # "suppliers" is the supplier type's own word: the cook the chef fact reaches is no
+    # supplier, though "who" fits a cook better
+    things = {
+        "pear": ("restaurant", "the Gilded Pear"),
+        "ann": ("cook", "Ann Oak"),
+        "fish": ("supplier", "Fish Co"),
+    }
+    facts = [("pear", "chef", "ann"), ("pear", "buys_from", "fish")]
+    with open_world("pear", {}, things, facts) as mem:
+        answers = mem.ask("who are the Gilded Pear's suppliers?", semantic=False)
+        assert [a.entity.id for a in answers] == ["fish"]
+        assert mem.ask("who is the Gilded Pear's chef?", semantic=False)[0].entity.id == "ann"
+
+
+def test_when_answered_by_no_time_nor_event_abstains() -> None:
+    # the description says "date", so the walk's last type names a time; a kiln is none
+    descriptions = {"fired_in": "the kiln a pot was fired in, and the date of the firing"}
+    with open_world("kiln", {}, THINGS, FACTS, descriptions) as mem:
+        answers = mem.ask("when was the Tall Jug fired?", semantic=False)
+        assert answers.abstained and "time" in answers.reason

@@ -378,9 +378,13 @@ class GraphQA:
             confidence = round(confidence * self.settings.unfit, 4)
         said = ", ".join(repr(w) for w in unexplained)
         measure = _measure_asked(plan.tokens)
-        if measure and measure_fit(plan, best, measure) < self.settings.explained_floor:
+        if measure and (
+            measure_fit(plan, best, measure) < self.settings.explained_floor
+            or (unfitting and asker == "when")
+        ):
             # "when ..." asks for a time, "how many ..." a number: a path that ends at
-            # neither (no entity type, no last type's words say it) answers something else
+            # neither (no entity type, no last type's words say it; no answer WordNet
+            # knows as a time or an event) answers something else
             return GraphAnswers(
                 abstained=True,
                 reason=f"no path of the graph leads to {measure}",

@@ -2,11 +2,11 @@
 
 Part of :mod:`graphmem.retrieval.graphqa`. "Who ...?" asks for a person, or a group of
 people ("who sponsors the club?": a company); "where ...?" for a place, a building or a
-natural object. The kind of an entity type's name (its last word: ``head_keeper`` is a
-keeper) is read from WordNet 3.0's lexicographer files, generated once into
-``nounkinds.tsv.gz`` by :mod:`graphmem.tools.nounkinds`: a sense of each kind counts by
-its rank (the first sense most). A word WordNet does not know fits nothing and is judged
-by nothing: :func:`kind_fit` is None.
+natural object; "when ...?" for a time or an event. The kind of an entity type's name
+(its last word: ``head_keeper`` is a keeper) is read from WordNet 3.0's lexicographer
+files, generated once into ``nounkinds.tsv.gz`` by :mod:`graphmem.tools.nounkinds`: a
+sense of each kind counts by its rank (the first sense most). A word WordNet does not
+know is judged by nothing: :func:`asked_kind_fit` is None.
 """
 
 from __future__ import annotations
@@ -23,7 +23,16 @@ FORMAT = "# graphmem nounkinds 1"
 DATA = "nounkinds.tsv.gz"
 SENSES = 4
 """How many senses of a noun are kept, most frequent first."""
-LETTERS: Mapping[int, str] = {18: "p", 14: "g", 15: "l", 6: "a", 17: "o", 5: "n", 28: "t"}
+LETTERS: Mapping[int, str] = {
+    18: "p",
+    14: "g",
+    15: "l",
+    6: "a",
+    17: "o",
+    5: "n",
+    28: "t",
+    11: "e",
+}
 """WordNet's lexicographer file numbers of the kinds kept, and their letters."""
 _SENSE_FACTOR = (1.0, 0.8, 0.6, 0.5)
 # How well each kind answers what a question word asks for: "who" a person, or a group
@@ -33,6 +42,7 @@ _FITS: Mapping[str, Mapping[str, float]] = {
     "whom": {"p": 1.0, "g": 0.8, "n": 0.8},
     "whose": {"p": 1.0, "g": 0.8, "n": 0.8},
     "where": {"l": 1.0, "a": 1.0, "o": 1.0, "g": 0.6},
+    "when": {"t": 1.0, "e": 1.0},
 }
 
 
