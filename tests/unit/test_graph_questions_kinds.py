@@ -88,3 +88,16 @@ def test_when_answered_by_no_time_nor_event_abstains() -> None:
     with open_world("kiln", {}, THINGS, FACTS, descriptions) as mem:
         answers = mem.ask("when was the Tall Jug fired?", semantic=False)
         assert answers.abstained and "time" in answers.reason
+
+
+def test_the_topics_noun_deeper_in_the_question_asks_for_no_kind() -> None:
+    # "cook" is the cook type's own word, but the question asks who is deputy to one
+    things = {
+        "pear": ("restaurant", "the Gilded Pear"),
+        "ann": ("cook", "Ann Oak"),
+        "ben": ("waiter", "Ben Reed"),
+    }
+    facts = [("pear", "cook", "ann"), ("ben", "deputy_of", "ann")]
+    with open_world("pear", {}, things, facts) as mem:
+        answers = mem.ask("who is deputy to the Gilded Pear's cook?", semantic=False)
+        assert answers and answers[0].entity.id == "ben"

@@ -111,9 +111,13 @@ def _asked_at(plan: _Plan, path: PlannedPath) -> int | None:
     noun = reading.noun_at
     texts = [t.text for t in plan.tokens]
     asks_who = len(texts) > 1 and texts[0] in ("who", "whom")
-    if noun is not None and asks_who and texts[1] in ("is", "are", "was", "were"):
-        return noun
-    return None
+    if noun is None or not asks_who or texts[1] not in ("is", "are", "was", "were"):
+        return None
+    # the noun and the name are all that is asked about ("who is *deputy* to the leader
+    # of X's section?" asks for no section)
+    first, last = reading.span
+    around = texts[2 : min(noun, first)] + texts[max(noun, last) + 1 :]
+    return noun if all(w in _FUNCTION_WORDS for w in around) else None
 
 
 def kind_asked(plan: _Plan, path: PlannedPath) -> str:
