@@ -8,11 +8,14 @@ does. Made-up pottery; none of these names is in the evaluation worlds.
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Iterator
+from importlib import resources
 
 import pytest
 
 from graphmem import Memory
+from graphmem.retrieval.graphqa import kinds
 from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word
 from tests.small_worlds import open_world
 
@@ -101,3 +104,14 @@ def test_the_topics_noun_deeper_in_the_question_asks_for_no_kind() -> None:
     with open_world("pear", {}, things, facts) as mem:
         answers = mem.ask("who is deputy to the Gilded Pear's cook?", semantic=False)
         assert answers and answers[0].entity.id == "ben"
+
+
+def test_the_kinds_file_is_in_its_generators_format() -> None:
+    raw = resources.files("graphmem.retrieval.graphqa").joinpath(kinds.DATA).read_bytes()
+    assert len(raw) < 500_000
+    lines = gzip.decompress(raw).decode("utf-8").splitlines()
+    assert lines[0].startswith(kinds.FORMAT)
+    letters = set(kinds.LETTERS.values()) | {"x"}
+    for line in lines[1:]:
+        lemma, senses = line.split("\t")
+        assert lemma.isalpha() and 0 < len(senses) <= kinds.SENSES and set(senses) <= letters
