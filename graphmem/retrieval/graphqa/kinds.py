@@ -89,8 +89,9 @@ def kind_word(words: Sequence[str], question_words: Collection[str]) -> str:
 def asked_kind_fit(question_word: str, entity_type: str) -> float | None:
     """How well ``entity_type`` is what ``question_word`` asks for (0..1).
 
-    None when the question word asks for no kind ("what", "which") or WordNet does not
-    know the type's last word (``xq7``). A word WordNet knows only as other kinds fits 0.
+    None when the question word asks for no kind ("what", "which"), or WordNet does not
+    know the type's last word (``xq7``) or knows it only as an abstraction, none of the
+    kinds of :data:`LETTERS` (``concept``). A word WordNet knows only as other kinds fits 0.
 
     >>> asked_kind_fit("who", "keeper"), asked_kind_fit("who", "enclosure")
     (1.0, 0.0)
@@ -104,6 +105,8 @@ def asked_kind_fit(question_word: str, entity_type: str) -> float | None:
     if not words or not words[-1].isalpha():
         return None
     letters = _senses(words[-1])
-    if letters is None:
+    if letters is None or set(letters) == {"x"}:
+        # unknown, or only an abstraction ("concept", "movie", "story"): a type of such a
+        # name may hold anything (MetaQA's ``concept`` holds people and years)
         return None
     return max((fits.get(k, 0.0) * _SENSE_FACTOR[i] for i, k in enumerate(letters)), default=0.0)
