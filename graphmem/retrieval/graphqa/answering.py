@@ -31,6 +31,7 @@ from graphmem.retrieval.graphqa.judging import (
     question_coverage,
     unasked_step,
 )
+from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word
 from graphmem.retrieval.graphqa.lexicon import kin_steps, noun_key
 from graphmem.retrieval.graphqa.planning import Planner, _Plan
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
@@ -45,7 +46,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     PlannedPath,
     light_stem,
 )
-from graphmem.retrieval.graphqa.walking import walk
+from graphmem.retrieval.graphqa.walking import Reached, walk
 from graphmem.retrieval.linking import EntityLinker, Linking, Mention
 from graphmem.retrieval.schema import GraphSchema, read_descriptions
 from graphmem.retrieval.steps import check_query
@@ -263,7 +264,7 @@ class GraphQA:
         return found
 
     def _answer(self, plan: _Plan, k: int) -> GraphAnswers:
-        paths, focus_fit = plan.paths, plan.focus_fit
+        paths = plan.paths
         if not paths:
             return GraphAnswers(abstained=True, reason=plan.reason, ambiguity=plan.ambiguity)
         scores = np.array([p.score for p in paths])
@@ -277,6 +278,11 @@ class GraphQA:
         off_kind: list[PlannedPath] = []  # walked, but reaching no entity of the kind asked
         missed = ""  # that kind
         unasked = ""  # a step of a path no word asked for
+        # "who" asks for a person (or a group), "where" for a place: a walk whose every
+        # answer is of a kind WordNet knows as neither answers another question, unless
+        # no walk reaches one (then answered, less surely)
+        asker = kind_word([t.text for t in plan.tokens], _QUESTION_WORDS)
+        unfit: tuple[PlannedPath, float, Reached] | None = None
         for path, weight in zip(paths, weights, strict=True):
             if walks >= self.settings.max_walks or len(answers) >= k:
                 break
@@ -306,38 +312,27 @@ class GraphQA:
                 if not reached:
                     off_kind.append(path)
                     missed = missed or kind
+            if asker and reached:
+                fitting = {
+                    key: found
+                    for key, found in reached.items()
+                    if asked_kind_fit(asker, found[0].type) != 0.0
+                }
+                if not fitting:
+                    off_kind.append(path)
+                    unfit = unfit or (path, float(weight), reached)
+                    continue
+                reached = fitting
             if not reached:
                 continue
             if best is None:
                 best = path
-            reading = plan.readings.get(path.topic)
-            ranked = sorted(
-                reached.values(),
-                key=lambda r: (
-                    -focus_fit.get(r[0].type, 0.0),
-                    _against(path, r[2], reading),
-                    -r[1],
-                    r[0].id,
-                ),
-            )
-            for entity, support, chain in ranked:
-                if entity.id in seen:
-                    continue
-                seen.add(entity.id)
-                topic = (
-                    chain[0].source_id if chain[0].source_id in path.topic else chain[0].target_id
-                )
-                answers.append(
-                    GraphAnswer(
-                        entity=entity,
-                        score=float(weight),
-                        path=path.steps,
-                        facts=chain,
-                        topic=topic,
-                        support=support,
-                        type_fit=round(focus_fit.get(entity.type, 0.0), 4),
-                    )
-                )
+            self._collect(plan, path, float(weight), reached, answers, seen)
+        unfitting = best is None and unfit is not None
+        if unfit is not None and best is None:
+            best = unfit[0]
+            off_kind.remove(best)
+            self._collect(plan, *unfit, answers, seen)
         if best is None and missed:
             return GraphAnswers(
                 abstained=True,
@@ -379,11 +374,17 @@ class GraphQA:
         gap = best.score - rival if rival is not None else 4.0 * self.settings.temperature
         clear = 1.0 / (1.0 + math.exp(-gap / self.settings.temperature))
         confidence = round(coverage * clear / len(best.topic), 4)
+        if unfitting:
+            confidence = round(confidence * self.settings.unfit, 4)
         said = ", ".join(repr(w) for w in unexplained)
         measure = _measure_asked(plan.tokens)
-        if measure and measure_fit(plan, best, measure) < self.settings.explained_floor:
+        if measure and (
+            measure_fit(plan, best, measure) < self.settings.explained_floor
+            or (unfitting and asker == "when")
+        ):
             # "when ..." asks for a time, "how many ..." a number: a path that ends at
-            # neither (no entity type, no last type's words say it) answers something else
+            # neither (no entity type, no last type's words say it; no answer WordNet
+            # knows as a time or an event) answers something else
             return GraphAnswers(
                 abstained=True,
                 reason=f"no path of the graph leads to {measure}",
@@ -422,6 +423,44 @@ class GraphQA:
             ambiguity=plan.ambiguity,
             unexplained=unexplained,
         )
+
+    def _collect(
+        self,
+        plan: _Plan,
+        path: PlannedPath,
+        weight: float,
+        reached: Reached,
+        answers: list[GraphAnswer],
+        seen: set[str],
+    ) -> None:
+        """Add the entities ``path`` reached to ``answers``, best first, each once."""
+        focus_fit = plan.focus_fit
+        reading = plan.readings.get(path.topic)
+        ranked = sorted(
+            reached.values(),
+            key=lambda r: (
+                -focus_fit.get(r[0].type, 0.0),
+                _against(path, r[2], reading),
+                -r[1],
+                r[0].id,
+            ),
+        )
+        for entity, support, chain in ranked:
+            if entity.id in seen:
+                continue
+            seen.add(entity.id)
+            topic = chain[0].source_id if chain[0].source_id in path.topic else chain[0].target_id
+            answers.append(
+                GraphAnswer(
+                    entity=entity,
+                    score=weight,
+                    path=path.steps,
+                    facts=chain,
+                    topic=topic,
+                    support=support,
+                    type_fit=round(focus_fit.get(entity.type, 0.0), 4),
+                )
+            )
 
     # ------------------------------------------------------------------ planning
 

@@ -94,15 +94,36 @@ def _against(path: PlannedPath, chain: Sequence[Relationship], reading: _Reading
     return against
 
 
-def kind_asked(plan: _Plan, path: PlannedPath) -> str:
-    """The word asked with ("which *church*"), when it is an entity type's own word.
+def _asked_at(plan: _Plan, path: PlannedPath) -> int | None:
+    """The position of the word that names the kind asked for, if any.
 
-    Only a word right after "which" / "what": "what does the *experiment* ... study?"
-    asks for no experiment.
+    The word right after "which" / "what" ("*which church* ..."; "what does the
+    *experiment* ... study?" asks for no experiment), or the noun the topic is attached
+    to in "who is / are ..." ("who are the Gilded Pear's *suppliers*?", "who is the
+    *director* of X?").
     """
     reading = plan.readings.get(path.topic)
-    at = reading.focus_at if reading is not None else None
-    if at is None or at == 0 or plan.tokens[at - 1].text not in ("which", "what"):
+    if reading is None:
+        return None
+    at = reading.focus_at
+    if at is not None and at > 0 and plan.tokens[at - 1].text in ("which", "what"):
+        return at
+    noun = reading.noun_at
+    texts = [t.text for t in plan.tokens]
+    asks_who = len(texts) > 1 and texts[0] in ("who", "whom")
+    if noun is None or not asks_who or texts[1] not in ("is", "are", "was", "were"):
+        return None
+    # the noun and the name are all that is asked about ("who is *deputy* to the leader
+    # of X's section?" asks for no section)
+    first, last = reading.span
+    around = texts[2 : min(noun, first)] + texts[max(noun, last) + 1 :]
+    return noun if all(w in _FUNCTION_WORDS for w in around) else None
+
+
+def kind_asked(plan: _Plan, path: PlannedPath) -> str:
+    """The word that names the kind asked for, when it is an entity type's own word."""
+    at = _asked_at(plan, path)
+    if at is None:
         return ""
     word = plan.tokens[at].text
     n_rel = len(plan.vocab.relations.names)
@@ -111,11 +132,11 @@ def kind_asked(plan: _Plan, path: PlannedPath) -> str:
 
 def kind_fit(plan: _Plan, path: PlannedPath, entity_type: str) -> float:
     """How well ``entity_type`` fits the word asked with (1: that type's own word)."""
-    reading = plan.readings.get(path.topic)
+    at = _asked_at(plan, path)
     column = plan.vocab.types.index.get(entity_type)
-    if reading is None or reading.focus_at is None or column is None:
+    if at is None or column is None:
         return 0.0
-    word = plan.tokens[reading.focus_at].text
+    word = plan.tokens[at].text
     return float(plan.matches[word][len(plan.vocab.relations.names) + column])
 
 

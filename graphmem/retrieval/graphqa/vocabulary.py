@@ -348,6 +348,9 @@ class GraphQASettings:
         min_coverage: Abstain when the walked path explains less than this share of the
             question's content words (the words outside the names, past small words).
         min_confidence: Abstain when the confidence is below this.
+        unfit: The confidence of an answer that is not of the kind the question word
+            asks for ("who" of an aircraft: no walk reached a person nor a group) is
+            multiplied by this.
     """
 
     max_hops: int = 3
@@ -382,6 +385,7 @@ class GraphQASettings:
     explained_floor: float = 0.3
     min_coverage: float = 0.5
     min_confidence: float = 0.1
+    unfit: float = 0.3
 
     def __post_init__(self) -> None:
         for name in ("max_hops", "max_types", "beam", "max_walks", "max_frontier", "topic_sample"):
@@ -416,6 +420,7 @@ class GraphQASettings:
             "explained_floor",
             "min_coverage",
             "min_confidence",
+            "unfit",
         ):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:

@@ -1,0 +1,112 @@
+"""What kind of thing an entity type names, and how well it fits what a question word asks.
+
+Part of :mod:`graphmem.retrieval.graphqa`. "Who ...?" asks for a person, or a group of
+people ("who sponsors the club?": a company); "where ...?" for a place, a building or a
+natural object; "when ...?" for a time or an event. The kind of an entity type's name
+(its last word: ``head_keeper`` is a keeper) is read from WordNet 3.0's lexicographer
+files, generated once into ``nounkinds.tsv.gz`` by :mod:`graphmem.tools.nounkinds`: a
+sense of each kind counts by its rank (the first sense most). A word WordNet does not
+know is judged by nothing: :func:`asked_kind_fit` is None.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Collection, Mapping, Sequence
+from functools import cache
+from importlib import resources
+
+__all__ = ["FORMAT", "LETTERS", "SENSES", "asked_kind_fit", "kind_word"]
+
+FORMAT = "# graphmem nounkinds 1"
+"""The first words of the header line; a reader refuses any other."""
+DATA = "nounkinds.tsv.gz"
+SENSES = 4
+"""How many senses of a noun are kept, most frequent first."""
+LETTERS: Mapping[int, str] = {
+    18: "p",
+    14: "g",
+    15: "l",
+    6: "a",
+    17: "o",
+    5: "n",
+    28: "t",
+    11: "e",
+}
+"""WordNet's lexicographer file numbers of the kinds kept, and their letters."""
+_SENSE_FACTOR = (1.0, 0.8, 0.6, 0.5)
+# How well each kind answers what a question word asks for: "who" a person, or a group
+# of people, or an animal of a zoo ("who shares Koko's enclosure?"); "where" a place.
+_FITS: Mapping[str, Mapping[str, float]] = {
+    "who": {"p": 1.0, "g": 0.8, "n": 0.8},
+    "whom": {"p": 1.0, "g": 0.8, "n": 0.8},
+    "whose": {"p": 1.0, "g": 0.8, "n": 0.8},
+    "where": {"l": 1.0, "a": 1.0, "o": 1.0, "g": 0.6},
+    "when": {"t": 1.0, "e": 1.0},
+}
+
+
+@cache
+def _table() -> dict[str, str]:
+    raw = resources.files("graphmem.retrieval.graphqa").joinpath(DATA).read_bytes()
+    text = gzip.decompress(raw).decode("utf-8")
+    lines = text.splitlines()
+    if not lines or not lines[0].startswith(FORMAT):
+        raise ValueError(f"{DATA} is not a {FORMAT!r} file")
+    table: dict[str, str] = {}
+    for line in lines[1:]:
+        lemma, letters = line.split("\t")
+        table[lemma] = letters
+    return table
+
+
+def _senses(word: str) -> str | None:
+    """The kind letters of ``word``'s senses (a plural read as its singular); None: unknown."""
+    table = _table()
+    forms = [word]
+    if word.endswith("ies"):
+        forms.append(word[:-3] + "y")
+    if word.endswith("es"):
+        forms.append(word[:-2])
+    if word.endswith("s"):
+        forms.append(word[:-1])
+    return next((table[form] for form in forms if form in table), None)
+
+
+def kind_word(words: Sequence[str], question_words: Collection[str]) -> str:
+    """The question's first question word when it asks for a kind ("who", "where"), else "".
+
+    >>> kind_word(["who", "guards", "the", "gate"], {"who", "which"})
+    'who'
+    >>> kind_word(["which", "knight", "who", "guards"], {"who", "which"})
+    ''
+    """
+    first = next((w for w in words if w in question_words), "")
+    return first if first in _FITS else ""
+
+
+@cache
+def asked_kind_fit(question_word: str, entity_type: str) -> float | None:
+    """How well ``entity_type`` is what ``question_word`` asks for (0..1).
+
+    None when the question word asks for no kind ("what", "which"), or WordNet does not
+    know the type's last word (``xq7``) or knows it only as an abstraction, none of the
+    kinds of :data:`LETTERS` (``concept``). A word WordNet knows only as other kinds fits 0.
+
+    >>> asked_kind_fit("who", "keeper"), asked_kind_fit("who", "enclosure")
+    (1.0, 0.0)
+    >>> asked_kind_fit("where", "harbour"), asked_kind_fit("which", "harbour") is None
+    (1.0, True)
+    """
+    fits = _FITS.get(question_word)
+    if fits is None:
+        return None
+    words = [w for w in entity_type.lower().replace("-", "_").split("_") if w]
+    if not words or not words[-1].isalpha():
+        return None
+    letters = _senses(words[-1])
+    if letters is None or set(letters) == {"x"}:
+        # unknown, or only an abstraction ("concept", "movie", "story"): a type of such a
+        # name may hold anything (MetaQA's ``concept`` holds people and years)
+        return None
+    return max((fits.get(k, 0.0) * _SENSE_FACTOR[i] for i, k in enumerate(letters)), default=0.0)

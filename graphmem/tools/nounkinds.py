@@ -1,0 +1,97 @@
+r"""Build ``graphmem/retrieval/graphqa/nounkinds.tsv.gz``: what kind of thing each noun names.
+
+"Who ...?" asks for a person (or a group of them: "who sponsors the club?"), "where ...?"
+for a place. Whether an entity type's name (``keeper``, ``team``, ``harbour``, ``contract``)
+names such a thing is read from WordNet 3.0's lexicographer files (``noun.person``,
+``noun.group``, ``noun.location``, ...), by :mod:`graphmem.retrieval.graphqa.kinds`,
+with no network and no hand-written list.
+
+Run it (deterministic: the same dictionary gives the same bytes)::
+
+    python -m graphmem.tools.nounkinds /usr/share/wordnet \\
+        -o graphmem/retrieval/graphqa/nounkinds.tsv.gz
+
+The input is a WordNet 3.0 ``dict`` directory (``index.noun``, ``data.noun``; Debian's
+``wordnet-base``, as for :mod:`graphmem.tools.relwords`; its notice is
+``graphmem/retrieval/graphqa/WORDNET-LICENSE``). The file is gzip'd UTF-8 text, one line
+per single-word noun lemma, tab-separated: the lemma and one letter per sense, most
+frequent sense first (at most :data:`graphmem.retrieval.graphqa.kinds.SENSES`), from
+:data:`graphmem.retrieval.graphqa.kinds.LETTERS` (``p`` a person, ``g`` a group, ``l`` a
+location, ``a`` an artifact, ``o`` a natural object, ``n`` an animal, ``t`` a time, ``e``
+an event, ``x`` anything else)::
+
+    # graphmem nounkinds 1 ...
+    keeper	pppa
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+from pathlib import Path
+
+from graphmem.retrieval.graphqa.kinds import FORMAT, LETTERS, SENSES
+
+__all__ = ["build", "main"]
+
+
+_TOPS = 3  # noun.Tops: "person", "animal", "location" themselves
+
+
+def _lexfiles(path: Path) -> dict[int, int]:
+    """Each noun synset's offset and lexicographer file number (``data.noun``).
+
+    A synset of ``noun.Tops`` ("person", "animal") takes the file of its first hyponym
+    (a person's hyponyms are ``noun.person``).
+    """
+    files: dict[int, int] = {}
+    first_hyponym: dict[int, int] = {}
+    with path.open(encoding="latin-1") as lines:
+        for line in lines:
+            if line.startswith("  "):
+                continue
+            fields = line.split(" | ", 1)[0].split()
+            offset = int(fields[0])
+            files[offset] = int(fields[1])
+            at = 4 + 2 * int(fields[3], 16)
+            pointers = [fields[at + 1 + 4 * i : at + 3 + 4 * i] for i in range(int(fields[at]))]
+            hyponym = next((int(t) for symbol, t in pointers if symbol == "~"), None)
+            if hyponym is not None:
+                first_hyponym[offset] = hyponym
+    for offset, lexfile in files.items():
+        if lexfile == _TOPS and offset in first_hyponym:
+            files[offset] = files[first_hyponym[offset]]
+    return files
+
+
+def build(root: Path) -> bytes:
+    """The file's bytes, read from the WordNet ``dict`` directory ``root``."""
+    files = _lexfiles(root / "data.noun")
+    out = io.StringIO()
+    out.write(f"{FORMAT} (WordNet 3.0 lexicographer files of nouns; see WORDNET-LICENSE)\n")
+    with (root / "index.noun").open(encoding="latin-1") as lines:
+        for line in lines:
+            if line.startswith("  "):
+                continue
+            fields = line.split()
+            lemma, count = fields[0], int(fields[2])
+            if not lemma.isalpha() or not lemma.isascii():
+                continue
+            offsets = [int(o) for o in fields[len(fields) - count :]][:SENSES]
+            letters = "".join(LETTERS.get(files[o], "x") for o in offsets)
+            out.write(f"{lemma}\t{letters}\n")
+    return gzip.compress(out.getvalue().encode("utf-8"), compresslevel=9, mtime=0)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m graphmem.tools.nounkinds DICT -o FILE``."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("dict", type=Path, help="a WordNet 3.0 dict directory")
+    parser.add_argument("-o", "--output", type=Path, required=True)
+    args = parser.parse_args(argv)
+    args.output.write_bytes(build(args.dict))
+
+
+if __name__ == "__main__":
+    main()
