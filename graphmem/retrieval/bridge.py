@@ -26,7 +26,10 @@ passage mentions (the publisher). Each round of this method:
    mentioned by more than ``max_mentioning`` passages is skipped).
 
 ``hops`` rounds run (the ranking of one round picks the sources of the next), so a third
-passage reached from the second can rise too. A round costs one :meth:`GraphStore.gather`
+passage reached from the second can rise too. With ``rounds`` set (preset ``passages``:
+one), ``follow_rounds`` more run only on evidence: a multi-part question whose best
+passage after the last round is one that round reached (its mentions unread) and whose
+chain leaves question words unanswered. A round costs one :meth:`GraphStore.gather`
 call (the sources' mentions and texts, the walk one fact away, what mentions every
 source), one read of the reached chunks' pages, and one scoped search per distinct
 residual query (at most ``seeds`` + 1); the first search and the final read are one call
@@ -111,7 +114,8 @@ class BridgeRetriever(Retriever):
 
     See the module docstring for the method. The settings' ``method`` is not read: this
     retriever is the bridge method; ``hops`` is its number of rounds (at most
-    ``settings.rounds`` when set).
+    ``settings.rounds`` when set, and then up to ``settings.follow_rounds`` more when the
+    chain goes on: :func:`_follows`).
     """
 
     default_preset = "multihop"

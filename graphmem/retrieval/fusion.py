@@ -256,7 +256,8 @@ def choose_preset(kinds: Sequence[str]) -> str:
     ``conversation`` when turns are all it asks for; ``passages`` when passages (chunks)
     are: a passage question is answered best by bridging from the best passages through
     the entities they name to the pages of those entities, here in one round (three store
-    calls; ``multihop`` runs ``hops`` rounds); docs/retrieval.md: on the held-out halves
+    calls), two when the first round's best passage is one it reached and the chain goes
+    on (five; ``multihop`` runs ``hops`` rounds); docs/retrieval.md: on the held-out halves
     of HotpotQA and MuSiQue it beats BM25 and vector search alone; otherwise ``hybrid``,
     which ranks turns by the same turn model and chunks and entities by reciprocal-rank
     fusion, then pulls in the graph and its facts (three store calls; an entity whose
