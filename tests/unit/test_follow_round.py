@@ -15,50 +15,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from corpora import OPERA_QUESTION as QUESTION
+from corpora import ingest_opera as _ingest
 
 import graphmem
 from graphmem import Entity, InvalidInput, Memory
 from graphmem.retrieval import PRESETS, FusionSettings, HashingEmbedder
-
-QUESTION = "Which river flows through the town where the composer of Glass Lanterns was born?"
-OPERA = (
-    "opera",
-    "Glass Lanterns",
-    "Glass Lanterns is an opera in three acts by Oren Vask, first staged in 1961.",
-)
-VASK = (
-    "vask",
-    "Oren Vask",
-    "Oren Vask was born in Tarnel and studied the organ before writing for the stage.",
-)
-DECOYS = [
-    (
-        f"d{i}",
-        f"Composer {i}",
-        f"Composer {i} was born in a town where a river flows through the old market; "
-        f"the river town and its composer are famous for {i} songs.",
-    )
-    for i in range(6)
-]
-
-
-def _ingest(memory: Memory) -> None:
-    memory.upsert_entities(
-        [
-            Entity(id="opera", type="concept", name="Glass Lanterns"),
-            Entity(id="vask", type="npc", name="Oren Vask"),
-        ]
-    )
-    memory.add_documents(
-        [
-            {"id": pid, "title": title, "text": text, "entity_ids": [pid]}
-            if pid in ("opera", "vask")
-            else {"id": pid, "title": title, "text": text}
-            for pid, title, text in [OPERA, VASK, *DECOYS]
-        ],
-        chunk_tokens=1000,
-        overlap=0,
-    )
 
 
 @pytest.fixture
