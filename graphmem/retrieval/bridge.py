@@ -26,7 +26,10 @@ passage mentions (the publisher). Each round of this method:
    mentioned by more than ``max_mentioning`` passages is skipped).
 
 ``hops`` rounds run (the ranking of one round picks the sources of the next), so a third
-passage reached from the second can rise too. A round costs one :meth:`GraphStore.gather`
+passage reached from the second can rise too. With ``rounds`` set (preset ``passages``:
+one), ``follow_rounds`` more run only on evidence: a multi-part question whose best
+passage after the last round is one that round reached (its mentions unread) and whose
+chain leaves question words unanswered. A round costs one :meth:`GraphStore.gather`
 call (the sources' mentions and texts, the walk one fact away, what mentions every
 source), one read of the reached chunks' pages, and one scoped search per distinct
 residual query (at most ``seeds`` + 1); the first search and the final read are one call
@@ -63,6 +66,7 @@ __all__ = ["BridgeRetriever", "residual_words"]
 _DOC_KINDS: tuple[NodeKind, ...] = ("chunk", "turn")
 Doc = tuple[NodeKind, str]
 _STEM = 5  # words agree when equal, or when both have at least this many letters in common
+_FOLLOW_LEFT = 2  # a round more only when the chain so far leaves this many query words
 
 
 def _scaled(scores: Mapping[Any, float]) -> dict[Any, float]:
@@ -110,7 +114,8 @@ class BridgeRetriever(Retriever):
 
     See the module docstring for the method. The settings' ``method`` is not read: this
     retriever is the bridge method; ``hops`` is its number of rounds (at most
-    ``settings.rounds`` when set).
+    ``settings.rounds`` when set, and then up to ``settings.follow_rounds`` more when the
+    chain goes on: :func:`_follows`).
     """
 
     default_preset = "multihop"
@@ -164,10 +169,13 @@ class BridgeRetriever(Retriever):
         via: dict[str, float] = {}  # entity -> best path weight into it (for entity results)
         facts: dict[str, Relationship] = {}
         anchor: dict[tuple[str, str], tuple[float, str]] = {}
-        rounds = query.hops if settings.graph_weight > 0 and settings.seeds > 0 else 0
-        if settings.rounds is not None:
-            rounds = min(rounds, settings.rounds)
-        for round_ in range(rounds):
+        most = query.hops if settings.graph_weight > 0 and settings.seeds > 0 else 0
+        rounds = most if settings.rounds is None else min(most, settings.rounds)
+        most = min(most, rounds + settings.follow_rounds)  # rounds more on evidence
+        steps = multi_part(query.text)
+        round_ = -1
+        while round_ + 1 < rounds:
+            round_ += 1
             top = heapq.nsmallest(settings.seeds, current.items(), key=lambda kv: (-kv[1], kv[0]))
             if not top and not linked:
                 break
@@ -248,9 +256,20 @@ class BridgeRetriever(Retriever):
                         gain = weight * specific * ranks.get(doc, 0.0)
                         if gain > bridge.get(doc, (0.0, "", None))[0]:
                             bridge[doc] = (gain, entity_id, src)
+            current = dict(text)
+            anchor = {}  # this round's bridges replace the last round's
+            for signal in text_signal.values():
+                signal.pop("bridge", None)
+            for doc, (gain, entity_id, src) in bridge.items():
+                current[doc] = current.get(doc, 0.0) + settings.graph_weight * gain
+                text_signal.setdefault(doc, {})["bridge"] = gain
+                anchor[doc] = (gain, entity_id)
+                if src is not None and src in covered:
+                    chain[doc] = covered[src]
+            if round_ + 1 == rounds < most and steps and _follows(current, known, words, chain):
+                rounds += 1  # the best passage is one this round reached: follow it
             slotted = None
-            last = round_ == rounds - 1
-            if top and settings.bridge_slot and last and multi_part(query.text):
+            if top and settings.bridge_slot and round_ + 1 == rounds and steps:
                 named = linked
                 if query.text is not None:  # and every name inside the names it writes
                     linker = self.linking.linker(first.entity_version or None)
@@ -263,16 +282,6 @@ class BridgeRetriever(Retriever):
                     set(named),
                     settings.slot_mentions,
                 )
-            current = dict(text)
-            anchor = {}  # this round's bridges replace the last round's
-            for signal in text_signal.values():
-                signal.pop("bridge", None)
-            for doc, (gain, entity_id, src) in bridge.items():
-                current[doc] = current.get(doc, 0.0) + settings.graph_weight * gain
-                text_signal.setdefault(doc, {})["bridge"] = gain
-                anchor[doc] = (gain, entity_id)
-                if src is not None and src in covered:
-                    chain[doc] = covered[src]
             if slotted is not None and place(current, slotted[0], settings.bridge_slot):
                 doc, entity_id, value = slotted
                 text_signal.setdefault(doc, {})["slot"] = value
@@ -381,6 +390,41 @@ class BridgeRetriever(Retriever):
         return {src: ranks.get(key, {}) for src, key in group_of.items()}
 
 
+def _follows(
+    current: Mapping[Doc, float], known: Known, words: Sequence[str], chain: Mapping[Doc, set[str]]
+) -> bool:
+    """Whether another round may reach the next passage of the chain the best one is on.
+
+    It may when the best passage after a round is one whose mentions no round has read
+    (a round reads those of its sources, the best passages before it: this one rose by a
+    bridge above all of them, and only another round reads the entities it names) and
+    the question words that neither it nor the passages that led to it contain are
+    :data:`_FOLLOW_LEFT` or more (one word left is the kind of what it answers: "the
+    population of the *state* where Ridge Airport is" ends at the state's page).
+    """
+    best = min(current.items(), key=lambda kv: (-kv[1], kv[0]), default=None)
+    if best is None:
+        return False
+    doc = (kind, node) = best[0]
+    if node in known.mentions.get(kind, {}):
+        return False
+    left = residual_words(words, _stems(_text(known, doc)) | chain.get(doc, set()))
+    return len(left) >= _FOLLOW_LEFT
+
+
+def _text(known: Known, doc: Doc) -> str:
+    """A read passage's title and text (a turn's content); empty when it was not read."""
+    kind, node = doc
+    if kind == "turn":
+        turn = known.turns.get(node)
+        return turn.content if turn is not None else ""
+    chunk = known.chunks.get(node)
+    if chunk is None:
+        return ""
+    title = chunk.attributes.get("title")
+    return f"{title if isinstance(title, str) else ''} {chunk.text}"
+
+
 def _cover(
     known: Known,
     seeds: list[Doc],
@@ -388,11 +432,5 @@ def _cover(
     covered: dict[Doc, set[str]],
 ) -> None:
     """Set ``covered`` of each seed: the words of its text and of the chain that led to it."""
-    texts: dict[Doc, str] = {}
-    for chunk in known.chunks.values():
-        title = chunk.attributes.get("title")
-        texts[("chunk", chunk.id)] = f"{title if isinstance(title, str) else ''} {chunk.text}"
-    for turn in known.turns.values():
-        texts[("turn", turn.id)] = turn.content
     for doc in seeds:
-        covered[doc] = _stems(texts.get(doc, "")) | chain.get(doc, set())
+        covered[doc] = _stems(_text(known, doc)) | chain.get(doc, set())

@@ -96,6 +96,11 @@ class FusionSettings:
             those under it move down.
         slot_mentions: An entity counts as rare for ``bridge_slot`` when at most this
             many passages mention it (the source among them).
+        follow_rounds: In the ``bridge`` method, at most this many rounds after
+            ``rounds`` (never more than ``hops`` in all), each run only when the question
+            reads as more than one step and the best passage after the last round is one
+            that round reached through a bridge (its mentions unread): the chain goes on
+            from it. Two store calls each (a gather, a scoped search).
     """
 
     vector_weight: float = 1.0
@@ -125,6 +130,7 @@ class FusionSettings:
     fold_pages: bool = True
     bridge_slot: int = 0
     slot_mentions: int = 3
+    follow_rounds: int = 0
 
     def __post_init__(self) -> None:
         for name in ("vector_weight", "fulltext_weight", "graph_weight", "confidence_weight"):
@@ -148,7 +154,7 @@ class FusionSettings:
             not isinstance(self.rounds, int) or isinstance(self.rounds, bool) or self.rounds < 0
         ):
             raise InvalidInput("rounds must be None or a non-negative integer")
-        for name in ("bridge_slot", "slot_mentions"):
+        for name in ("bridge_slot", "slot_mentions", "follow_rounds"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise InvalidInput(f"{name} must be a non-negative integer, got {value!r}")
@@ -215,7 +221,9 @@ PRESETS: Mapping[str, FusionSettings] = {
     # A passage question with no preset: one round of the bridge (three store calls, three
     # round trips on Neo4j), rank fusion with rrf_k 30, the vector side weighing 1.5;
     # chosen on the tuning halves of HotpotQA and MuSiQue (docs/retrieval.md), as was
-    # the bridge slot at place 5 for a multi-part question (graphmem.retrieval.slots).
+    # the bridge slot at place 5 for a multi-part question (graphmem.retrieval.slots)
+    # and the second round (two calls more) run only when a multi-part question's best
+    # passage after the first is one the first reached by a bridge (follow_rounds 1).
     "passages": FusionSettings(
         method="bridge",
         graph_weight=3.0,
@@ -225,6 +233,7 @@ PRESETS: Mapping[str, FusionSettings] = {
         rrf_k=30,
         vector_weight=1.5,
         bridge_slot=5,
+        follow_rounds=1,
     ),
     # Text only, no graph walk: what plain hybrid search would give.
     "text_only": FusionSettings(graph_weight=0.0, seeds=0, link_query=False),
@@ -247,7 +256,8 @@ def choose_preset(kinds: Sequence[str]) -> str:
     ``conversation`` when turns are all it asks for; ``passages`` when passages (chunks)
     are: a passage question is answered best by bridging from the best passages through
     the entities they name to the pages of those entities, here in one round (three store
-    calls; ``multihop`` runs ``hops`` rounds); docs/retrieval.md: on the held-out halves
+    calls), two when the first round's best passage is one it reached and the chain goes
+    on (five; ``multihop`` runs ``hops`` rounds); docs/retrieval.md: on the held-out halves
     of HotpotQA and MuSiQue it beats BM25 and vector search alone; otherwise ``hybrid``,
     which ranks turns by the same turn model and chunks and entities by reciprocal-rank
     fusion, then pulls in the graph and its facts (three store calls; an entity whose
