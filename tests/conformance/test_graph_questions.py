@@ -219,11 +219,16 @@ def test_plan_shows_the_scored_paths(village: Memory, store: GraphStore) -> None
     assert all(best.score >= p.score for p in rest)
 
 
-def test_settings_change_the_plan(village: Memory) -> None:
+def test_settings_change_the_plan(village: Memory, store: GraphStore) -> None:
     question = "who works at the same place as Tomas?"
     eager = GraphQASettings(shared=0.0, unshared=5.0)
+    usual = GraphQA(store, village.tenant, village.entity_linker)
+    tuned = GraphQA(store, village.tenant, village.entity_linker, settings=eager)
 
-    assert names(village.ask(question, semantic=False, settings=eager))[0] == "The Mill"
+    assert str(usual.plan(question)[0]) == "->works_at <-works_at"
+    assert str(tuned.plan(question)[0]) == "->works_at"
+    # "who" asks for a person: the place the tuned plan reaches first is passed over
+    assert names(village.ask(question, semantic=False, settings=eager))[0] == "Edda the Miller"
 
 
 def test_many_topics_with_one_name_are_walked_together(village: Memory) -> None:
