@@ -241,6 +241,24 @@ class _WordNet:
                     verbs[word] = max(verbs.get(word, 0.0), _DEFINED)
         return found
 
+    def kinds(self, head: str) -> dict[str, float]:
+        """The nouns a noun of a person or relation is a kind of: its senses' hypernyms.
+
+        Written as the head's ``h`` line ("backer": patron, sponsor, supporter), read by
+        the planner from a question's noun only; a type's own words never lend them.
+        """
+        found: dict[str, float] = {}
+        senses = [o for o in self.noun_index.get(head, ()) if self.nouns[o].lexfile in _NOUN_FILES]
+        for rank, offset in enumerate(senses[:_SENSES]):
+            factor = _SENSE_FACTOR[rank]
+            for symbol, target, target_pos, _source, _number in self.synset("n", offset).pointers:
+                if symbol not in ("@", "@i") or target_pos != "n":
+                    continue
+                for word in self.synset("n", target).words:
+                    if word != head and word.isalpha() and word.islower():
+                        found[word] = max(found.get(word, 0.0), _SYNONYM * factor)
+        return found
+
     def heads(self) -> Iterable[tuple[str, str]]:
         for lemma in sorted(self.verb_index):
             if lemma.isalpha() or is_phrasal(lemma):
@@ -318,6 +336,12 @@ def build(root: Path) -> bytes:
         ranked_verbs = sorted(verbs.items(), key=lambda item: (-item[1], item[0]))
         entries = " ".join(f"{w}:{round(100 * s)}:s" for w, s in ranked_verbs[:_MAX_PHRASE_WORDS])
         out.write(f"{phrase}\tg\t{entries}\n")
+    for head, pos in sorted(kept):
+        kinds = wordnet.kinds(head) if pos == "n" else {}
+        if kinds:
+            ranked_kinds = sorted(kinds.items(), key=lambda item: (-item[1], item[0]))
+            entries = " ".join(f"{w}:{round(100 * s)}:n" for w, s in ranked_kinds[:_MAX_WORDS])
+            out.write(f"{head}\th\t{entries}\n")
     lemmas = {h for h, _pos in kept}
     forms = {**wordnet.noun_forms, **wordnet.verb_forms}
     for form in sorted(forms):
