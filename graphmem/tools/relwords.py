@@ -77,6 +77,8 @@ _MAX_NOUN_HYPONYMS = 0
 _MAX_HYPERNYM_HYPONYMS = 25
 # At most this many words of a head are kept (the strongest).
 _MAX_WORDS = 60
+# A noun is read as a kind of its hypernyms in its first senses only (``_WordNet.kinds``).
+_KIND_SENSES = 2
 _PATIENT_ENDINGS = ("ee", "ees")
 # The particles and prepositions of a phrasal verb ("dig *up*", "look *after*", "come *up
 # with*"): a multi-word verb lemma of a verb and one or two of these is a head of its own,
@@ -248,8 +250,10 @@ class _WordNet:
         the planner from a question's noun only; a type's own words never lend them.
         """
         found: dict[str, float] = {}
-        senses = [o for o in self.noun_index.get(head, ()) if self.nouns[o].lexfile in _NOUN_FILES]
-        for rank, offset in enumerate(senses[:_SENSES]):
+        # only a first or second sense: "company" is a kind of visitor in its third
+        for rank, offset in enumerate(self.noun_index.get(head, ())[:_KIND_SENSES]):
+            if self.nouns[offset].lexfile not in _NOUN_FILES:
+                continue
             factor = _SENSE_FACTOR[rank]
             for symbol, target, target_pos, _source, _number in self.synset("n", offset).pointers:
                 if symbol not in ("@", "@i") or target_pos != "n":
