@@ -29,7 +29,9 @@ or two of :data:`PARTICLES`), whose entries are its own single verbs only (and t
 its definition starts with: "look_after", "keep under careful scrutiny": keep). A head's
 part of speech is ``v`` (a verb) or ``n`` (a noun of a person or relation); ``g`` marks a
 phrase of two or three words, one a particle, that WordNet defines verbs by (a leading
-"be" left out: ``in_charge_of``, of direct, head, lead) and gives those verbs; ``x``
+"be" left out: ``in_charge_of``, of direct, head, lead) and gives those verbs; ``h``
+gives the nouns a noun head is a kind of (the hypernyms of its first two senses that
+name a person or relation: ``backer``: patron, sponsor, supporter; role ``n``); ``x``
 marks an irregular form and gives its lemma. Each entry is ``word:strength:role``:
 ``word`` a lemma (``_`` joins the words of a phrase), ``strength`` in percent (a synonym
 of the head's first sense counts most, a derivation less, a verb's hypernym or hyponym
