@@ -29,7 +29,9 @@ or two of :data:`PARTICLES`), whose entries are its own single verbs only (and t
 its definition starts with: "look_after", "keep under careful scrutiny": keep). A head's
 part of speech is ``v`` (a verb) or ``n`` (a noun of a person or relation); ``g`` marks a
 phrase of two or three words, one a particle, that WordNet defines verbs by (a leading
-"be" left out: ``in_charge_of``, of direct, head, lead) and gives those verbs; ``x``
+"be" left out: ``in_charge_of``, of direct, head, lead) and gives those verbs; ``h``
+gives the nouns a noun head is a kind of (the hypernyms of its first two senses that
+name a person or relation: ``backer``: patron, sponsor, supporter; role ``n``); ``x``
 marks an irregular form and gives its lemma. Each entry is ``word:strength:role``:
 ``word`` a lemma (``_`` joins the words of a phrase), ``strength`` in percent (a synonym
 of the head's first sense counts most, a derivation less, a verb's hypernym or hyponym
@@ -77,6 +79,8 @@ _MAX_NOUN_HYPONYMS = 0
 _MAX_HYPERNYM_HYPONYMS = 25
 # At most this many words of a head are kept (the strongest).
 _MAX_WORDS = 60
+# A noun is read as a kind of its hypernyms in its first senses only (``_WordNet.kinds``).
+_KIND_SENSES = 2
 _PATIENT_ENDINGS = ("ee", "ees")
 # The particles and prepositions of a phrasal verb ("dig *up*", "look *after*", "come *up
 # with*"): a multi-word verb lemma of a verb and one or two of these is a head of its own,
@@ -241,6 +245,26 @@ class _WordNet:
                     verbs[word] = max(verbs.get(word, 0.0), _DEFINED)
         return found
 
+    def kinds(self, head: str) -> dict[str, float]:
+        """The nouns a noun of a person or relation is a kind of: its senses' hypernyms.
+
+        Written as the head's ``h`` line ("backer": patron, sponsor, supporter), read by
+        the planner from a question's noun only; a type's own words never lend them.
+        """
+        found: dict[str, float] = {}
+        # only a first or second sense: "company" is a kind of visitor in its third
+        for rank, offset in enumerate(self.noun_index.get(head, ())[:_KIND_SENSES]):
+            if self.nouns[offset].lexfile not in _NOUN_FILES:
+                continue
+            factor = _SENSE_FACTOR[rank]
+            for symbol, target, target_pos, _source, _number in self.synset("n", offset).pointers:
+                if symbol not in ("@", "@i") or target_pos != "n":
+                    continue
+                for word in self.synset("n", target).words:
+                    if word != head and word.isalpha() and word.islower():
+                        found[word] = max(found.get(word, 0.0), _SYNONYM * factor)
+        return found
+
     def heads(self) -> Iterable[tuple[str, str]]:
         for lemma in sorted(self.verb_index):
             if lemma.isalpha() or is_phrasal(lemma):
@@ -318,6 +342,12 @@ def build(root: Path) -> bytes:
         ranked_verbs = sorted(verbs.items(), key=lambda item: (-item[1], item[0]))
         entries = " ".join(f"{w}:{round(100 * s)}:s" for w, s in ranked_verbs[:_MAX_PHRASE_WORDS])
         out.write(f"{phrase}\tg\t{entries}\n")
+    for head, pos in sorted(kept):
+        kinds = wordnet.kinds(head) if pos == "n" else {}
+        if kinds:
+            ranked_kinds = sorted(kinds.items(), key=lambda item: (-item[1], item[0]))
+            entries = " ".join(f"{w}:{round(100 * s)}:n" for w, s in ranked_kinds[:_MAX_WORDS])
+            out.write(f"{head}\th\t{entries}\n")
     lemmas = {h for h, _pos in kept}
     forms = {**wordnet.noun_forms, **wordnet.verb_forms}
     for form in sorted(forms):

@@ -83,10 +83,13 @@ def test_the_data_file_is_in_its_generators_format() -> None:
         if line.startswith("#"):
             continue
         head, pos, entries = parse_line(line)
-        assert pos in ("v", "n", "x", "g") and head == head.lower() and entries
+        assert pos in ("v", "n", "x", "g", "h") and head == head.lower() and entries
         for word, strength, role in entries:
-            assert 0 < strength <= 100 and role in ("s", "a", "p", "v") and word
+            # an "h" line: the nouns its head is a kind of ("backer": sponsor)
+            roles = ("n",) if pos == "h" else ("s", "a", "p", "v")
+            assert 0 < strength <= 100 and role in roles and word
         heads.add((head, pos))
     assert ("tend", "v") in heads and ("owner", "n") in heads
     assert ("in_charge_of", "g") in heads  # a short definition: direct, head, lead
+    assert ("backer", "h") in heads
     assert resources.files("graphmem.retrieval.graphqa").joinpath("WORDNET-LICENSE").is_file()

@@ -17,7 +17,7 @@ import numpy as np
 
 from graphmem.retrieval.graphqa.direction import _attached_noun, _Token, read_cue
 from graphmem.retrieval.graphqa.lexicon import noun_key
-from graphmem.retrieval.graphqa.relwords import defined, phrasal
+from graphmem.retrieval.graphqa.relwords import defined, kinds_of, phrasal
 from graphmem.retrieval.graphqa.tenant import _Lexicon, _Vocabulary, _WordVectors, light_key
 from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
@@ -152,6 +152,8 @@ class Planner:
                     column = lexicon.column.get(key)
                     if column is not None:
                         sims[row, column] = 1.0
+            if lexicon is vocab.relations:
+                self._kinds(ordered, plain, lexicon, sims)
             self._semantic(ordered, plain, lexicon, sims)
             # match of a word with a type: its best word there, by that word's weight
             parts.append((sims[:, None, :] * lexicon.weights[None, :, :]).max(axis=2))
@@ -207,6 +209,22 @@ class Planner:
                 row = out[token.text].copy()
                 row[:n_rel] = np.maximum(row[:n_rel], best)
                 out[token.text] = row
+
+    @staticmethod
+    def _kinds(words: list[str], plain: set[str], lexicon: _Lexicon, sims: np.ndarray) -> None:
+        """A noun no type has names the nouns it is a kind of ("backer": sponsor, patron).
+
+        WordNet's hypernyms of a question's noun of a person or relation
+        (:func:`~.relwords.kinds_of`) match a type's nouns as the noun itself would,
+        times their strength; only for a word that matches no type's word of its own.
+        """
+        for row, word in enumerate(words):
+            if word not in plain or word in _FUNCTION_WORDS or sims[row].max() >= 1.0:
+                continue
+            for kind, strength in kinds_of(word):
+                column = lexicon.column.get(noun_key(kind))
+                if column is not None:
+                    sims[row, column] = max(sims[row, column], strength)
 
     def _semantic(
         self, words: list[str], plain: set[str], lexicon: _Lexicon, sims: np.ndarray

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["DATA", "FORMAT", "PARTICLES", "defined", "lemmas", "phrasal", "related"]
+__all__ = ["DATA", "FORMAT", "PARTICLES", "defined", "kinds_of", "lemmas", "phrasal", "related"]
 
 DATA = "relwords.tsv.gz"
 """The data file's name, inside this package."""
@@ -134,6 +134,27 @@ def related(word: str) -> list[tuple[str, float, str]]:
             best[key] = max(best.get(key, 0.0), strength)
     ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
     return [(w, s, r) for (w, r), s in ranked]
+
+
+@lru_cache(maxsize=4096)
+def kinds_of(word: str) -> list[tuple[str, float]]:
+    """The nouns a noun of a person or relation (any form) is a kind of, with strength.
+
+    WordNet's hypernyms of its senses ("backer": patron, sponsor, supporter), best first;
+    a question's noun reaches a type through them, a type's own words never do.
+
+    >>> [w for w, _s in kinds_of("backers")]
+    ['patron', 'sponsor', 'supporter']
+    """
+    entries, _forms = _table()
+    best: dict[str, float] = {}
+    for head, pos in lemmas(word):
+        if pos != "n" or (head, "h") not in entries:
+            continue
+        for entry in entries[(head, "h")].split():
+            other, strength, _role = entry.rsplit(":", 2)
+            best[other] = max(best.get(other, 0.0), int(strength) / 100)
+    return sorted(best.items(), key=lambda item: (-item[1], item[0]))
 
 
 def phrasal(words: Sequence[str]) -> tuple[int, list[tuple[str, float]]]:
