@@ -11,6 +11,7 @@ import pytest
 import graphmem
 from graphmem import Entity, Memory, Relationship
 from graphmem.retrieval import HashingEmbedder
+from tests.small_worlds import open_world
 
 ENTITIES = [
     ("bram_osk", "grower", "Bram Osk", ["Brammy"]),
@@ -62,3 +63,17 @@ def test_who_fits_a_described_type_wordnet_knows_as_people(orchard: Memory) -> N
     answers = orchard.ask("Who works on Quillby Orchard?", semantic=False)
     assert not answers.abstained, answers.reason
     assert answers[0].entity.id == "tova"
+
+
+def test_the_kind_asked_for_asks_for_no_step_its_description_names() -> None:
+    # "bakery" is an entity type's own word: it asks for the step that reaches a bakery,
+    # not for ``married_to`` because its description speaks of a bakery. Nell works
+    # nowhere; her husband does
+    people = {"mads": "Mads Orr", "nell": "Nell Quist"}
+    things = {"sunrise": ("bakery", "Sunrise Bakery"), "dawn": ("bakery", "Dawn Bakery")}
+    facts = [("mads", "works_at", "sunrise"), ("nell", "married_to", "mads")]
+    descriptions = {"married_to": "the spouse of someone who bakes for a bakery"}
+    with open_world("orchard", people, things, facts, descriptions) as mem:
+        answers = mem.ask("Which bakery does Nell Quist work at?", semantic=False)
+        assert answers.abstained and not answers
+        assert [a.entity.id for a in mem.ask("Which bakery does Mads Orr work at?")] == ["sunrise"]

@@ -286,7 +286,14 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
         for i, t in enumerate(plan.tokens)
         if not first <= i <= last and t.text not in _QUESTION_WORDS
     ]
-    content = [w for w in words if w not in _FUNCTION_WORDS]
+    # a word that is an entity type's own word ("which *circus* ...") names a kind: it
+    # asks for the step that reaches that kind (below), never for one whose description
+    # happens to use it ("a rival *circus*" of ``rival_of``)
+    content = [
+        w
+        for w in words
+        if w not in _FUNCTION_WORDS and float(plan.matches[w][n_rel:].max(initial=0.0)) < 1.0
+    ]
     # what a question word asks for asks for a step too ("*where* is the tome?": a place)
     content += [w for t in plan.tokens for w in _ASKS_FOR.get(t.text, ()) if w in plan.matches]
     places = sum(w in _PLACE_WORDS for w in words)  # each asks for one step
