@@ -286,20 +286,18 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
         for i, t in enumerate(plan.tokens)
         if not first <= i <= last and t.text not in _QUESTION_WORDS
     ]
-    # a word that is an entity type's own word ("which *circus* ...") names a kind: it
-    # asks for the step that reaches that kind (below), never for one whose description
-    # happens to use it ("a rival *circus*" of ``rival_of``)
-    content = [
-        w
-        for w in words
-        if w not in _FUNCTION_WORDS and float(plan.matches[w][n_rel:].max(initial=0.0)) < 1.0
-    ]
+    content = [w for w in words if w not in _FUNCTION_WORDS]
     # what a question word asks for asks for a step too ("*where* is the tome?": a place)
     content += [w for t in plan.tokens for w in _ASKS_FOR.get(t.text, ()) if w in plan.matches]
     places = sum(w in _PLACE_WORDS for w in words)  # each asks for one step
     # the word asked with ("*which god* does X worship?") names what the last step
     # reaches; it asks for no step on the way there
     focus = reading.focus_at
+    if focus is not None and float(plan.matches[plan.tokens[focus].text][n_rel:].max()) >= 1.0:
+        # an entity type's own word ("which *circus* ...") asks for the step that reaches
+        # that kind (below), never for one whose description uses it ("a rival circus")
+        asked_with = plan.tokens[focus].text
+        content = [w for w in content if w != asked_with]
     kinds = np.zeros(len(vocab.types.names))
     on_the_way = np.zeros(len(vocab.types.names))
     for i, t in enumerate(plan.tokens):
