@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphmem.retrieval.graphqa.direction import _attached_noun, _Token, read_cue
-from graphmem.retrieval.graphqa.kinds import asked_kind_fit
+from graphmem.retrieval.graphqa.kinds import names_asked_kind
 from graphmem.retrieval.graphqa.lexicon import noun_key
 from graphmem.retrieval.graphqa.relwords import defined, phrasal
 from graphmem.retrieval.graphqa.tenant import _Lexicon, _Vocabulary, _WordVectors, light_key
@@ -358,11 +358,11 @@ class Planner:
             focus_types = np.maximum(focus_types, matches[word][n_rel:])
         if asking is not None and focus and focus[0][0] == asking:
             # what "who" / "where" / "when" ask for fits a described entity type WordNet
-            # knows first as that kind by its name ("worker": a person), whatever its
+            # knows first as a person / location / time ("worker"), whatever its
             # description says: one without "person" no longer makes it a wrong answer
             asker = tokens[asking].text
             for t, name in enumerate(vocab.types.names):
-                if name in vocab.described and asked_kind_fit(asker, name) == 1.0:
+                if name in vocab.described and names_asked_kind(asker, name):
                     focus_types[t] = 1.0
         cue = read_cue(tokens, question, first, last, matches, vocab)
         times = np.ones(n_rel)
