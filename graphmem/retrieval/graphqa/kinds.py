@@ -132,4 +132,4 @@ def names_asked_kind(question_word: str, entity_type: str) -> bool:
     if kind is None or not words or not words[-1].isalpha():
         return False
     letters = _senses(words[-1])
-    return bool(letters) and letters[0] == kind
+    return letters is not None and letters[:1] == kind
