@@ -296,6 +296,24 @@ class EntityLinker:
                 if start < last_end or any(a < end and start < b for a, b in taken):
                     continue
                 last_end = end
+                # a part beside a whole name or alias of the same entity is one mention
+                # with it ("Danny Hartley" of Daniel Hartley, alias Danny: not also every
+                # Hartley)
+                whole = next(
+                    (
+                        i
+                        for i, m in enumerate(out)
+                        if (lowered[m.end : start] == " " or lowered[end : m.start] == " ")
+                        and set(m.ids) & set(ids)
+                    ),
+                    None,
+                )
+                if whole is not None:
+                    m = out[whole]
+                    a, b = min(m.start, start), max(m.end, end)
+                    shared = tuple(sorted(set(m.ids) & set(ids)))
+                    out[whole] = Mention(a, b, shared, True, lowered[a:b])
+                    continue
                 before = found[-1] if found else None
                 if (
                     before is not None

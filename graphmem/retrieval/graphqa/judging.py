@@ -293,6 +293,12 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
     # the word asked with ("*which god* does X worship?") names what the last step
     # reaches; it asks for no step on the way there
     focus = reading.focus_at
+    asked_with = ""
+    if focus is not None and float(plan.matches[plan.tokens[focus].text][n_rel:].max()) >= 1.0:
+        # an entity type's own word ("which *circus* ...") asks for the step that reaches
+        # that kind (below), or one whose name has it (``winemaker``), never one whose
+        # description merely uses it ("a rival circus" of ``rival_of``)
+        asked_with = plan.tokens[focus].text
     kinds = np.zeros(len(vocab.types.names))
     on_the_way = np.zeros(len(vocab.types.names))
     for i, t in enumerate(plan.tokens):
@@ -341,7 +347,11 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
             return step.type
         if _HOLDING & {light_stem(w) for w in _type_words(step.type)}:
             continue  # a thing is where what holds it is: "where is the tome?"
-        if any(float(plan.matches[w][column]) >= floor for w in content):
+        if any(
+            float(plan.matches[w][column]) >= floor
+            and (w != asked_with or light_stem(w) in step.type.lower())
+            for w in content
+        ):
             continue
         if places and any(w in _PLACE_WORDS for w in _type_words(step.type)):
             places -= 1

@@ -110,3 +110,26 @@ def asked_kind_fit(question_word: str, entity_type: str) -> float | None:
         # name may hold anything (MetaQA's ``concept`` holds people and years)
         return None
     return max((fits.get(k, 0.0) * _SENSE_FACTOR[i] for i, k in enumerate(letters)), default=0.0)
+
+
+# The one kind each question word asks for by name: "who" a person, "where" a location,
+# "when" a time (a group, an artifact or an event fits the walk, not the plan's focus).
+_NAMED_KIND: Mapping[str, str] = {"who": "p", "whom": "p", "whose": "p", "where": "l", "when": "t"}
+
+
+@cache
+def names_asked_kind(question_word: str, entity_type: str) -> bool:
+    """Whether ``entity_type`` is first of all what ``question_word`` asks for by name.
+
+    WordNet's first sense of the type's last word: a person for "who", a location for
+    "where", a time for "when".
+
+    >>> names_asked_kind("who", "worker"), names_asked_kind("where", "ship")
+    (True, False)
+    """
+    kind = _NAMED_KIND.get(question_word)
+    words = [w for w in entity_type.lower().replace("-", "_").split("_") if w]
+    if kind is None or not words or not words[-1].isalpha():
+        return False
+    letters = _senses(words[-1])
+    return letters is not None and letters[:1] == kind

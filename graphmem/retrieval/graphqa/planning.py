@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphmem.retrieval.graphqa.direction import _attached_noun, _Token, read_cue
+from graphmem.retrieval.graphqa.kinds import names_asked_kind
 from graphmem.retrieval.graphqa.lexicon import noun_key
 from graphmem.retrieval.graphqa.relwords import defined, kinds_of, phrasal
 from graphmem.retrieval.graphqa.tenant import _Lexicon, _Vocabulary, _WordVectors, light_key
@@ -373,6 +374,14 @@ class Planner:
             if not asked and float(matches[word][n_rel:].max(initial=0.0)) < 1.0:
                 focus_relations = np.maximum(focus_relations, matches[word][:n_rel])
             focus_types = np.maximum(focus_types, matches[word][n_rel:])
+        if asking is not None and focus and focus[0][0] == asking:
+            # what "who" / "where" / "when" ask for fits a described entity type WordNet
+            # knows first as a person / location / time ("worker"), whatever its
+            # description says: one without "person" no longer makes it a wrong answer
+            asker = tokens[asking].text
+            for t, name in enumerate(vocab.types.names):
+                if name in vocab.described and names_asked_kind(asker, name):
+                    focus_types[t] = 1.0
         cue = read_cue(tokens, question, first, last, matches, vocab)
         times = np.ones(n_rel)
         for r in range(n_rel):
