@@ -8,7 +8,7 @@ import numpy as np
 
 import graphmem
 from graphmem import Entity, Memory, Relationship
-from graphmem.retrieval import HashingEmbedder
+from graphmem.retrieval import Embedder, HashingEmbedder
 
 
 def open_world(
@@ -17,7 +17,7 @@ def open_world(
     things: Mapping[str, tuple[str, str]],
     facts: Sequence[tuple[str, str, str]],
     descriptions: Mapping[str, str] | None = None,
-    embedder: object | None = None,
+    embedder: Embedder | None = None,
 ) -> Memory:
     """A memory:// store holding ``people`` (id: name, of type ``person``), ``things`` (id:
     (type, name)) and ``facts`` (source, type, target), with the relationship types of
