@@ -173,16 +173,7 @@ def phrasal(words: Sequence[str]) -> tuple[int, list[tuple[str, float]]]:
     if len(words) < 2 or words[1].lower() not in PARTICLES:
         return 0, []
     heads = [h for h, pos in lemmas(words[0]) if pos == "v"]
-    entries, _forms = _table()
-    for length in (3, 2):
-        if len(words) < length or any(w.lower() not in PARTICLES for w in words[1:length]):
-            continue
-        tail = "_".join(w.lower() for w in words[1:length])
-        for head in heads:
-            if (f"{head}_{tail}", "v") in entries:
-                found = _parsed(f"{head}_{tail}", "v")
-                return length, [(w, s) for w, s, _role in found]
-    return 0, []
+    return _longest(words, heads, "v", particles_only=True)
 
 
 def defined(words: Sequence[str]) -> tuple[int, list[tuple[str, float]]]:
@@ -198,17 +189,29 @@ def defined(words: Sequence[str]) -> tuple[int, list[tuple[str, float]]]:
     >>> defined(["charge", "the", "mill"])
     (0, [])
     """
-    entries, _forms = _table()
     if len(words) < 2:
         return 0, []
     first = words[0].lower()
     starts = [first] + [h for h, pos in lemmas(first) if pos == "v" and h != first]
+    return _longest(words, starts, "g", particles_only=False)
+
+
+def _longest(
+    words: Sequence[str], starts: Sequence[str], pos: str, *, particles_only: bool
+) -> tuple[int, list[tuple[str, float]]]:
+    """The longest head (three words, then two) that a start and the words after make.
+
+    Each of ``starts`` (forms of the first word) with the next one or two words, as a head
+    of part of speech ``pos``; ``particles_only``: those words must be particles. Its
+    length and its words, or ``(0, [])``.
+    """
+    entries, _forms = _table()
     for length in (3, 2):
-        if len(words) < length:
+        rest = [w.lower() for w in words[1:length]]
+        if len(words) < length or (particles_only and any(w not in PARTICLES for w in rest)):
             continue
-        tail = "_".join(w.lower() for w in words[1:length])
+        tail = "_".join(rest)
         for start in starts:
-            if (f"{start}_{tail}", "g") in entries:
-                found = _parsed(f"{start}_{tail}", "g")
-                return length, [(w, s) for w, s, _role in found]
+            if (f"{start}_{tail}", pos) in entries:
+                return length, [(w, s) for w, s, _role in _parsed(f"{start}_{tail}", pos)]
     return 0, []
