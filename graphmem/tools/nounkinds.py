@@ -21,7 +21,7 @@ location, ``a`` an artifact, ``o`` a natural object, ``n`` an animal, ``t`` a ti
 an event, ``x`` anything else)::
 
     # graphmem nounkinds 1 ...
-    keeper	pppa
+    keeper	pp
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import io
+from collections import Counter
 from pathlib import Path
 
 from graphmem.retrieval.graphqa.kinds import FORMAT, LETTERS, SENSES
@@ -42,11 +43,13 @@ _TOPS = 3  # noun.Tops: "person", "animal", "location" themselves
 def _lexfiles(path: Path) -> dict[int, int]:
     """Each noun synset's offset and lexicographer file number (``data.noun``).
 
-    A synset of ``noun.Tops`` ("person", "animal") takes the file of its first hyponym
-    (a person's hyponyms are ``noun.person``).
+    A synset of ``noun.Tops`` ("person", "group", "event") takes the file more than half
+    of its direct hyponyms are in (a person's hyponyms are ``noun.person``), read again
+    until no Tops synset changes (a Tops hyponym of a Tops synset counts once it is
+    resolved); one with no such file ("entity", "thing") stays an abstraction.
     """
     files: dict[int, int] = {}
-    first_hyponym: dict[int, int] = {}
+    hyponyms: dict[int, list[int]] = {}
     with path.open(encoding="latin-1") as lines:
         for line in lines:
             if line.startswith("  "):
@@ -56,12 +59,21 @@ def _lexfiles(path: Path) -> dict[int, int]:
             files[offset] = int(fields[1])
             at = 4 + 2 * int(fields[3], 16)
             pointers = [fields[at + 1 + 4 * i : at + 3 + 4 * i] for i in range(int(fields[at]))]
-            hyponym = next((int(t) for symbol, t in pointers if symbol == "~"), None)
-            if hyponym is not None:
-                first_hyponym[offset] = hyponym
-    for offset, lexfile in files.items():
-        if lexfile == _TOPS and offset in first_hyponym:
-            files[offset] = files[first_hyponym[offset]]
+            hyponyms[offset] = [int(t) for symbol, t in pointers if symbol == "~"]
+    tops = sorted(o for o, f in files.items() if f == _TOPS)
+    changed = True
+    while changed:
+        changed = False
+        for offset in tops:
+            counts = Counter(files[h] for h in hyponyms[offset] if files.get(h, _TOPS) != _TOPS)
+            if not counts:
+                continue
+            lexfile = min(counts, key=lambda f: (-counts[f], f))
+            if 2 * counts[lexfile] <= len(hyponyms[offset]):
+                continue  # no file holds most of them ("entity", "thing"): an abstraction
+            if files[offset] != lexfile:
+                files[offset] = lexfile
+                changed = True
     return files
 
 

@@ -29,7 +29,7 @@ FACTS = [
 def test_kinds_of_a_noun_are_its_hypernyms() -> None:
     assert {"sponsor", "patron", "supporter"} <= {w for w, _s in kinds_of("backer")}
     assert "informer" in {w for w, _s in kinds_of("snitches")}  # any form
-    assert kinds_of("sponsored") == []  # a verb's form: no kinds
+    assert kinds_of("sponsored") == ()  # a verb's form: no kinds
 
 
 def test_a_noun_reaches_the_type_of_what_it_is_a_kind_of() -> None:

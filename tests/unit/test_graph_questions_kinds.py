@@ -71,6 +71,21 @@ def test_kinds_read_from_wordnet() -> None:
     assert kind_word(["where", "was", "the", "jug", "made"], {"where", "who"}) == "where"
 
 
+def test_kinds_of_type_names_as_users_write_them() -> None:
+    # a plural by the noun rules ("games" is no "gam"), a CamelCase name's last word, and
+    # the game word WordNet has only as a group ("NPC": a council)
+    assert asked_kind_fit("who", "games") == asked_kind_fit("who", "game")
+    assert asked_kind_fit("who", "wines") is None  # wine: a drink, an abstraction here
+    assert asked_kind_fit("who", "HeadPotter") == 1.0
+    assert asked_kind_fit("where", "SportsTeam") == asked_kind_fit("where", "team")
+    assert asked_kind_fit("who", "npc") == 1.0 and kinds.names_asked_kind("who", "NPC")
+    # WordNet's top nouns take the kind of most of what they name: a group is a group, an
+    # event an event; "entity" names too many kinds to be judged
+    assert asked_kind_fit("who", "group") == pytest.approx(0.8)
+    assert asked_kind_fit("when", "event") == 1.0
+    assert asked_kind_fit("who", "entity") is None
+
+
 def test_who_is_the_topics_noun_asks_for_that_kind() -> None:
     # "suppliers" is the supplier type's own word: the cook the chef fact reaches is no
     # supplier, though "who" fits a cook better

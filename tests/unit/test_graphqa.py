@@ -51,6 +51,10 @@ def test_short_words_keep_their_letters() -> None:
         {"focus": float("nan")},
         {"temperature": 0.0},
         {"max_frontier": 2.5},
+        {"unfit": 1.5},  # it scales a confidence
+        {"unfit": -0.1},
+        {"unfit": float("nan")},
+        {"margin": True},
     ],
 )
 def test_bad_settings_are_invalid_input(change: dict) -> None:  # type: ignore[type-arg]

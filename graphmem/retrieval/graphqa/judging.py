@@ -294,7 +294,10 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
     # reaches; it asks for no step on the way there
     focus = reading.focus_at
     asked_with = ""
-    if focus is not None and float(plan.matches[plan.tokens[focus].text][n_rel:].max()) >= 1.0:
+    if (
+        focus is not None
+        and float(plan.matches[plan.tokens[focus].text][n_rel:].max(initial=0.0)) >= 1.0
+    ):
         # an entity type's own word ("which *circus* ...") asks for the step that reaches
         # that kind (below), or one whose name has it (``winemaker``), never one whose
         # description merely uses it ("a rival circus" of ``rival_of``)
@@ -349,7 +352,10 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
             continue  # a thing is where what holds it is: "where is the tome?"
         if any(
             float(plan.matches[w][column]) >= floor
-            and (w != asked_with or light_stem(w) in step.type.lower())
+            and (
+                w != asked_with
+                or any(t.startswith(light_stem(w)) for t in map(light_stem, _type_words(step.type)))
+            )
             for w in content
         ):
             continue

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 import gzip
 from collections.abc import Collection, Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
-__all__ = ["FORMAT", "LETTERS", "SENSES", "asked_kind_fit", "kind_word"]
+from graphmem.retrieval.graphqa.relwords import _NOUN_RULES
+from graphmem.retrieval.graphqa.vocabulary import _type_words
+
+__all__ = ["FORMAT", "LETTERS", "SENSES", "asked_kind_fit", "kind_word", "names_asked_kind"]
 
 FORMAT = "# graphmem nounkinds 1"
 """The first words of the header line; a reader refuses any other."""
 DATA = "nounkinds.tsv.gz"
-SENSES = 4
-"""How many senses of a noun are kept, most frequent first."""
 LETTERS: Mapping[int, str] = {
     18: "p",
     14: "g",
@@ -35,6 +36,11 @@ LETTERS: Mapping[int, str] = {
 }
 """WordNet's lexicographer file numbers of the kinds kept, and their letters."""
 _SENSE_FACTOR = (1.0, 0.8, 0.6, 0.5)
+SENSES = len(_SENSE_FACTOR)
+"""How many senses of a noun are kept, most frequent first (each counts by its rank)."""
+# Words of games and apps WordNet has in another sense only ("NPC": the National
+# Productivity Council, a group): a non-player character is a person.
+_OWN_WORDS: Mapping[str, str] = {"npc": "p", "npcs": "p"}
 # How well each kind answers what a question word asks for: "who" a person, or a group
 # of people, or an animal of a zoo ("who shares Koko's enclosure?"); "where" a place.
 _FITS: Mapping[str, Mapping[str, float]] = {
@@ -62,15 +68,21 @@ def _table() -> dict[str, str]:
 
 def _senses(word: str) -> str | None:
     """The kind letters of ``word``'s senses (a plural read as its singular); None: unknown."""
+    if word in _OWN_WORDS:
+        return _OWN_WORDS[word]
     table = _table()
-    forms = [word]
-    if word.endswith("ies"):
-        forms.append(word[:-3] + "y")
-    if word.endswith("es"):
-        forms.append(word[:-2])
-    if word.endswith("s"):
-        forms.append(word[:-1])
+    forms = [word] + [
+        word[: len(word) - len(suffix)] + replacement
+        for suffix, replacement in _NOUN_RULES
+        if word.endswith(suffix) and len(word) > len(suffix) + 1
+    ]
     return next((table[form] for form in forms if form in table), None)
+
+
+def _last_word(entity_type: str) -> str | None:
+    """The last word of a type's name (``head_keeper``, ``HeadKeeper``: keeper), if a word."""
+    words = _type_words(entity_type)
+    return words[-1] if words and words[-1].isalpha() else None
 
 
 def kind_word(words: Sequence[str], question_words: Collection[str]) -> str:
@@ -85,7 +97,7 @@ def kind_word(words: Sequence[str], question_words: Collection[str]) -> str:
     return first if first in _FITS else ""
 
 
-@cache
+@lru_cache(maxsize=4096)
 def asked_kind_fit(question_word: str, entity_type: str) -> float | None:
     """How well ``entity_type`` is what ``question_word`` asks for (0..1).
 
@@ -101,10 +113,10 @@ def asked_kind_fit(question_word: str, entity_type: str) -> float | None:
     fits = _FITS.get(question_word)
     if fits is None:
         return None
-    words = [w for w in entity_type.lower().replace("-", "_").split("_") if w]
-    if not words or not words[-1].isalpha():
+    last = _last_word(entity_type)
+    if last is None:
         return None
-    letters = _senses(words[-1])
+    letters = _senses(last)
     if letters is None or set(letters) == {"x"}:
         # unknown, or only an abstraction ("concept", "movie", "story"): a type of such a
         # name may hold anything (MetaQA's ``concept`` holds people and years)
@@ -117,7 +129,7 @@ def asked_kind_fit(question_word: str, entity_type: str) -> float | None:
 _NAMED_KIND: Mapping[str, str] = {"who": "p", "whom": "p", "whose": "p", "where": "l", "when": "t"}
 
 
-@cache
+@lru_cache(maxsize=4096)
 def names_asked_kind(question_word: str, entity_type: str) -> bool:
     """Whether ``entity_type`` is first of all what ``question_word`` asks for by name.
 
@@ -128,8 +140,8 @@ def names_asked_kind(question_word: str, entity_type: str) -> bool:
     (True, False)
     """
     kind = _NAMED_KIND.get(question_word)
-    words = [w for w in entity_type.lower().replace("-", "_").split("_") if w]
-    if kind is None or not words or not words[-1].isalpha():
+    last = _last_word(entity_type)
+    if kind is None or last is None:
         return False
-    letters = _senses(words[-1])
+    letters = _senses(last)
     return letters is not None and letters[:1] == kind

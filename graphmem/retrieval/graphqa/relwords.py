@@ -137,7 +137,7 @@ def related(word: str) -> list[tuple[str, float, str]]:
 
 
 @lru_cache(maxsize=4096)
-def kinds_of(word: str) -> list[tuple[str, float]]:
+def kinds_of(word: str) -> tuple[tuple[str, float], ...]:
     """The nouns a noun of a person or relation (any form) is a kind of, with strength.
 
     WordNet's hypernyms of its senses ("backer": patron, sponsor, supporter), best first;
@@ -154,7 +154,7 @@ def kinds_of(word: str) -> list[tuple[str, float]]:
         for entry in entries[(head, "h")].split():
             other, strength, _role = entry.rsplit(":", 2)
             best[other] = max(best.get(other, 0.0), int(strength) / 100)
-    return sorted(best.items(), key=lambda item: (-item[1], item[0]))
+    return tuple(sorted(best.items(), key=lambda item: (-item[1], item[0])))
 
 
 def phrasal(words: Sequence[str]) -> tuple[int, list[tuple[str, float]]]:

@@ -423,7 +423,14 @@ class GraphQASettings:
             "unfit",
         ):
             value = getattr(self, name)
-            if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+            if (
+                not isinstance(value, int | float)
+                or isinstance(value, bool)
+                or not math.isfinite(value)
+                or value < 0
+            ):
                 raise InvalidInput(f"{name} must be a finite number >= 0, got {value!r}")
         if self.temperature == 0:
             raise InvalidInput("temperature must be positive")
+        if self.unfit > 1:  # it scales a confidence
+            raise InvalidInput(f"unfit must be at most 1, got {self.unfit!r}")
