@@ -98,9 +98,11 @@ class FusionSettings:
             many passages mention it (the source among them).
         follow_rounds: In the ``bridge`` method, at most this many rounds after
             ``rounds`` (never more than ``hops`` in all), each run only when the question
-            reads as more than one step and the best passage after the last round is one
-            that round reached through a bridge (its mentions unread): the chain goes on
-            from it. Two store calls each (a gather, a scoped search).
+            reads as more than one step, the best passage after the last round is one
+            whose mentions no round has read (as a passage a bridge raised is: the chain
+            goes on from it; a passage that mentions nothing is read as unread too, a
+            known gap), and it leaves two or more of the question's words unexplained.
+            Two store calls each (a gather, a scoped search).
     """
 
     vector_weight: float = 1.0

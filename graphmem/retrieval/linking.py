@@ -274,9 +274,11 @@ class EntityLinker:
         A whole name or alias wins (longest first). Where none matches, a part of a name
         does: a first name, a surname, the first or last words of a name ("Halden", "Crook",
         "the mill" for Crook's Mill, "Sister Ilse"), longest first. Two parts side by side
-        that name one entity are one mention ("Commander Okoye" for Commander Amara Okoye).
-        A mention names several entities when they share the name or the part: the caller
-        reports the ambiguity.
+        that name one entity are one mention ("Commander Okoye" for Commander Amara Okoye),
+        and so is a part beside a whole name or alias of the same entity ("Danny Hartley"
+        for Daniel Hartley, alias Danny: not also every other Hartley). A mention names
+        several entities when they share the name or the part: the caller reports the
+        ambiguity.
         """
         lowered = normalise(text)
         out: list[Mention] = []
