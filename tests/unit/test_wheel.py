@@ -38,6 +38,8 @@ def test_wheel_contains_every_cypher_file(tmp_path: Path) -> None:
         # The relation words of graph questions, with WordNet's notice beside them.
         assert "graphmem/retrieval/graphqa/relwords.tsv.gz" in wheel.namelist()
         assert "graphmem/retrieval/graphqa/WORDNET-LICENSE" in wheel.namelist()
+        # and the kinds of nouns ("who" asks for a person), from the same WordNet
+        assert "graphmem/retrieval/graphqa/nounkinds.tsv.gz" in wheel.namelist()
         # Typed (PEP 561), with its licence.
         assert "graphmem/py.typed" in wheel.namelist()
         licences = [n for n in wheel.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
