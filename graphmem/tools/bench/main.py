@@ -493,52 +493,56 @@ def _retrieval_figures(args: argparse.Namespace, say: Callable[[str], None]) -> 
         say(f"vector index of {size:,} x {_DIMENSION} ...")
         store = open_store(args.store)
         tenant = f"bench-{uuid.uuid4().hex[:8]}"
-        vectors = _unit_rows(rng, size)
-        step = 100_000
-        for start in range(0, size, step):
-            part = [
-                Chunk.model_construct(id=f"c{i}", text="x", source=None, attributes={})
-                for i in range(start, min(size, start + step))
-            ]
-            store.upsert_chunks(tenant, part)
-            store.put_embeddings(
-                tenant, "chunk", [c.id for c in part], vectors[start : step + start]
-            )
-        queries = _unit_rows(rng, samples)
-        ids = [f"c{i}" for i in range(size)]
+        try:
+            vectors = _unit_rows(rng, size)
+            step = 100_000
+            for start in range(0, size, step):
+                part = [
+                    Chunk.model_construct(id=f"c{i}", text="x", source=None, attributes={})
+                    for i in range(start, min(size, start + step))
+                ]
+                store.upsert_chunks(tenant, part)
+                store.put_embeddings(
+                    tenant, "chunk", [c.id for c in part], vectors[start : step + start]
+                )
+            queries = _unit_rows(rng, samples)
+            ids = [f"c{i}" for i in range(size)]
 
-        def brute(q: Any, matrix: Any = vectors, names: list[str] = ids) -> list[tuple[str, float]]:
-            scores = matrix @ q
-            top = np.argpartition(scores, len(scores) - 10)[-10:]
-            top = top[np.argsort(-scores[top])]
-            return [(names[i], float(scores[i])) for i in top]
+            def brute(
+                q: Any, matrix: Any = vectors, names: list[str] = ids
+            ) -> list[tuple[str, float]]:
+                scores = matrix @ q
+                top = np.argpartition(scores, len(scores) - 10)[-10:]
+                top = top[np.argsort(-scores[top])]
+                return [(names[i], float(scores[i])) for i in top]
 
-        for q in queries[:5]:  # warm up both
-            store.vector_search(tenant, "chunk", q, 10)
-            brute(q)
-        ours, theirs = [], []
-        for q in queries:
-            ours.append(time_us(partial(store.vector_search, tenant, "chunk", q, 10)) / 1000)
-            theirs.append(time_us(partial(brute, q)) / 1000)
-        # an approximate index (Neo4j's HNSW) may miss a neighbour: its recall is a figure
-        found = sum(
-            len(
-                {h.id for h in store.vector_search(tenant, "chunk", q, 10)}
-                & {i for i, _s in brute(q)}
+            for q in queries[:5]:  # warm up both
+                store.vector_search(tenant, "chunk", q, 10)
+                brute(q)
+            ours, theirs = [], []
+            for q in queries:
+                ours.append(time_us(partial(store.vector_search, tenant, "chunk", q, 10)) / 1000)
+                theirs.append(time_us(partial(brute, q)) / 1000)
+            # an approximate index (Neo4j's HNSW) may miss a neighbour: its recall is a figure
+            found = sum(
+                len(
+                    {h.id for h in store.vector_search(tenant, "chunk", q, 10)}
+                    & {i for i, _s in brute(q)}
+                )
+                for q in queries
             )
-            for q in queries
-        )
-        yield Figure(
-            f"vector top-10 p50 at {size:,} x {_DIMENSION}", statistics.median(ours), "ms"
-        ).with_baseline(statistics.median(theirs))
-        yield Figure(
-            f"vector top-10 recall against brute force at {size:,} x {_DIMENSION}",
-            found / (10 * len(queries)),
-            "share",
-            better="higher",
-        )
-        store.clear(tenant)
-        store.close()
+            yield Figure(
+                f"vector top-10 p50 at {size:,} x {_DIMENSION}", statistics.median(ours), "ms"
+            ).with_baseline(statistics.median(theirs))
+            yield Figure(
+                f"vector top-10 recall against brute force at {size:,} x {_DIMENSION}",
+                found / (10 * len(queries)),
+                "share",
+                better="higher",
+            )
+        finally:  # a failed run leaves no tenant behind in a shared index
+            store.clear(tenant)
+            store.close()
         del vectors
     yield from _retrieve_figures(args, say, rng, 5_000 if quick else args.chunks, samples)
     yield from _embedding_figures(quick, say)
