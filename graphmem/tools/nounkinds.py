@@ -33,6 +33,7 @@ from collections import Counter
 from pathlib import Path
 
 from graphmem.retrieval.graphqa.kinds import FORMAT, LETTERS, SENSES
+from graphmem.tools.relwords import _read_data, _read_index
 
 __all__ = ["build", "main"]
 
@@ -48,18 +49,12 @@ def _lexfiles(path: Path) -> dict[int, int]:
     until no Tops synset changes (a Tops hyponym of a Tops synset counts once it is
     resolved); one with no such file ("entity", "thing") stays an abstraction.
     """
-    files: dict[int, int] = {}
-    hyponyms: dict[int, list[int]] = {}
-    with path.open(encoding="latin-1") as lines:
-        for line in lines:
-            if line.startswith("  "):
-                continue
-            fields = line.split(" | ", 1)[0].split()
-            offset = int(fields[0])
-            files[offset] = int(fields[1])
-            at = 4 + 2 * int(fields[3], 16)
-            pointers = [fields[at + 1 + 4 * i : at + 3 + 4 * i] for i in range(int(fields[at]))]
-            hyponyms[offset] = [int(t) for symbol, t in pointers if symbol == "~"]
+    synsets = _read_data(path)
+    files = {offset: synset.lexfile for offset, synset in synsets.items()}
+    hyponyms = {
+        offset: [target for symbol, target, *_ in synset.pointers if symbol == "~"]
+        for offset, synset in synsets.items()
+    }
     tops = sorted(o for o, f in files.items() if f == _TOPS)
     changed = True
     while changed:
@@ -82,16 +77,9 @@ def build(root: Path) -> bytes:
     files = _lexfiles(root / "data.noun")
     out = io.StringIO()
     out.write(f"{FORMAT} (WordNet 3.0 lexicographer files of nouns; see WORDNET-LICENSE)\n")
-    with (root / "index.noun").open(encoding="latin-1") as lines:
-        for line in lines:
-            if line.startswith("  "):
-                continue
-            fields = line.split()
-            lemma, count = fields[0], int(fields[2])
-            if not lemma.isalpha() or not lemma.isascii():
-                continue
-            offsets = [int(o) for o in fields[len(fields) - count :]][:SENSES]
-            letters = "".join(LETTERS.get(files[o], "x") for o in offsets)
+    for lemma, offsets in _read_index(root / "index.noun").items():
+        if lemma.isalpha() and lemma.isascii():
+            letters = "".join(LETTERS.get(files[o], "x") for o in offsets[:SENSES])
             out.write(f"{lemma}\t{letters}\n")
     return gzip.compress(out.getvalue().encode("utf-8"), compresslevel=9, mtime=0)
 

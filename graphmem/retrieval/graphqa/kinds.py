@@ -11,12 +11,10 @@ know is judged by nothing: :func:`asked_kind_fit` is None.
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Collection, Mapping, Sequence
 from functools import cache, lru_cache
-from importlib import resources
 
-from graphmem.retrieval.graphqa.relwords import _NOUN_RULES
+from graphmem.retrieval.graphqa.relwords import _NOUN_RULES, data_lines
 from graphmem.retrieval.graphqa.vocabulary import _type_words
 
 __all__ = ["FORMAT", "LETTERS", "SENSES", "asked_kind_fit", "kind_word", "names_asked_kind"]
@@ -54,13 +52,8 @@ _FITS: Mapping[str, Mapping[str, float]] = {
 
 @cache
 def _table() -> dict[str, str]:
-    raw = resources.files("graphmem.retrieval.graphqa").joinpath(DATA).read_bytes()
-    text = gzip.decompress(raw).decode("utf-8")
-    lines = text.splitlines()
-    if not lines or not lines[0].startswith(FORMAT):
-        raise ValueError(f"{DATA} is not a {FORMAT!r} file")
     table: dict[str, str] = {}
-    for line in lines[1:]:
+    for line in data_lines(DATA, FORMAT, "graphmem.tools.nounkinds"):
         lemma, letters = line.split("\t")
         table[lemma] = letters
     return table

@@ -59,16 +59,31 @@ _NOUN_RULES = (
 )
 
 
+def data_lines(name: str, header: str, builder: str) -> list[str]:
+    """The lines of a gzip'd data file of this package after its header line.
+
+    The header line must start with ``header`` as a whole ("… 1" and "… 1: …", not "… 12").
+
+    Raises:
+        ValueError: The file is in another format (rebuild it with ``builder``).
+    """
+    raw = resources.files("graphmem.retrieval.graphqa").joinpath(name).read_bytes()
+    lines = gzip.decompress(raw).decode("utf-8").splitlines()
+    if (
+        not lines
+        or not lines[0].startswith(header)
+        or lines[0][len(header) :][:1] not in ("", " ", ":")
+    ):
+        raise ValueError(f"{name} is not a '{header}' file (rebuild: {builder})")
+    return lines[1:]
+
+
 @lru_cache(maxsize=1)
 def _table() -> tuple[dict[tuple[str, str], str], dict[str, str]]:
     """``({(head, pos): its entries, unparsed}, {irregular form: lemma})``."""
-    raw = resources.files("graphmem.retrieval.graphqa").joinpath(DATA).read_bytes()
-    text = gzip.decompress(raw).decode("utf-8")
-    if not text.startswith(f"# {FORMAT}"):
-        raise ValueError(f"{DATA} is not a '{FORMAT}' file (rebuild: graphmem.tools.relwords)")
     entries: dict[tuple[str, str], str] = {}
     forms: dict[str, str] = {}
-    for line in text.splitlines():
+    for line in data_lines(DATA, f"# {FORMAT}", "graphmem.tools.relwords"):
         if line.startswith("#"):
             continue
         head, pos, rest = line.split("\t")
