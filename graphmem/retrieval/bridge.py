@@ -203,7 +203,7 @@ class BridgeRetriever(Retriever):
                 mentioning=doc_kinds,
                 mentioning_limit=settings.max_mentioning + 1,
             )
-            known.add(gathered.chunks, gathered.turns, gathered.mentions)
+            known.add(gathered.chunks, gathered.turns, gathered.mentions, asked=nodes)
             sources: dict[str, list[tuple[float, Doc | None]]] = {e: [(1.0, None)] for e in linked}
             for kind in doc_kinds:
                 for node, ents in gathered.mentions.get(kind, {}).items():
@@ -313,7 +313,7 @@ class BridgeRetriever(Retriever):
         for kind in doc_kinds:
             read_mentions = known.mentions.get(kind, {})
             for node in known.of(kind):
-                if (kind, node) not in anchor and node not in read_mentions:
+                if (kind, node) not in anchor and not read_mentions.get(node):
                     page = about.get(node, frozenset()) if kind == "chunk" else frozenset()
                     anchor[(kind, node)] = (0.0, min(page) if page else "")
         return finish(

@@ -599,12 +599,23 @@ class Known:
         chunks: Iterable[Chunk],
         turns: Iterable[Turn],
         mentions: Mapping[NodeKind, Mapping[str, list[str]]],
+        *,
+        asked: Mapping[NodeKind, Sequence[str]] | None = None,
     ) -> None:
-        """Keep what a store call read."""
+        """Keep what a store call read.
+
+        ``asked``: the passages whose mentions the call asked for. A store leaves out one
+        that mentions nothing (:meth:`GraphStore.get_mentions`); it is kept with an empty
+        list, so that it is known to be read (and is not asked for again).
+        """
         self.chunks.update((c.id, c) for c in chunks)
         self.turns.update((t.id, t) for t in turns)
         for kind, found in mentions.items():
             self.mentions.setdefault(kind, {}).update(found)
+        for kind, ids in (asked or {}).items():
+            read = self.mentions.setdefault(kind, {})
+            for node in ids:
+                read.setdefault(node, [])
 
 
 def finish(

@@ -86,6 +86,21 @@ def test_a_best_passage_the_round_read_is_not_followed() -> None:
         assert found[0] == "opera#0" and found == _ranked(memory, question, follow_rounds=0)
 
 
+def test_a_best_passage_that_mentions_nothing_is_read_and_not_followed() -> None:
+    # With the graph weighed low the decoys stay on top. The round read what the best of
+    # them mentions (nothing: a store leaves such a passage out of its answer), so there
+    # is nothing more to follow; taking it for unread cost a round of two calls.
+    calls: list[str] = []
+    store = graphmem.open_store("memory://", tracer=lambda event: calls.append(event.name))
+    with Memory(store, "operas", embedder=HashingEmbedder()) as memory:
+        _ingest(memory)
+        memory.retrieve(QUESTION, k=8, kinds=["chunk"])  # the linker reads the names once
+        calls.clear()
+        found = _ranked(memory, graph_weight=0.05)
+        assert found[0].startswith("d")  # a decoy, which names no one
+        assert calls == ["search_context", "gather", "search_scoped"]
+
+
 def test_a_chain_that_leaves_one_word_is_not_followed() -> None:
     # "the population of the state where Ridge Airport is located": the state's page
     # rises above the airport's (a bridge), but with the airport's passage it answers all
