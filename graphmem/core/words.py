@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["STOPWORDS", "query_words"]
+__all__ = ["STOPWORDS", "query_words", "type_phrase"]
 
 # Common English words that match nearly every passage: they only add cost to an OR query.
 _STOPWORD_TEXT = """a about above after again against all am an and any are as at be because
@@ -33,3 +33,15 @@ def query_words(text: str) -> list[str]:
     words = [w.lower() for w in _WORD.findall(text)]
     kept = [w for w in words if w not in STOPWORDS] or words
     return list(dict.fromkeys(kept))
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def type_phrase(rel_type: str) -> str:
+    """A relationship type as the words a sentence says it with, lower-cased.
+
+    >>> [type_phrase(t) for t in ("works_at", "SitsOn", "memberOf", "HAS_PART", "owner")]
+    ['works at', 'sits on', 'member of', 'has part', 'owner']
+    """
+    return " ".join(_CAMEL.sub(" ", rel_type).replace("_", " ").split()).lower()

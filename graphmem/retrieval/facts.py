@@ -11,8 +11,9 @@ much of that rest its sentence explains, in the store's own words:
 - the query's embedding against the embedding of the type's phrase ("works at"), made
   once per type and kept, so the vocabulary, not the facts, is embedded; scaled among the
   types met by the query, so the best-suited type counts fully;
-- the question word: "who" asks for a person (``npc`` / ``player``), "where" for a
-  ``location``, and a fact whose other end is of that type counts a little more.
+- the question word: "who" asks for a person, "where" for a place (by WordNet's kind of
+  the other end's type: a ``keeper``, a ``harbour``; graphmem's ``npc``, ``player`` and
+  ``location``), and a fact whose other end is of that kind counts a little more.
 
 No store call: the walk's facts and the query's vector are all it reads.
 """
@@ -22,16 +23,25 @@ from __future__ import annotations
 import heapq
 import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from graphmem.core.models import Entity, Relationship, entity_aliases
-from graphmem.core.words import STOPWORDS
+from graphmem.core.words import STOPWORDS, type_phrase
+from graphmem.retrieval.graphqa.kinds import asked_kind_fit
+from graphmem.retrieval.graphqa.lexicon import (
+    converse_verbs,
+    derived_words,
+    related_verbs,
+    source_nouns,
+    target_nouns,
+)
+from graphmem.retrieval.graphqa.vocabulary import light_stem
 
-__all__ = ["MATCHED_ENTITIES", "FactMatcher", "fact_sentence", "stem"]
+__all__ = ["MATCHED_ENTITIES", "FactMatcher", "stem"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SUFFIXES = ("ing", "ed", "es", "s")
@@ -74,14 +84,62 @@ def _stems(text: str) -> set[str]:
     return {stem(w) for w in _WORD.findall(text) if w.lower() not in STOPWORDS}
 
 
-def type_phrase(rel_type: str) -> str:
-    """A relationship type as words: ``works_at`` -> ``works at``."""
-    return rel_type.replace("_", " ").strip()
+# How much a word English relates to a type's own words counts, at most (its own count 1).
+_RELATED = 0.8
+# WordNet's weakest relations (a far hypernym, a rare sense: "knead" of work) are left out,
+# as the graph questions leave them out.
+_WEAKEST = 0.45
 
 
-def fact_sentence(rel: Relationship, source: Entity, target: Entity) -> str:
-    """The sentence a fact is shown as: ``Rosalind Hale works at St. Brigid's Infirmary``."""
-    return f"{source.name} {type_phrase(rel.type)} {target.name}"
+# How much an other end of the kind the question word asks for adds ("who": a person).
+_KIND_WEIGHT = 0.15
+
+
+def _kind_fit(question_word: str, entity_type: str) -> float:
+    """How well a fact's other end is what "who" / "where" asks for (0..1).
+
+    By WordNet's kind of the type's last word (:func:`asked_kind_fit`: a ``keeper`` is a
+    person, a ``harbour`` a place); a type WordNet does not know fits when it is one of
+    graphmem's own (``npc``, ``location``).
+    """
+    fit = asked_kind_fit(question_word, entity_type)
+    if fit is None:
+        return 1.0 if entity_type in _ANSWER_TYPES[question_word] else 0.0
+    return fit
+
+
+@lru_cache(maxsize=4096)
+def _type_words(rel_type: str) -> tuple[Mapping[str, float], ...]:
+    """The stems that say a type, with how much each counts: ``(either, target, source)``.
+
+    ``either``: its own words (1) and the verbs English relates to them, of the same
+    relation or naming it from its other end ("answer" and "supervise" of ``reports_to``).
+    ``target`` / ``source``: the nouns of the one at that end ("boss" of ``reports_to``:
+    X's boss is the target of X's fact). Related words count :data:`_RELATED`
+    (:mod:`graphmem.retrieval.graphqa.lexicon`; WordNet's from strength :data:`_WEAKEST`).
+    """
+    phrase = type_phrase(rel_type)
+    own = [w for w in phrase.split() if w not in STOPWORDS]
+    tables: tuple[dict[str, float], ...] = ({}, {}, {})
+
+    def add(at: int, words: Iterable[str], weight: float) -> None:
+        found = tables[at]
+        for word in words:
+            if " " in word:  # a phrase ("look after") says a type only as a whole
+                continue
+            key = stem(word)
+            if key not in STOPWORDS:
+                found[key] = max(found.get(key, 0.0), weight)
+
+    derived = derived_words(own, passive=phrase.endswith(" by"))
+    for at, table in enumerate((derived.verbs, derived.targets, derived.sources)):
+        add(at, (w for w, strength in table.items() if strength >= _WEAKEST), _RELATED)
+    add(0, related_verbs(own, light_stem), _RELATED)
+    add(0, converse_verbs(own, light_stem), _RELATED)
+    add(1, target_nouns(own, light_stem), _RELATED)
+    add(2, source_nouns(own, light_stem), _RELATED)
+    add(0, own, 1.0)
+    return tables
 
 
 class FactMatcher:
@@ -149,8 +207,8 @@ class FactMatcher:
         best = set(heapq.nlargest(limit, named, key=named.__getitem__))
         facts = [r for r in facts if r.source_id in best or r.target_id in best]
         words = [w.lower() for w in _WORD.findall(text or "")]
-        asked = _ANSWER_TYPES.get(words[0]) if words else None
-        asked = asked or next((_ANSWER_TYPES[w] for w in words[:3] if w in _ANSWER_TYPES), None)
+        asking = words[0] if words and words[0] in _ANSWER_TYPES else ""
+        asking = asking or next((w for w in words[:3] if w in _ANSWER_TYPES), "")
         query_stems = _stems(text or "")
         similarity: dict[str, float] = {}
         if vector is not None and self._embed is not None:
@@ -171,7 +229,6 @@ class FactMatcher:
                 }
         out: dict[str, float] = {}
         name_stems = self._name_stems
-        type_stems: dict[str, frozenset[str]] = {}
         for rel in facts:
             source, target = entities.get(rel.source_id), entities.get(rel.target_id)
             if source is None or target is None:
@@ -183,15 +240,16 @@ class FactMatcher:
             rest = query_stems - name_stems(about)
             lexical = 0.0
             if rest:
-                said = type_stems.get(rel.type)
-                if said is None:
-                    said = type_stems[rel.type] = frozenset(_stems(type_phrase(rel.type)))
-                explains = said | name_stems(other) | {stem(other.type)}
-                lexical = len(rest & explains) / len(rest)
+                either, targets, sources = _type_words(rel.type)
+                nouns = targets if other is target else sources  # of the end it asks for
+                ends = name_stems(other) | {stem(other.type)}
+                lexical = sum(
+                    1.0 if w in ends else max(either.get(w, 0.0), nouns.get(w, 0.0)) for w in rest
+                ) / len(rest)
             value = lexical
             if similarity:
                 value = 0.5 * lexical + 0.5 * similarity.get(rel.type, 0.0)
-            if asked is not None and other.type in asked:
-                value += 0.15
+            if asking:
+                value += _KIND_WEIGHT * _kind_fit(asking, other.type)
             out[f"{rel.source_id}|{rel.type}|{rel.target_id}"] = min(1.0, value)
         return out

@@ -14,9 +14,14 @@ from graphmem.core.models import (
     Turn,
     entity_text,
 )
-from graphmem.retrieval.facts import fact_sentence
+from graphmem.core.words import type_phrase
 
-__all__ = ["Read", "materialise"]
+__all__ = ["Read", "fact_sentence", "materialise"]
+
+
+def fact_sentence(rel: Relationship, source: Entity, target: Entity) -> str:
+    """The sentence a fact is shown as: ``Rosalind Hale works at St. Brigid's Infirmary``."""
+    return f"{source.name} {type_phrase(rel.type)} {target.name}"
 
 
 @dataclass

@@ -126,3 +126,55 @@ def test_title_entities_make_each_title_a_page_that_passages_lead_to() -> None:
         assert again.entities == 1 and mem.count_entities() == 2
         with pytest.raises(graphmem.InvalidInput):
             mem.add_documents(docs[:1], title_entities="yes")  # type: ignore[arg-type]
+
+
+def _ranked_facts(question: str, types: dict[str, str], facts: list[tuple[str, str, str]]) -> list:
+    with graphmem.open("memory://", tenant="t", embedder=HashingEmbedder()) as mem:
+        mem.upsert_entities(
+            [Entity(id=i, type=kind, name=i.replace("_", " ").title()) for i, kind in types.items()]
+        )
+        mem.upsert_relationships(
+            [Relationship(source_id=s, target_id=t, type=r) for s, r, t in facts]
+        )
+        found = mem.retrieve(question, k=6)
+        return [r for r in found if r.kind == "relationship"]
+
+
+def test_a_camel_case_type_is_said_in_words() -> None:
+    facts = _ranked_facts(
+        "Which committee does Ada Marsh sit on?",
+        {"ada_marsh": "Member", "finance": "Committee", "reds": "Party"},
+        [("ada_marsh", "SitsOn", "finance"), ("ada_marsh", "memberOf", "reds")],
+    )
+    assert facts[0].source_id == "ada_marsh|SitsOn|finance"
+    assert facts[0].content == "Ada Marsh sits on Finance"
+    assert facts[1].content == "Ada Marsh member of Reds"
+
+
+def test_the_noun_of_a_facts_far_end_finds_it_in_the_right_direction() -> None:
+    # "boss" is no word of either type: English names the one X reports to so (the
+    # target of reportsTo), and the one who supervises (the source of supervises, which
+    # Priya is here: the trench is not her boss).
+    facts = _ranked_facts(
+        "Who is Priya Raman's boss?",
+        {"priya_raman": "Person", "varga": "Person", "trench_one": "Trench"},
+        [("priya_raman", "supervises", "trench_one"), ("priya_raman", "reportsTo", "varga")],
+    )
+    assert facts[0].source_id == "priya_raman|reportsTo|varga"
+    # a verb of the relation names it whichever way it is read
+    facts = _ranked_facts(
+        "Who does Priya Raman answer to?",
+        {"priya_raman": "Person", "varga": "Person", "reds": "Club"},
+        [("priya_raman", "member", "reds"), ("priya_raman", "reportsTo", "varga")],
+    )
+    assert facts[0].source_id == "priya_raman|reportsTo|varga"
+
+
+def test_who_prefers_a_fact_whose_far_end_is_a_person_by_its_type_name() -> None:
+    # Neither type's words are in the question; the keeper is a person, the pen is not.
+    facts = _ranked_facts(
+        "Who has Duchess?",
+        {"duchess": "Elephant", "sam": "Keeper", "pen_four": "Enclosure"},
+        [("duchess", "housed", "pen_four"), ("duchess", "tended", "sam")],
+    )
+    assert facts[0].source_id == "duchess|tended|sam"
