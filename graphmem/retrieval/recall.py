@@ -335,8 +335,7 @@ _STEM = 4
 
 def _stems(words: Sequence[str]) -> frozenset[str]:
     """Content words (three letters or more, stopwords out), lower case, by their first four."""
-    lowered = (w.lower() for w in words)
-    return frozenset(w[:_STEM] for w in lowered if len(w) > 2 and w not in STOPWORDS)
+    return frozenset(w[:_STEM] for w in {w.lower() for w in words if len(w) > 2} - STOPWORDS)
 
 
 def coverage(asked: frozenset[str], messages: Sequence[frozenset[str]]) -> NDArray[np.float64]:
