@@ -18,7 +18,9 @@ signal                    what it measures (0..1 unless said otherwise)
 ``context_vector``        best ``vector`` of the turns next to it
 ``session_text``          best ``text`` in its session: the session talks about it
 ``speaker_named``         the question names the turn's speaker (first or last name, spelling
-                          variants: "Muhammad" for "Muhhamed", "Fahim" for "Fahim Khan")
+                          variants: "Muhammad" for "Muhhamed", "Fahim" for "Fahim Khan"; or
+                          a name only the other of two speakers greets them by, "Hey Kate!"
+                          for Emi: :func:`addressed_names`)
 ``other_named``           the question names a speaker, and not this one
 ``names_named``           the turn writes a name the question gives a speaker ("Hey Kate!"):
                           a greeting matches the name and nothing else
@@ -30,6 +32,11 @@ signal                    what it measures (0..1 unless said otherwise)
 ``first_person``          the share of the message's personal pronouns that are the writer's
                           (I, me, my) against the listener's (you, your); 0.5 with neither:
                           what a person is, likes or did, they say of themselves
+``coverage``              the share of the question's content words the message writes,
+                          each weighted by its rarity among the candidates and compared by
+                          its first four letters ("hobbies" ~ "hobby"); names of the
+                          speakers left out: a message holding the whole question, not
+                          one word of it many times
 ========================  ===================================================================
 
 Candidates are the full-text and vector hits (``turn_candidates`` each, one store call)
@@ -48,7 +55,9 @@ your own.
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -73,6 +82,8 @@ __all__ = [
     "TURN_SIGNALS",
     "TURN_WEIGHTS",
     "TurnPool",
+    "addressed_names",
+    "coverage",
     "first_person",
     "fit_turn_weights",
     "named_speakers",
@@ -162,6 +173,43 @@ def named_speakers(question: str, speakers: Sequence[str]) -> tuple[frozenset[st
     return frozenset(named), words
 
 
+_GREETING = r"(?:hey|hi|hello|thanks|thank you|bye|morning|night)"
+
+
+def addressed_names(question: str, turns: Sequence[Turn]) -> dict[str, str]:
+    """The question's names that no speaker has, but one of two speakers is greeted by.
+
+    In a chat between two people a name one of them greets with ("Hey Kate!", "Thank you
+    Kate") and the other never does is the other's, whatever name the chat stores for
+    them (Emi, who introduces herself as Kate). A capitalised word of the question that
+    names no speaker counts when two or more of ``turns`` greet with it, all written by
+    the same speaker; with more or fewer than two speakers, nothing is read.
+
+    Returns:
+        Each such word (lower case) and the speaker it names.
+
+    >>> from datetime import UTC, datetime
+    >>> said = [("elise", "Hey Kate!"), ("Emi", "Hi Emily"), ("elise", "Thanks Kate, see you")]
+    >>> turns = [Turn(session_id="s", role="user", speaker=s, content=c) for s, c in said]
+    >>> addressed_names("What are Kate's hobbies?", turns)
+    {'kate': 'Emi'}
+    """
+    speakers = sorted({t.speaker for t in turns if t.speaker})
+    if len(speakers) != 2:
+        return {}
+    _named, naming = named_speakers(question, speakers)
+    out: dict[str, str] = {}
+    for word in dict.fromkeys(_WORD.findall(question)):
+        low = word.lower()
+        if not word[0].isupper() or len(word) < 3 or low in STOPWORDS or low in naming:
+            continue
+        greeted = re.compile(rf"\b(?i:{_GREETING}),?\s+{re.escape(word)}\b")
+        greeters = [t.speaker for t in turns if t.speaker and greeted.search(t.content)]
+        if len(greeters) >= 2 and len(set(greeters)) == 1:
+            out[low] = next(s for s in speakers if s != greeters[0])
+    return out
+
+
 _SENTENCE_END = re.compile(r"[.!?](?=\s+\S)")
 
 
@@ -247,6 +295,9 @@ def turn_pool(
             session_best[session] = max(session_best.get(session, 0.0), value)
     speakers = sorted({t.speaker for t in fetched if t.speaker})
     named, name_words = named_speakers(question, speakers) if question else (frozenset(), set())
+    addressed = addressed_names(question, fetched) if question else {}
+    if addressed:
+        named, name_words = named | frozenset(addressed.values()), name_words | set(addressed)
     names = (
         re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(name_words))) + r")\b", re.I)
         if name_words
@@ -254,7 +305,8 @@ def turn_pool(
     )
     when: TimeQuery = read_time(question, now) if question else TimeQuery()
     facts = [_facts(t.content) for t in pooled]
-    words = np.array([count for count, _asks, _first in facts], dtype=np.float64)
+    asked = _stems(_WORD.findall(question or "")) - {w[:_STEM] for w in name_words}
+    words = np.array([f[0] for f in facts], dtype=np.float64)
     matrix = np.column_stack(
         (
             text_col,
@@ -269,12 +321,41 @@ def turn_pool(
             [1.0 if names is not None and names.search(t.content) else 0.0 for t in pooled],
             np.minimum(words, 10.0) / 10.0,
             (words <= 3).astype(np.float64),
-            [1.0 if asks else 0.0 for _count, asks, _first in facts],
+            [1.0 if f[1] else 0.0 for f in facts],
             [when.match(t.created_at) for t in pooled] if when else np.zeros(len(ids)),
-            [first for _count, _asks, first in facts],
+            [f[2] for f in facts],
+            coverage(asked, [f[3] for f in facts]),
         )
     )
     return TurnPool(ids, matrix, turns, named)
+
+
+_STEM = 4
+
+
+def _stems(words: Sequence[str]) -> frozenset[str]:
+    """Content words (three letters or more, stopwords out), lower case, by their first four."""
+    return frozenset(w[:_STEM] for w in {w.lower() for w in words if len(w) > 2} - STOPWORDS)
+
+
+def coverage(asked: frozenset[str], messages: Sequence[frozenset[str]]) -> NDArray[np.float64]:
+    """Each message's share of the asked words, weighted by their rarity among the messages.
+
+    A word's weight is ``ln(1 + n / (1 + df))`` over the ``n`` messages, ``df`` of which
+    hold it; a word no message holds still counts in the whole. Words are compared as
+    :func:`_stems` gives them (the first four letters of each content word).
+
+    >>> asked = frozenset({"hobb", "kate"})
+    >>> coverage(asked, [frozenset({"hobb"}), frozenset({"kate", "hobb"}), frozenset()]).round(2)
+    array([0.43, 1.  , 0.  ])
+    """
+    if not asked or not messages:
+        return np.zeros(len(messages))
+    held = Counter(w for words in messages for w in words & asked)
+    n = len(messages)
+    weight = {w: math.log(1 + n / (1 + held[w])) for w in asked}
+    whole = sum(weight.values())
+    return np.array([sum(weight[w] for w in words & asked) / whole for words in messages])
 
 
 def _cases(words: str) -> frozenset[str]:
@@ -305,10 +386,10 @@ def first_person(words: Sequence[str]) -> float:
 
 
 @lru_cache(maxsize=50_000)
-def _facts(content: str) -> tuple[int, bool, float]:
-    """What a message's text says of itself: word count, only asks, :func:`first_person`."""
+def _facts(content: str) -> tuple[int, bool, float, frozenset[str]]:
+    """What a message says of itself: word count, only asks, first person, coverage words."""
     words = _WORD.findall(content)
-    return len(words), _only_asks(content), first_person(words)
+    return len(words), _only_asks(content), first_person(words), _stems(words)
 
 
 def _weight_vector(

@@ -27,28 +27,30 @@ TURN_SIGNALS: tuple[str, ...] = (
     "asks",
     "when",
     "first_person",
+    "coverage",
 )
 """The signals of a candidate turn, in the order of the columns of a
 :class:`~graphmem.retrieval.recall.TurnPool` matrix."""
 
-TEXT_SIDE = frozenset({"text", "text_reciprocal", "context_text", "session_text"})
+TEXT_SIDE = frozenset({"text", "text_reciprocal", "context_text", "session_text", "coverage"})
 VECTOR_SIDE = frozenset({"vector", "vector_reciprocal", "context_vector"})
 
 TURN_WEIGHTS: Mapping[str, float] = {
-    "text": 1.92,
+    "text": 0.93,
     "vector": 0.71,
-    "text_reciprocal": 0.39,
-    "vector_reciprocal": 1.48,
-    "context_text": 0.5,
-    "context_vector": 0.76,
-    "session_text": 1.91,
-    "speaker_named": 1.41,
-    "other_named": -1.41,
-    "names_named": -1.23,
-    "words": 1.1,
-    "short": -0.32,
-    "asks": -1.0,
-    "when": 1.81,
-    "first_person": 1.7,
+    "text_reciprocal": 0.16,
+    "vector_reciprocal": 1.5,
+    "context_text": 0.43,
+    "context_vector": 0.68,
+    "session_text": 1.7,
+    "speaker_named": 1.66,
+    "other_named": -1.66,
+    "names_named": -0.83,
+    "words": 0.72,
+    "short": -0.29,
+    "asks": -0.86,
+    "when": 1.78,
+    "first_person": 1.57,
+    "coverage": 2.16,
 }
 """The fitted weights (see the module docstring and docs/retrieval.md)."""

@@ -303,3 +303,85 @@ def test_what_the_named_speaker_says_of_themselves_ranks_above_what_they_say_of_
     assert "first_person" not in found[1].signals  # 0: it speaks of "you" only
     blind = mem.retrieve(question, k=2, turn_weights={**TURN_WEIGHTS, "first_person": 0.0})
     assert blind[0].source_id == ids["You like to cook risotto on weekends"]
+
+
+def test_coverage_weighs_a_rare_word_of_the_question_by_its_rarity_among_the_candidates() -> None:
+    from graphmem.retrieval.recall import coverage
+
+    asked = frozenset({"hobb", "wint"})
+    # "wint" is in two of the three messages, "hobb" in one: the rare word weighs more
+    shares = coverage(asked, [frozenset({"hobb"}), frozenset({"wint"}), frozenset({"wint"})])
+    assert shares[0] > 0.5 > shares[1] == shares[2] > 0
+    assert coverage(frozenset(), [frozenset({"wint"})]).tolist() == [0.0]
+
+
+def test_a_message_holding_more_of_the_question_ranks_above_one_repeating_a_word_of_it(
+    mem: Memory,
+) -> None:
+    # The second message says "Aspen" four times and nothing else the question asks; the
+    # third holds "hobby", "picked" and "winter" ("hobbies", "pick": compared by the
+    # first four letters) in a long message.
+    aspen = "Aspen, Aspen, Aspen: I miss Aspen so much, it was lovely"
+    hobby = (
+        "After a lot of thinking about my free evenings I picked up a new hobby: knitting,"
+        " which I do every winter when it is too cold to go out"
+    )
+    lines = [
+        ("s1", "Elise", "How was your day today?"),
+        ("s1", "Kate", aspen),
+        ("s2", "Kate", hobby),
+        ("s2", "Elise", "That sounds like so much fun, enjoy it"),
+    ]
+    ids = {}
+    for n, (session, speaker, text) in enumerate(lines):
+        when = DAY0 + timedelta(days=n)
+        turn = mem.conversation(session).append("user", text, speaker=speaker, created_at=when)
+        ids[text] = turn.id
+    question = "Which hobbies did Kate pick up for the winter in Aspen?"
+    found = mem.retrieve(question, k=2)
+    assert [r.source_id for r in found] == [ids[hobby], ids[aspen]]
+    assert (found[0].signals["coverage"], found[1].signals["coverage"]) == (0.75, 0.25)
+    blind = mem.retrieve(question, k=2, turn_weights={**TURN_WEIGHTS, "coverage": 0.0})
+    assert [r.source_id for r in blind] == [ids[aspen], ids[hobby]]
+
+
+def test_a_name_one_speaker_greets_the_other_with_names_that_speaker(mem: Memory) -> None:
+    # The chat stores her as "Emi"; Elise calls her Kate. The question asks about Kate.
+    lines = [
+        ("s1", "Elise", "Hey Kate! How was your weekend?"),
+        ("s1", "Emi", "I like to cook risotto on weekends"),
+        ("s2", "Elise", "Thanks Kate, I like to cook too, I like to cook pasta every day"),
+        ("s2", "Emi", "Pasta is lovely"),
+    ]
+    ids = {}
+    for n, (session, speaker, text) in enumerate(lines):
+        when = DAY0 + timedelta(days=n)
+        turn = mem.conversation(session).append("user", text, speaker=speaker, created_at=when)
+        ids[text] = turn.id
+    found = mem.retrieve("What does Kate like to cook?", k=2)
+    assert found[0].source_id == ids["I like to cook risotto on weekends"]
+    assert found[0].signals["speaker_named"] == 1.0
+    assert found[1].signals["other_named"] == 1.0  # Elise's, though it says "Kate"
+    # a name nobody greets with, or that both greet with, names nobody
+    assert "speaker_named" not in mem.retrieve("What does Anna like to cook?", k=1)[0].signals
+
+
+def test_addressed_names_needs_two_greetings_by_one_of_two_speakers() -> None:
+    from graphmem.core.models import Turn
+    from graphmem.retrieval.recall import addressed_names
+
+    def turns(*said: tuple[str, str]) -> list[Turn]:
+        return [Turn(session_id="s", role="user", speaker=s, content=c) for s, c in said]
+
+    question = "Where does Kate work?"
+    greeted = turns(("Elise", "Hi Kate"), ("Emi", "Hello!"), ("Elise", "thank you Kate!"))
+    assert addressed_names(question, greeted) == {"kate": "Emi"}
+    assert addressed_names(question, greeted[:2]) == {}  # one greeting
+    both = turns(("Elise", "Hi Kate"), ("Emi", "Hi Kate"), ("Elise", "Bye Kate"))
+    assert addressed_names(question, both) == {}
+    three = [*greeted, *turns(("Ann", "Hey all"))]
+    assert addressed_names(question, three) == {}
+    # a speaker's own name is not an alias; "Kate" mentioned, not greeted, is not one
+    assert addressed_names("Where does Elise work?", greeted) == {}
+    told = turns(("Elise", "I met Kate"), ("Emi", "Nice"), ("Elise", "Kate is kind"))
+    assert addressed_names(question, told) == {}
