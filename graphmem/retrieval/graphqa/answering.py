@@ -286,7 +286,10 @@ class GraphQA:
         for path, weight in zip(paths, weights, strict=True):
             if walks >= self.settings.max_walks or len(answers) >= k:
                 break
-            if best is not None and path.score < best.score - self.settings.margin:
+            # the margin counts from the first walk that reached anything, of the kind
+            # asked for or not: a path far below it answers another question
+            anchor = best if best is not None else unfit[0] if unfit is not None else None
+            if anchor is not None and path.score < anchor.score - self.settings.margin:
                 break
             if path.parts.get("direction", 0.0) < 0:
                 continue  # against the way the question's words walk it

@@ -382,7 +382,13 @@ class Planner:
             for t, name in enumerate(vocab.types.names):
                 if name in vocab.described and names_asked_kind(asker, name):
                     focus_types[t] = 1.0
-        cue = read_cue(tokens, question, first, last, matches, vocab)
+        # the types the topic's kind takes both ways read their way from the words too
+        two_way = {
+            relation
+            for entity_type, relation in vocab.out
+            if entity_type in topic_types and (entity_type, relation) in vocab.into
+        }
+        cue = read_cue(tokens, question, first, last, matches, vocab, two_way)
         times = np.ones(n_rel)
         for r in range(n_rel):
             spots = [
@@ -484,6 +490,13 @@ class Planner:
                 chosen.append(int(r))
         type_column = vocab.types.index
         mention = math.log(1 + reading.mention_length)
+        # "X's *captain*" starts with what "captain" names, when the topic has such a fact;
+        # when it has none ("Old Finch's captain": a pirate of a crew whose ship has one),
+        # the noun restricts nothing and the walk may reach it further on
+        attached = reading.attached.any() and any(
+            self._opens(start, first, vocab, names[int(r)])
+            for r in np.flatnonzero(reading.attached)
+        )
         out: list[PlannedPath] = []
         # Beam search: the best ``beam`` paths of each length are extended by one step.
         Partial = tuple[tuple[tuple[int, StepDirection], ...], dict[str, float], float]
@@ -498,7 +511,7 @@ class Planner:
                             share = min(share, vocab.after(named, names[relation], way))
                         if share < settings.min_step_share:
                             continue
-                        if not steps and reading.attached.any() and not reading.attached[relation]:
+                        if not steps and attached and not reading.attached[relation]:
                             continue  # "X's husband" starts with what "husband" names
                         if not steps and first is not None:
                             # the topic's own facts say how a walk can start
@@ -528,6 +541,24 @@ class Planner:
             if not frontier:
                 break
         return out
+
+    def _opens(
+        self,
+        start: Mapping[str, float],
+        first: Mapping[tuple[str, str], float] | None,
+        vocab: _Vocabulary,
+        name: str,
+    ) -> bool:
+        """Whether a walk from ``start`` can take ``name`` as its first step."""
+        for way, share, _following in vocab.steps(start, name):
+            if share < self.settings.min_step_share:
+                continue
+            if first is None:
+                return True
+            ways = ("out", "in") if way == "both" else (way,)
+            if any(first.get((name, w), 0.0) > 0 for w in ways):
+                return True
+        return False
 
     def _score(
         self,
