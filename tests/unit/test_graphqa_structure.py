@@ -89,3 +89,16 @@ def test_the_margin_holds_while_only_answers_of_another_kind_were_reached() -> N
         # nothing of "wrote"
         wide = mem.ask(question, semantic=False, settings=GraphQASettings(min_evidence=0.0))
         assert wide.abstained and "'wrote'" in wide.reason
+
+
+def test_a_question_word_inside_a_name_asks_nothing() -> None:
+    # "Who Knows Inn is in which harbour?": the question asks with "which", not with the
+    # "who" of the inn's name (a person would be asked for, and the harbour answered unsurely)
+    with _world(
+        "inns",
+        [("inn", "inn", "Who Knows Inn"), ("lune", "harbour", "Port Lune")],
+        [("inn", "located_in", "lune")],
+    ) as mem:
+        answers = mem.ask("Who Knows Inn is in which harbour?", semantic=False)
+        assert [a.entity.id for a in answers] == ["lune"], answers.reason
+        assert answers.confidence > GraphQASettings().unfit

@@ -45,6 +45,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     PathStep,
     PlannedPath,
     light_stem,
+    question_word_at,
 )
 from graphmem.retrieval.graphqa.walking import Reached, walk
 from graphmem.retrieval.linking import EntityLinker, Linking, Mention
@@ -281,7 +282,8 @@ class GraphQA:
         # "who" asks for a person (or a group), "where" for a place: a walk whose every
         # answer is of a kind WordNet knows as neither answers another question, unless
         # no walk reaches one (then answered, less surely)
-        asker = kind_word([t.text for t in plan.tokens], _QUESTION_WORDS)
+        asking = question_word_at([t.text for t in plan.tokens], plan.named)
+        asker = kind_word(plan.tokens[asking].text) if asking is not None else ""
         unfit: tuple[PlannedPath, float, Reached] | None = None
         for path, weight in zip(paths, weights, strict=True):
             if walks >= self.settings.max_walks or len(answers) >= k:
@@ -380,7 +382,7 @@ class GraphQA:
         if unfitting:
             confidence = round(confidence * self.settings.unfit, 4)
         said = ", ".join(repr(w) for w in unexplained)
-        measure = _measure_asked(plan.tokens)
+        measure = _measure_asked(plan.tokens, asking)
         if measure and (
             measure_fit(plan, best, measure) < self.settings.explained_floor
             or (unfitting and asker == "when")

@@ -36,6 +36,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     PlannedPath,
     StepDirection,
     light_stem,
+    question_word_at,
 )
 
 __all__ = ["Planner"]
@@ -280,7 +281,8 @@ class Planner:
             stray += 1.0 - min(1.0, said)
         first, last = inside[0], inside[-1]
         outside = [i for i in range(len(tokens)) if i < first or i > last]
-        asking = next((i for i in outside if tokens[i].text in _QUESTION_WORDS), None)
+        names = {*inside, *(i for mention in others for i in mention)}
+        asking = question_word_at([t.text for t in tokens], names)
         # The words the question asks with: what "who"/"where"/"when" ask for, "how many",
         # or the first content word after "which"/"what" (past "is", "the", ...).
         focus: list[tuple[int, str, bool]] = []  # (position, word, asked for by a question word)

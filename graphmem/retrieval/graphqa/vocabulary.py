@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -206,6 +206,19 @@ def light_stem(word: str) -> str:
     if len(stem) >= 4 and stem[-1] == stem[-2] and stem[-1] not in "aeioulsz":
         stem = stem[:-1]
     return stem
+
+
+def question_word_at(words: Sequence[str], skip: Container[int] = ()) -> int | None:
+    """Where the question's first question word ("who", "which", "how", ...) is, if any.
+
+    The one way the planner (what is asked for), the kind checks ("who" asks for a
+    person) and the measure checks ("when", "how many") find it. ``skip``: the positions
+    of words inside names (a film called "Who Framed Roger Rabbit" asks nothing).
+
+    >>> question_word_at(["in", "which", "town", "is", "who", "knows", "inn"], skip=(4, 5, 6))
+    1
+    """
+    return next((i for i, w in enumerate(words) if w in _QUESTION_WORDS and i not in skip), None)
 
 
 def _type_words(name: str) -> list[str]:
