@@ -102,3 +102,43 @@ def test_a_question_word_inside_a_name_asks_nothing() -> None:
         answers = mem.ask("Who Knows Inn is in which harbour?", semantic=False)
         assert [a.entity.id for a in answers] == ["lune"], answers.reason
         assert answers.confidence > GraphQASettings().unfit
+
+
+def test_a_noun_of_the_topic_naming_no_kind_and_a_type_it_lacks_is_no_answer() -> None:
+    # "Lyra's *rival*": Lyra has no ``rivals`` fact (her guild has); the noun names no
+    # kind of entity, so the question asks what the graph does not hold of her
+    with _world(
+        "guilds",
+        [
+            ("lyra", "character", "Lyra Voss"),
+            ("ravens", "guild", "The Ravens"),
+            ("owls", "guild", "The Owls"),
+        ],
+        [("lyra", "member_of", "ravens"), ("ravens", "rivals", "owls")],
+    ) as mem:
+        question = "Who is Lyra Voss's rival?"
+        answers = mem.ask(question, semantic=False)
+        assert answers.abstained and "can start a walk" in answers.reason, answers
+        assert mem._retrieval().answerer(False, None).plan(question) == []  # not even planned
+        assert _top(mem, "Who is the rival of The Ravens?") == ["owls"]
+
+
+def test_a_type_said_to_hold_both_ways_keeps_both_ways_across_two_kinds() -> None:
+    # ``married_to`` joins reporters and editors, an editor at either end: "married" says
+    # it holds both ways, so no way is read from the words
+    with _world(
+        "newsroom",
+        [
+            ("greta", "editor", "Greta Vossberg"),
+            ("paul", "reporter", "Paul Kessler"),
+            ("ida", "editor", "Ida Lund"),
+            ("tom", "reporter", "Tom Hale"),
+            ("eve", "reporter", "Eve Marsh"),
+        ],
+        [
+            ("paul", "married_to", "greta"),
+            ("ida", "married_to", "tom"),
+            ("eve", "married_to", "paul"),
+        ],
+    ) as mem:
+        assert _top(mem, "Who is Greta Vossberg married to?") == ["paul"]

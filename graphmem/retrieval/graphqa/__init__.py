@@ -17,7 +17,9 @@ question is matched against their names and the descriptions a user attached to 
    "together", "co-", "else", ...), or names one type in two places along with the kind
    of entity the walk comes back to ("the films written by the writer of X"). A "grand"
    kin noun is its kin noun twice ("grandchildren"); the noun the topic's name is
-   attached to ("X's *husband*", "the *mother* of X") names the first step and its way.
+   attached to ("X's *husband*", "the *mother* of X") names the first step and its way
+   (unless the topic has no fact of what it names: then any first step). The question
+   word is the first outside the names (one reading for the plan and the checks).
 3. **Match.** Each word against each relationship type's vocabulary (the words of its name
    and description; a word most types share counts little): 1 when their light stems
    agree ("directed" / "director", "starred" / "stars"), otherwise, given an embedder, by
@@ -35,7 +37,8 @@ question is matched against their names and the descriptions a user attached to 
    (or its last type, walked forwards: a type's words describe its targets) fit the
    focus, a cost for ending at a described type that is not what is asked, and how many
    facts can take each step. A type joining one kind to itself that holds both ways
-   (``married_to``, ``allied_with``) may be walked both ways at no cost.
+   (``married_to``, ``allied_with``) may be walked both ways at no cost. The way of a
+   type the topic's own kind stands at both ends of is read from the words as well.
 5. **Walk.** The best paths, one :meth:`GraphStore.expand` call per step for the whole
    frontier, until one reaches an entity (and more while fewer than ``k`` are found).
    A walk never comes back to the topic. A path with a step nothing in the question asks

@@ -28,6 +28,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _NOT_RELATED,
     _PHRASE_LIGHT,
     _QUESTION_WORDS,
+    _RECIPROCAL_WORDS,
     _SHARED_WORDS,
     Ambiguity,
     Embed,
@@ -35,6 +36,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     PathStep,
     PlannedPath,
     StepDirection,
+    _type_words,
     light_stem,
     question_word_at,
 )
@@ -87,6 +89,8 @@ class _Reading:
     noun_at: int | None = None
     # the first and last position of the topic's mention
     span: tuple[int, int] = (0, -1)
+    # how well the noun the topic is attached to names a kind of entity ("X's *film*")
+    noun_kind: float = 0.0
 
 
 @dataclass
@@ -384,11 +388,16 @@ class Planner:
             for t, name in enumerate(vocab.types.names):
                 if name in vocab.described and names_asked_kind(asker, name):
                     focus_types[t] = 1.0
-        # the types the topic's kind takes both ways read their way from the words too
+        # the types the topic's kind takes both ways read their way from the words too,
+        # unless they hold both ways by their words ("married", "allied with")
+        reciprocal = {light_stem(w) for w in _RECIPROCAL_WORDS}
         two_way = {
             relation
             for entity_type, relation in vocab.out
-            if entity_type in topic_types and (entity_type, relation) in vocab.into
+            if entity_type in topic_types
+            and (entity_type, relation) in vocab.into
+            and _type_words(relation)[-1:] != ["with"]
+            and not reciprocal & set(vocab.name_stems.get(relation, ()))
         }
         cue = read_cue(tokens, question, first, last, matches, vocab, two_way)
         times = np.ones(n_rel)
@@ -427,6 +436,11 @@ class Planner:
             attached=attached,
             noun_at=noun,
             span=(first, last),
+            noun_kind=(
+                float(matches[tokens[noun].text][n_rel:].max(initial=0.0))
+                if noun is not None
+                else 0.0
+            ),
         )
 
     def _touches(
@@ -492,12 +506,16 @@ class Planner:
                 chosen.append(int(r))
         type_column = vocab.types.index
         mention = math.log(1 + reading.mention_length)
-        # "X's *captain*" starts with what "captain" names, when the topic has such a fact;
-        # when it has none ("Old Finch's captain": a pirate of a crew whose ship has one),
-        # the noun restricts nothing and the walk may reach it further on
-        attached = reading.attached.any() and any(
-            self._opens(start, first, vocab, names[int(r)])
-            for r in np.flatnonzero(reading.attached)
+        # "X's *husband*" starts with what "husband" names; when the topic has no such
+        # fact, the question asks what the graph does not hold ("the Duke's *favourite*
+        # dish"), unless the noun names a kind of entity too: "Noor's *film*" (the film
+        # she acts in) restricts no first step, and the walk may reach it further on
+        attached = reading.attached.any() and (
+            reading.noun_kind < settings.explained_floor / 2
+            or any(
+                self._opens(start, first, vocab, names[int(r)])
+                for r in np.flatnonzero(reading.attached)
+            )
         )
         out: list[PlannedPath] = []
         # Beam search: the best ``beam`` paths of each length are extended by one step.

@@ -343,7 +343,8 @@ class GraphQASettings:
         max_walks: At most this many paths are walked for one question.
         margin: While fewer than ``k`` answers are found, the next paths are walked too,
             if their score is within this much of the first path that reached an answer
-            (their answers follow, with lower scores).
+            (their answers follow, with lower scores); while only answers of another
+            kind than the question word asks for were reached, from that first walk.
         max_frontier: A walk keeps at most this many entities per step (the best supported).
         topic_sample: The first step of a path must be a type the topic's own facts have,
             when the linked entities have fewer neighbours than this in all (one
