@@ -18,7 +18,8 @@ question is matched against their names and the descriptions a user attached to 
    of entity the walk comes back to ("the films written by the writer of X"). A "grand"
    kin noun is its kin noun twice ("grandchildren"); the noun the topic's name is
    attached to ("X's *husband*", "the *mother* of X") names the first step and its way
-   (unless the topic has no fact of what it names: then any first step). The question
+   (unless the topic has no fact of what it names and the noun names a kind of entity
+   too, "X's *film*": then any first step). The question
    word is the first outside the names (one reading for the plan and the checks).
 3. **Match.** Each word against each relationship type's vocabulary (the words of its name
    and description; a word most types share counts little): 1 when their light stems
@@ -38,7 +39,8 @@ question is matched against their names and the descriptions a user attached to 
    focus, a cost for ending at a described type that is not what is asked, and how many
    facts can take each step. A type joining one kind to itself that holds both ways
    (``married_to``, ``allied_with``) may be walked both ways at no cost. The way of a
-   type the topic's own kind stands at both ends of is read from the words as well.
+   type the topic's own kind stands at both ends of is read from the words as well,
+   unless its words say it holds both ways.
 5. **Walk.** The best paths, one :meth:`GraphStore.expand` call per step for the whole
    frontier, until one reaches an entity (and more while fewer than ``k`` are found).
    A walk never comes back to the topic. A path with a step nothing in the question asks
