@@ -38,9 +38,7 @@ question is matched against their names and the descriptions a user attached to 
    (or its last type, walked forwards: a type's words describe its targets) fit the
    focus, a cost for ending at a described type that is not what is asked, and how many
    facts can take each step. A type joining one kind to itself that holds both ways
-   (``married_to``, ``allied_with``) may be walked both ways at no cost. The way of a
-   type the topic's own kind stands at both ends of is read from the words as well,
-   unless its words say it holds both ways.
+   (``married_to``, ``allied_with``) may be walked both ways at no cost.
 5. **Walk.** The best paths, one :meth:`GraphStore.expand` call per step for the whole
    frontier, until one reaches an entity (and more while fewer than ``k`` are found).
    A walk never comes back to the topic. A path with a step nothing in the question asks

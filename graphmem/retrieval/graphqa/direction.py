@@ -6,7 +6,7 @@ report to?" against "who reports to X?", "X's *mentor*" against "the one X mento
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -109,13 +109,8 @@ def read_cue(
     last: int,
     matches: Mapping[str, np.ndarray],
     vocab: _Vocabulary,
-    two_way: Collection[str] = (),
 ) -> np.ndarray:
     """The way the question walks each type that joins one kind to itself (see _Reading).
-
-    And each type of ``two_way``: those the topic's own kind takes both ways (an
-    executive who reports to one executive and whom a producer reports to): what its
-    words say decides the way as it does for a type joining one kind to itself.
 
     Read from where the word naming the type stands against the topic's mention (the
     nearest such word outside it). As a verb: the topic before it is its subject ("who
@@ -138,7 +133,7 @@ def read_cue(
     n = len(tokens)
     attached = _attached_noun(tokens, text, first, last)
     for r, name in enumerate(names):
-        if name not in vocab.reflexive and name not in two_way:
+        if name not in vocab.reflexive:
             continue
         stems = vocab.name_stems.get(name, ())
         sources = vocab.source_keys.get(name, frozenset())

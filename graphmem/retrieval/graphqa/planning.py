@@ -28,7 +28,6 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _NOT_RELATED,
     _PHRASE_LIGHT,
     _QUESTION_WORDS,
-    _RECIPROCAL_WORDS,
     _SHARED_WORDS,
     Ambiguity,
     Embed,
@@ -36,7 +35,6 @@ from graphmem.retrieval.graphqa.vocabulary import (
     PathStep,
     PlannedPath,
     StepDirection,
-    _type_words,
     light_stem,
     question_word_at,
 )
@@ -388,18 +386,7 @@ class Planner:
             for t, name in enumerate(vocab.types.names):
                 if name in vocab.described and names_asked_kind(asker, name):
                     focus_types[t] = 1.0
-        # the types the topic's kind takes both ways read their way from the words too,
-        # unless they hold both ways by their words ("married", "allied with")
-        reciprocal = {light_stem(w) for w in _RECIPROCAL_WORDS}
-        two_way = {
-            relation
-            for entity_type, relation in vocab.out
-            if entity_type in topic_types
-            and (entity_type, relation) in vocab.into
-            and _type_words(relation)[-1:] != ["with"]
-            and not reciprocal & set(vocab.name_stems.get(relation, ()))
-        }
-        cue = read_cue(tokens, question, first, last, matches, vocab, two_way)
+        cue = read_cue(tokens, question, first, last, matches, vocab)
         times = np.ones(n_rel)
         for r in range(n_rel):
             spots = [
