@@ -300,37 +300,43 @@ class EntityLinker:
                 last_end = end
                 # a part beside a whole name or alias of the same entity is one mention
                 # with it ("Danny Hartley" of Daniel Hartley, alias Danny: not also every
-                # Hartley)
+                # Hartley), and so are two parts side by side ("Commander Okoye")
                 whole = next(
                     (
-                        i
+                        (i, joined)
                         for i, m in enumerate(out)
-                        if (lowered[m.end : start] == " " or lowered[end : m.start] == " ")
-                        and set(m.ids) & set(ids)
+                        if (joined := _beside(m, start, end, ids, lowered)) is not None
                     ),
                     None,
                 )
                 if whole is not None:
-                    m = out[whole]
-                    a, b = min(m.start, start), max(m.end, end)
-                    shared = tuple(sorted(set(m.ids) & set(ids)))
-                    out[whole] = Mention(a, b, shared, True, lowered[a:b])
+                    out[whole[0]] = whole[1]
                     continue
-                before = found[-1] if found else None
-                if (
-                    before is not None
-                    and lowered[before.end : start] == " "
-                    and set(before.ids) & set(ids)
-                ):
-                    shared = tuple(sorted(set(before.ids) & set(ids)))
-                    found[-1] = Mention(
-                        before.start, end, shared, False, lowered[before.start : end]
-                    )
+                joined = _beside(found[-1], start, end, ids, lowered) if found else None
+                if joined is not None:
+                    found[-1] = joined
                     continue
                 found.append(Mention(start, end, ids, False, lowered[start:end]))
             out.extend(found)
         out.sort(key=lambda m: m.start)
         return out
+
+
+def _beside(
+    mention: Mention, start: int, end: int, ids: tuple[str, ...], lowered: str
+) -> Mention | None:
+    """``mention`` and the name part at ``start:end`` as one mention, or None.
+
+    One when a single space parts them (either side) and they name an entity in common:
+    the mention then names only the entities both name, and is exact when ``mention`` is.
+    """
+    if lowered[mention.end : start] != " " and lowered[end : mention.start] != " ":
+        return None
+    shared = tuple(sorted(set(mention.ids) & set(ids)))
+    if not shared:
+        return None
+    a, b = min(mention.start, start), max(mention.end, end)
+    return Mention(a, b, shared, mention.exact, lowered[a:b])
 
 
 def _whole_words(automaton: _Automaton, lowered: str) -> list[tuple[int, int, tuple[str, ...]]]:

@@ -17,7 +17,10 @@ question is matched against their names and the descriptions a user attached to 
    "together", "co-", "else", ...), or names one type in two places along with the kind
    of entity the walk comes back to ("the films written by the writer of X"). A "grand"
    kin noun is its kin noun twice ("grandchildren"); the noun the topic's name is
-   attached to ("X's *husband*", "the *mother* of X") names the first step and its way.
+   attached to ("X's *husband*", "the *mother* of X") names the first step and its way
+   (unless the topic has no fact of what it names and the noun names a kind of entity
+   too, "X's *film*": then any first step). The question
+   word is the first outside the names (one reading for the plan and the checks).
 3. **Match.** Each word against each relationship type's vocabulary (the words of its name
    and description; a word most types share counts little): 1 when their light stems
    agree ("directed" / "director", "starred" / "stars"), otherwise, given an embedder, by

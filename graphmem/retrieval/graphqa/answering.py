@@ -45,6 +45,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     PathStep,
     PlannedPath,
     light_stem,
+    question_word_at,
 )
 from graphmem.retrieval.graphqa.walking import Reached, walk
 from graphmem.retrieval.linking import EntityLinker, Linking, Mention
@@ -281,12 +282,16 @@ class GraphQA:
         # "who" asks for a person (or a group), "where" for a place: a walk whose every
         # answer is of a kind WordNet knows as neither answers another question, unless
         # no walk reaches one (then answered, less surely)
-        asker = kind_word([t.text for t in plan.tokens], _QUESTION_WORDS)
+        asking = question_word_at([t.text for t in plan.tokens], plan.named)
+        asker = kind_word(plan.tokens[asking].text) if asking is not None else ""
         unfit: tuple[PlannedPath, float, Reached] | None = None
         for path, weight in zip(paths, weights, strict=True):
             if walks >= self.settings.max_walks or len(answers) >= k:
                 break
-            if best is not None and path.score < best.score - self.settings.margin:
+            # the margin counts from the first walk that reached anything, of the kind
+            # asked for or not: a path far below it answers another question
+            anchor = best if best is not None else unfit[0] if unfit is not None else None
+            if anchor is not None and path.score < anchor.score - self.settings.margin:
                 break
             if path.parts.get("direction", 0.0) < 0:
                 continue  # against the way the question's words walk it
@@ -377,7 +382,7 @@ class GraphQA:
         if unfitting:
             confidence = round(confidence * self.settings.unfit, 4)
         said = ", ".join(repr(w) for w in unexplained)
-        measure = _measure_asked(plan.tokens)
+        measure = _measure_asked(plan.tokens, asking)
         if measure and (
             measure_fit(plan, best, measure) < self.settings.explained_floor
             or (unfitting and asker == "when")

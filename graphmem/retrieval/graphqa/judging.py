@@ -43,20 +43,21 @@ _HOLDING = frozenset(
 __all__ = ["kind_asked", "kind_fit", "measure_fit", "question_coverage", "unasked_step"]
 
 
-def _measure_asked(tokens: Sequence[_Token]) -> str:
-    """What the question's first question word asks for when it is a time or a number.
+def _measure_asked(tokens: Sequence[_Token], at: int | None) -> str:
+    """What the question word at ``at`` asks for when it is a time or a number.
 
-    >>> _measure_asked([_Token(0, 4, "when"), _Token(5, 9, "does")])
+    ``at``: the question's first question word (:func:`.vocabulary.question_word_at`).
+
+    >>> _measure_asked([_Token(0, 4, "when"), _Token(5, 9, "does")], 0)
     'a time'
     """
-    for i, token in enumerate(tokens):
-        if token.text in _QUESTION_WORDS:
-            following = tokens[i + 1].text if i + 1 < len(tokens) else ""
-            if token.text == "when":
-                return "a time"
-            if token.text == "how" and following in ("many", "much"):
-                return "a number"
-            return ""
+    if at is None:
+        return ""
+    following = tokens[at + 1].text if at + 1 < len(tokens) else ""
+    if tokens[at].text == "when":
+        return "a time"
+    if tokens[at].text == "how" and following in ("many", "much"):
+        return "a number"
     return ""
 
 

@@ -11,7 +11,7 @@ know is judged by nothing: :func:`asked_kind_fit` is None.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping
 from functools import cache, lru_cache
 
 from graphmem.retrieval.graphqa.relwords import _NOUN_RULES, data_lines
@@ -78,16 +78,16 @@ def _last_word(entity_type: str) -> str | None:
     return words[-1] if words and words[-1].isalpha() else None
 
 
-def kind_word(words: Sequence[str], question_words: Collection[str]) -> str:
-    """The question's first question word when it asks for a kind ("who", "where"), else "".
+def kind_word(question_word: str) -> str:
+    """The question word when it asks for a kind ("who", "where"), else "".
 
-    >>> kind_word(["who", "guards", "the", "gate"], {"who", "which"})
-    'who'
-    >>> kind_word(["which", "knight", "who", "guards"], {"who", "which"})
-    ''
+    Given the question's first question word
+    (:func:`~graphmem.retrieval.graphqa.vocabulary.question_word_at`).
+
+    >>> kind_word("who"), kind_word("which")
+    ('who', '')
     """
-    first = next((w for w in words if w in question_words), "")
-    return first if first in _FITS else ""
+    return question_word if question_word in _FITS else ""
 
 
 @lru_cache(maxsize=4096)

@@ -36,6 +36,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     PlannedPath,
     StepDirection,
     light_stem,
+    question_word_at,
 )
 
 __all__ = ["Planner"]
@@ -86,6 +87,8 @@ class _Reading:
     noun_at: int | None = None
     # the first and last position of the topic's mention
     span: tuple[int, int] = (0, -1)
+    # how well the noun the topic is attached to names a kind of entity ("X's *film*")
+    noun_kind: float = 0.0
 
 
 @dataclass
@@ -280,7 +283,8 @@ class Planner:
             stray += 1.0 - min(1.0, said)
         first, last = inside[0], inside[-1]
         outside = [i for i in range(len(tokens)) if i < first or i > last]
-        asking = next((i for i in outside if tokens[i].text in _QUESTION_WORDS), None)
+        names = {*inside, *(i for mention in others for i in mention)}
+        asking = question_word_at([t.text for t in tokens], names)
         # The words the question asks with: what "who"/"where"/"when" ask for, "how many",
         # or the first content word after "which"/"what" (past "is", "the", ...).
         focus: list[tuple[int, str, bool]] = []  # (position, word, asked for by a question word)
@@ -419,6 +423,11 @@ class Planner:
             attached=attached,
             noun_at=noun,
             span=(first, last),
+            noun_kind=(
+                float(matches[tokens[noun].text][n_rel:].max(initial=0.0))
+                if noun is not None
+                else 0.0
+            ),
         )
 
     def _touches(
@@ -484,6 +493,17 @@ class Planner:
                 chosen.append(int(r))
         type_column = vocab.types.index
         mention = math.log(1 + reading.mention_length)
+        # "X's *husband*" starts with what "husband" names; when the topic has no such
+        # fact, the question asks what the graph does not hold ("the Duke's *favourite*
+        # dish"), unless the noun names a kind of entity too: "Noor's *film*" (the film
+        # she acts in) restricts no first step, and the walk may reach it further on
+        attached = reading.attached.any() and (
+            reading.noun_kind < settings.explained_floor / 2
+            or any(
+                self._opens(start, first, vocab, names[int(r)])
+                for r in np.flatnonzero(reading.attached)
+            )
+        )
         out: list[PlannedPath] = []
         # Beam search: the best ``beam`` paths of each length are extended by one step.
         Partial = tuple[tuple[tuple[int, StepDirection], ...], dict[str, float], float]
@@ -498,7 +518,7 @@ class Planner:
                             share = min(share, vocab.after(named, names[relation], way))
                         if share < settings.min_step_share:
                             continue
-                        if not steps and reading.attached.any() and not reading.attached[relation]:
+                        if not steps and attached and not reading.attached[relation]:
                             continue  # "X's husband" starts with what "husband" names
                         if not steps and first is not None:
                             # the topic's own facts say how a walk can start
@@ -528,6 +548,24 @@ class Planner:
             if not frontier:
                 break
         return out
+
+    def _opens(
+        self,
+        start: Mapping[str, float],
+        first: Mapping[tuple[str, str], float] | None,
+        vocab: _Vocabulary,
+        name: str,
+    ) -> bool:
+        """Whether a walk from ``start`` can take ``name`` as its first step."""
+        for way, share, _following in vocab.steps(start, name):
+            if share < self.settings.min_step_share:
+                continue
+            if first is None:
+                return True
+            ways = ("out", "in") if way == "both" else (way,)
+            if any(first.get((name, w), 0.0) > 0 for w in ways):
+                return True
+        return False
 
     def _score(
         self,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -208,6 +208,19 @@ def light_stem(word: str) -> str:
     return stem
 
 
+def question_word_at(words: Sequence[str], skip: Container[int] = ()) -> int | None:
+    """Where the question's first question word ("who", "which", "how", ...) is, if any.
+
+    The one way the planner (what is asked for), the kind checks ("who" asks for a
+    person) and the measure checks ("when", "how many") find it. ``skip``: the positions
+    of words inside names (a film called "Who Framed Roger Rabbit" asks nothing).
+
+    >>> question_word_at(["in", "which", "town", "is", "who", "knows", "inn"], skip=(4, 5, 6))
+    1
+    """
+    return next((i for i, w in enumerate(words) if w in _QUESTION_WORDS and i not in skip), None)
+
+
 def _type_words(name: str) -> list[str]:
     """The words of a type name: ``written_by`` -> written, by; ``memberOf`` -> member, of."""
     return [w.lower() for part in _CAMEL.sub(" ", name).split("_") for w in _WORD.findall(part)]
@@ -330,7 +343,8 @@ class GraphQASettings:
         max_walks: At most this many paths are walked for one question.
         margin: While fewer than ``k`` answers are found, the next paths are walked too,
             if their score is within this much of the first path that reached an answer
-            (their answers follow, with lower scores).
+            (their answers follow, with lower scores); while only answers of another
+            kind than the question word asks for were reached, from that first walk.
         max_frontier: A walk keeps at most this many entities per step (the best supported).
         topic_sample: The first step of a path must be a type the topic's own facts have,
             when the linked entities have fewer neighbours than this in all (one
