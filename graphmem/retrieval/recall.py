@@ -203,8 +203,11 @@ def addressed_names(question: str, turns: Sequence[Turn]) -> dict[str, str]:
         low = word.lower()
         if not word[0].isupper() or len(word) < 3 or low in STOPWORDS or low in naming:
             continue
+        holding = [t for t in turns if t.speaker and word in t.content]  # (cheap first)
+        if len(holding) < 2:
+            continue
         greeted = re.compile(rf"\b(?i:{_GREETING}),?\s+{re.escape(word)}\b")
-        greeters = [t.speaker for t in turns if t.speaker and greeted.search(t.content)]
+        greeters = [t.speaker for t in holding if greeted.search(t.content)]
         if len(greeters) >= 2 and len(set(greeters)) == 1:
             out[low] = next(s for s in speakers if s != greeters[0])
     return out
