@@ -39,6 +39,7 @@ from graphmem.retrieval.graphqa.lexicon import (
     source_nouns,
     target_nouns,
 )
+from graphmem.retrieval.graphqa.relwords import kinds_of, phrasal
 from graphmem.retrieval.graphqa.vocabulary import light_stem
 
 __all__ = ["MATCHED_ENTITIES", "FactMatcher", "stem"]
@@ -106,6 +107,30 @@ def _kind_fit(question_word: str, entity_type: str) -> float:
     if fit is None:
         return 1.0 if entity_type in _ANSWER_TYPES[question_word] else 0.0
     return fit
+
+
+@lru_cache(maxsize=1024)
+def _wider(words: tuple[str, ...]) -> Mapping[str, tuple[tuple[str, float], ...]]:
+    """What a question's words say in wider words, by the stem of each.
+
+    The nouns a noun is a kind of ("backer": sponsor, patron) and the verbs a phrasal verb
+    is ("go up": ascend), with WordNet's strength (:mod:`graphmem.retrieval.graphqa.relwords`,
+    as ``ask`` reads them); each counts :data:`_RELATED` times its strength.
+    """
+    out: dict[str, tuple[tuple[str, float], ...]] = {}
+    for i, word in enumerate(words):
+        if word in STOPWORDS or not word.isalpha():
+            continue
+        found: dict[str, float] = {}
+        kinds = list(kinds_of(word))
+        length, verbs = phrasal(words[i : i + 3])
+        for other, strength in [*kinds, *(verbs if length > 1 else [])]:
+            if strength >= _WEAKEST and " " not in other:
+                key = stem(other)
+                found[key] = max(found.get(key, 0.0), strength)
+        if found:
+            out[stem(word)] = tuple(sorted(found.items()))
+    return out
 
 
 @lru_cache(maxsize=4096)
@@ -207,6 +232,7 @@ class FactMatcher:
         best = set(heapq.nlargest(limit, named, key=named.__getitem__))
         facts = [r for r in facts if r.source_id in best or r.target_id in best]
         words = [w.lower() for w in _WORD.findall(text or "")]
+        wider = _wider(tuple(words))
         asking = words[0] if words and words[0] in _ANSWER_TYPES else ""
         asking = asking or next((w for w in words[:3] if w in _ANSWER_TYPES), "")
         query_stems = _stems(text or "")
@@ -244,7 +270,17 @@ class FactMatcher:
                 nouns = targets if other is target else sources  # of the end it asks for
                 ends = name_stems(other) | {stem(other.type)}
                 lexical = sum(
-                    1.0 if w in ends else max(either.get(w, 0.0), nouns.get(w, 0.0)) for w in rest
+                    1.0
+                    if w in ends
+                    else max(
+                        either.get(w, 0.0),
+                        nouns.get(w, 0.0),
+                        *(
+                            _RELATED * strength * max(either.get(k, 0.0), nouns.get(k, 0.0))
+                            for k, strength in wider.get(w, ())
+                        ),
+                    )
+                    for w in rest
                 ) / len(rest)
             value = lexical
             if similarity:

@@ -178,3 +178,13 @@ def test_who_prefers_a_fact_whose_far_end_is_a_person_by_its_type_name() -> None
         [("duchess", "housed", "pen_four"), ("duchess", "tended", "sam")],
     )
     assert facts[0].source_id == "duchess|tended|sam"
+
+
+def test_a_noun_reaches_a_type_through_what_it_is_a_kind_of() -> None:
+    # A backer is a kind of sponsor (WordNet): "backer" is no word of any type.
+    facts = _ranked_facts(
+        "Who is Circo Valdez's backer?",
+        {"circo_valdez": "Circus", "vance": "Person", "ramon": "Person"},
+        [("ramon", "ringmasterOf", "circo_valdez"), ("vance", "sponsors", "circo_valdez")],
+    )
+    assert facts[0].source_id == "vance|sponsors|circo_valdez"
