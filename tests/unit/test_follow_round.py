@@ -13,6 +13,7 @@ passage after the first round is one the round reached (its mentions unread).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from corpora import OPERA_QUESTION as QUESTION
@@ -28,6 +29,21 @@ def mem() -> Iterator[Memory]:
     with graphmem.open("memory://", tenant="operas", embedder=HashingEmbedder()) as memory:
         _ingest(memory)
         yield memory
+
+
+@contextmanager
+def _traced(question: str = QUESTION) -> Iterator[tuple[Memory, list[str]]]:
+    """The opera memory over a store whose calls are listed, from after a first question.
+
+    The first ``question`` reads the entity names for the linker, once.
+    """
+    calls: list[str] = []
+    store = graphmem.open_store("memory://", tracer=lambda event: calls.append(event.name))
+    with Memory(store, "operas", embedder=HashingEmbedder()) as memory:
+        _ingest(memory)
+        memory.retrieve(question, k=8, kinds=["chunk"])
+        calls.clear()
+        yield memory, calls
 
 
 def _ranked(mem: Memory, question: str = QUESTION, **options: object) -> list[str]:
@@ -48,12 +64,7 @@ def test_the_page_that_rose_is_followed_to_the_next_hop(mem: Memory) -> None:
 
 
 def test_the_follow_round_costs_two_store_calls_and_only_when_it_runs() -> None:
-    calls: list[str] = []
-    store = graphmem.open_store("memory://", tracer=lambda event: calls.append(event.name))
-    with Memory(store, "operas", embedder=HashingEmbedder()) as memory:
-        _ingest(memory)
-        memory.retrieve(QUESTION, k=8, kinds=["chunk"])  # the linker reads the names once
-        calls.clear()
+    with _traced() as (memory, calls):
         memory.retrieve(QUESTION, k=8, kinds=["chunk"])
         assert calls == ["search_context", *["gather", "search_scoped"] * 2]
         calls.clear()
@@ -75,12 +86,7 @@ def test_a_best_passage_the_round_read_is_not_followed() -> None:
     # Asked in the opera page's own words, the best passage is a text hit: the round
     # bridged from it (its mentions read), so there is nothing to follow.
     question = "Who wrote Glass Lanterns, the opera in three acts first staged in 1961?"
-    calls: list[str] = []
-    store = graphmem.open_store("memory://", tracer=lambda event: calls.append(event.name))
-    with Memory(store, "operas", embedder=HashingEmbedder()) as memory:
-        _ingest(memory)
-        memory.retrieve(question, k=8, kinds=["chunk"])  # the linker reads the names once
-        calls.clear()
+    with _traced(question) as (memory, calls):
         found = _ranked(memory, question)
         assert calls == ["search_context", "gather", "search_scoped"]
         assert found[0] == "opera#0" and found == _ranked(memory, question, follow_rounds=0)
@@ -90,12 +96,7 @@ def test_a_best_passage_that_mentions_nothing_is_read_and_not_followed() -> None
     # With the graph weighed low the decoys stay on top. The round read what the best of
     # them mentions (nothing: a store leaves such a passage out of its answer), so there
     # is nothing more to follow; taking it for unread cost a round of two calls.
-    calls: list[str] = []
-    store = graphmem.open_store("memory://", tracer=lambda event: calls.append(event.name))
-    with Memory(store, "operas", embedder=HashingEmbedder()) as memory:
-        _ingest(memory)
-        memory.retrieve(QUESTION, k=8, kinds=["chunk"])  # the linker reads the names once
-        calls.clear()
+    with _traced() as (memory, calls):
         found = _ranked(memory, graph_weight=0.05)
         assert found[0].startswith("d")  # a decoy, which names no one
         assert calls == ["search_context", "gather", "search_scoped"]

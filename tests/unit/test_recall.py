@@ -149,6 +149,16 @@ def _chat(mem: Memory) -> dict[str, str]:
     return ids
 
 
+def _said(mem: Memory, lines: list[tuple[str, str, str]]) -> dict[str, str]:
+    """Append each (session, speaker, text), a day apart; the turn ids by text."""
+    ids: dict[str, str] = {}
+    for n, (session, speaker, text) in enumerate(lines):
+        when = DAY0 + timedelta(days=n)
+        turn = mem.conversation(session).append("user", text, speaker=speaker, created_at=when)
+        ids[text] = turn.id
+    return ids
+
+
 def _pool(mem: Memory, question: str) -> object:
     vector = mem.embedder.embed([question])[0]
     pair = mem.store.hybrid_search(mem.tenant, ["turn"], vector=vector, text=question, k=100)
@@ -291,11 +301,7 @@ def test_what_the_named_speaker_says_of_themselves_ranks_above_what_they_say_of_
         ("s2", "Kate", "I like to cook risotto on weekends"),
         ("s2", "Elise", "Thanks, it is my grandmother's recipe"),
     ]
-    ids = {}
-    for n, (session, speaker, text) in enumerate(lines):
-        when = DAY0 + timedelta(days=n)
-        turn = mem.conversation(session).append("user", text, speaker=speaker, created_at=when)
-        ids[text] = turn.id
+    ids = _said(mem, lines)
     question = "What does Kate like to cook?"
     found = mem.retrieve(question, k=2)
     assert found[0].source_id == ids["I like to cook risotto on weekends"]
@@ -332,11 +338,7 @@ def test_a_message_holding_more_of_the_question_ranks_above_one_repeating_a_word
         ("s2", "Kate", hobby),
         ("s2", "Elise", "That sounds like so much fun, enjoy it"),
     ]
-    ids = {}
-    for n, (session, speaker, text) in enumerate(lines):
-        when = DAY0 + timedelta(days=n)
-        turn = mem.conversation(session).append("user", text, speaker=speaker, created_at=when)
-        ids[text] = turn.id
+    ids = _said(mem, lines)
     question = "Which hobbies did Kate pick up for the winter in Aspen?"
     found = mem.retrieve(question, k=2)
     assert [r.source_id for r in found] == [ids[hobby], ids[aspen]]
@@ -353,11 +355,7 @@ def test_a_name_one_speaker_greets_the_other_with_names_that_speaker(mem: Memory
         ("s2", "Elise", "Thanks Kate, I like to cook too, I like to cook pasta every day"),
         ("s2", "Emi", "Pasta is lovely"),
     ]
-    ids = {}
-    for n, (session, speaker, text) in enumerate(lines):
-        when = DAY0 + timedelta(days=n)
-        turn = mem.conversation(session).append("user", text, speaker=speaker, created_at=when)
-        ids[text] = turn.id
+    ids = _said(mem, lines)
     found = mem.retrieve("What does Kate like to cook?", k=2)
     assert found[0].source_id == ids["I like to cook risotto on weekends"]
     assert found[0].signals["speaker_named"] == 1.0
