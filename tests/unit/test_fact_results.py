@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 import graphmem
-from graphmem import Entity, Relationship
+from graphmem import ContextResult, Entity, Relationship
 from graphmem.retrieval import HashingEmbedder
 from graphmem.retrieval.facts import FactMatcher, stem
 from tests.worlds import DESIGN, HELD_OUT, evaluate, load_world
@@ -128,7 +128,9 @@ def test_title_entities_make_each_title_a_page_that_passages_lead_to() -> None:
             mem.add_documents(docs[:1], title_entities="yes")  # type: ignore[arg-type]
 
 
-def _ranked_facts(question: str, types: dict[str, str], facts: list[tuple[str, str, str]]) -> list:
+def _ranked_facts(
+    question: str, types: dict[str, str], facts: list[tuple[str, str, str]]
+) -> list[ContextResult]:
     with graphmem.open("memory://", tenant="t", embedder=HashingEmbedder()) as mem:
         mem.upsert_entities(
             [Entity(id=i, type=kind, name=i.replace("_", " ").title()) for i, kind in types.items()]
