@@ -6,8 +6,12 @@ Hale lives in Lakeview" for "where does Rosalind work?" is the rest of the quest
 words the named entity does not explain. :class:`FactMatcher` scores each fact by how
 much of that rest its sentence explains, in the store's own words:
 
-- the query's words against the fact's type words ("works", "at") and the other end's
-  name and type (a light stemmer: "works" / "work", "employed" / "employ");
+- the query's words against the fact's type words ("works", "at"; ``SitsOn``: "sits",
+  "on") and the other end's name and type (a light stemmer: "works" / "work", "employed"
+  / "employ"); a type's words include what English relates to them (the lexicon of graph
+  questions, :mod:`graphmem.retrieval.graphqa.lexicon`: "answer" of ``reports_to``, and
+  "boss" for a fact whose other end is the one reported to), and a query's word what
+  WordNet says it is a kind of ("backer": sponsor);
 - the query's embedding against the embedding of the type's phrase ("works at"), made
   once per type and kept, so the vocabulary, not the facts, is embedded; scaled among the
   types met by the query, so the best-suited type counts fully;
