@@ -58,7 +58,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -176,14 +176,17 @@ def named_speakers(question: str, speakers: Sequence[str]) -> tuple[frozenset[st
 _GREETING = r"(?:hey|hi|hello|thanks|thank you|bye|morning|night)"
 
 
-def addressed_names(question: str, turns: Sequence[Turn]) -> dict[str, str]:
+def addressed_names(
+    question: str, turns: Sequence[Turn], naming: Collection[str] | None = None
+) -> dict[str, str]:
     """The question's names that no speaker has, but one of two speakers is greeted by.
 
     In a chat between two people a name one of them greets with ("Hey Kate!", "Thank you
     Kate") and the other never does is the other's, whatever name the chat stores for
     them (Emi, who introduces herself as Kate). A capitalised word of the question that
     names no speaker counts when two or more of ``turns`` greet with it, all written by
-    the same speaker; with more or fewer than two speakers, nothing is read.
+    the same speaker; with more or fewer than two speakers, nothing is read. ``naming``:
+    the words the question names the speakers by, when :func:`named_speakers` read them.
 
     Returns:
         Each such word (lower case) and the speaker it names.
@@ -197,7 +200,8 @@ def addressed_names(question: str, turns: Sequence[Turn]) -> dict[str, str]:
     speakers = sorted({t.speaker for t in turns if t.speaker})
     if len(speakers) != 2:
         return {}
-    _named, naming = named_speakers(question, speakers)
+    if naming is None:
+        naming = named_speakers(question, speakers)[1]
     out: dict[str, str] = {}
     for word in dict.fromkeys(_WORD.findall(question)):
         low = word.lower()
@@ -298,7 +302,7 @@ def turn_pool(
             session_best[session] = max(session_best.get(session, 0.0), value)
     speakers = sorted({t.speaker for t in fetched if t.speaker})
     named, name_words = named_speakers(question, speakers) if question else (frozenset(), set())
-    addressed = addressed_names(question, fetched) if question else {}
+    addressed = addressed_names(question, fetched, name_words) if question else {}
     if addressed:
         named, name_words = named | frozenset(addressed.values()), name_words | set(addressed)
     names = (

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from graphmem.core.checks import check_depth
 from graphmem.core.errors import InvalidInput
+from graphmem.core.words import type_phrase
 
 __all__ = [
     "Ambiguity",
@@ -28,7 +29,6 @@ StepDirection = Literal["out", "in", "both"]
 Embed = Callable[[Sequence[str]], Any]
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 # English words that carry little meaning of their own. They still count a little
 # (``GraphQASettings.function_weight``): "in" is all that "who is in the hall?" says of
@@ -223,7 +223,7 @@ def question_word_at(words: Sequence[str], skip: Container[int] = ()) -> int | N
 
 def _type_words(name: str) -> list[str]:
     """The words of a type name: ``written_by`` -> written, by; ``memberOf`` -> member, of."""
-    return [w.lower() for part in _CAMEL.sub(" ", name).split("_") for w in _WORD.findall(part)]
+    return _WORD.findall(type_phrase(name))
 
 
 # Words a related word may not be: they say nothing of which relation is asked.
