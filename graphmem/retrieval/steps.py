@@ -457,7 +457,7 @@ def score(
     turn's or chunk's: ``reach_weight`` x, when set). A
     fact's, with ``fact_match`` (how well it answers the query, 0..1, from
     :class:`~graphmem.retrieval.facts.FactMatcher`): its better end's score x
-    (``1 - fact_weight`` + ``fact_weight`` x 1.25 x match), so the fact that answers
+    (``1 - fact_weight`` + ``fact_weight`` x 1.4 x match), so the fact that answers
     the question ranks beside (above, when it matches well) the entity it is about;
     without it: ``graph_weight`` x its ends' mean proximity.
     """
