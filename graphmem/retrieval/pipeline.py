@@ -65,7 +65,8 @@ class ConversationRetriever(Retriever):
         """Search, fuse, (walk), score, cut and read the results; see the module docstring."""
         settings = self.settings
         walks = self.graph and settings.graph_weight > 0
-        fused = fuse(self.store, self.tenant, query, settings, graph=walks)
+        embed = self.embed if query.embedded else None
+        fused = fuse(self.store, self.tenant, query, settings, graph=walks, embed=embed)
         walk = self.walk(query, fused) if walks else Walk()
         scored, rel_by_key = score(
             query, settings, fused, walk, self.match_facts(query, fused, walk)

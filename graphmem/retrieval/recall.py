@@ -37,12 +37,19 @@ signal                    what it measures (0..1 unless said otherwise)
                           its first four letters ("hobbies" ~ "hobby"); names of the
                           speakers left out: a message holding the whole question, not
                           one word of it many times
+``own_vector``            when the question names a speaker: the cosine of the turn to the
+                          question in the speaker's own words (:func:`own_wording`: "What
+                          are Kate's hobbies?" -> "What are my hobbies"), scaled over the
+                          hits of that second vector search (0 outside them)
+``context_own_vector``    the best ``own_vector`` of the turns next to it
 ========================  ===================================================================
 
 Candidates are the full-text and vector hits (``turn_candidates`` each, one store call)
 and the turns next to them (one :meth:`GraphStore.turn_window` call, which also brings
 the speakers and times): a turn that answers the matching one can rank without matching
-anything itself. No per-result store calls.
+anything itself. No per-result store calls. A question that names a speaker costs one
+more embedding and one more vector search (``own_search``); the candidates stay those
+of the first search.
 
 The model: ``score = sum(weight[s] * signal[s])``, text-side signals scaled by
 ``fulltext_weight`` and vector-side ones by ``vector_weight``. The shipped weights
@@ -58,7 +65,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -68,7 +75,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from graphmem.core.models import Turn
-from graphmem.core.store import GraphStore, SearchPair
+from graphmem.core.store import GraphStore, SearchHit, SearchPair
 from graphmem.core.words import STOPWORDS
 from graphmem.retrieval.timeexpr import TimeQuery, read_time
 from graphmem.retrieval.turn_signals import TEXT_SIDE as _TEXT_SIDE
@@ -87,6 +94,7 @@ __all__ = [
     "first_person",
     "fit_turn_weights",
     "named_speakers",
+    "own_wording",
     "rank_pool",
     "turn_pool",
 ]
@@ -254,6 +262,7 @@ def turn_pool(
     depth: int = 1,
     now: datetime | None = None,
     window: Sequence[Turn] | None = None,
+    own_search: Callable[[str], Sequence[SearchHit]] | None = None,
 ) -> TurnPool:
     """The candidates of a question from its turn hits, with their signals.
 
@@ -269,6 +278,9 @@ def turn_pool(
         depth: How far along PARENT the neighbours are taken (0: the hits only).
         now: The time relative expressions ("last week") count from; default: now.
         window: The window of the hits, read already (None: read it here).
+        own_search: Searches the turns by the vector of a text (None: no such search):
+            when the question names a speaker, it is asked for :func:`own_wording`
+            (the ``own_vector`` signals); otherwise never called.
     """
     text, vector = _scaled_text(pair.text), _scaled_vector(pair.vector)
     text_rank, vector_rank = _ranks(pair.text), _ranks(pair.vector)
@@ -277,22 +289,35 @@ def turn_pool(
         return TurnPool()
     fetched = list(window) if window is not None else store.turn_window(tenant, hits, depth=depth)
     turns = {t.id: t for t in fetched}
-    ids = [i for i in hits if i in turns] + [
-        t.id for t in fetched if t.id not in text_rank and t.id not in vector_rank
-    ]
+    speakers = sorted({t.speaker for t in fetched if t.speaker})
+    named, name_words = named_speakers(question, speakers) if question else (frozenset(), set())
+    addressed = addressed_names(question, fetched, name_words) if question else {}
+    if addressed:
+        named, name_words = named | frozenset(addressed.values()), name_words | set(addressed)
+    own = (
+        _scaled_vector(own_search(own_wording(question, name_words)))
+        if own_search is not None and question and name_words
+        else {}
+    )
+    hit_set = set(hits)
+    ids = [i for i in hits if i in turns] + [t.id for t in fetched if t.id not in hit_set]
     pooled = [turns[i] for i in ids]
     row_of = {node: row for row, node in enumerate(ids)}
 
     def column(values: Mapping[str, float]) -> NDArray[np.float64]:
         return np.array([values.get(node, 0.0) for node in ids], dtype=np.float64)
 
-    text_col, vector_col = column(text), column(vector)
+    text_col, vector_col, own_col = column(text), column(vector), column(own)
     # context: the best score of the turns next to each one (its parent, its children)
     parents = np.array([row_of.get(t.parent_id or "", -1) for t in pooled], dtype=np.int64)
     child = np.nonzero(parents >= 0)[0]
     parent = parents[child]
-    context_text, context_vector = np.zeros(len(ids)), np.zeros(len(ids))
-    for out, col in ((context_text, text_col), (context_vector, vector_col)):
+    context_text, context_vector, context_own = (np.zeros(len(ids)) for _ in range(3))
+    for out, col in (
+        (context_text, text_col),
+        (context_vector, vector_col),
+        (context_own, own_col),
+    ):
         np.maximum.at(out, child, col[parent])
         np.maximum.at(out, parent, col[child])
     session_best: dict[str, float] = {}
@@ -300,11 +325,6 @@ def turn_pool(
         if node in turns:
             session = turns[node].session_id
             session_best[session] = max(session_best.get(session, 0.0), value)
-    speakers = sorted({t.speaker for t in fetched if t.speaker})
-    named, name_words = named_speakers(question, speakers) if question else (frozenset(), set())
-    addressed = addressed_names(question, fetched, name_words) if question else {}
-    if addressed:
-        named, name_words = named | frozenset(addressed.values()), name_words | set(addressed)
     names = (
         re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(name_words))) + r")\b", re.I)
         if name_words
@@ -332,12 +352,38 @@ def turn_pool(
             [when.match(t.created_at) for t in pooled] if when else np.zeros(len(ids)),
             [f[2] for f in facts],
             coverage(asked, [f[3] for f in facts]),
+            own_col,
+            context_own,
         )
     )
     return TurnPool(ids, matrix, turns, named)
 
 
 _STEM = 4
+
+
+def own_wording(question: str, name_words: Collection[str]) -> str:
+    """The question in its speaker's own words: each word naming a speaker written "I".
+
+    A turn tells what its writer likes or did in their own words ("I love skiing"), never
+    by their name; a question asks it by the name ("What are Kate's hobbies?"), and the
+    name pulls the question's embedding away from every turn that does not write it. A
+    name followed by "'s" becomes "my". ``name_words``: the lower-case words that name the
+    speakers (as :func:`named_speakers` gives them). Punctuation and digits are left out.
+
+    >>> own_wording("What are Kate's hobbies?", {"kate"})
+    'What are my hobbies'
+    >>> own_wording("Which cities has Elise been to?", {"elise"})
+    'Which cities has I been to'
+    """
+    words = _WORD.findall(question)
+    out: list[str] = []
+    for i, word in enumerate(words):
+        if word.lower() in name_words:
+            out.append("my" if words[i + 1 : i + 2] == ["s"] else "I")
+        elif not (word == "s" and i and words[i - 1].lower() in name_words):
+            out.append(word)
+    return " ".join(out)
 
 
 def _stems(words: Sequence[str]) -> frozenset[str]:

