@@ -19,10 +19,11 @@ many round trips each is on Neo4j).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from graphmem.core.models import ContextResult, NodeKind
 from graphmem.retrieval.facts import MATCHED_ENTITIES, FactMatcher
+from graphmem.retrieval.recall import TurnPool, named_speakers, own_wording
 from graphmem.retrieval.steps import (
     DOC_KINDS,
     Fused,
@@ -36,6 +37,9 @@ from graphmem.retrieval.steps import (
 )
 
 __all__ = ["ConversationRetriever", "HybridRetriever"]
+
+
+_KEPT_SPEAKERS = 256  # speakers a retriever remembers (see ConversationRetriever.wordings)
 
 
 class ConversationRetriever(Retriever):
@@ -60,6 +64,27 @@ class ConversationRetriever(Retriever):
     default_preset = "conversation"
     graph = False
     _fact_matcher: FactMatcher | None = None
+    # The speakers of the turns earlier questions fetched, latest first: a question
+    # naming one of them is embedded in that speaker's own words too, in the same batch.
+    _speakers: tuple[str, ...] = ()
+
+    def wordings(self, text: str, kinds: Sequence[str]) -> list[str]:
+        """The question in the words of the speakers it names, when they were met before.
+
+        As the turn model will search by it (:func:`~graphmem.retrieval.recall.own_wording`);
+        a speaker not met yet is found by the turn step, which embeds the wording itself.
+        """
+        if "turn" not in kinds or self.settings.turn_ranker != "model" or not self._speakers:
+            return []
+        _, words = named_speakers(text, self._speakers)
+        return [own_wording(text, words)] if words else []
+
+    def _met(self, pool: TurnPool | None) -> None:
+        if pool is None:
+            return
+        seen = {t.speaker for t in pool.turns.values() if t.speaker}
+        if not seen <= set(self._speakers):  # swapped whole: readers never see it change
+            self._speakers = tuple(dict.fromkeys([*sorted(seen), *self._speakers]))[:_KEPT_SPEAKERS]
 
     def run(self, query: Query) -> list[ContextResult]:
         """Search, fuse, (walk), score, cut and read the results; see the module docstring."""
@@ -67,6 +92,7 @@ class ConversationRetriever(Retriever):
         walks = self.graph and settings.graph_weight > 0
         embed = self.embed if query.embedded else None
         fused = fuse(self.store, self.tenant, query, settings, graph=walks, embed=embed)
+        self._met(fused.pool)
         walk = self.walk(query, fused) if walks else Walk()
         scored, rel_by_key = score(
             query, settings, fused, walk, self.match_facts(query, fused, walk)

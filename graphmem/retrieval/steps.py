@@ -161,6 +161,8 @@ class Query:
         rel_types: Relationship types the walk may follow (None: any).
         embedded: The retriever embedded ``vector`` itself (not the caller), so its
             embedder may embed another wording of the question into the same space.
+        wordings: Other wordings of the question embedded with it, in the same batch
+            (:meth:`Retriever.wordings`), by their text.
     """
 
     text: str | None
@@ -171,6 +173,7 @@ class Query:
     kinds: tuple[str, ...]
     rel_types: tuple[str, ...] | None = None
     embedded: bool = False
+    wordings: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
 
 def embed_texts(embedder: Any, texts: Sequence[str]) -> Any:
@@ -275,11 +278,21 @@ class Retriever:
         text = check_query(query) if query is not None or vector is None else None
         k, hops, wanted = check_request(k, hops, kinds)
         scope = check_scope(graph_scope)
-        embedded = False
+        embedded, wordings = False, {}
         if vector is None and text is not None and self.settings.vector_weight > 0:
-            vector, embedded = self.embed([text])[0], True
+            others = self.wordings(text, wanted)
+            rows = self.embed([text, *others])  # one batch: cheaper than one call each
+            vector, embedded = rows[0], True
+            wordings = dict(zip(others, rows[1:], strict=True))
         types = _types(rel_types)
-        return self.run(Query(text, vector, k, hops, scope, wanted, types, embedded))
+        return self.run(Query(text, vector, k, hops, scope, wanted, types, embedded, wordings))
+
+    def wordings(self, text: str, kinds: Sequence[str]) -> list[str]:
+        """Other wordings of ``text`` the method will search by (none here).
+
+        They are embedded in the batch of the question itself (:attr:`Query.wordings`).
+        """
+        return []
 
     def run(self, query: Query) -> list[ContextResult]:
         """Run the method on a checked request (the query embedded when it needs to be)."""
@@ -340,11 +353,18 @@ def own_turn_search(
     embed: Callable[[Sequence[str]], Any],
     k: int,
     scope: Sequence[str] | None = None,
+    embedded: Mapping[str, Any] | None = None,
 ) -> Callable[[str], list[SearchHit]]:
-    """The vector search of turns by another wording of the question (``k`` hits)."""
+    """The vector search of turns by another wording of the question (``k`` hits).
+
+    ``embedded``: wordings embedded already (with the question), by their text; any
+    other is embedded here.
+    """
 
     def search_by(text: str) -> list[SearchHit]:
-        vector = embed([text])[0]
+        vector = (embedded or {}).get(text)
+        if vector is None:
+            vector = embed([text])[0]
         pair = store.hybrid_search(
             tenant, ["turn"], vector=vector, text=None, k=k, scope_ids=scope
         )["turn"]
@@ -415,7 +435,9 @@ def fuse(
         scores[kind] = reciprocal_rank_fusion(rankings, settings.rrf_k)
         if kind == "turn" and model_turns and pair is not None:
             own = (
-                own_turn_search(store, tenant, embed, settings.turn_candidates, query.scope)
+                own_turn_search(
+                    store, tenant, embed, settings.turn_candidates, query.scope, query.wordings
+                )
                 if embed is not None and query.vector is not None and settings.vector_weight > 0
                 else None
             )

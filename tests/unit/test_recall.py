@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import numpy as np
 import pytest
@@ -225,6 +226,41 @@ def test_a_question_naming_a_speaker_is_searched_again_in_their_own_words(
     assert any(r.signals.get("own_vector") for r in retriever.retrieve(question, k=3))
     given = retriever.retrieve(question, k=3, vector=vector)  # the caller's own vector
     assert not any(r.signals.get("own_vector") for r in given)
+
+
+def test_a_met_speaker_s_own_words_are_embedded_in_the_batch_of_the_question(
+    mem: Memory,
+) -> None:
+    _chat(mem)
+    mem.flush_index()
+    batches: list[list[str]] = []
+
+    class Counting:
+        """The memory's embedder, telling each batch it is asked for."""
+
+        dimension = mem.embedder.dimension
+
+        def embed(self, texts: Sequence[str]) -> Any:
+            batches.append(list(texts))
+            return mem.embedder.embed(texts)
+
+    retriever = ConversationRetriever(mem.store, mem.tenant, embedder=Counting())
+    question = "What are Kate's hobbies?"
+    first = retriever.retrieve(question, k=3)
+    # Kate was not met yet: the turn step embeds her words after the search
+    assert batches == [[question], ["What are my hobbies"]]
+    batches.clear()
+    again = retriever.retrieve(question, k=3)
+    assert batches == [[question, "What are my hobbies"]]  # one batch, no second call
+    assert [(r.source_id, r.score, r.signals) for r in again] == [
+        (r.source_id, r.score, r.signals) for r in first
+    ]
+    batches.clear()
+    retriever.retrieve("What are Elise's hobbies?", k=3)  # Elise was met with Kate
+    assert batches == [["What are Elise's hobbies?", "What are my hobbies"]]
+    batches.clear()
+    retriever.retrieve("hobbies", k=3, kinds=["turn"])  # names no one: embedded alone
+    assert batches == [["hobbies"]]
 
 
 def test_the_model_ranks_the_answer_above_the_question_that_matched(mem: Memory) -> None:

@@ -25,6 +25,7 @@ import random
 import statistics
 import time
 import uuid
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -210,12 +211,20 @@ def _retrieve_figure(
     table = {q: v for q, v in zip(questions, vectors, strict=False)}
 
     class Precomputed:
-        """Query embeddings computed beforehand: the figure excludes embedding."""
+        """Query embeddings computed beforehand: the figure excludes embedding.
+
+        Another wording of a question (the turn model's search in a speaker's own
+        words) gets a vector of its own, drawn from its text as a seed.
+        """
 
         dimension = 384
 
         def embed(self, texts: Sequence[str]) -> Any:
-            return np.stack([table[t] for t in texts])
+            return np.stack([table[t] if t in table else _drawn(t) for t in texts])
+
+    def _drawn(text: str) -> Any:
+        seed = zlib.crc32(text.encode("utf-8"))
+        return np.random.default_rng(seed).standard_normal(dimension).astype(np.float32)
 
     with Memory(
         open_store(url), f"bench-{uuid.uuid4().hex[:8]}", embedder=Precomputed(), auto_index=False
