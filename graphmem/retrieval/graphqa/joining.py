@@ -86,9 +86,7 @@ def join_by_kinds(
     # "which dishes did Lucia *invent*?" names the kind it asks for: a verb of its own is
     # read from the kinds; "who *stole* the cloak?" asks what the graph may not hold
     which = asking is not None and words[asking] in ("which", "what")
-    explaining: set[int] = set()
-    loose: list[int] = []  # words no type explains, that the kinds around may
-    unread: list[int] = []  # and those that say a relation of their own
+    content: list[int] = []
     for i, word in enumerate(words):
         if (
             i in named
@@ -103,24 +101,36 @@ def join_by_kinds(
         own = frozenset(vocab.types.names[t] for t in np.flatnonzero(match[n_rel:] >= 1.0).tolist())
         if own:  # an entity type's own word: a kind named
             kinds.append(_Kind(i, i, own))
-        elif float(match[:n_rel].max(initial=0.0)) >= floor:
-            explaining.add(i)
         elif word not in _LIGHT_VERBS:
-            (loose if which or _vague(words, i) else unread).append(i)
-    if not loose or len(kinds) < 2:
+            content.append(i)
+    if not content or len(kinds) < 2:
         return
     kinds.sort(key=lambda k: (k.first, k.last))
-    for i in loose:
+    # each word between two kinds: explained by a type joining them, or by none of those
+    # (only by types of other kinds: "which routes *lead* up Mount Ilvar?" of ``leads``)
+    explaining: set[int] = set()
+    loose: dict[int, tuple[tuple[int, int], set[str]]] = {}  # that the kinds around may
+    unread: set[int] = set()  # and those that say a relation of their own
+    for i in content:
         pair = _around(kinds, i)
         if pair is None:
             continue
         left, right, span = pair
+        joining = _joining(vocab, left.types, right.types)
+        match = matches[words[i]][:n_rel]
+        said = {vocab.relations.names[r] for r in np.flatnonzero(match >= floor).tolist()}
+        if said & joining:
+            explaining.add(i)
+        elif which or _vague(words, i):
+            loose[i] = (span, joining)
+        elif not said:
+            unread.add(i)
+    for i, (span, joining) in loose.items():
+        if len(joining) != 1:
+            continue
         if any(span[0] < j < span[1] and j != i for j in (*explaining, *unread)):
             # another word between them names the relation ("the *deputy* leader"), or
             # one the graph may not hold ("who *poisoned* the old king?")
-            continue
-        joining = _joining(vocab, left.types, right.types)
-        if len(joining) != 1:
             continue
         column = vocab.relations.index[next(iter(joining))]
         row = matches[words[i]].copy()
