@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphmem.retrieval.graphqa.direction import _Token
-from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word
+from graphmem.retrieval.graphqa.kinds import _senses, asked_kind_fit, kind_word
 from graphmem.retrieval.graphqa.relwords import _table, lemmas
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
@@ -121,6 +121,10 @@ def join_by_kinds(
         said = {vocab.relations.names[r] for r in np.flatnonzero(match >= floor).tolist()}
         if said & joining:
             explaining.add(i)
+        elif said and i > 0 and words[i - 1] in _NOUN_BEFORE:
+            # a noun naming a relation of other kinds ("Lyra's *rival*" of guilds'
+            # ``rivals``) asks what the graph does not hold of these
+            unread.add(i)
         elif which or _vague(words, i):
             loose[i] = (span, joining)
         elif not said:
@@ -142,11 +146,13 @@ def _vague(words: Sequence[str], at: int) -> bool:
     """Whether the word at ``at`` says too little to name a relation of its own.
 
     A light verb or particle of a phrase ("*going for*", "*came up* with"), a word WordNet
-    knows as no verb ("*money*"), or one said as a noun ("Dr Reyes's *books*").
+    knows as a noun and no verb ("*money*"), or one said as a noun ("Dr Reyes's *books*").
     """
     word = words[at]
     if word in _PHRASE_LIGHT or at > 0 and words[at - 1] in _NOUN_BEFORE:
         return True
+    if _senses(word) is None:
+        return False  # a word WordNet does not know ("who *zorbled* the book?") is unread
     entries, _forms = _table()
     return (word, "v") not in entries and not any(pos == "v" for _w, pos in lemmas(word))
 
