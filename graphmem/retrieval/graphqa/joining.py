@@ -84,8 +84,13 @@ def join_by_kinds(
         if asked:
             kinds.append(_Kind(asking, asking, asked))
     # "which dishes did Lucia *invent*?" names the kind it asks for: a verb of its own is
-    # read from the kinds; "who *stole* the cloak?" asks what the graph may not hold
+    # read from the kinds; "who *stole* the cloak?" asks what the graph may not hold, as
+    # does a verb between two kinds of person ("which knight *betrayed* Lady Mirren?"):
+    # people do many things to each other that no fact holds
     which = asking is not None and words[asking] in ("which", "what")
+    people = frozenset(
+        t for t in vocab.types.names if (asked_kind_fit("who", t) or 0.0) >= _ASKED_FIT
+    )
     content: list[int] = []
     for i, word in enumerate(words):
         if (
@@ -125,7 +130,7 @@ def join_by_kinds(
             # a noun naming a relation of other kinds ("Lyra's *rival*" of guilds'
             # ``rivals``) asks what the graph does not hold of these
             unread.add(i)
-        elif which or _vague(words, i):
+        elif _vague(words, i) or (which and not (left.types <= people and right.types <= people)):
             loose[i] = (span, joining)
         elif not said:
             unread.add(i)
