@@ -26,7 +26,13 @@ question is matched against their names and the descriptions a user attached to 
    agree ("directed" / "director", "starred" / "stars"), otherwise, given an embedder, by
    the cosine similarity of the two words' embeddings above a floor ("wrote" / "writer",
    "films" / "movie"). Function words count a little: "in" says something of
-   ``located_in``.
+   ``located_in``. Two words a type's name writes as one ("base camp") match it. A word
+   no type explains, between two kinds of entity the question names (a type's own word,
+   "which *dishes*"; a name's entities; what "who" / "where" ask for), is read as the
+   one type joining those kinds, when exactly one does and no other word between them
+   names a relation (:mod:`~graphmem.retrieval.graphqa.joining`): "which peak is the
+   team *going for*?" of ``targets``; never a word WordNet does not know, nor a verb of
+   its own between two kinds of person ("which knight *betrayed* X?").
 4. **Plan.** Relation paths of up to ``max_hops`` steps (a step is a type walked forwards,
    backwards or, for a type that links entities of one kind both ways, either way), by
    beam search: the first step must be a fact the topic has, each next one a step the

@@ -21,6 +21,7 @@ from graphmem.core.errors import InvalidInput, NotFound
 from graphmem.core.models import Entity, Relationship
 from graphmem.core.store import GraphStore, RelationshipPattern, RoleCooccurrence
 from graphmem.retrieval.graphqa.direction import _Token
+from graphmem.retrieval.graphqa.joining import join_by_kinds
 from graphmem.retrieval.graphqa.judging import (
     _against,
     _extends,
@@ -519,6 +520,14 @@ class GraphQA:
         }
         plan.named = frozenset(named)
         matches = self._planner.match(tokens, named, vocab)
+        spans = [
+            (
+                [i for i, t in enumerate(tokens) if t.start >= start and t.end <= end],
+                frozenset(kinds[e] for e in ids if e in kinds),
+            )
+            for (start, end), ids in mentions.items()
+        ]
+        join_by_kinds(tokens, spans, matches, vocab, self.settings.explained_floor)
         plan.matches = matches
         paths: list[PlannedPath] = []
         fits: dict[tuple[str, ...], dict[str, float]] = {}

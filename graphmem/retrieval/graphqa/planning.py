@@ -165,7 +165,33 @@ class Planner:
         for row, word in enumerate(ordered):
             out[word] = joined[row]
         self._phrasal(tokens, named, vocab, out)
+        self._compounds(tokens, named, vocab, out)
         return out
+
+    @staticmethod
+    def _compounds(
+        tokens: list[_Token], named: set[int], vocab: _Vocabulary, out: dict[str, np.ndarray]
+    ) -> None:
+        """Two words a type's name writes as one ("base camp" of ``basecamp``) match it.
+
+        Each of the two takes the match the one word has, as its own stem would.
+        """
+        n_rel = len(vocab.relations.names)
+        for i in range(len(tokens) - 1):
+            if i in named or (i + 1) in named:
+                continue
+            joined = tokens[i].text + tokens[i + 1].text
+            for lexicon, part in (
+                (vocab.relations, slice(0, n_rel)),
+                (vocab.types, slice(n_rel, None)),
+            ):
+                column = lexicon.column.get(light_stem(joined))
+                if column is None:
+                    continue
+                for token in tokens[i : i + 2]:
+                    row = out[token.text].copy()
+                    row[part] = np.maximum(row[part], lexicon.weights[:, column])
+                    out[token.text] = row
 
     @staticmethod
     def _phrasal(

@@ -1,0 +1,80 @@
+"""Graph questions: words no type's name explains, read from the kinds of entity around them.
+
+Tiny worlds built through the public API (``memory://``), by stem only (``semantic=False``),
+with no type descriptions: the names-only reading.
+"""
+
+from __future__ import annotations
+
+import graphmem
+from graphmem import Entity, Relationship
+
+_CLIMBERS = [
+    ("vellum", "team", "Vellum Ski Team"),
+    ("korru", "team", "Korru Winter Team"),
+    ("ilvar", "peak", "Mount Ilvar"),
+    ("greyhorn", "peak", "Greyhorn"),
+    ("col", "camp", "Tasker Col"),
+    ("anika", "climber", "Anika Brandt"),
+    ("norbu", "climber", "Norbu Sherpa"),
+]
+_FACTS = [
+    ("vellum", "targets", "ilvar"),
+    ("korru", "targets", "greyhorn"),
+    ("vellum", "basecamp", "col"),
+    ("anika", "member_of", "vellum"),
+    ("norbu", "member_of", "korru"),
+]
+
+
+def _world(
+    tenant: str, entities: list[tuple[str, str, str]], facts: list[tuple[str, str, str]]
+) -> graphmem.Memory:
+    mem = graphmem.open("memory://", tenant=tenant)
+    mem.upsert_entities([Entity(id=i, type=t, name=n) for i, t, n in entities])
+    mem.upsert_relationships([Relationship(source_id=s, target_id=o, type=r) for s, r, o in facts])
+    return mem
+
+
+def test_a_phrase_no_type_names_is_read_from_the_one_type_joining_its_kinds() -> None:
+    # "going for" names no type; a team and a peak are joined by ``targets`` alone
+    with _world("climbers", _CLIMBERS, _FACTS) as mem:
+        answers = mem.ask("Which peak is the Vellum Ski Team going for?", semantic=False)
+        assert [a.entity.id for a in answers] == ["ilvar"], answers.reason
+        assert answers.confidence > 0
+        # the other way round too: the team of the peak
+        answers = mem.ask("Which team is going for Greyhorn?", semantic=False)
+        assert [a.entity.id for a in answers] == ["korru"], answers.reason
+
+
+def test_two_types_joining_the_kinds_leave_the_word_unexplained() -> None:
+    # with ``climbed`` beside ``targets`` the kinds no longer say which one "going for" is
+    facts = [*_FACTS, ("korru", "climbed", "ilvar")]
+    with _world("climbers2", _CLIMBERS, facts) as mem:
+        answers = mem.ask("Which peak is the Vellum Ski Team going for?", semantic=False)
+        assert answers.abstained and "'going'" in answers.reason, answers
+
+
+def test_a_verb_between_two_kinds_of_person_is_never_read_from_them() -> None:
+    # knights and nobles are joined by ``sworn_to`` only; "betrayed" is no oath
+    with _world(
+        "court",
+        [
+            ("tobin", "knight", "Ser Tobin"),
+            ("mirren", "noble", "Lady Mirren"),
+            ("gate", "gate", "West Gate"),
+        ],
+        [("tobin", "sworn_to", "mirren"), ("tobin", "guards", "gate")],
+    ) as mem:
+        answers = mem.ask("Which knight betrayed Lady Mirren?", semantic=False)
+        assert answers.abstained and "'betrayed'" in answers.reason, answers
+        # a word WordNet does not know is not read from the kinds either
+        answers = mem.ask("Which knight zorbled Lady Mirren?", semantic=False)
+        assert answers.abstained and "'zorbled'" in answers.reason, answers
+
+
+def test_two_words_a_type_name_writes_as_one_match_it() -> None:
+    # "base camp" of ``basecamp``
+    with _world("climbers3", _CLIMBERS, _FACTS) as mem:
+        answers = mem.ask("Where is the Vellum Ski Team's base camp?", semantic=False)
+        assert [a.entity.id for a in answers] == ["col"], answers.reason
