@@ -30,6 +30,7 @@ from graphmem.retrieval.graphqa.judging import (
     measure_fit,
     question_coverage,
     unasked_step,
+    unheld_relation,
 )
 from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word
 from graphmem.retrieval.graphqa.lexicon import kin_steps, noun_key
@@ -358,6 +359,16 @@ class GraphQA:
                 f"that fits the question (tried {paths[0]})",
                 ambiguity=plan.ambiguity,
             )
+        word, lacking = unheld_relation(plan, best)
+        if lacking:
+            # "who guides X?" where climbers have guides but X has none: walking another
+            # type ("leads") answers another question
+            return GraphAnswers(
+                abstained=True,
+                reason=f"no fact of the graph says that (the entity named has no {lacking} "
+                f"fact, which {word!r} asks for)",
+                ambiguity=plan.ambiguity,
+            )
         explained, content, unexplained, by_types = question_coverage(
             plan, best, self.settings.explained_floor
         )
@@ -551,6 +562,7 @@ class GraphQA:
                         first[key] = first.get(key, 0.0) + count
                 total = sum(first.values())
                 first = {key: count / total for key, count in first.items()} if total else {}
+            plan.firsts[topic] = first
             paths.extend(self._planner.paths(reading, state, first, vocab, hops))
             fits[topic] = dict(zip(vocab.types.names, reading.focus_types.tolist(), strict=True))
         paths.sort(key=lambda p: (-p.score, len(p.steps), p.topic, p.steps))

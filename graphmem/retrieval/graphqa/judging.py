@@ -367,3 +367,72 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
             continue
         return step.type
     return ""
+
+
+def unheld_relation(
+    plan: _Plan, path: PlannedPath, strong: float = 1.0, margin: float = 0.3, floor: float = 0.02
+) -> tuple[str, str]:
+    """A relation the question names that entities of the topic's kind have, but not it.
+
+    Returns ``(word, relationship type)``, or ``("", "")``. A content word outside the
+    names that a relationship type names by its own word (match ``strong``), which the
+    walked path explains ``margin`` less well or not at all ("who *guides* X?" walked by
+    ``leads``), asks for that type when the type explains more of the question's words
+    of a relation than the path does ("who serves *aboard* X?" walked by ``serves_on``
+    asks for no ``sails_aboard``). When the topic's entity type takes it (a share of at
+    least ``floor`` of its facts of that type go that way) and the topic itself has no
+    such fact, the graph does not hold what is asked: the path answers another question.
+    A word that names an entity type as well ("which *team* ...") is read as the kind
+    asked for, never as such a relation.
+    """
+    vocab = plan.vocab
+    names = vocab.relations.names
+    n_rel = len(names)
+    state = plan.starts.get(path.topic)
+    first = plan.firsts.get(path.topic)
+    if state is None or first is None:
+        return "", ""
+    if any(step.type not in vocab.relations.index for step in path.steps):
+        return "", ""
+    used = [vocab.relations.index[step.type] for step in path.steps]
+    rows: list[tuple[str, np.ndarray]] = []  # the question's words of a relation
+    for i, token in enumerate(plan.tokens):
+        word = token.text
+        if (
+            i in plan.named
+            or word in _FUNCTION_WORDS
+            or word in _QUESTION_WORDS
+            or word in _SHARED_WORDS
+            or word in _IDLE_WORDS
+            or word in _LIGHT_VERBS
+            or word.isdigit()
+        ):
+            continue
+        match = plan.matches[word]
+        relations = match[:n_rel]
+        if float(match[n_rel:].max(initial=0.0)) < float(relations.max(initial=0.0)):
+            rows.append((word, relations))
+    if not rows:
+        return "", ""
+    table = np.stack([relations for _word, relations in rows])
+    said = table[:, used].max(axis=1)
+    explained = float(said.sum())
+    for (word, relations), own in zip(rows, said, strict=True):
+        rivals = [
+            int(r)
+            for r in np.flatnonzero((relations >= strong) & (relations >= own + margin))
+            if float(table[:, r].sum()) > explained
+        ]
+        if not rivals:
+            continue
+        open_, held = False, False
+        for r in rivals:
+            for way, share, _following in vocab.steps(state, names[r]):
+                if share < floor:
+                    continue
+                open_ = True
+                ways = ("out", "in") if way == "both" else (way,)
+                held = held or any(first.get((names[r], w), 0.0) > 0 for w in ways)
+        if open_ and not held:
+            return word, names[rivals[0]]
+    return "", ""
