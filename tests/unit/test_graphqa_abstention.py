@@ -51,3 +51,56 @@ def test_a_relation_the_topics_kind_has_but_the_topic_lacks_is_not_answered() ->
         assert [a.entity.id for a in held] == ["ben"]
         # a word the walked type explains best is no other relation's
         assert [a.entity.id for a in mem.ask("What does Ana Brandt lead?")] == ["ridge"]
+
+
+def test_the_way_a_type_is_walked_is_read_when_one_kind_takes_it_both_ways() -> None:
+    # associates report to partners, paralegals to associates: a partner reports to no one
+    things = {
+        "vane": ("partner", "Margaret Vane"),
+        "raman": ("associate", "Priya Raman"),
+        "khan": ("associate", "Aisha Khan"),
+        "cole": ("paralegal", "Tom Cole"),
+    }
+    facts = [("raman", "ReportsTo", "vane"), ("khan", "ReportsTo", "vane")]
+    facts.append(("cole", "ReportsTo", "raman"))
+    with open_world("firm", {}, things, facts) as mem:
+        nobody = mem.ask("Who does Margaret Vane report to?", semantic=False)
+        assert nobody == [] and nobody.abstained
+        assert [a.entity.id for a in mem.ask("Who does Priya Raman report to?")] == ["vane"]
+        reports = mem.ask("Who reports to Priya Raman?", semantic=False)
+        assert [a.entity.id for a in reports] == ["cole"]
+
+
+def test_what_is_the_kind_asks_for_that_kind() -> None:
+    things = {
+        "mercer": ("case", "Mercer case"),
+        "harlow": ("case", "Harlow case"),
+        "court": ("court", "Commercial Court"),
+        "deal": ("settlement", "Harlow settlement"),
+    }
+    facts = [("mercer", "heard_in", "court"), ("harlow", "heard_in", "court")]
+    facts.append(("harlow", "settled_by", "deal"))
+    with open_world("courts", {}, things, facts) as mem:
+        none = mem.ask("What was the settlement in the Mercer case?", semantic=False)
+        assert none == [] and none.abstained and "settlement" in none.reason
+        held = mem.ask("What was the settlement in the Harlow case?", semantic=False)
+        assert [a.entity.id for a in held] == ["deal"]
+        # "what does the ... do?" asks for no kind by the noun after it
+        assert [a.entity.id for a in mem.ask("Where was the Mercer case heard?")] == ["court"]
+
+
+def test_a_word_a_step_walks_by_asks_for_no_other_step() -> None:
+    # "drive" is walked by ``drives``; that it is also the stem of ``driver`` asks for no
+    # step through Leo's mentor (a driver) to the mentor's team
+    things = {
+        "leo": ("driver", "Leo Walsh"),
+        "ana": ("driver", "Ana Sato"),
+        "car": ("car", "M-24"),
+        "meridian": ("team", "Meridian"),
+    }
+    facts = [("leo", "mentor", "ana"), ("ana", "drives", "car"), ("meridian", "builds", "car")]
+    with open_world("grid", {}, things, facts) as mem:
+        none = mem.ask("Which team does Leo Walsh drive for?", semantic=False)
+        assert none == [] and none.abstained
+        held = mem.ask("Which team does Ana Sato drive for?", semantic=False)
+        assert [a.entity.id for a in held] == ["meridian"]

@@ -13,11 +13,12 @@ import numpy as np
 
 from graphmem.core.models import Relationship
 from graphmem.retrieval.graphqa.direction import _Token
-from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS
+from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS, noun_key
 from graphmem.retrieval.graphqa.planning import _DETERMINERS, _Plan, _Reading
 from graphmem.retrieval.graphqa.vocabulary import (
     _ADVERB_PARTICLES,
     _ASKS_FOR,
+    _BE_WORDS,
     _FUNCTION_WORDS,
     _HOW_MANY,
     _IDLE_WORDS,
@@ -39,6 +40,9 @@ _HOLDING = frozenset(
     if family[0] in ("hold", "carry", "wield", "wear")
     for w in family
 )
+
+# The words between "what" and the noun that names what it asks for ("what *is the* fare").
+_ASKED_THROUGH = _BE_WORDS | frozenset(("the", "a", "an"))
 
 __all__ = ["kind_asked", "kind_fit", "measure_fit", "question_coverage", "unasked_step"]
 
@@ -107,8 +111,16 @@ def _asked_at(plan: _Plan, path: PlannedPath) -> int | None:
     if reading is None:
         return None
     at = reading.focus_at
-    if at is not None and at > 0 and plan.tokens[at - 1].text in ("which", "what"):
-        return at
+    if at is not None and at > 0:
+        # "*which church* ...", and "what is / was the *settlement* of X?" (the noun after
+        # a form of "be" and an article), not "what does the *experiment* study?"
+        before = at - 1
+        while before > 0 and plan.tokens[before].text in _ASKED_THROUGH:
+            before -= 1
+        if plan.tokens[before].text in ("which", "what") and (
+            before == at - 1 or plan.tokens[before + 1].text in _BE_WORDS
+        ):
+            return at
     noun = reading.noun_at
     texts = [t.text for t in plan.tokens]
     asks_who = len(texts) > 1 and texts[0] in ("who", "whom")
@@ -303,16 +315,23 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
         # that kind (below), or one whose name has it (``winemaker``), never one whose
         # description merely uses it ("a rival circus" of ``rival_of``)
         asked_with = plan.tokens[focus].text
-    kinds = np.zeros(len(vocab.types.names))
-    on_the_way = np.zeros(len(vocab.types.names))
-    for i, t in enumerate(plan.tokens):
-        if not first <= i <= last and t.text not in _QUESTION_WORDS:
-            kinds = np.maximum(kinds, plan.matches[t.text][n_rel:])
-            if i != focus:
-                on_the_way = np.maximum(on_the_way, plan.matches[t.text][n_rel:])
     if any(step.type not in vocab.relations.index for step in path.steps):
         return ""
     columns = [vocab.relations.index[step.type] for step in path.steps]
+    kinds = np.zeros(len(vocab.types.names))
+    on_the_way = np.zeros(len(vocab.types.names))
+    nouns = {noun_key(w) for name in vocab.types.names for w in _type_words(name)}
+    for i, t in enumerate(plan.tokens):
+        if not first <= i <= last and t.text not in _QUESTION_WORDS:
+            match = plan.matches[t.text]
+            kinds = np.maximum(kinds, match[n_rel:])
+            # a word a step walks by ("drive" of ``drives``) names no kind on the way
+            # ("driver": "which team does X *drive* for?" walked through X's mentor),
+            # unless it is a type's own noun ("sit *exams*" of ``exam_in``: exams)
+            said = float(match[columns].max())
+            walked_by = said >= floor and said >= float(match[n_rel:].max())
+            if i != focus and (not walked_by or noun_key(t.text) in nouns):
+                on_the_way = np.maximum(on_the_way, match[n_rel:])
     plain = [
         t.text
         for i, t in enumerate(plan.tokens)

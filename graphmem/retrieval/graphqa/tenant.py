@@ -253,6 +253,10 @@ class _Vocabulary:
     source_keys: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # the stems of the verbs naming each type from its other end ("supervise" of reports_to)
     converse: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # types whose question words say the way they are walked: the reflexive ones, and
+    # those an entity type takes both ways (``reports_to`` of associates to partners
+    # and of paralegals to associates)
+    directed: frozenset[str] = frozenset()
 
     def after(self, steps: Sequence[tuple[str, StepDirection]], relation: str, way: str) -> float:
         """The share of the entities the last step reaches that can take the next one.
@@ -345,6 +349,12 @@ class _Vocabulary:
             if pattern.source_type == pattern.target_type:
                 same[pattern.type] = same.get(pattern.type, 0) + pattern.facts
         reflexive = frozenset(t for t, n in same.items() if 2 * n >= total[t])
+        ends: dict[str, tuple[set[str], set[str]]] = {}
+        for pattern in schema.patterns:
+            sources, targets = ends.setdefault(pattern.type, (set(), set()))
+            sources.add(pattern.source_type)
+            targets.add(pattern.target_type)
+        directed = reflexive | frozenset(t for t, (a, b) in ends.items() if a & b)
         name_stems = {
             t: tuple(light_stem(w) for w in _type_words(t) if w not in _FUNCTION_WORDS)
             for t in relation_types
@@ -381,6 +391,7 @@ class _Vocabulary:
             symmetric,
             source_keys,
             converse,
+            directed,
         )
 
     def steps(
