@@ -104,3 +104,52 @@ def test_a_word_a_step_walks_by_asks_for_no_other_step() -> None:
         assert none == [] and none.abstained
         held = mem.ask("Which team does Ana Sato drive for?", semantic=False)
         assert [a.entity.id for a in held] == ["meridian"]
+
+
+def test_an_entity_the_question_names_is_no_answer() -> None:
+    things = {
+        "pratt": ("member", "Oliver Pratt"),
+        "stone": ("constituency", "Stonebridge"),
+        "hale": ("member", "Ruth Hale"),
+        "mere": ("constituency", "Mere Vale"),
+    }
+    facts = [("pratt", "represents", "stone"), ("hale", "represents", "mere")]
+    with open_world("house", {}, things, facts) as mem:
+        none = mem.ask("Who represents Stonebridge besides Oliver Pratt?", semantic=False)
+        assert none == [] and none.abstained
+        assert [a.entity.id for a in mem.ask("Who represents Stonebridge?")] == ["pratt"]
+
+
+def test_a_noun_asked_with_names_a_kind_the_answers_must_be() -> None:
+    # WordNet knows a cooper as a person and a grape as a fruit: no grape answers "which
+    # cooper", whatever words of the question the walk explains
+    things = {
+        "chai": ("cellar", "Grand Chai"),
+        "noire": ("wine", "Pierre Noire"),
+        "syrah": ("grape", "Syrah"),
+    }
+    facts = [("noire", "aged_in", "chai"), ("noire", "made_from", "syrah")]
+    with open_world("cave", {}, things, facts) as mem:
+        none = mem.ask("Which cooper is Pierre Noire made from?", semantic=False)
+        assert none == [] and none.abstained and "cooper" in none.reason
+        assert [a.entity.id for a in mem.ask("Which grape is Pierre Noire made from?")] == [
+            "syrah"
+        ]
+
+
+def test_the_noun_of_the_topic_asks_for_its_first_step() -> None:
+    # drivers have race engineers; Mehta has none, and the engineer of his team's other
+    # driver is not his
+    things = {
+        "mehta": ("driver", "Arjun Mehta"),
+        "rossi": ("driver", "Dario Rossi"),
+        "halden": ("team", "Halden"),
+        "lund": ("engineer", "Eva Lund"),
+    }
+    facts = [("mehta", "team", "halden"), ("rossi", "team", "halden")]
+    facts.append(("rossi", "engineer", "lund"))
+    with open_world("pits", {}, things, facts) as mem:
+        none = mem.ask("Who is Arjun Mehta's race engineer?", semantic=False)
+        assert none == [] and none.abstained and "engineer" in none.reason
+        held = mem.ask("Who is Dario Rossi's race engineer?", semantic=False)
+        assert [a.entity.id for a in held] == ["lund"]

@@ -28,11 +28,12 @@ from graphmem.retrieval.graphqa.judging import (
     kind_asked,
     kind_fit,
     measure_fit,
+    named_noun,
     question_coverage,
     unasked_step,
     unheld_relation,
 )
-from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word
+from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word, noun_fits
 from graphmem.retrieval.graphqa.lexicon import kin_steps, noun_key
 from graphmem.retrieval.graphqa.planning import Planner, _Plan
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
@@ -306,6 +307,9 @@ class GraphQA:
             walked.append(path)
             walks += 1
             reached = walk(self._store, self._tenant, path, self.settings.max_frontier)
+            # a question asks for none of the entities it names ("who did X beat in the
+            # Y election?" walked from Y reaches X): another path may reach what it asks
+            reached = {key: found for key, found in reached.items() if key not in plan.mentioned}
             kind = kind_asked(plan, path)
             if kind and reached:
                 # "which *estate* ...": the entities of another kind answer another
@@ -318,6 +322,17 @@ class GraphQA:
                 if not reached:
                     off_kind.append(path)
                     missed = missed or kind
+            noun = named_noun(plan, path)
+            if noun and reached:
+                # "which *cooper* ...": no grape is one, whatever the walk explains
+                reached = {
+                    key: found
+                    for key, found in reached.items()
+                    if noun_fits(noun, found[0].type) is not False
+                }
+                if not reached:
+                    off_kind.append(path)
+                    missed = missed or noun
             if asker and reached:
                 fitting = {
                     key: found
@@ -529,6 +544,17 @@ class GraphQA:
             if t.start >= start and t.end <= end
         }
         plan.named = frozenset(named)
+        # (a name inside a longer one, or joined to one by "of", is part of it: "Kelby"
+        # of "the Countess of Kelby")
+        plan.mentioned = frozenset(
+            ids[0]
+            for (start, end), ids in mentions.items()
+            if len(ids) == 1
+            and not any(
+                (a <= start and end <= b or text[b:start] == " of ") and (a, b) != (start, end)
+                for a, b in mentions
+            )
+        )
         matches = self._planner.match(tokens, named, vocab)
         plan.matches = matches
         paths: list[PlannedPath] = []

@@ -7,7 +7,7 @@ of the question's content words by a path, the kind a "which *X*" question asks 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -15,6 +15,7 @@ from graphmem.core.models import Relationship
 from graphmem.retrieval.graphqa.direction import _Token
 from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS, noun_key
 from graphmem.retrieval.graphqa.planning import _DETERMINERS, _Plan, _Reading
+from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
     _ADVERB_PARTICLES,
     _ASKS_FOR,
@@ -44,7 +45,15 @@ _HOLDING = frozenset(
 # The words between "what" and the noun that names what it asks for ("what *is the* fare").
 _ASKED_THROUGH = _BE_WORDS | frozenset(("the", "a", "an"))
 
-__all__ = ["kind_asked", "kind_fit", "measure_fit", "question_coverage", "unasked_step"]
+__all__ = [
+    "kind_asked",
+    "kind_fit",
+    "measure_fit",
+    "named_noun",
+    "question_coverage",
+    "unasked_step",
+    "unheld_relation",
+]
 
 
 def _measure_asked(tokens: Sequence[_Token], at: int | None) -> str:
@@ -141,6 +150,20 @@ def kind_asked(plan: _Plan, path: PlannedPath) -> str:
     word = plan.tokens[at].text
     n_rel = len(plan.vocab.relations.names)
     return word if float(plan.matches[word][n_rel:].max(initial=0.0)) >= 1.0 else ""
+
+
+def named_noun(plan: _Plan, path: PlannedPath) -> str:
+    """The noun that names the kind asked for, when it is no entity type's own word.
+
+    "*which cooper* ...", "who is X's *secretary*?": what WordNet knows of its kinds says
+    which answers may be one (:func:`~.kinds.noun_fits`).
+    """
+    at = _asked_at(plan, path)
+    if at is None:
+        return ""
+    word = plan.tokens[at].text
+    n_rel = len(plan.vocab.relations.names)
+    return word if float(plan.matches[word][n_rel:].max(initial=0.0)) < 1.0 else ""
 
 
 def kind_fit(plan: _Plan, path: PlannedPath, entity_type: str) -> float:
@@ -431,6 +454,16 @@ def unheld_relation(
         relations = match[:n_rel]
         if float(match[n_rel:].max(initial=0.0)) < float(relations.max(initial=0.0)):
             rows.append((word, relations))
+    reading = plan.readings.get(path.topic)
+    noun = reading.noun_at if reading is not None else None
+    for at in _noun_phrase(plan, noun):
+        # "who is X's *engineer*?" asks for the first step to be what the noun names,
+        # however the path walks it further on ("the engineer of X's team's former driver")
+        relations = plan.matches[plan.tokens[at].text][:n_rel]
+        better = (relations >= strong) & (relations >= relations[used[0]] + margin)
+        named = [int(r) for r in np.flatnonzero(better)]
+        if named and _unheld(vocab, state, first, named, floor):
+            return plan.tokens[at].text, names[named[0]]
     if not rows:
         return "", ""
     table = np.stack([relations for _word, relations in rows])
@@ -442,16 +475,48 @@ def unheld_relation(
             for r in np.flatnonzero((relations >= strong) & (relations >= own + margin))
             if float(table[:, r].sum()) > explained
         ]
-        if not rivals:
-            continue
-        open_, held = False, False
-        for r in rivals:
-            for way, share, _following in vocab.steps(state, names[r]):
-                if share < floor:
-                    continue
-                open_ = True
-                ways = ("out", "in") if way == "both" else (way,)
-                held = held or any(first.get((names[r], w), 0.0) > 0 for w in ways)
-        if open_ and not held:
+        if rivals and _unheld(vocab, state, first, rivals, floor):
             return word, names[rivals[0]]
     return "", ""
+
+
+def _noun_phrase(plan: _Plan, at: int | None, longest: int = 3) -> list[int]:
+    """The words of the noun the topic is attached to in "who is X's N?", from ``at``.
+
+    The noun ("who is X's *boss* at ...?") or the words that end the question ("who is
+    X's *race engineer*?"); none in other questions ("which team does X's manager lead?").
+    """
+    texts = [t.text for t in plan.tokens]
+    if at is None or at in plan.named or len(texts) < 2:
+        return []
+    if texts[0] not in ("who", "what", "which") or texts[1] not in _BE_WORDS:
+        return []
+    end = at + 1
+    while end < len(plan.tokens) and end - at < longest:
+        word = plan.tokens[end].text
+        if end in plan.named or word in _FUNCTION_WORDS or word in _QUESTION_WORDS:
+            break
+        end += 1
+    if end < len(plan.tokens) and plan.tokens[end].text not in _FUNCTION_WORDS:
+        return [at]
+    return list(range(at, end))
+
+
+def _unheld(
+    vocab: _Vocabulary,
+    state: Mapping[str, float],
+    first: Mapping[tuple[str, str], float],
+    rivals: Sequence[int],
+    floor: float,
+) -> bool:
+    """Whether the topic's kind takes one of ``rivals`` first and the topic holds none."""
+    names = vocab.relations.names
+    open_, held = False, False
+    for r in rivals:
+        for way, share, _following in vocab.steps(state, names[r]):
+            if share < floor:
+                continue
+            open_ = True
+            ways = ("out", "in") if way == "both" else (way,)
+            held = held or any(first.get((names[r], w), 0.0) > 0 for w in ways)
+    return open_ and not held

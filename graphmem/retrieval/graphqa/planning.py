@@ -106,6 +106,8 @@ class _Plan:
     firsts: dict[tuple[str, ...], dict[tuple[str, str], float] | None] = field(default_factory=dict)
     matches: Mapping[str, np.ndarray] = field(default_factory=dict)
     named: frozenset[int] = frozenset()
+    # the entities the question names by a name that is theirs alone
+    mentioned: frozenset[str] = frozenset()
     ambiguity: tuple[Ambiguity, ...] = ()
     reason: str = ""
 
