@@ -132,9 +132,7 @@ def test_a_noun_asked_with_names_a_kind_the_answers_must_be() -> None:
     with open_world("cave", {}, things, facts) as mem:
         none = mem.ask("Which cooper is Pierre Noire made from?", semantic=False)
         assert none == [] and none.abstained and "cooper" in none.reason
-        assert [a.entity.id for a in mem.ask("Which grape is Pierre Noire made from?")] == [
-            "syrah"
-        ]
+        assert [a.entity.id for a in mem.ask("Which grape is Pierre Noire made from?")] == ["syrah"]
 
 
 def test_the_noun_of_the_topic_asks_for_its_first_step() -> None:
