@@ -307,9 +307,6 @@ class GraphQA:
             walked.append(path)
             walks += 1
             reached = walk(self._store, self._tenant, path, self.settings.max_frontier)
-            # a question asks for none of the entities it names ("who did X beat in the
-            # Y election?" walked from Y reaches X): another path may reach what it asks
-            reached = {key: found for key, found in reached.items() if key not in plan.mentioned}
             kind = kind_asked(plan, path)
             if kind and reached:
                 # "which *estate* ...": the entities of another kind answer another
@@ -333,6 +330,9 @@ class GraphQA:
                 if not reached:
                     off_kind.append(path)
                     missed = missed or noun
+            # a question asks for none of the entities it names ("who did X beat in the
+            # Y election?" walked from Y reaches X): another path may reach what it asks
+            reached = {key: found for key, found in reached.items() if key not in plan.mentioned}
             if asker and reached:
                 fitting = {
                     key: found
@@ -383,6 +383,7 @@ class GraphQA:
                 reason=f"no fact of the graph says that (the entity named has no {lacking} "
                 f"fact, which {word!r} asks for)",
                 ambiguity=plan.ambiguity,
+                unexplained=(word,),
             )
         explained, content, unexplained, by_types = question_coverage(
             plan, best, self.settings.explained_floor
