@@ -349,12 +349,17 @@ class _Vocabulary:
             if pattern.source_type == pattern.target_type:
                 same[pattern.type] = same.get(pattern.type, 0) + pattern.facts
         reflexive = frozenset(t for t, n in same.items() if 2 * n >= total[t])
-        ends: dict[str, tuple[set[str], set[str]]] = {}
+        # (a quarter of its facts at least start from one entity type and as many end at it)
+        ends: dict[tuple[str, str, int], int] = {}
         for pattern in schema.patterns:
-            sources, targets = ends.setdefault(pattern.type, (set(), set()))
-            sources.add(pattern.source_type)
-            targets.add(pattern.target_type)
-        directed = reflexive | frozenset(t for t, (a, b) in ends.items() if a & b)
+            for end, side in ((pattern.source_type, 0), (pattern.target_type, 1)):
+                key = (pattern.type, end, side)
+                ends[key] = ends.get(key, 0) + pattern.facts
+        directed = reflexive | frozenset(
+            t
+            for (t, end, side), n in ends.items()
+            if side == 0 and 4 * min(n, ends.get((t, end, 1), 0)) >= total[t]
+        )
         name_stems = {
             t: tuple(light_stem(w) for w in _type_words(t) if w not in _FUNCTION_WORDS)
             for t in relation_types
