@@ -53,7 +53,10 @@ question is matched against their names and the descriptions a user attached to 
 6. **Answer.** The entities reached, by path, then by how well their type fits the focus,
    then by how many chains reach them; each with one chain of facts from the topic as
    provenance. Or no answer, with the reason: no path explains the question's relation
-   words, or none reaches the kind it asks for by a type's own word ("which *church*").
+   words, or none reaches the kind it asks for by a type's own word ("which *church*"),
+   or a word names by its own word a relationship type that entities of the topic's kind
+   have and the topic has not ("who *guides* X?" walked by ``leads``). An entity the
+   question names is never an answer.
 """
 
 from graphmem.retrieval.graphqa.answering import GraphAnswer, GraphAnswers, GraphQA

@@ -29,10 +29,12 @@ from graphmem.retrieval.graphqa.judging import (
     kind_asked,
     kind_fit,
     measure_fit,
+    named_noun,
     question_coverage,
     unasked_step,
+    unheld_relation,
 )
-from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word
+from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word, noun_fits
 from graphmem.retrieval.graphqa.lexicon import kin_steps, noun_key
 from graphmem.retrieval.graphqa.planning import Planner, _Plan
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
@@ -318,6 +320,20 @@ class GraphQA:
                 if not reached:
                     off_kind.append(path)
                     missed = missed or kind
+            noun = named_noun(plan, path)
+            if noun and reached:
+                # "which *cooper* ...": no grape is one, whatever the walk explains
+                reached = {
+                    key: found
+                    for key, found in reached.items()
+                    if noun_fits(noun, found[0].type) is not False
+                }
+                if not reached:
+                    off_kind.append(path)
+                    missed = missed or noun
+            # a question asks for none of the entities it names ("who did X beat in the
+            # Y election?" walked from Y reaches X): another path may reach what it asks
+            reached = {key: found for key, found in reached.items() if key not in plan.mentioned}
             if asker and reached:
                 fitting = {
                     key: found
@@ -358,6 +374,17 @@ class GraphQA:
                 reason="no fact of the graph leads from the entity named along a path "
                 f"that fits the question (tried {paths[0]})",
                 ambiguity=plan.ambiguity,
+            )
+        word, lacking = unheld_relation(plan, best)
+        if lacking:
+            # "who guides X?" where climbers have guides but X has none: walking another
+            # type ("leads") answers another question
+            return GraphAnswers(
+                abstained=True,
+                reason=f"no fact of the graph says that (the entity named has no {lacking} "
+                f"fact, which {word!r} asks for)",
+                ambiguity=plan.ambiguity,
+                unexplained=(word,),
             )
         explained, content, unexplained, by_types = question_coverage(
             plan, best, self.settings.explained_floor
@@ -519,6 +546,17 @@ class GraphQA:
             if t.start >= start and t.end <= end
         }
         plan.named = frozenset(named)
+        # (a name inside a longer one, or joined to one by "of", is part of it: "Kelby"
+        # of "the Countess of Kelby")
+        plan.mentioned = frozenset(
+            ids[0]
+            for (start, end), ids in mentions.items()
+            if len(ids) == 1
+            and not any(
+                (a <= start and end <= b or text[b:start] == " of ") and (a, b) != (start, end)
+                for a, b in mentions
+            )
+        )
         matches = self._planner.match(tokens, named, vocab)
         spans = [
             (
@@ -560,6 +598,7 @@ class GraphQA:
                         first[key] = first.get(key, 0.0) + count
                 total = sum(first.values())
                 first = {key: count / total for key, count in first.items()} if total else {}
+            plan.firsts[topic] = first
             paths.extend(self._planner.paths(reading, state, first, vocab, hops))
             fits[topic] = dict(zip(vocab.types.names, reading.focus_types.tolist(), strict=True))
         paths.sort(key=lambda p: (-p.score, len(p.steps), p.topic, p.steps))

@@ -133,7 +133,7 @@ def read_cue(
     n = len(tokens)
     attached = _attached_noun(tokens, text, first, last)
     for r, name in enumerate(names):
-        if name not in vocab.reflexive:
+        if name not in vocab.directed:
             continue
         stems = vocab.name_stems.get(name, ())
         sources = vocab.source_keys.get(name, frozenset())

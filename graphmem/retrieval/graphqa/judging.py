@@ -7,17 +7,19 @@ of the question's content words by a path, the kind a "which *X*" question asks 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from graphmem.core.models import Relationship
 from graphmem.retrieval.graphqa.direction import _Token
-from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS
+from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS, noun_key
 from graphmem.retrieval.graphqa.planning import _DETERMINERS, _Plan, _Reading
+from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
     _ADVERB_PARTICLES,
     _ASKS_FOR,
+    _BE_WORDS,
     _FUNCTION_WORDS,
     _HOW_MANY,
     _IDLE_WORDS,
@@ -40,7 +42,18 @@ _HOLDING = frozenset(
     for w in family
 )
 
-__all__ = ["kind_asked", "kind_fit", "measure_fit", "question_coverage", "unasked_step"]
+# The words between "what" and the noun that names what it asks for ("what *is the* fare").
+_ASKED_THROUGH = _BE_WORDS | frozenset(("the", "a", "an"))
+
+__all__ = [
+    "kind_asked",
+    "kind_fit",
+    "measure_fit",
+    "named_noun",
+    "question_coverage",
+    "unasked_step",
+    "unheld_relation",
+]
 
 
 def _measure_asked(tokens: Sequence[_Token], at: int | None) -> str:
@@ -107,8 +120,16 @@ def _asked_at(plan: _Plan, path: PlannedPath) -> int | None:
     if reading is None:
         return None
     at = reading.focus_at
-    if at is not None and at > 0 and plan.tokens[at - 1].text in ("which", "what"):
-        return at
+    if at is not None and at > 0:
+        # "*which church* ...", and "what is / was the *settlement* of X?" (the noun after
+        # a form of "be" and an article), not "what does the *experiment* study?"
+        before = at - 1
+        while before > 0 and plan.tokens[before].text in _ASKED_THROUGH:
+            before -= 1
+        if plan.tokens[before].text in ("which", "what") and (
+            before == at - 1 or plan.tokens[before + 1].text in _BE_WORDS
+        ):
+            return at
     noun = reading.noun_at
     texts = [t.text for t in plan.tokens]
     asks_who = len(texts) > 1 and texts[0] in ("who", "whom")
@@ -129,6 +150,20 @@ def kind_asked(plan: _Plan, path: PlannedPath) -> str:
     word = plan.tokens[at].text
     n_rel = len(plan.vocab.relations.names)
     return word if float(plan.matches[word][n_rel:].max(initial=0.0)) >= 1.0 else ""
+
+
+def named_noun(plan: _Plan, path: PlannedPath) -> str:
+    """The noun that names the kind asked for, when it is no entity type's own word.
+
+    "*which cooper* ...", "who is X's *secretary*?": what WordNet knows of its kinds says
+    which answers may be one (:func:`~.kinds.noun_fits`).
+    """
+    at = _asked_at(plan, path)
+    if at is None:
+        return ""
+    word = plan.tokens[at].text
+    n_rel = len(plan.vocab.relations.names)
+    return word if float(plan.matches[word][n_rel:].max(initial=0.0)) < 1.0 else ""
 
 
 def kind_fit(plan: _Plan, path: PlannedPath, entity_type: str) -> float:
@@ -303,16 +338,23 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
         # that kind (below), or one whose name has it (``winemaker``), never one whose
         # description merely uses it ("a rival circus" of ``rival_of``)
         asked_with = plan.tokens[focus].text
-    kinds = np.zeros(len(vocab.types.names))
-    on_the_way = np.zeros(len(vocab.types.names))
-    for i, t in enumerate(plan.tokens):
-        if not first <= i <= last and t.text not in _QUESTION_WORDS:
-            kinds = np.maximum(kinds, plan.matches[t.text][n_rel:])
-            if i != focus:
-                on_the_way = np.maximum(on_the_way, plan.matches[t.text][n_rel:])
     if any(step.type not in vocab.relations.index for step in path.steps):
         return ""
     columns = [vocab.relations.index[step.type] for step in path.steps]
+    kinds = np.zeros(len(vocab.types.names))
+    on_the_way = np.zeros(len(vocab.types.names))
+    nouns = {noun_key(w) for name in vocab.types.names for w in _type_words(name)}
+    for i, t in enumerate(plan.tokens):
+        if not first <= i <= last and t.text not in _QUESTION_WORDS:
+            match = plan.matches[t.text]
+            kinds = np.maximum(kinds, match[n_rel:])
+            # a word a step walks by ("drive" of ``drives``) names no kind on the way
+            # ("driver": "which team does X *drive* for?" walked through X's mentor),
+            # unless it is a type's own noun ("sit *exams*" of ``exam_in``: exams)
+            said = float(match[columns].max())
+            walked_by = said >= floor and said >= float(match[n_rel:].max())
+            if i != focus and (not walked_by or noun_key(t.text) in nouns):
+                on_the_way = np.maximum(on_the_way, match[n_rel:])
     plain = [
         t.text
         for i, t in enumerate(plan.tokens)
@@ -367,3 +409,114 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
             continue
         return step.type
     return ""
+
+
+def unheld_relation(
+    plan: _Plan, path: PlannedPath, strong: float = 1.0, margin: float = 0.3, floor: float = 0.02
+) -> tuple[str, str]:
+    """A relation the question names that entities of the topic's kind have, but not it.
+
+    Returns ``(word, relationship type)``, or ``("", "")``. A content word outside the
+    names that a relationship type names by its own word (match ``strong``), which the
+    walked path explains ``margin`` less well or not at all ("who *guides* X?" walked by
+    ``leads``), asks for that type when the type explains more of the question's words
+    of a relation than the path does ("who serves *aboard* X?" walked by ``serves_on``
+    asks for no ``sails_aboard``). When the topic's entity type takes it (a share of at
+    least ``floor`` of its facts of that type go that way) and the topic itself has no
+    such fact, the graph does not hold what is asked: the path answers another question.
+    A word that names an entity type as well ("which *team* ...") is read as the kind
+    asked for, never as such a relation.
+    """
+    vocab = plan.vocab
+    names = vocab.relations.names
+    n_rel = len(names)
+    state = plan.starts.get(path.topic)
+    first = plan.firsts.get(path.topic)
+    if state is None or first is None:
+        return "", ""
+    if any(step.type not in vocab.relations.index for step in path.steps):
+        return "", ""
+    used = [vocab.relations.index[step.type] for step in path.steps]
+    rows: list[tuple[str, np.ndarray]] = []  # the question's words of a relation
+    for i, token in enumerate(plan.tokens):
+        word = token.text
+        if (
+            i in plan.named
+            or word in _FUNCTION_WORDS
+            or word in _QUESTION_WORDS
+            or word in _SHARED_WORDS
+            or word in _IDLE_WORDS
+            or word in _LIGHT_VERBS
+            or word.isdigit()
+        ):
+            continue
+        match = plan.matches[word]
+        relations = match[:n_rel]
+        if float(match[n_rel:].max(initial=0.0)) < float(relations.max(initial=0.0)):
+            rows.append((word, relations))
+    reading = plan.readings.get(path.topic)
+    noun = reading.noun_at if reading is not None else None
+    for at in _noun_phrase(plan, noun):
+        # "who is X's *engineer*?" asks for the first step to be what the noun names,
+        # however the path walks it further on ("the engineer of X's team's former driver")
+        relations = plan.matches[plan.tokens[at].text][:n_rel]
+        better = (relations >= strong) & (relations >= relations[used[0]] + margin)
+        named = [int(r) for r in np.flatnonzero(better)]
+        if named and _unheld(vocab, state, first, named, floor):
+            return plan.tokens[at].text, names[named[0]]
+    if not rows:
+        return "", ""
+    table = np.stack([relations for _word, relations in rows])
+    said = table[:, used].max(axis=1)
+    explained = float(said.sum())
+    for (word, relations), own in zip(rows, said, strict=True):
+        rivals = [
+            int(r)
+            for r in np.flatnonzero((relations >= strong) & (relations >= own + margin))
+            if float(table[:, r].sum()) > explained
+        ]
+        if rivals and _unheld(vocab, state, first, rivals, floor):
+            return word, names[rivals[0]]
+    return "", ""
+
+
+def _noun_phrase(plan: _Plan, at: int | None, longest: int = 3) -> list[int]:
+    """The words of the noun the topic is attached to in "who is X's N?", from ``at``.
+
+    The noun ("who is X's *boss* at ...?") or the words that end the question ("who is
+    X's *race engineer*?"); none in other questions ("which team does X's manager lead?").
+    """
+    texts = [t.text for t in plan.tokens]
+    if at is None or at in plan.named or len(texts) < 2:
+        return []
+    if texts[0] not in ("who", "what", "which") or texts[1] not in _BE_WORDS:
+        return []
+    end = at + 1
+    while end < len(plan.tokens) and end - at < longest:
+        word = plan.tokens[end].text
+        if end in plan.named or word in _FUNCTION_WORDS or word in _QUESTION_WORDS:
+            break
+        end += 1
+    if end < len(plan.tokens) and plan.tokens[end].text not in _FUNCTION_WORDS:
+        return [at]
+    return list(range(at, end))
+
+
+def _unheld(
+    vocab: _Vocabulary,
+    state: Mapping[str, float],
+    first: Mapping[tuple[str, str], float],
+    rivals: Sequence[int],
+    floor: float,
+) -> bool:
+    """Whether the topic's kind takes one of ``rivals`` first and the topic holds none."""
+    names = vocab.relations.names
+    open_, held = False, False
+    for r in rivals:
+        for way, share, _following in vocab.steps(state, names[r]):
+            if share < floor:
+                continue
+            open_ = True
+            ways = ("out", "in") if way == "both" else (way,)
+            held = held or any(first.get((names[r], w), 0.0) > 0 for w in ways)
+    return open_ and not held

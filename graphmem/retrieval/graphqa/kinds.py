@@ -17,7 +17,15 @@ from functools import cache, lru_cache
 from graphmem.retrieval.graphqa.relwords import _NOUN_RULES, data_lines
 from graphmem.retrieval.graphqa.vocabulary import _type_words
 
-__all__ = ["FORMAT", "LETTERS", "SENSES", "asked_kind_fit", "kind_word", "names_asked_kind"]
+__all__ = [
+    "FORMAT",
+    "LETTERS",
+    "SENSES",
+    "asked_kind_fit",
+    "kind_word",
+    "names_asked_kind",
+    "noun_fits",
+]
 
 FORMAT = "# graphmem nounkinds 1"
 """The first words of the header line; a reader refuses any other."""
@@ -138,3 +146,36 @@ def names_asked_kind(question_word: str, entity_type: str) -> bool:
         return False
     letters = _senses(last)
     return letters is not None and letters[:1] == kind
+
+
+# Kinds one noun may name another by: people and their groups ("the *supplier*" of a
+# company), animals with them; places, buildings and things, and the groups that are
+# places too ("the *school*"); times and events.
+_FAMILIES = ("pgn", "laog", "te")
+
+
+def _families(letters: str) -> frozenset[int]:
+    return frozenset(i for i, family in enumerate(_FAMILIES) for k in letters if k in family)
+
+
+@lru_cache(maxsize=4096)
+def noun_fits(noun: str, entity_type: str) -> bool | None:
+    """Whether an entity of ``entity_type`` may be what ``noun`` names, by their kinds.
+
+    WordNet's kinds of the noun's senses and of the type's last word's: False when they
+    share no family of kinds (a person and a fruit: "which *cooper* ..." answered by a
+    grape), None when either is unknown or only an abstraction.
+
+    >>> noun_fits("cooper", "grape"), noun_fits("supplier", "company"), noun_fits("xq7", "grape")
+    (False, True, None)
+    """
+    last = _last_word(entity_type)
+    if last is None:
+        return None
+    said, kind = _senses(noun), _senses(last)
+    if said is None or kind is None:
+        return None
+    families, kinds = _families(said), _families(kind)
+    if not families or not kinds:
+        return None
+    return bool(families & kinds)

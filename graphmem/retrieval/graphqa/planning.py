@@ -102,8 +102,12 @@ class _Plan:
     readings: dict[tuple[str, ...], _Reading] = field(default_factory=dict)
     # the entity types each topic's walks start from (their shares)
     starts: dict[tuple[str, ...], dict[str, float]] = field(default_factory=dict)
+    # the share of each topic's facts each way of starting has (None: too many to count)
+    firsts: dict[tuple[str, ...], dict[tuple[str, str], float] | None] = field(default_factory=dict)
     matches: Mapping[str, np.ndarray] = field(default_factory=dict)
     named: frozenset[int] = frozenset()
+    # the entities the question names by a name that is theirs alone
+    mentioned: frozenset[str] = frozenset()
     ambiguity: tuple[Ambiguity, ...] = ()
     reason: str = ""
 

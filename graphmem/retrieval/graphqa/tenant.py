@@ -253,6 +253,10 @@ class _Vocabulary:
     source_keys: Mapping[str, frozenset[str]] = field(default_factory=dict)
     # the stems of the verbs naming each type from its other end ("supervise" of reports_to)
     converse: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # types whose question words say the way they are walked: the reflexive ones, and
+    # those an entity type takes both ways (``reports_to`` of associates to partners
+    # and of paralegals to associates)
+    directed: frozenset[str] = frozenset()
 
     def after(self, steps: Sequence[tuple[str, StepDirection]], relation: str, way: str) -> float:
         """The share of the entities the last step reaches that can take the next one.
@@ -345,6 +349,17 @@ class _Vocabulary:
             if pattern.source_type == pattern.target_type:
                 same[pattern.type] = same.get(pattern.type, 0) + pattern.facts
         reflexive = frozenset(t for t, n in same.items() if 2 * n >= total[t])
+        # (a quarter of its facts at least start from one entity type and as many end at it)
+        ends: dict[tuple[str, str, int], int] = {}
+        for pattern in schema.patterns:
+            for end, side in ((pattern.source_type, 0), (pattern.target_type, 1)):
+                key = (pattern.type, end, side)
+                ends[key] = ends.get(key, 0) + pattern.facts
+        directed = reflexive | frozenset(
+            t
+            for (t, end, side), n in ends.items()
+            if side == 0 and 4 * min(n, ends.get((t, end, 1), 0)) >= total[t]
+        )
         name_stems = {
             t: tuple(light_stem(w) for w in _type_words(t) if w not in _FUNCTION_WORDS)
             for t in relation_types
@@ -381,6 +396,7 @@ class _Vocabulary:
             symmetric,
             source_keys,
             converse,
+            directed,
         )
 
     def steps(
