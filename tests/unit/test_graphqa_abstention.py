@@ -148,6 +148,11 @@ def test_the_noun_of_the_topic_asks_for_its_first_step() -> None:
     facts.append(("rossi", "engineer", "lund"))
     with open_world("pits", {}, things, facts) as mem:
         none = mem.ask("Who is Arjun Mehta's race engineer?", semantic=False)
-        assert none == [] and none.abstained and "engineer" in none.reason
+        assert none == [] and none.abstained
+        # "race" is read from the kinds around it (driver ... engineer: the one type
+        # joining them), so the possessive noun blocks every first step Mehta has
+        assert "engineer" in none.reason or "start a walk" in none.reason
+        bare = mem.ask("Who is Arjun Mehta's engineer?", semantic=False)
+        assert bare == [] and bare.abstained
         held = mem.ask("Who is Dario Rossi's race engineer?", semantic=False)
         assert [a.entity.id for a in held] == ["lund"]
