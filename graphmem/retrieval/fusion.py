@@ -135,6 +135,16 @@ class FusionSettings:
     follow_rounds: int = 0
 
     def __post_init__(self) -> None:
+        for name in _NUMBERS:
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                raise InvalidInput(f"{name} must be a number, got {value!r}")
+            if not math.isfinite(value):
+                raise InvalidInput(f"{name} must be finite, got {value!r}")
+        for name, least in _COUNTS.items():
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < least:
+                raise InvalidInput(f"{name} must be an integer >= {least}, got {value!r}")
         for name in ("vector_weight", "fulltext_weight", "graph_weight", "confidence_weight"):
             if getattr(self, name) < 0:
                 raise InvalidInput(f"{name} must be >= 0")
@@ -142,9 +152,6 @@ class FusionSettings:
             raise InvalidInput("fact_weight must be within 0..1")
         if self.vector_weight == 0 and self.fulltext_weight == 0:
             raise InvalidInput("vector_weight and fulltext_weight cannot both be 0")
-        for name in ("rrf_k", "candidates", "max_mentioning", "reach_entities"):
-            if getattr(self, name) <= 0:
-                raise InvalidInput(f"{name} must be positive")
         if self.reach_weight is not None and not (
             isinstance(self.reach_weight, int | float)
             and not isinstance(self.reach_weight, bool)
@@ -156,12 +163,6 @@ class FusionSettings:
             not isinstance(self.rounds, int) or isinstance(self.rounds, bool) or self.rounds < 0
         ):
             raise InvalidInput("rounds must be None or a non-negative integer")
-        for name in ("bridge_slot", "slot_mentions", "follow_rounds"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise InvalidInput(f"{name} must be a non-negative integer, got {value!r}")
-        if self.seeds < 0:
-            raise InvalidInput("seeds must be >= 0")
         if not 0 <= self.hop_decay <= 1:
             raise InvalidInput("hop_decay must be within 0..1")
         if self.recency_half_life_s <= 0:
@@ -172,9 +173,7 @@ class FusionSettings:
             raise InvalidInput(
                 f"turn_ranker must be one of {TURN_RANKERS}, got {self.turn_ranker!r}"
             )
-        if self.turn_candidates <= 0:
-            raise InvalidInput("turn_candidates must be positive")
-        if not 0 <= self.turn_context <= _MAX_TURN_CONTEXT:
+        if self.turn_context > _MAX_TURN_CONTEXT:
             raise InvalidInput(f"turn_context must be within 0..{_MAX_TURN_CONTEXT}")
         if self.turn_weights is not None:
             self._check_turn_weights(self.turn_weights)
@@ -194,6 +193,31 @@ class FusionSettings:
             if not math.isfinite(value):
                 raise InvalidInput(f"turn_weights[{name!r}] is not finite")
 
+
+# The settings that are numbers (finite), and the counts (integers) with their least value.
+_NUMBERS = (
+    "vector_weight",
+    "fulltext_weight",
+    "graph_weight",
+    "hop_decay",
+    "hub_damping",
+    "confidence_weight",
+    "recency_weight",
+    "recency_half_life_s",
+    "fact_weight",
+)
+_COUNTS: Mapping[str, int] = {
+    "rrf_k": 1,
+    "candidates": 1,
+    "seeds": 0,
+    "max_mentioning": 1,
+    "reach_entities": 1,
+    "turn_candidates": 1,
+    "turn_context": 0,
+    "bridge_slot": 0,
+    "slot_mentions": 0,
+    "follow_rounds": 0,
+}
 
 PRESETS: Mapping[str, FusionSettings] = {
     # Vector and full-text equally, a moderate pull from the graph: the default. The walk

@@ -168,3 +168,28 @@ def test_slot_pick_and_place() -> None:
     assert not place(scores, ("chunk", "b"), 3)
     few = {("chunk", "a"): 1.0}
     assert place(few, ("chunk", "b"), 5) and set(few) == {("chunk", "a"), ("chunk", "b")}
+
+
+@pytest.mark.parametrize(
+    ("name", "bad"),
+    [
+        ("seeds", 1.5),  # once a TypeError deep in the walk (the long fuzz run found it)
+        ("seeds", True),
+        ("candidates", 0),
+        ("turn_candidates", 2.0),
+        ("rrf_k", "60"),
+        ("turn_context", -1),
+        ("graph_weight", float("nan")),
+        ("hub_damping", float("inf")),
+        ("recency_weight", None),
+        ("fact_weight", "0.5"),
+    ],
+)
+def test_every_count_is_an_integer_and_every_weight_a_finite_number(name: str, bad: object) -> None:
+    with pytest.raises(InvalidInput, match=name):
+        FusionSettings(**{name: bad})  # type: ignore[arg-type]
+    with graphmem.open("memory://", tenant="t", embedder=HashingEmbedder(32)) as memory:
+        memory.upsert_entities([Entity(id="a", type="npc", name="Ada")])
+        with pytest.raises(InvalidInput, match=name):
+            memory.retrieve("Ada", k=1, **{name: bad})  # type: ignore[arg-type]
+        assert memory.count_entities() == 1
