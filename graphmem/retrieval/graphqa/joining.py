@@ -30,12 +30,9 @@ from graphmem.retrieval.graphqa.kinds import _senses, asked_kind_fit, kind_word
 from graphmem.retrieval.graphqa.relwords import _table, lemmas
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
-    _FUNCTION_WORDS,
-    _IDLE_WORDS,
     _LIGHT_VERBS,
     _PHRASE_LIGHT,
-    _QUESTION_WORDS,
-    _SHARED_WORDS,
+    _asks_no_relation,
     question_word_at,
 )
 
@@ -100,14 +97,7 @@ def join_by_kinds(
     )
     content: list[int] = []
     for i, word in enumerate(words):
-        if (
-            i in named
-            or word in _FUNCTION_WORDS
-            or word in _QUESTION_WORDS
-            or word in _SHARED_WORDS
-            or word in _IDLE_WORDS
-            or word.isdigit()
-        ):
+        if i in named or _asks_no_relation(word):
             continue
         match = matches[word]
         own = frozenset(vocab.types.names[t] for t in np.flatnonzero(match[n_rel:] >= 1.0).tolist())

@@ -29,6 +29,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _SHARED_WORDS,
     PathStep,
     PlannedPath,
+    _asks_no_relation,
     _type_words,
     light_stem,
 )
@@ -232,14 +233,7 @@ def question_coverage(
             explained += 1
             by_types += 1
             continue
-        if (
-            i in plan.named
-            or word in _FUNCTION_WORDS
-            or word in _QUESTION_WORDS
-            or word in _SHARED_WORDS
-            or word in _IDLE_WORDS
-            or word.isdigit()
-        ):
+        if i in plan.named or _asks_no_relation(word):
             continue
         match = plan.matches[word]
         said = float(match[used].max(initial=0.0))
@@ -440,15 +434,7 @@ def unheld_relation(
     rows: list[tuple[str, np.ndarray]] = []  # the question's words of a relation
     for i, token in enumerate(plan.tokens):
         word = token.text
-        if (
-            i in plan.named
-            or word in _FUNCTION_WORDS
-            or word in _QUESTION_WORDS
-            or word in _SHARED_WORDS
-            or word in _IDLE_WORDS
-            or word in _LIGHT_VERBS
-            or word.isdigit()
-        ):
+        if i in plan.named or _asks_no_relation(word) or word in _LIGHT_VERBS:
             continue
         match = plan.matches[word]
         relations = match[:n_rel]

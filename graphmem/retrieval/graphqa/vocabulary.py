@@ -62,6 +62,26 @@ _IDLE_WORDS = _words(
     """name names kind kinds type types sort exactly currently now still also thing things
     stuff see seen find found around"""
 )
+
+
+def _asks_no_relation(word: str) -> bool:
+    """A question's word no relation is read from.
+
+    A function, question, shared or idle word, or a number: the judging of a path and the
+    reading from the kinds around a word leave the same words out.
+
+    >>> [_asks_no_relation(w) for w in ("the", "which", "name", "1999", "mentor")]
+    [True, True, True, True, False]
+    """
+    return (
+        word in _FUNCTION_WORDS
+        or word in _QUESTION_WORDS
+        or word in _SHARED_WORDS
+        or word in _IDLE_WORDS
+        or word.isdigit()
+    )
+
+
 # Verbs of holding, keeping, posture and presence: English says them of whatever relation
 # puts a thing with someone or somewhere ("who *holds* the pin?" of ``carries``, "who is
 # *standing* at the Circle?" of ``located_in``, "what films does X *appear* in?" of
