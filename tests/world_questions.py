@@ -9,9 +9,10 @@ studio, railway, orchestra (session 11); town, airline, zoo, dig, bistro, openso
 expedition (session 12); circus, heist, farm, motorsport, publisher, pirates (session 13);
 school, lawfirm, parliament, colony (session 14); hotel, kingdom, museum, biotech (session
 15). docs/retrieval.md says which were unseen at which figure. A question's gold answers were
-walked from its intended path when the world was written (``path`` in the file, never given to ``ask``; tests/unit/test_world_questions.py
-checks them). ``split`` says whether a world was used to design the planner from the start
-(``dev``) or was written as held out (``heldout``); ``--world NAME`` picks worlds.
+walked from its intended path when the world was written (``path`` in the file, never given
+to ``ask``; tests/unit/test_world_questions.py checks them). ``split`` says whether a world
+was used to design the planner from the start (``dev``) or was written as held out
+(``heldout``); ``--world NAME`` picks worlds.
 
 Run ``python -m tests.world_questions`` (``--embedder hashing`` for no model) to print the
 report: Hits@1 per group, abstentions, with no descriptions and with the careful ones.
