@@ -78,3 +78,19 @@ def test_two_words_a_type_name_writes_as_one_match_it() -> None:
     with _world("climbers3", _CLIMBERS, _FACTS) as mem:
         answers = mem.ask("Where is the Vellum Ski Team's base camp?", semantic=False)
         assert [a.entity.id for a in answers] == ["col"], answers.reason
+
+
+def test_no_word_between_two_kinds_of_person_is_read_from_them_not_even_a_noun() -> None:
+    # the village's people are joined by ``distrusts`` alone; a husband is no distrust,
+    # and the word no relation explains is reported
+    with _world(
+        "village",
+        [("odile", "npc", "Odile Marrow"), ("halden", "npc", "Halden Crook")],
+        [("odile", "distrusts", "halden")],
+    ) as mem:
+        answers = mem.ask("who is Odile Marrow's husband?", semantic=False)
+        assert answers == [] and answers.abstained, answers
+        assert answers.unexplained == ("husband",) and "'husband'" in answers.reason
+        # the relation the graph holds is still answered
+        answers = mem.ask("who does Odile Marrow distrust?", semantic=False)
+        assert [a.entity.id for a in answers] == ["halden"], answers.reason

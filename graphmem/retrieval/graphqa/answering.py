@@ -281,6 +281,7 @@ class GraphQA:
         walked: list[PlannedPath] = []
         off_kind: list[PlannedPath] = []  # walked, but reaching no entity of the kind asked
         missed = ""  # that kind
+        missed_noun = ""  # or the noun asked with ("which *cooper*"), when that is it
         unasked = ""  # a step of a path no word asked for
         # "who" asks for a person (or a group), "where" for a place: a walk whose every
         # answer is of a kind WordNet knows as neither answers another question, unless
@@ -330,7 +331,8 @@ class GraphQA:
                 }
                 if not reached:
                     off_kind.append(path)
-                    missed = missed or noun
+                    if not missed:  # a noun of the question no relation explains
+                        missed, missed_noun = noun, noun
             # a question asks for none of the entities it names ("who did X beat in the
             # Y election?" walked from Y reaches X): another path may reach what it asks
             reached = {key: found for key, found in reached.items() if key not in plan.mentioned}
@@ -360,6 +362,7 @@ class GraphQA:
                 abstained=True,
                 reason=f"no path of the graph leads to a {missed}",
                 ambiguity=plan.ambiguity,
+                unexplained=(missed,) if missed == missed_noun else (),
             )
         if best is None and unasked:
             return GraphAnswers(

@@ -127,7 +127,9 @@ def join_by_kinds(
             # a noun naming a relation of other kinds ("Lyra's *rival*" of guilds'
             # ``rivals``) asks what the graph does not hold of these
             unread.add(i)
-        elif _vague(words, i) or (which and not (left.types <= people and right.types <= people)):
+        elif not (left.types <= people and right.types <= people) and (which or _vague(words, i)):
+            # between two kinds of person no word is read so, not even a noun: people
+            # have husbands, bosses and mothers no fact of the graph may hold
             loose[i] = (span, joining)
         elif not said:
             unread.add(i)
