@@ -31,8 +31,8 @@ question is matched against their names and the descriptions a user attached to 
    "which *dishes*"; a name's entities; what "who" / "where" ask for), is read as the
    one type joining those kinds, when exactly one does and no other word between them
    names a relation (:mod:`~graphmem.retrieval.graphqa.joining`): "which peak is the
-   team *going for*?" of ``targets``; never a word WordNet does not know, nor a verb of
-   its own between two kinds of person ("which knight *betrayed* X?").
+   team *going for*?" of ``targets``; never a word WordNet does not know, nor any word
+   between two kinds of person ("which knight *betrayed* X?", "X's *husband*").
 4. **Plan.** Relation paths of up to ``max_hops`` steps (a step is a type walked forwards,
    backwards or, for a type that links entities of one kind both ways, either way), by
    beam search: the first step must be a fact the topic has, each next one a step the

@@ -11,11 +11,11 @@ between them names a relation, the word is read as that type's, with
 :data:`JOINED` strength: a step of it explains the word as a weak word of its own would.
 
 Only words that say little of their own are so read: a light verb or particle of a phrase
-("going for"), a noun, or a verb of a "which" / "what" question between kinds that are not
-both people. A verb asked with "who" ("who *stole* the cloak?"), a verb between two kinds
-of person ("which knight *betrayed* Lady Mirren?"), a noun naming a type of other kinds
-("Lyra's *rival*") and a word WordNet does not know stay unexplained: the graph may not
-hold what they ask.
+("going for"), a noun, or a verb of a "which" / "what" question, between kinds that are
+not both people. A verb asked with "who" ("who *stole* the cloak?"), any word between two
+kinds of person ("which knight *betrayed* Lady Mirren?", "Odile's *husband*"), a noun
+naming a type of other kinds ("Lyra's *rival*") and a word WordNet does not know stay
+unexplained: the graph may not hold what they ask.
 """
 
 from __future__ import annotations
