@@ -33,6 +33,17 @@ def open_world(
     return mem
 
 
+def typed_world(
+    tenant: str, entities: Sequence[tuple[str, str, str]], facts: Sequence[tuple[str, str, str]]
+) -> Memory:
+    """A memory:// store holding ``entities`` (id, type, name) and ``facts`` (source, type,
+    target), with the memory's default embedder and no descriptions (names only)."""
+    mem = graphmem.open("memory://", tenant=tenant)
+    mem.upsert_entities([Entity(id=i, type=t, name=n) for i, t, n in entities])
+    mem.upsert_relationships([Relationship(source_id=s, target_id=o, type=r) for s, r, o in facts])
+    return mem
+
+
 def top(mem: Memory, question: str) -> list[str]:
     """The answers of the walked path that reached answers first."""
     answers = mem.ask(question, semantic=False)

@@ -6,8 +6,7 @@ with no type descriptions: the names-only reading.
 
 from __future__ import annotations
 
-import graphmem
-from graphmem import Entity, Relationship
+from tests.small_worlds import typed_world
 
 _CLIMBERS = [
     ("vellum", "team", "Vellum Ski Team"),
@@ -27,18 +26,9 @@ _FACTS = [
 ]
 
 
-def _world(
-    tenant: str, entities: list[tuple[str, str, str]], facts: list[tuple[str, str, str]]
-) -> graphmem.Memory:
-    mem = graphmem.open("memory://", tenant=tenant)
-    mem.upsert_entities([Entity(id=i, type=t, name=n) for i, t, n in entities])
-    mem.upsert_relationships([Relationship(source_id=s, target_id=o, type=r) for s, r, o in facts])
-    return mem
-
-
 def test_a_phrase_no_type_names_is_read_from_the_one_type_joining_its_kinds() -> None:
     # "going for" names no type; a team and a peak are joined by ``targets`` alone
-    with _world("climbers", _CLIMBERS, _FACTS) as mem:
+    with typed_world("climbers", _CLIMBERS, _FACTS) as mem:
         answers = mem.ask("Which peak is the Vellum Ski Team going for?", semantic=False)
         assert [a.entity.id for a in answers] == ["ilvar"], answers.reason
         assert answers.confidence > 0
@@ -50,14 +40,14 @@ def test_a_phrase_no_type_names_is_read_from_the_one_type_joining_its_kinds() ->
 def test_two_types_joining_the_kinds_leave_the_word_unexplained() -> None:
     # with ``climbed`` beside ``targets`` the kinds no longer say which one "going for" is
     facts = [*_FACTS, ("korru", "climbed", "ilvar")]
-    with _world("climbers2", _CLIMBERS, facts) as mem:
+    with typed_world("climbers2", _CLIMBERS, facts) as mem:
         answers = mem.ask("Which peak is the Vellum Ski Team going for?", semantic=False)
         assert answers.abstained and "'going'" in answers.reason, answers
 
 
 def test_a_verb_between_two_kinds_of_person_is_never_read_from_them() -> None:
     # knights and nobles are joined by ``sworn_to`` only; "betrayed" is no oath
-    with _world(
+    with typed_world(
         "court",
         [
             ("tobin", "knight", "Ser Tobin"),
@@ -75,7 +65,7 @@ def test_a_verb_between_two_kinds_of_person_is_never_read_from_them() -> None:
 
 def test_two_words_a_type_name_writes_as_one_match_it() -> None:
     # "base camp" of ``basecamp``
-    with _world("climbers3", _CLIMBERS, _FACTS) as mem:
+    with typed_world("climbers3", _CLIMBERS, _FACTS) as mem:
         answers = mem.ask("Where is the Vellum Ski Team's base camp?", semantic=False)
         assert [a.entity.id for a in answers] == ["col"], answers.reason
 
@@ -83,7 +73,7 @@ def test_two_words_a_type_name_writes_as_one_match_it() -> None:
 def test_no_word_between_two_kinds_of_person_is_read_from_them_not_even_a_noun() -> None:
     # the village's people are joined by ``distrusts`` alone; a husband is no distrust,
     # and the word no relation explains is reported
-    with _world(
+    with typed_world(
         "village",
         [("odile", "npc", "Odile Marrow"), ("halden", "npc", "Halden Crook")],
         [("odile", "distrusts", "halden")],

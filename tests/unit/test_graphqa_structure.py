@@ -6,17 +6,8 @@ Tiny worlds built through the public API (``memory://``), by stem only (``semant
 from __future__ import annotations
 
 import graphmem
-from graphmem import Entity, Relationship
 from graphmem.retrieval import GraphQASettings
-
-
-def _world(
-    tenant: str, entities: list[tuple[str, str, str]], facts: list[tuple[str, str, str]]
-) -> graphmem.Memory:
-    mem = graphmem.open("memory://", tenant=tenant)
-    mem.upsert_entities([Entity(id=i, type=t, name=n) for i, t, n in entities])
-    mem.upsert_relationships([Relationship(source_id=s, target_id=o, type=r) for s, r, o in facts])
-    return mem
+from tests.small_worlds import typed_world
 
 
 def _top(mem: graphmem.Memory, question: str, **kwargs: object) -> list[str]:
@@ -26,7 +17,7 @@ def _top(mem: graphmem.Memory, question: str, **kwargs: object) -> list[str]:
 def test_a_noun_of_the_topic_naming_a_type_it_lacks_restricts_no_first_step() -> None:
     # "Noor's *film*" names ``filmed_in`` (a film's town), which no actor has: the walk
     # starts with what Noor has (``acts_in``) and goes on to the stage
-    with _world(
+    with typed_world(
         "studio",
         [
             ("noor", "actor", "Noor Rahimi"),
@@ -46,7 +37,7 @@ def test_the_margin_holds_while_only_answers_of_another_kind_were_reached() -> N
     # "who wrote X?" walks ``written_as`` to a draft (no person: answered less surely);
     # ``kept_by`` reaches a person but explains no word: beyond a narrow margin it is
     # not walked, and the draft stays the answer
-    with _world(
+    with typed_world(
         "archive",
         [
             ("road", "book", "The Long Road"),
@@ -70,7 +61,7 @@ def test_the_margin_holds_while_only_answers_of_another_kind_were_reached() -> N
 def test_a_question_word_inside_a_name_asks_nothing() -> None:
     # "Who Knows Inn is in which harbour?": the question asks with "which", not with the
     # "who" of the inn's name (a person would be asked for, and the harbour answered unsurely)
-    with _world(
+    with typed_world(
         "inns",
         [("inn", "inn", "Who Knows Inn"), ("lune", "harbour", "Port Lune")],
         [("inn", "located_in", "lune")],
@@ -83,7 +74,7 @@ def test_a_question_word_inside_a_name_asks_nothing() -> None:
 def test_a_noun_of_the_topic_naming_no_kind_and_a_type_it_lacks_is_no_answer() -> None:
     # "Lyra's *rival*": Lyra has no ``rivals`` fact (her guild has); the noun names no
     # kind of entity, so the question asks what the graph does not hold of her
-    with _world(
+    with typed_world(
         "guilds",
         [
             ("lyra", "character", "Lyra Voss"),
