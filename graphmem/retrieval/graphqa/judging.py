@@ -8,6 +8,7 @@ of the question's content words by a path, the kind a "which *X*" question asks 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -337,7 +338,7 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
     columns = [vocab.relations.index[step.type] for step in path.steps]
     kinds = np.zeros(len(vocab.types.names))
     on_the_way = np.zeros(len(vocab.types.names))
-    nouns = {noun_key(w) for name in vocab.types.names for w in _type_words(name)}
+    nouns = _type_nouns(tuple(vocab.types.names))
     for i, t in enumerate(plan.tokens):
         if not first <= i <= last and t.text not in _QUESTION_WORDS:
             match = plan.matches[t.text]
@@ -403,6 +404,12 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
             continue
         return step.type
     return ""
+
+
+@lru_cache(maxsize=256)
+def _type_nouns(types: tuple[str, ...]) -> frozenset[str]:
+    """The noun keys of the words of the entity types' names (kept per set of types)."""
+    return frozenset(noun_key(w) for name in types for w in _type_words(name))
 
 
 def unheld_relation(
