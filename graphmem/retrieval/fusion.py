@@ -133,6 +133,7 @@ class FusionSettings:
     bridge_slot: int = 0
     slot_mentions: int = 3
     follow_rounds: int = 0
+    page_bridges: int = 0
 
     def __post_init__(self) -> None:
         for name in _NUMBERS:
@@ -217,6 +218,7 @@ _COUNTS: Mapping[str, int] = {
     "bridge_slot": 0,
     "slot_mentions": 0,
     "follow_rounds": 0,
+    "page_bridges": 0,
 }
 
 PRESETS: Mapping[str, FusionSettings] = {
@@ -260,6 +262,7 @@ PRESETS: Mapping[str, FusionSettings] = {
         vector_weight=1.5,
         bridge_slot=5,
         follow_rounds=1,
+        page_bridges=1,
     ),
     # Text only, no graph walk: what plain hybrid search would give.
     "text_only": FusionSettings(graph_weight=0.0, seeds=0, link_query=False),
