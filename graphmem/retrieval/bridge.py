@@ -249,12 +249,12 @@ class BridgeRetriever(Retriever):
                 pages = [node for node in reached_nodes if entity_id in about.get(node, ())]
                 for weight, src in sources[entity_id]:
                     ranks = relevance.get(src, {})
-                    page = _best_pages(kind, pages, src, ranks, settings.page_bridges)
+                    full = _best_pages(kind, pages, src, ranks, settings.page_bridges)
                     for node in reached_nodes:
                         doc: Doc = (kind, node)
                         if src == doc:
                             continue
-                        specific = 1.0 if node in page else damped
+                        specific = 1.0 if node in full else damped
                         gain = weight * specific * ranks.get(doc, 0.0)
                         if gain > bridge.get(doc, (0.0, "", None))[0]:
                             bridge[doc] = (gain, entity_id, src)

@@ -103,6 +103,13 @@ class FusionSettings:
             goes on from it; a passage that mentions nothing is read as unread too, a
             known gap), and it leaves two or more of the question's words unexplained.
             Two store calls each (a gather, a scoped search).
+        page_bridges: In the ``bridge`` method, how many passages of one entity's page
+            (the chunks of documents about it) a bridge through that entity lifts as its
+            page, the ones most relevant to what the source leaves unanswered; the others
+            are bridged as passages that only name it, and none is bridged as the page
+            from a passage of the same page (0: every passage of a page, from anywhere).
+            A document cut into passages, or several sharing a title, then fills the top
+            with one entity no more. No store call.
     """
 
     vector_weight: float = 1.0
@@ -251,7 +258,8 @@ PRESETS: Mapping[str, FusionSettings] = {
     # chosen on the tuning halves of HotpotQA and MuSiQue (docs/retrieval.md), as was
     # the bridge slot at place 5 for a multi-part question (graphmem.retrieval.slots)
     # and the second round (two calls more) run only when a multi-part question's best
-    # passage after the first is one the first reached by a bridge (follow_rounds 1).
+    # passage after the first is one the first reached by a bridge (follow_rounds 1),
+    # and one passage per entity's page lifted as its page (page_bridges 1).
     "passages": FusionSettings(
         method="bridge",
         graph_weight=3.0,
