@@ -79,3 +79,36 @@ def ingest_opera(memory: Memory) -> None:
         chunk_tokens=1000,
         overlap=0,
     )
+
+
+# "Which coin came before the Lumen in the country Tavi Rask is from?" The Lumen's page is
+# one document in three passages, each about the Lumen; the next hop, the Oskarian crown,
+# is reached from Tavi Rask's passage through Oskaria (``FusionSettings.page_bridges``).
+COIN_QUESTION = "Which coin came before the Lumen in the country Tavi Rask is from?"
+LUMEN = (
+    "The Lumen is the coin of the union, used by Oskaria, Vellmark, Dunor and Pellia.\n\n"
+    "The Lumen came into use in 2002, when its notes and coins went into circulation "
+    "across the union.\n\n"
+    "The Lumen is managed by the union bank, which sets the rate of the coin for every member."
+)
+COINS = [
+    ("rask", "Tavi Rask", "Tavi Rask is a singer from Oskaria who sings in sign language."),
+    ("lumen", "Lumen", LUMEN),
+    ("crown", "Oskarian crown", "The Oskarian crown was Oskaria's coin before the Lumen came."),
+    ("vell", "Vellmark", "Vellmark is a small country by the sea."),
+    ("dunor", "Dunor", "Dunor is a country of lakes and hills."),
+]
+COIN_DECOYS = [
+    (f"d{i}", f"Decoy {i}", f"A decoy passage number {i} about rivers, hills and the weather.")
+    for i in range(30)
+]
+
+
+def ingest_coins(memory: Memory) -> None:
+    """The passages, titles as entities; the Lumen's document cut into three passages."""
+    memory.add_documents(
+        [{"id": i, "title": t, "text": x} for i, t, x in COINS + COIN_DECOYS],
+        chunk_tokens=30,
+        overlap=0,
+        title_entities=True,
+    )

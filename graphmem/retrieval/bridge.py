@@ -246,13 +246,15 @@ class BridgeRetriever(Retriever):
             bridge: dict[Doc, tuple[float, str, Doc | None]] = {}
             for (kind, entity_id), reached_nodes in reached.items():
                 damped = 1.0 / len(reached_nodes) ** settings.hub_damping
+                pages = [node for node in reached_nodes if entity_id in about.get(node, ())]
                 for weight, src in sources[entity_id]:
                     ranks = relevance.get(src, {})
+                    full = _best_pages(kind, pages, src, ranks, settings.page_bridges)
                     for node in reached_nodes:
                         doc: Doc = (kind, node)
                         if src == doc:
                             continue
-                        specific = 1.0 if entity_id in about.get(node, ()) else damped
+                        specific = 1.0 if node in full else damped
                         gain = weight * specific * ranks.get(doc, 0.0)
                         if gain > bridge.get(doc, (0.0, "", None))[0]:
                             bridge[doc] = (gain, entity_id, src)
@@ -388,6 +390,36 @@ class BridgeRetriever(Retriever):
             for key, hits in zip(keys, found.hits, strict=True):
                 ranks[key] = _fused_scaled(hits, settings)
         return {src: ranks.get(key, {}) for src, key in group_of.items()}
+
+
+def _best_pages(
+    kind: NodeKind, pages: Sequence[str], src: Doc | None, ranks: Mapping[Doc, float], most: int
+) -> set[str]:
+    """The passages of an entity's page that its page bridge lifts in full, from ``src``.
+
+    A document about an entity may be split into several passages (or several documents
+    share its title): each is its page, and a bridge into every one would fill the top
+    with one entity. The ``most`` of them most relevant to what ``src`` leaves unanswered
+    (ties: the smaller id) count as the page; the rest are bridged as passages that only
+    mention it. ``most`` 0: every one.
+
+    >>> ranks = {("chunk", "euro#1"): 0.9, ("chunk", "euro#0"): 0.4}
+    >>> sorted(_best_pages("chunk", ["euro#0", "euro#1"], None, ranks, 1))
+    ['euro#1']
+    >>> sorted(_best_pages("chunk", ["euro#0", "euro#1"], None, ranks, 0))
+    ['euro#0', 'euro#1']
+    """
+    if not most:
+        return set(pages)
+    if src is not None and src[0] == kind and src[1] in pages:
+        return set()  # from a passage of the same page: no hop, the same document goes on
+    if len(pages) <= most:
+        return set(pages)
+    ordered = sorted(
+        (node for node in pages if (kind, node) != src),
+        key=lambda node: (-ranks.get((kind, node), 0.0), node),
+    )
+    return set(ordered[:most])
 
 
 def _follows(

@@ -103,6 +103,13 @@ class FusionSettings:
             goes on from it; a passage that mentions nothing is read as unread too, a
             known gap), and it leaves two or more of the question's words unexplained.
             Two store calls each (a gather, a scoped search).
+        page_bridges: In the ``bridge`` method, how many passages of one entity's page
+            (the chunks of documents about it) a bridge through that entity lifts as its
+            page, the ones most relevant to what the source leaves unanswered; the others
+            are bridged as passages that only name it, and none is bridged as the page
+            from a passage of the same page (0: every passage of a page, from anywhere).
+            A document cut into passages, or several sharing a title, then fills the top
+            with one entity no more. No store call.
     """
 
     vector_weight: float = 1.0
@@ -133,6 +140,7 @@ class FusionSettings:
     bridge_slot: int = 0
     slot_mentions: int = 3
     follow_rounds: int = 0
+    page_bridges: int = 0
 
     def __post_init__(self) -> None:
         for name in _NUMBERS:
@@ -217,6 +225,7 @@ _COUNTS: Mapping[str, int] = {
     "bridge_slot": 0,
     "slot_mentions": 0,
     "follow_rounds": 0,
+    "page_bridges": 0,
 }
 
 PRESETS: Mapping[str, FusionSettings] = {
@@ -249,7 +258,8 @@ PRESETS: Mapping[str, FusionSettings] = {
     # chosen on the tuning halves of HotpotQA and MuSiQue (docs/retrieval.md), as was
     # the bridge slot at place 5 for a multi-part question (graphmem.retrieval.slots)
     # and the second round (two calls more) run only when a multi-part question's best
-    # passage after the first is one the first reached by a bridge (follow_rounds 1).
+    # passage after the first is one the first reached by a bridge (follow_rounds 1),
+    # and one passage per entity's page lifted as its page (page_bridges 1).
     "passages": FusionSettings(
         method="bridge",
         graph_weight=3.0,
@@ -260,6 +270,7 @@ PRESETS: Mapping[str, FusionSettings] = {
         vector_weight=1.5,
         bridge_slot=5,
         follow_rounds=1,
+        page_bridges=1,
     ),
     # Text only, no graph walk: what plain hybrid search would give.
     "text_only": FusionSettings(graph_weight=0.0, seeds=0, link_query=False),
