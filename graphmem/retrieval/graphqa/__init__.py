@@ -18,8 +18,10 @@ question is matched against their names and the descriptions a user attached to 
    of entity the walk comes back to ("the films written by the writer of X"). A "grand"
    kin noun is its kin noun twice ("grandchildren"); the noun the topic's name is
    attached to ("X's *husband*", "the *mother* of X") names the first step and its way
-   (unless the topic has no fact of what it names and the noun names a kind of entity
-   too, "X's *film*": then any first step). The question
+   (only a type the topic's kind takes that way: "Kaya's *boss*" is no restaurant's
+   ``manager``; and unless the topic has no fact of what it names and the noun names a
+   kind of entity too, "X's *film*": then any first step); a noun in "-ee" is the one
+   its verb is done to ("X's *trainee*"). The question
    word is the first outside the names (one reading for the plan and the checks).
 3. **Match.** Each word against each relationship type's vocabulary (the words of its name
    and description; a word most types share counts little): 1 when their light stems
@@ -44,7 +46,7 @@ question is matched against their names and the descriptions a user attached to 
    (or its last type, walked forwards: a type's words describe its targets) fit the
    focus, a cost for ending at a described type that is not what is asked, and how many
    facts can take each step. A type joining one kind to itself that holds both ways
-   (``married_to``, ``allied_with``) may be walked both ways at no cost.
+   (``married_to``, ``allied_with``, ``teammate``) may be walked both ways at no cost.
 5. **Walk.** The best paths, one :meth:`GraphStore.expand` call per step for the whole
    frontier, until one reaches an entity (and more while fewer than ``k`` are found).
    A walk never comes back to the topic. A path with a step nothing in the question asks

@@ -18,17 +18,21 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _FUNCTION_WORDS,
     _IRREGULAR,
     _OBJECT_NOUN_ENDINGS,
+    StepDirection,
     _type_words,
     light_stem,
 )
 
-__all__ = ["names_a_noun", "read_cue"]
+__all__ = ["kind_takes", "names_a_noun", "noun_way", "read_cue"]
 
 # Endings of nouns for one who does something or stands somewhere to another: "owner",
 # "mentor", "parent", "servant", "employee", "heiress", "guardian", "novelist".
 _AGENT_ENDINGS = ("er", "or", "ist", "ian", "ant", "ent", "ee", "ess")
 # Small words a name may start with that leave it a noun: ``has_owner`` is ``owner``.
 _HAVING_WORDS = frozenset(("has", "have", "had", "is"))
+# Endings of nouns for the one a verb is done to: "trainee", "mentee", "employee",
+# "nominee" (the target of ``trains``, ``mentors``, ``employs``), never its doer.
+_PATIENT_ENDINGS = ("ee", "ees")
 _BASE_VERBS = frozenset(w for family in RELATION_VERBS for w in family)
 
 
@@ -189,7 +193,7 @@ def read_cue(
                 source_is_topic = True
             else:
                 agent = noun_key(word) in sources or (
-                    not word.endswith(_OBJECT_NOUN_ENDINGS)
+                    not word.endswith((*_OBJECT_NOUN_ENDINGS, *_PATIENT_ENDINGS))
                     and (light_stem(word) == stems[0] if stems else False)
                 )
                 source_is_topic = not agent
@@ -224,3 +228,48 @@ def read_cue(
             subject_is_topic = not subject_is_topic
         cue[r] = 1.0 if subject_is_topic else -1.0
     return cue
+
+
+def noun_way(name: str, noun: str, cue: float = 0.0) -> StepDirection | None:
+    """The way "X's *noun*" walks the type ``name`` from X, when the words tell it.
+
+    ``cue``: the question's way for a type joining one kind to itself (:func:`read_cue`),
+    which wins. A type named by a noun for its target (:func:`names_a_noun`: "X's
+    *boss*", "X's *manager*") is walked from X as its source; a type named by the noun
+    and a small word ("X's *captain*" of ``captain_of``, "X's *apprentice*" of
+    ``apprenticed_to``) from X as its target. None when they do not say.
+
+    >>> noun_way("manager", "boss"), noun_way("CaptainOf", "captain"), noun_way("owns", "owner")
+    ('out', 'in', None)
+    """
+    if cue:
+        return "out" if cue > 0 else "in"
+    if names_a_noun(name):
+        return "out"
+    words = _type_words(name)
+    if (
+        len(words) > 1
+        and words[-1] in ("of", "for", "to")
+        and light_stem(noun) == light_stem(words[0])
+    ):
+        return "in"
+    return None
+
+
+def kind_takes(
+    vocab: _Vocabulary,
+    state: Mapping[str, float],
+    name: str,
+    way: StepDirection | None,
+    floor: float,
+) -> bool:
+    """Whether entities of the kinds ``state`` take ``name`` the way ``way`` (any: None).
+
+    A share of at least ``floor`` of their facts of that type go that way. "Kaya's
+    *boss*" read as ``manager`` (a restaurant's manager) asks what no person has: the
+    noun names another relation, and does not restrict the walk.
+    """
+    for step, share, _following in vocab.steps(state, name):
+        if (way is None or step == way) and share >= floor:
+            return True
+    return False

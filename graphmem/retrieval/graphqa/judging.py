@@ -14,6 +14,7 @@ import numpy as np
 
 from graphmem.core.models import Relationship
 from graphmem.retrieval.graphqa.direction import _Token
+from graphmem.retrieval.graphqa.hops import _takeable
 from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS, noun_key
 from graphmem.retrieval.graphqa.planning import _DETERMINERS, _Plan, _Reading
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
@@ -438,6 +439,9 @@ def unheld_relation(
     if any(step.type not in vocab.relations.index for step in path.steps):
         return "", ""
     used = [vocab.relations.index[step.type] for step in path.steps]
+    reading = plan.readings.get(path.topic)
+    noun = reading.noun_at if reading is not None else None
+    cue = reading.cue if reading is not None else np.zeros(0)
     rows: list[tuple[str, np.ndarray]] = []  # the question's words of a relation
     for i, token in enumerate(plan.tokens):
         word = token.text
@@ -445,18 +449,24 @@ def unheld_relation(
             continue
         match = plan.matches[word]
         relations = match[:n_rel]
+        if i == noun:  # as the noun walks a type: "Finch's *captain*" asks for no ship
+            relations = np.where(
+                _takeable(relations >= strong, word, cue, set(state), vocab, floor)
+                | (relations < strong),
+                relations,
+                0.0,
+            )
         if float(match[n_rel:].max(initial=0.0)) < float(relations.max(initial=0.0)):
             rows.append((word, relations))
-    reading = plan.readings.get(path.topic)
-    noun = reading.noun_at if reading is not None else None
     for at in _noun_phrase(plan, noun):
         # "who is X's *engineer*?" asks for the first step to be what the noun names,
         # however the path walks it further on ("the engineer of X's team's former driver")
         relations = plan.matches[plan.tokens[at].text][:n_rel]
         better = (relations >= strong) & (relations >= relations[used[0]] + margin)
-        named = [int(r) for r in np.flatnonzero(better)]
-        if named and _unheld(vocab, state, first, named, floor):
-            return plan.tokens[at].text, names[named[0]]
+        # (as the noun walks it: "Finch's *captain*" asks for no ship he captains)
+        named = _takeable(better, plan.tokens[at].text, cue, set(state), vocab, floor)
+        if named.any() and _unheld(vocab, state, first, np.flatnonzero(named).tolist(), floor):
+            return plan.tokens[at].text, names[int(np.flatnonzero(named)[0])]
     if not rows:
         return "", ""
     table = np.stack([relations for _word, relations in rows])

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphmem.retrieval.graphqa.direction import _attached_noun, _Token, read_cue
+from graphmem.retrieval.graphqa.hops import _takeable
 from graphmem.retrieval.graphqa.kinds import names_asked_kind
 from graphmem.retrieval.graphqa.lexicon import noun_key
 from graphmem.retrieval.graphqa.relwords import defined, kinds_of, phrasal
@@ -431,7 +432,9 @@ class Planner:
         if noun is not None:
             row = next((row for i, row in rows if i == noun), None)
             if row is not None and float(row.max(initial=0.0)) >= 0.5:
-                attached = row >= 0.5
+                attached = _takeable(
+                    row >= 0.5, tokens[noun].text, cue, topic_types, vocab, settings.min_step_share
+                )
         return _Reading(
             topic=topic,
             mention_length=mention_length,

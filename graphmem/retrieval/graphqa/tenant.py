@@ -379,10 +379,14 @@ class _Vocabulary:
             for t in relation_types
         }
         reciprocal = {light_stem(w) for w in _RECIPROCAL_WORDS}
+        # (a "-mate" compound names one of two who share something: ``teammate``,
+        # ``shipmate``, ``classmate``, ``roommate``)
         symmetric = frozenset(
             t
             for t in reflexive
-            if _type_words(t)[-1:] == ["with"] or reciprocal & set(name_stems[t])
+            if _type_words(t)[-1:] == ["with"]
+            or reciprocal & set(name_stems[t])
+            or any(w.endswith("mate") and len(w) > 6 for w in _type_words(t))
         )
         return cls(
             relations,

@@ -1,0 +1,97 @@
+"""Multi-hop structure of graph questions: the way a noun walks a type on the way.
+
+Each test fails without its rule: a noun in "-ee" for the one a verb is done to, a "-mate"
+compound holding both ways, and a noun attached to the topic read the way it walks a type.
+"""
+
+from __future__ import annotations
+
+from graphmem.retrieval.graphqa.direction import kind_takes, noun_way
+from tests.small_worlds import open_world, top
+
+PEOPLE = {"anika": "Anika Brandt", "ben": "Ben Ortiz", "carl": "Carl Weiss", "dana": "Dana Holt"}
+CLUBS = {
+    "alder": ("club", "Alder Club"),
+    "birch": ("club", "Birch Club"),
+    "cedar": ("club", "Cedar Club"),
+}
+
+
+def test_a_noun_in_ee_is_the_one_the_verb_is_done_to() -> None:
+    # "Anika's trainee" is the one Anika trains, not her trainer
+    facts = [
+        ("anika", "trains", "ben"),
+        ("carl", "trains", "anika"),
+        ("ben", "belongs_to", "alder"),
+        ("carl", "belongs_to", "birch"),
+        ("anika", "belongs_to", "cedar"),
+    ]
+    with open_world("ee", PEOPLE, CLUBS, facts) as mem:
+        assert top(mem, "Who is Anika Brandt's trainee?") == ["ben"]
+        assert top(mem, "Which club is Anika Brandt's trainee in?") == ["alder"]
+        # the agent noun still reads the other way
+        assert top(mem, "Who is Anika Brandt's trainer?") == ["carl"]
+
+
+def test_a_mate_compound_holds_both_ways() -> None:
+    # teammates stored one way are found from either end
+    facts = [
+        ("anika", "teammate", "ben"),
+        ("carl", "teammate", "dana"),
+        ("ben", "belongs_to", "alder"),
+        ("anika", "belongs_to", "birch"),
+        ("dana", "belongs_to", "cedar"),
+        ("carl", "belongs_to", "cedar"),
+    ]
+    with open_world("mate", PEOPLE, CLUBS, facts) as mem:
+        assert top(mem, "Who is the teammate of Ben Ortiz?") == ["anika"]
+        assert top(mem, "Which club is the teammate of Ben Ortiz in?") == ["birch"]
+
+
+def test_the_way_a_noun_names_a_type() -> None:
+    assert noun_way("manager", "boss") == "out"  # X's manager: X -manager-> Y
+    assert noun_way("captain_of", "captain") == "in"  # X's captain: Y -captain_of-> X
+    assert noun_way("owns", "owner") is None  # a verb's noun: read elsewhere (read_cue)
+    assert noun_way("owns", "owner", -1.0) == "in"  # the question's cue wins
+
+
+def test_a_noun_the_topic_kind_takes_only_the_other_way_does_not_restrict_the_walk() -> None:
+    # "Kaya's boss" read as ``manager`` (a restaurant's manager, never a person's) names
+    # the person Kaya takes orders from
+    things = {"nori": ("restaurant", "Nori Bar"), "casa": ("restaurant", "Casa Lumen")}
+    facts = [
+        ("nori", "manager", "carl"),
+        ("casa", "manager", "dana"),
+        ("anika", "takes_orders_from", "ben"),
+        ("ben", "works_at", "nori"),
+        ("anika", "works_at", "nori"),
+    ]
+    with open_world("boss", PEOPLE, things, facts) as mem:
+        qa = mem._retrieval().answerer(False, None)
+        firsts = {p.steps[0].type for p in qa.plan("Who is Anika's boss?")}
+        assert "takes_orders_from" in firsts
+        # what a restaurant's manager is still answered
+        assert top(mem, "Who is Nori Bar's manager?") == ["carl"]
+
+
+def test_a_noun_no_entity_of_the_topic_kind_takes_still_restricts_the_walk() -> None:
+    # "Anika's captain" where only ships have captains and people captain none: as before,
+    # the noun asks what the graph does not hold
+    things = {"gull": ("ship", "Grey Gull")}
+    facts = [
+        ("ben", "captain_of", "gull"),
+        ("anika", "belongs_to", "alder"),
+        ("ben", "trains", "anika"),
+    ]
+    with open_world("captain", PEOPLE, {**CLUBS, **things}, facts) as mem:
+        assert mem.ask("Who is Anika Brandt's captain?", semantic=False).abstained
+
+
+def test_kind_takes_reads_the_kinds_facts() -> None:
+    things = {"nori": ("restaurant", "Nori Bar")}
+    with open_world("takes", PEOPLE, things, [("nori", "manager", "carl")]) as mem:
+        vocab = mem._retrieval().answerer(False, None)._vocab()
+        assert kind_takes(vocab, {"restaurant": 1.0}, "manager", "out", 0.02)
+        assert not kind_takes(vocab, {"person": 1.0}, "manager", "out", 0.02)
+        assert kind_takes(vocab, {"person": 1.0}, "manager", "in", 0.02)
+        assert kind_takes(vocab, {"person": 1.0}, "manager", None, 0.02)
