@@ -112,3 +112,12 @@ def test_a_word_nearer_a_type_of_other_kinds_is_not_read_as_a_joining_one() -> N
     with _world(near, facts, [("frostbite", "injury", "Frostbite")]) as mem:
         answers = mem.ask("Who is the doctor on the Korru Winter Team?")
         assert answers.abstained and "'doctor'" in answers.reason, answers
+
+
+def test_a_word_between_two_kinds_of_person_is_not_read_by_nearness() -> None:
+    # "training" near ``apprentice_of`` says nothing the graph must hold of two people
+    people = [("ada", "person", "Ada Brandt"), ("nils", "person", "Nils Sherpa")]
+    facts = [*_FACTS, ("nils", "apprentice_of", "ada")]
+    with _world({"training": ("apprentice", 0.55)}, facts, people) as mem:
+        answers = mem.ask("Who is Ada Brandt training?")
+        assert answers.abstained and "'training'" in answers.reason, answers

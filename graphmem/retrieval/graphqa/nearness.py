@@ -9,10 +9,11 @@ those two kinds (:mod:`.joining`) are the only ones the word can name there. So 
 type explains, between two kinds, is read as the one joining type whose name's words are
 nearest it, when that cosine is at least :data:`NEAR_FLOOR` and clear of every other
 joining type's by :data:`NEAR_MARGIN`, and no type of other kinds is nearer: it matches
-that type at :data:`NEAR`. Unlike the
-reading from the kinds alone, this holds for a verb asked with "who" and between two
-kinds of person: the word says the relation, the kinds only choose among the near ones.
-Never when another word between the two kinds names a relation already.
+that type at :data:`NEAR`. Unlike the reading from the kinds alone, this holds for a verb
+asked with "who": the word says the relation, the kinds only choose among the near ones.
+Never between two kinds of person (people do many things to each other that no fact
+holds), never for the noun a name is attached to (a role the graph may not hold), and
+never when another word between the two kinds names a relation already.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import numpy as np
 
 from graphmem.retrieval.graphqa.direction import _attached_noun, _Token
 from graphmem.retrieval.graphqa.joining import _around, _joining, kinds_named
+from graphmem.retrieval.graphqa.kinds import names_asked_kind
 from graphmem.retrieval.graphqa.tenant import _Vocabulary, _WordVectors
 from graphmem.retrieval.graphqa.vocabulary import light_stem
 
@@ -65,6 +67,8 @@ def near_by_kinds(
     if not content or len(kinds) < 2:
         return
     words = [t.text for t in tokens]
+    # (a person first of all, as WordNet knows the type's name: not a team or a crew)
+    people = frozenset(t for t in vocab.types.names if names_asked_kind("who", t))
     # the noun a name is attached to ("the *navigator* of X", "X's *secretary*") names a
     # role the graph may not hold: a type near it by meaning is no reading of it
     attached = {
@@ -113,6 +117,9 @@ def near_by_kinds(
             continue
         if float(near[row].max()) > ranked[0]:
             continue  # nearer a type of other kinds: the word says another relation
+        between = _joining(vocab, left_kind.types & people, right_kind.types & people)
+        if lexicon.names[best] in between:
+            continue  # people do many things to each other that no fact holds (.joining)
         match = matches[words[i]].copy()
         match[best] = max(match[best], NEAR)
         matches[words[i]] = match
