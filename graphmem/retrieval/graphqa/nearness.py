@@ -67,8 +67,14 @@ def near_by_kinds(
     if not content or len(kinds) < 2:
         return
     words = [t.text for t in tokens]
-    # (a person first of all, as WordNet knows the type's name: not a team or a crew)
-    people = frozenset(t for t in vocab.types.names if names_asked_kind("who", t))
+    explained = {i for i in content if float(matches[words[i]][:n_rel].max()) >= floor}
+    unexplained = [
+        i
+        for i in content
+        if i not in explained and float(matches[words[i]][n_rel:].max(initial=0.0)) < floor
+    ]
+    if not unexplained:
+        return
     # the noun a name is attached to ("the *navigator* of X", "X's *secretary*") names a
     # role the graph may not hold: a type near it by meaning is no reading of it
     attached = {
@@ -76,26 +82,14 @@ def near_by_kinds(
         for positions, _types in names
         if positions
     }
-    explained = {i for i in content if float(matches[words[i]][:n_rel].max()) >= floor}
-    unexplained = [
-        i
-        for i in content
-        if i not in explained
-        and i not in attached
-        and float(matches[words[i]][n_rel:].max(initial=0.0)) < floor
-    ]
+    unexplained = [i for i in unexplained if i not in attached]
     if not unexplained:
         return
-    # the words of the types' names only, never of a description: a description's many
-    # words are near many a question word, and both readings read the names alike
-    stems = [vocab.name_stems.get(name, ()) for name in lexicon.names]
-    said = [(c, w) for c, w in lexicon.semantic if any(light_stem(w) in own for own in stems)]
+    said, owned, people = _name_words(vocab)
     if not said:
         return
     left = vectors.get([words[i] for i in unexplained])
     right = vectors.get([w for _c, w in said])
-    # (words, types): the cosine of each word with the nearest word of each type's name
-    owned = np.array([[light_stem(w) in own for _c, w in said] for own in stems], dtype=bool)
     cosine = left @ right.T
     near = np.where(owned[None, :, :], cosine[:, None, :], -1.0).max(axis=2)
     for row, i in enumerate(unexplained):
@@ -123,3 +117,35 @@ def near_by_kinds(
         match = matches[words[i]].copy()
         match[best] = max(match[best], NEAR)
         matches[words[i]] = match
+
+
+# The words of each vocabulary's type names, kept per vocabulary (it is rebuilt when the
+# store's types change): read once, not on every question.
+_NAME_WORDS: dict[int, tuple[_Vocabulary, list[tuple[int, str]], np.ndarray, frozenset[str]]] = {}
+
+
+def _name_words(
+    vocab: _Vocabulary,
+) -> tuple[list[tuple[int, str]], np.ndarray, frozenset[str]]:
+    """The words of the types' names, which type owns each, and the kinds of person.
+
+    Returns ``(words, owned, people)``: the content words of the relationship types' names
+    as the lexicon compares them by embedding (column, surface word), never a
+    description's: a description's many words are near many a question word, and both
+    readings read the names alike; ``owned[type, word]``; and the entity types that are
+    a person first of all, as WordNet knows the type's name (not a team or a crew).
+    """
+    kept = _NAME_WORDS.get(id(vocab))
+    if kept is not None and kept[0] is vocab:
+        return kept[1], kept[2], kept[3]
+    lexicon = vocab.relations
+    stems = [vocab.name_stems.get(name, ()) for name in lexicon.names]
+    said = [(c, w) for c, w in lexicon.semantic if any(light_stem(w) in own for own in stems)]
+    keys = [light_stem(w) for _c, w in said]
+    owned = np.array([[key in own for key in keys] for own in stems], dtype=bool)
+    owned = owned.reshape(len(stems), len(said))
+    people = frozenset(t for t in vocab.types.names if names_asked_kind("who", t))
+    if len(_NAME_WORDS) >= 64:
+        _NAME_WORDS.clear()
+    _NAME_WORDS[id(vocab)] = (vocab, said, owned, people)
+    return said, owned, people
