@@ -34,7 +34,13 @@ question is matched against their names and the descriptions a user attached to 
    one type joining those kinds, when exactly one does and no other word between them
    names a relation (:mod:`~graphmem.retrieval.graphqa.joining`): "which peak is the
    team *going for*?" of ``targets``; never a word WordNet does not know, nor any word
-   between two kinds of person ("which knight *betrayed* X?", "X's *husband*").
+   between two kinds of person ("which knight *betrayed* X?", "X's *husband*"). A word
+   still unexplained whose embedding is near (cosine .45 to the 0.6 floor) the name of
+   one type joining the kinds around it, clearly nearer than any other joining type and
+   with no type of other kinds nearer, matches it at 0.5
+   (:mod:`~graphmem.retrieval.graphqa.nearness`): "who is the *doctor* on X?" of
+   ``medic``; never the noun a name is attached to ("the *navigator* of X"), never a type
+   joining two kinds of person, never by a description's words.
 4. **Plan.** Relation paths of up to ``max_hops`` steps (a step is a type walked forwards,
    backwards or, for a type that links entities of one kind both ways, either way), by
    beam search: the first step must be a fact the topic has, each next one a step the

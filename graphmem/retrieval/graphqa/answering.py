@@ -36,6 +36,7 @@ from graphmem.retrieval.graphqa.judging import (
 )
 from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word, noun_fits
 from graphmem.retrieval.graphqa.lexicon import kin_steps, noun_key
+from graphmem.retrieval.graphqa.nearness import near_by_kinds
 from graphmem.retrieval.graphqa.planning import Planner, _Plan
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
@@ -569,6 +570,15 @@ class GraphQA:
             for (start, end), ids in mentions.items()
         ]
         join_by_kinds(tokens, spans, matches, vocab, self.settings.explained_floor)
+        near_by_kinds(
+            text,
+            tokens,
+            spans,
+            matches,
+            vocab,
+            self._planner.vectors,
+            self.settings.explained_floor,
+        )
         plan.matches = matches
         paths: list[PlannedPath] = []
         fits: dict[tuple[str, ...], dict[str, float]] = {}

@@ -75,39 +75,17 @@ def join_by_kinds(
     n_rel = len(vocab.relations.names)
     if n_rel == 0:
         return
-    named = {i for positions, _types in names for i in positions}
-    kinds = [
-        _Kind(min(positions), max(positions), types) for positions, types in names if positions
-    ]
+    kinds, content, which = kinds_named(tokens, names, matches, vocab)
     words = [t.text for t in tokens]
-    asking = question_word_at(words, named)
-    if asking is not None and (asker := kind_word(words[asking])):
-        asked = frozenset(
-            t for t in vocab.types.names if (asked_kind_fit(asker, t) or 0.0) >= _ASKED_FIT
-        )
-        if asked:
-            kinds.append(_Kind(asking, asking, asked))
     # "which dishes did Lucia *invent*?" names the kind it asks for: a verb of its own is
     # read from the kinds; "who *stole* the cloak?" asks what the graph may not hold, as
     # does a verb between two kinds of person ("which knight *betrayed* Lady Mirren?"):
     # people do many things to each other that no fact holds
-    which = asking is not None and words[asking] in ("which", "what")
     people = frozenset(
         t for t in vocab.types.names if (asked_kind_fit("who", t) or 0.0) >= _ASKED_FIT
     )
-    content: list[int] = []
-    for i, word in enumerate(words):
-        if i in named or _asks_no_relation(word):
-            continue
-        match = matches[word]
-        own = frozenset(vocab.types.names[t] for t in np.flatnonzero(match[n_rel:] >= 1.0).tolist())
-        if own:  # an entity type's own word: a kind named
-            kinds.append(_Kind(i, i, own))
-        elif word not in _LIGHT_VERBS:
-            content.append(i)
     if not content or len(kinds) < 2:
         return
-    kinds.sort(key=lambda k: (k.first, k.last))
     # each word between two kinds: explained by a type joining them, or by none of those
     # (only by types of other kinds: "which routes *lead* up Mount Ilvar?" of ``leads``)
     explaining: set[int] = set()
@@ -144,6 +122,47 @@ def join_by_kinds(
         row = matches[words[i]].copy()
         row[column] = max(row[column], JOINED)
         matches[words[i]] = row
+
+
+def kinds_named(
+    tokens: Sequence[_Token],
+    names: Sequence[tuple[Sequence[int], frozenset[str]]],
+    matches: Mapping[str, np.ndarray],
+    vocab: _Vocabulary,
+) -> tuple[list[_Kind], list[int], bool]:
+    """The kinds of entity the question names, its words of a relation, and "which".
+
+    The kinds (in the order they are said): each entity's mention, what "who" / "where"
+    ask for, and each entity type's own word ("which *dishes*"); the other words that
+    may say a relation (past the small and idle words, the names and the light verbs);
+    and whether the question asks with "which" / "what".
+    """
+    n_rel = len(vocab.relations.names)
+    named = {i for positions, _types in names for i in positions}
+    kinds = [
+        _Kind(min(positions), max(positions), types) for positions, types in names if positions
+    ]
+    words = [t.text for t in tokens]
+    asking = question_word_at(words, named)
+    if asking is not None and (asker := kind_word(words[asking])):
+        asked = frozenset(
+            t for t in vocab.types.names if (asked_kind_fit(asker, t) or 0.0) >= _ASKED_FIT
+        )
+        if asked:
+            kinds.append(_Kind(asking, asking, asked))
+    which = asking is not None and words[asking] in ("which", "what")
+    content: list[int] = []
+    for i, word in enumerate(words):
+        if i in named or _asks_no_relation(word):
+            continue
+        match = matches[word]
+        own = frozenset(vocab.types.names[t] for t in np.flatnonzero(match[n_rel:] >= 1.0).tolist())
+        if own:  # an entity type's own word: a kind named
+            kinds.append(_Kind(i, i, own))
+        elif word not in _LIGHT_VERBS:
+            content.append(i)
+    kinds.sort(key=lambda k: (k.first, k.last))
+    return kinds, content, which
 
 
 def _vague(words: Sequence[str], at: int) -> bool:

@@ -125,6 +125,11 @@ class Planner:
         self.settings = settings
         self._vectors = _WordVectors(embed) if embed is not None else None
 
+    @property
+    def vectors(self) -> _WordVectors | None:
+        """The embeddings of single words, kept once each (None: no embedder)."""
+        return self._vectors
+
     def match(
         self, tokens: list[_Token], named: set[int], vocab: _Vocabulary
     ) -> dict[str, np.ndarray]:
