@@ -386,7 +386,7 @@ class _Vocabulary:
             for t in reflexive
             if _type_words(t)[-1:] == ["with"]
             or reciprocal & set(name_stems[t])
-            or any(w.endswith("mate") and len(w) > 6 for w in _type_words(t))
+            or any(_mate_compound(w) for w in _type_words(t))
         )
         return cls(
             relations,
@@ -438,3 +438,12 @@ class _Vocabulary:
                 state_next = {t: v / mass for t, v in nexts[way].items()}
                 found.append((way, shares[way], state_next))  # type: ignore[arg-type]
         return found
+
+
+def _mate_compound(word: str) -> bool:
+    """Whether ``word`` is a "-mate" compound, one of two who share something.
+
+    >>> [_mate_compound(w) for w in ("teammate", "shipmate", "inmate", "estimate", "climate")]
+    [True, True, False, False, False]
+    """
+    return word.endswith("mate") and len(word) > 6 and not word[:-4].endswith("i")
