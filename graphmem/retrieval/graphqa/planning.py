@@ -1,10 +1,10 @@
-"""Planning graph questions: a question read for one topic, and relation paths scored.
+"""Planning graph questions: the relation paths from a topic, scored by beam search.
 
-Part of :mod:`graphmem.retrieval.graphqa`: each question word matched against the
-vocabulary (:mod:`graphmem.retrieval.graphqa.tenant`) by stem and, given an embedder,
-by meaning; the reading of the question for a topic (the evidence for each type, the
-focus, the direction its words give a type joining one kind to itself, the kinds of
-entity it names); and the beam search that scores relation paths.
+Part of :mod:`graphmem.retrieval.graphqa`: the :class:`Planner` that matches each question
+word against the vocabulary (:mod:`graphmem.retrieval.graphqa.matching`), reads the
+question for each topic (:mod:`graphmem.retrieval.graphqa.reading`), and scores the
+relation paths a walk from the topic can take: the words each path's types explain, its
+length, its order and direction against the words', how well its end fits the focus.
 """
 
 from __future__ import annotations
