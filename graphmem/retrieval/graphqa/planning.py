@@ -16,13 +16,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphmem.retrieval.graphqa.direction import _Token
-from graphmem.retrieval.graphqa.matching import match_words
-from graphmem.retrieval.graphqa.reading import _Reading, read_topic
-from graphmem.retrieval.graphqa.tenant import _Vocabulary, _WordVectors
+from graphmem.retrieval.graphqa.matching import Matcher
+from graphmem.retrieval.graphqa.reading import Reader, _Reading
+from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
     Ambiguity,
-    Embed,
-    GraphQASettings,
     PathStep,
     PlannedPath,
     StepDirection,
@@ -52,54 +50,16 @@ class _Plan:
     reason: str = ""
 
 
-class Planner:
+class Planner(Matcher, Reader):
     """Reads questions and scores relation paths (the planning half of :class:`GraphQA`).
+
+    Its words matched as a :class:`~.matching.Matcher` matches them, the question read for
+    each topic as a :class:`~.reading.Reader` reads it.
 
     Args:
         settings: Weights and limits.
         embed: Embeds words to compare them by meaning as well as by stem; None: by stem.
     """
-
-    def __init__(self, settings: GraphQASettings, embed: Embed | None = None) -> None:
-        self.settings = settings
-        self._vectors = _WordVectors(embed) if embed is not None else None
-
-    @property
-    def vectors(self) -> _WordVectors | None:
-        """The embeddings of single words, kept once each (None: no embedder)."""
-        return self._vectors
-
-    def match(
-        self, tokens: list[_Token], named: set[int], vocab: _Vocabulary
-    ) -> dict[str, np.ndarray]:
-        """Each question word against the vocabulary (:func:`~.matching.match_words`)."""
-        return match_words(tokens, named, vocab, self.settings, self._vectors)
-
-    def read(
-        self,
-        question: str,
-        tokens: list[_Token],
-        inside: list[int],
-        others: list[list[int]],
-        topic: tuple[str, ...],
-        topic_types: set[str],
-        mention_length: int,
-        matches: Mapping[str, np.ndarray],
-        vocab: _Vocabulary,
-    ) -> _Reading:
-        """The question read for one topic mention (:func:`~.reading.read_topic`)."""
-        return read_topic(
-            question,
-            tokens,
-            inside,
-            others,
-            topic,
-            topic_types,
-            mention_length,
-            matches,
-            vocab,
-            self.settings,
-        )
 
     def paths(
         self,
