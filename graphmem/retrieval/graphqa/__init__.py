@@ -8,6 +8,13 @@ together on one entity, :meth:`graphmem.GraphStore.relationship_cooccurrence`), 
 question is matched against their names and the descriptions a user attached to them
 (:mod:`graphmem.retrieval.schema`).
 
+Each step has its module: :class:`GraphQA` (:mod:`~graphmem.retrieval.graphqa.answering`)
+links (1) and answers (6, judged by :mod:`~graphmem.retrieval.graphqa.judging`); the
+reading (2) is :mod:`~graphmem.retrieval.graphqa.reading`, the match (3)
+:mod:`~graphmem.retrieval.graphqa.matching`, the plan (4)
+:mod:`~graphmem.retrieval.graphqa.planning` and the walk (5)
+:mod:`~graphmem.retrieval.graphqa.walking`.
+
 1. **Link.** The entities the question names (:class:`EntityLinker`, longest match); each
    mention is a candidate topic, one reading per phrase.
 2. **Read.** The question's words outside the topic's mention, with their positions; its

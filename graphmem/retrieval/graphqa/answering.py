@@ -2,7 +2,9 @@
 
 Part of :mod:`graphmem.retrieval.graphqa` (its docstring tells the whole method): the
 entities a question names (whole names, else parts of names, with the ambiguity), the
-plan (:mod:`~graphmem.retrieval.graphqa.planning`), the walks
+words matched (:mod:`~graphmem.retrieval.graphqa.matching`), the question read for each
+topic (:mod:`~graphmem.retrieval.graphqa.reading`), the paths planned
+(:mod:`~graphmem.retrieval.graphqa.planning`), the walks
 (:mod:`~graphmem.retrieval.graphqa.walking`), and the answers with a confidence, or an
 abstention with its reason.
 """

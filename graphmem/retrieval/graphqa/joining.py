@@ -68,7 +68,7 @@ def join_by_kinds(
         tokens: The question's words.
         names: Each mention of an entity: its word positions and its entities' types.
         matches: Each word's match per relationship type then per entity type
-            (:meth:`~.planning.Planner.match`); updated in place.
+            (:meth:`~.matching.Matcher.match`); updated in place.
         vocab: The vocabulary the matches are of.
         floor: The match from which a word is explained by a type.
     """

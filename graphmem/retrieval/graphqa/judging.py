@@ -16,7 +16,9 @@ from graphmem.core.models import Relationship
 from graphmem.retrieval.graphqa.direction import _Token
 from graphmem.retrieval.graphqa.hops import _takeable
 from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS, noun_key
-from graphmem.retrieval.graphqa.planning import _DETERMINERS, _Plan, _Reading
+from graphmem.retrieval.graphqa.matching import _DETERMINERS
+from graphmem.retrieval.graphqa.planning import _Plan
+from graphmem.retrieval.graphqa.reading import _Reading
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
     _ADVERB_PARTICLES,

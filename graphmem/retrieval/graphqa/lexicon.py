@@ -99,7 +99,7 @@ SOURCE_NOUNS: Mapping[str, tuple[str, ...]] = {
 }
 """A word of a type's name -> other nouns naming the *source* of its facts, as the name's
 own noun does ("the *parent* of X", "X's *mother*": from X as the target of ``parent_of``).
-They are read as that noun is: for direction, one who does it (:mod:`.planning`)."""
+They are read as that noun is: for direction, one who does it (:mod:`.direction`)."""
 
 KIN_NOUNS = frozenset(
     ("child", "children", "kid", "kids", "son", "sons", "daughter", "daughters")
