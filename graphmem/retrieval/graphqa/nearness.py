@@ -18,6 +18,7 @@ never when another word between the two kinds names a relation already.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import MutableMapping, Sequence
 
 import numpy as np
@@ -119,9 +120,12 @@ def near_by_kinds(
         matches[words[i]] = match
 
 
-# The words of each vocabulary's type names, kept per vocabulary (it is rebuilt when the
-# store's types change): read once, not on every question.
-_NAME_WORDS: dict[int, tuple[_Vocabulary, list[tuple[int, str]], np.ndarray, frozenset[str]]] = {}
+# The words of each vocabulary's type names, kept while the vocabulary lives (it is rebuilt
+# when the store's types change): read once, not on every question. Held by a weak
+# reference, so a dropped vocabulary takes its entry with it.
+_NAME_WORDS: dict[
+    int, tuple[weakref.ref[_Vocabulary], list[tuple[int, str]], np.ndarray, frozenset[str]]
+] = {}
 
 
 def _name_words(
@@ -135,8 +139,9 @@ def _name_words(
     readings read the names alike; ``owned[type, word]``; and the entity types that are
     a person first of all, as WordNet knows the type's name (not a team or a crew).
     """
-    kept = _NAME_WORDS.get(id(vocab))
-    if kept is not None and kept[0] is vocab:
+    key = id(vocab)
+    kept = _NAME_WORDS.get(key)
+    if kept is not None and kept[0]() is vocab:
         return kept[1], kept[2], kept[3]
     lexicon = vocab.relations
     stems = [vocab.name_stems.get(name, ()) for name in lexicon.names]
@@ -145,7 +150,10 @@ def _name_words(
     owned = np.array([[key in own for key in keys] for own in stems], dtype=bool)
     owned = owned.reshape(len(stems), len(said))
     people = frozenset(t for t in vocab.types.names if names_asked_kind("who", t))
-    if len(_NAME_WORDS) >= 64:
-        _NAME_WORDS.clear()
-    _NAME_WORDS[id(vocab)] = (vocab, said, owned, people)
+    _NAME_WORDS[key] = (
+        weakref.ref(vocab, lambda _gone: _NAME_WORDS.pop(key, None)),
+        said,
+        owned,
+        people,
+    )
     return said, owned, people
