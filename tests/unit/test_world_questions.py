@@ -14,6 +14,7 @@ import pytest
 
 from graphmem.retrieval import HashingEmbedder
 from tests.world_questions import (
+    BATCHES,
     GROUPS,
     answering_facts,
     fact_hits,
@@ -51,6 +52,14 @@ def test_worlds_are_answered_and_no_answer_questions_are_not(
     # an answer given with a confidence of 0.8 or more is right
     sure = [o for o in result.outcomes if o.group in GROUPS and o.confidence >= 0.8]
     assert sure and sum(o.hit for o in sure) / len(sure) >= 0.95
+
+
+def test_every_batch_names_held_out_worlds_once() -> None:
+    names = [name for batch in BATCHES.values() for name in batch]
+    assert len(names) == len(set(names))
+    held_out = {w["name"] for w in load_worlds("heldout")}
+    assert set(names) <= held_out
+    assert held_out - set(names) == {"station", "family", "court"}
 
 
 def test_every_world_is_of_the_size_asked_for() -> None:
