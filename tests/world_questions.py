@@ -8,8 +8,9 @@ engineer who never saw the planner and measured once before anyone designed on i
 studio, railway, orchestra (session 11); town, airline, zoo, dig, bistro, opensource,
 expedition (session 12); circus, heist, farm, motorsport, publisher, pirates (session 13);
 school, lawfirm, parliament, colony (session 14); hotel, kingdom, museum, biotech (session
-15); theatre, mine, esports, caravan (session 16). docs/retrieval.md says which were unseen
-at which figure. A question's gold answers were walked from its intended path when the world
+15); theatre, mine, esports, caravan (session 16); stable, observatory (session 17).
+docs/retrieval.md says which were unseen at which figure. A question's gold answers were
+walked from its intended path when the world
 was written (``path`` in the file, never given to ``ask``;
 tests/unit/test_world_questions.py checks them). ``split`` says whether a world
 was used to design the planner from the start (``dev``) or was written as held out
