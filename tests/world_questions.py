@@ -1,20 +1,20 @@
 """Graph questions on the evaluation worlds of ``tests/worlds/*.json``, through the public API.
 
 The first five worlds (hospital, company, guild, space station, family saga) hold 30-40
-entities, 60-70 facts and about 50 questions worded freely; the others hold 44-58 entities,
+entities, 60-70 facts and about 50 questions worded freely; the others hold 44-59 entities,
 85-120 facts and 61 questions each in the team's proportions (one-hop 20, inverse 12,
 two-hop 12, three-hop 7, no-answer 10). From session 11 on, each new world was written by an
 engineer who never saw the planner and measured once before anyone designed on it: abbey,
 studio, railway, orchestra (session 11); town, airline, zoo, dig, bistro, opensource,
 expedition (session 12); circus, heist, farm, motorsport, publisher, pirates (session 13);
 school, lawfirm, parliament, colony (session 14); hotel, kingdom, museum, biotech (session
-15); theatre, mine, esports, caravan (session 16); stable, observatory (session 17).
-docs/retrieval.md says which were unseen at which figure. A question's gold answers were
-walked from its intended path when the world
-was written (``path`` in the file, never given to ``ask``;
-tests/unit/test_world_questions.py checks them). ``split`` says whether a world
+15); theatre, mine, esports, caravan (session 16); stable, observatory, brewery, detective
+(session 17): ``BATCHES``. docs/retrieval.md says which were unseen at which figure. A
+question's gold answers were walked from its intended path when the world was written
+(``path`` in the file, never given to ``ask``; tests/unit/test_world_questions.py checks
+them). ``split`` says whether a world
 was used to design the planner from the start (``dev``) or was written as held out
-(``heldout``); ``--world NAME`` picks worlds.
+(``heldout``); ``--world NAME`` and ``--batch SESSION`` pick worlds.
 
 Run ``python -m tests.world_questions`` (``--embedder hashing`` for no model) to print the
 report: Hits@1 per group, abstentions, with no descriptions and with the careful ones.
@@ -47,6 +47,7 @@ BATCHES: dict[int, tuple[str, ...]] = {
     14: ("school", "lawfirm", "parliament", "colony"),
     15: ("hotel", "kingdom", "museum", "biotech"),
     16: ("theatre", "mine", "esports", "caravan"),
+    17: ("stable", "observatory", "brewery", "detective"),
 }
 NO_ANSWER = "no-answer"
 
