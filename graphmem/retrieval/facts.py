@@ -12,9 +12,15 @@ much of that rest its sentence explains, in the store's own words:
   questions, :mod:`graphmem.retrieval.graphqa.lexicon`: "answer" of ``reports_to``, and
   "boss" for a fact whose other end is the one reported to), and a query's word what
   WordNet says it is a kind of ("backer": sponsor);
-- the query's embedding against the embedding of the type's phrase ("works at"), made
-  once per type and kept, so the vocabulary, not the facts, is embedded; scaled among the
-  types met by the query, so the best-suited type counts fully;
+- for the facts of the entity the query names best (its topic), the query said of the
+  topic's kind ("Who bought Ore Shipment 14?" as "Who bought ore shipment?") against
+  each fact said of its ends' kinds, the way round the topic stands ("ore shipment
+  consigned to company"; "company that ore shipment consigned to"): one more embedding
+  of the query, the sentences made once and kept; scaled among the topic's facts. With
+  the name gone, what is asked of the topic decides, not the name all its facts share;
+- for other facts, the query's embedding against the embedding of the type's phrase
+  ("works at"), made once per type and kept; scaled among the types met by the query, so
+  the best-suited type counts fully;
 - the question word: "who" asks for a person, "where" for a place (by WordNet's kind of
   the other end's type: a ``keeper``, a ``harbour``; graphmem's ``npc``, ``player`` and
   ``location``), and a fact whose other end is of that kind counts a little more.
@@ -59,6 +65,10 @@ _ANSWER_TYPES: Mapping[str, frozenset[str]] = {
 }
 _KEPT_TYPES = 10_000  # type phrases whose vectors are kept per matcher
 _KEPT_NAMES = 100_000  # entity names whose word stems are kept per matcher
+# How much a topic's fact is matched by the question said of the topic's kind against
+# the fact said of its kinds (the rest by words); chosen on the design worlds
+# (docs/retrieval.md, "Facts are results"): 0.6-0.85 scored within .05 of each other.
+_PHRASE_WEIGHT = 0.7
 MATCHED_ENTITIES = 20
 """Facts are matched around this many of the best-scored entities (or ``2 k``, if more):
 a fact about an entity far down the ranking cannot make the cut, and a walk may reach
@@ -171,6 +181,39 @@ def _type_words(rel_type: str) -> tuple[Mapping[str, float], ...]:
     return tables
 
 
+def _unit(rows: Any) -> Any:
+    """Rows scaled to unit length (float32)."""
+    rows = np.asarray(rows, dtype=np.float32)
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return (rows / np.where(norms == 0, 1.0, norms)).astype(np.float32)
+
+
+def said_of_kind(text: str, entity: Entity) -> str | None:
+    """``text`` with the longest run of the entity's name words put as its kind.
+
+    >>> e = Entity(id="s14", type="ore_shipment", name="Ore Shipment 14")
+    >>> said_of_kind("Who bought Ore Shipment 14?", e)
+    'Who bought ore shipment?'
+    >>> said_of_kind("who bought it?", e) is None
+    True
+    """
+    own = {
+        w.lower() for part in (entity.name, *entity_aliases(entity)) for w in _WORD.findall(part)
+    } - STOPWORDS
+    best: tuple[int, int] | None = None
+    run: list[re.Match[str]] = []
+    for m in [*_WORD.finditer(text), None]:
+        if m is not None and m.group().lower() in own:
+            run.append(m)
+            continue
+        if run and (best is None or run[-1].end() - run[0].start() > best[1] - best[0]):
+            best = (run[0].start(), run[-1].end())
+        run = []
+    if best is None:
+        return None
+    return text[: best[0]] + type_phrase(entity.type) + text[best[1] :]
+
+
 class FactMatcher:
     """Scores facts by how much of the query their sentence explains (module docstring).
 
@@ -206,6 +249,53 @@ class FactMatcher:
                     self._vectors.clear()
                 self._vectors.update(zip(missing, rows, strict=True))
         return {t: self._vectors[t] for t in types if t in self._vectors}
+
+    def _phrase_similarity(
+        self,
+        text: str,
+        topic: Entity,
+        facts: Sequence[Relationship],
+        entities: Mapping[str, Entity],
+    ) -> dict[str, float]:
+        """The query said of the topic's kind, against each topic fact said of its kinds.
+
+        "Who bought Ore Shipment 14?" is read as "Who bought shipment?" and compared with
+        "shipment consigned to company" (the topic at the source) or "company that
+        shipment consigned to" (at the target): with the name gone, what the question
+        asks of the topic decides, not the name (every fact of the topic shares it).
+        Scaled among the topic's facts; one embedding call (the sentences are kept).
+        """
+        said = said_of_kind(text, topic)
+        if said is None or self._embed is None:
+            return {}
+        sentences: dict[str, str] = {}
+        for rel in facts:
+            source, target = entities.get(rel.source_id), entities.get(rel.target_id)
+            if source is None or target is None or topic.id not in (source.id, target.id):
+                continue
+            verb = type_phrase(rel.type)
+            if source.id == topic.id:
+                line = f"{type_phrase(source.type)} {verb} {type_phrase(target.type)}"
+            else:
+                line = f"{type_phrase(target.type)} that {type_phrase(source.type)} {verb}"
+            sentences[f"{rel.source_id}|{rel.type}|{rel.target_id}"] = line
+        if len(set(sentences.values())) < 2:
+            return {}
+        missing = sorted({s for s in sentences.values() if s not in self._vectors})
+        rows = _unit(self._embed([said, *missing]))
+        with self._lock:
+            if len(self._vectors) + len(missing) > _KEPT_TYPES:
+                self._vectors.clear()
+            self._vectors.update(zip(missing, rows[1:], strict=True))
+        query = rows[0]
+        raw = {
+            key: float(self._vectors[line] @ query)
+            for key, line in sentences.items()
+            if line in self._vectors
+        }
+        low, high = min(raw.values(), default=0.0), max(raw.values(), default=0.0)
+        spread = high - low
+        return {k: (v - low) / spread if spread > 1e-6 else 1.0 for k, v in raw.items()}
 
     def match(
         self,
@@ -257,6 +347,11 @@ class FactMatcher:
                 similarity = {
                     t: (value - low) / spread if spread > 1e-6 else 1.0 for t, value in raw.items()
                 }
+        phrase: dict[str, float] = {}
+        if vector is not None and text and named:
+            topic = entities.get(max(named, key=named.__getitem__))
+            if topic is not None:
+                phrase = self._phrase_similarity(text, topic, facts, entities)
         out: dict[str, float] = {}
         name_stems = self._name_stems
         for rel in facts:
@@ -287,9 +382,12 @@ class FactMatcher:
                     for w in rest
                 ) / len(rest)
             value = lexical
+            key = f"{rel.source_id}|{rel.type}|{rel.target_id}"
             if similarity:
                 value = 0.5 * lexical + 0.5 * similarity.get(rel.type, 0.0)
+            if key in phrase:
+                value = max(value, (1.0 - _PHRASE_WEIGHT) * lexical + _PHRASE_WEIGHT * phrase[key])
             if asking:
                 value += _KIND_WEIGHT * _kind_fit(asking, other.type)
-            out[f"{rel.source_id}|{rel.type}|{rel.target_id}"] = min(1.0, value)
+            out[key] = min(1.0, value)
         return out

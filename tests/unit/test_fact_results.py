@@ -8,7 +8,7 @@ import pytest
 
 import graphmem
 from graphmem import ContextResult, Entity, Relationship
-from graphmem.retrieval import HashingEmbedder
+from graphmem.retrieval import HashingEmbedder, SentenceTransformerEmbedder
 from graphmem.retrieval.facts import FactMatcher, stem
 from tests.worlds import DESIGN, HELD_OUT, evaluate, load_world
 
@@ -190,3 +190,41 @@ def test_a_noun_reaches_a_type_through_what_it_is_a_kind_of() -> None:
         [("ramon", "ringmasterOf", "circo_valdez"), ("vance", "sponsors", "circo_valdez")],
     )
     assert facts[0].source_id == "vance|sponsors|circo_valdez"
+
+
+@pytest.mark.embeddings
+@pytest.mark.skipif(
+    not SentenceTransformerEmbedder.available(), reason="the embeddings extra is not installed"
+)
+def test_the_question_said_of_the_topics_kind_finds_a_fact_its_words_miss() -> None:
+    # No word of "tear to pieces in print" is a word of `panned`: the question, said of a
+    # critic ("Which actor did critic tear to pieces in print?"), is nearest "critic
+    # panned actor" among the critic's facts. Before, `writes_for` ("print") came first.
+    embedder = SentenceTransformerEmbedder()
+    people = {
+        e.id: e
+        for e in [
+            Entity(id="desmond", type="critic", name="Desmond Oakes"),
+            Entity(id="imelda", type="actor", name="Imelda Frost"),
+            Entity(id="lear", type="production", name="King Lear"),
+            Entity(id="courier", type="newspaper", name="The Evening Courier"),
+            Entity(id="ormsby", type="patron", name="Lady Ormsby"),
+        ]
+    }
+    facts = [
+        Relationship(source_id="desmond", target_id=target, type=rel_type)
+        for target, rel_type in [
+            ("imelda", "panned"),
+            ("lear", "reviewed"),
+            ("courier", "writes_for"),
+            ("ormsby", "owes_money_to"),
+        ]
+    ]
+    matcher = FactMatcher(embedder.embed)
+    for question, fact in [
+        ("Which actor did Desmond Oakes tear to pieces in print?", "desmond|panned|imelda"),
+        ("Who is Desmond Oakes in debt to?", "desmond|owes_money_to|ormsby"),
+    ]:
+        vector = embedder.embed([question])[0]
+        match = matcher.match(question, vector, facts, people, {"desmond": 1.0})
+        assert max(match, key=match.__getitem__) == fact, (question, match)
