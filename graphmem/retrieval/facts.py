@@ -188,18 +188,17 @@ def _unit(rows: Any) -> Any:
     return (rows / np.where(norms == 0, 1.0, norms)).astype(np.float32)
 
 
-def said_of_kind(text: str, entity: Entity) -> str | None:
-    """``text`` with the longest run of the entity's name words put as its kind.
+def said_of_kind(text: str, kind: str, names: Sequence[str]) -> str | None:
+    """``text`` with the longest run of the words of ``names`` said as the ``kind``.
 
-    >>> e = Entity(id="s14", type="ore_shipment", name="Ore Shipment 14")
-    >>> said_of_kind("Who bought Ore Shipment 14?", e)
+    None when no word of the names is in the text.
+
+    >>> said_of_kind("Who bought Ore Shipment 14?", "ore_shipment", ["Ore Shipment 14"])
     'Who bought ore shipment?'
-    >>> said_of_kind("who bought it?", e) is None
+    >>> said_of_kind("who bought it?", "ore_shipment", ["Ore Shipment 14"]) is None
     True
     """
-    own = {
-        w.lower() for part in (entity.name, *entity_aliases(entity)) for w in _WORD.findall(part)
-    } - STOPWORDS
+    own = {w.lower() for part in names for w in _WORD.findall(part)} - STOPWORDS
     best: tuple[int, int] | None = None
     run: list[re.Match[str]] = []
     for m in [*_WORD.finditer(text), None]:
@@ -211,7 +210,7 @@ def said_of_kind(text: str, entity: Entity) -> str | None:
         run = []
     if best is None:
         return None
-    return text[: best[0]] + type_phrase(entity.type) + text[best[1] :]
+    return text[: best[0]] + type_phrase(kind) + text[best[1] :]
 
 
 class FactMatcher:
@@ -256,6 +255,7 @@ class FactMatcher:
         topic: Entity,
         facts: Sequence[Relationship],
         entities: Mapping[str, Entity],
+        wordings: Mapping[str, Any],
     ) -> dict[str, float]:
         """The query said of the topic's kind, against each topic fact said of its kinds.
 
@@ -263,9 +263,11 @@ class FactMatcher:
         "shipment consigned to company" (the topic at the source) or "company that
         shipment consigned to" (at the target): with the name gone, what the question
         asks of the topic decides, not the name (every fact of the topic shares it).
-        Scaled among the topic's facts; one embedding call (the sentences are kept).
+        Scaled among the topic's facts. The wording is usually embedded with the question
+        (``wordings``, :meth:`graphmem.retrieval.HybridRetriever.wordings`); otherwise,
+        and for sentences not met before, one embedding call here.
         """
-        said = said_of_kind(text, topic)
+        said = said_of_kind(text, topic.type, (topic.name, *entity_aliases(topic)))
         if said is None or self._embed is None:
             return {}
         sentences: dict[str, str] = {}
@@ -282,12 +284,16 @@ class FactMatcher:
         if len(set(sentences.values())) < 2:
             return {}
         missing = sorted({s for s in sentences.values() if s not in self._vectors})
-        rows = _unit(self._embed([said, *missing]))
+        given = wordings.get(said)
+        asked = missing if given is not None else [said, *missing]
+        rows = _unit(self._embed(asked)) if asked else np.zeros((0, 0), dtype=np.float32)
+        if given is None:
+            given, rows = rows[0], rows[1:]
+        query = _unit(np.asarray(given, dtype=np.float32).reshape(1, -1))[0]
         with self._lock:
             if len(self._vectors) + len(missing) > _KEPT_TYPES:
                 self._vectors.clear()
-            self._vectors.update(zip(missing, rows[1:], strict=True))
-        query = rows[0]
+            self._vectors.update(zip(missing, rows, strict=True))
         raw = {
             key: float(self._vectors[line] @ query)
             for key, line in sentences.items()
@@ -305,6 +311,7 @@ class FactMatcher:
         entities: Mapping[str, Entity],
         named: Mapping[str, float],
         limit: int = MATCHED_ENTITIES,
+        wordings: Mapping[str, Any] | None = None,
     ) -> dict[str, float]:
         """Each fact's match in 0..1, by ``source|type|target``.
 
@@ -320,6 +327,8 @@ class FactMatcher:
                 of a fact's ends, the more strongly named one is what the query is
                 about, the other what it asks for.
             limit: How many of the best ``named`` entities the matched facts touch.
+            wordings: Vectors of other wordings of the query, by their text (the query
+                said of its topic's kind is looked up here before it is embedded).
         """
         if not facts:
             return {}
@@ -351,7 +360,7 @@ class FactMatcher:
         if vector is not None and text and named:
             topic = entities.get(max(named, key=named.__getitem__))
             if topic is not None:
-                phrase = self._phrase_similarity(text, topic, facts, entities)
+                phrase = self._phrase_similarity(text, topic, facts, entities, wordings or {})
         out: dict[str, float] = {}
         name_stems = self._name_stems
         for rel in facts:

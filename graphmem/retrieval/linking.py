@@ -221,7 +221,10 @@ class EntityLinker:
         self, entities: Iterable[Entity], *, min_length: int = 2, parts: bool = False
     ) -> None:
         names: dict[str, set[str]] = {}
+        self.said: dict[str, tuple[str, tuple[str, ...]]] = {}
+        """Each linked entity's type and names (name first, then aliases), by id."""
         for entity in entities:
+            self.said[entity.id] = (entity.type, (entity.name, *entity_aliases(entity)))
             for name in (entity.name, *entity_aliases(entity)):
                 key = normalise(name)
                 if len(key) >= min_length:
@@ -407,6 +410,16 @@ class Linking:
                 self._version = version
                 self.builds += 1
             return self._linker
+
+    def latest(self) -> EntityLinker:
+        """The linker last built, with no store call (built now if there is none).
+
+        For hints read before the first store call of a retrieval (the wordings embedded
+        with the question); whatever decides results checks the version (:meth:`linker`).
+        """
+        with self._lock:
+            found = self._linker
+        return found if found is not None else self.linker()
 
     def question_linker(self, version: str | None = None) -> EntityLinker:
         """The linker of graph questions: names, aliases and the parts of names.

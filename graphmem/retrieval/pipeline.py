@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from graphmem.core.models import ContextResult, NodeKind
-from graphmem.retrieval.facts import MATCHED_ENTITIES, FactMatcher
+from graphmem.retrieval.facts import MATCHED_ENTITIES, FactMatcher, said_of_kind
 from graphmem.retrieval.recall import TurnPool, named_speakers, own_wording
 from graphmem.retrieval.steps import (
     DOC_KINDS,
@@ -126,7 +126,9 @@ class ConversationRetriever(Retriever):
             self._fact_matcher = matcher
         named = entity_scores(self.settings, fused, walk)
         limit = max(MATCHED_ENTITIES, 2 * query.k)
-        return matcher.match(query.text, query.vector, walk.facts, walk.entities, named, limit)
+        return matcher.match(
+            query.text, query.vector, walk.facts, walk.entities, named, limit, query.wordings
+        )
 
 
 class HybridRetriever(ConversationRetriever):
@@ -150,6 +152,25 @@ class HybridRetriever(ConversationRetriever):
 
     default_preset = "hybrid"
     graph = True
+
+    def wordings(self, text: str, kinds: Sequence[str]) -> list[str]:
+        """Also the question said of the kind of each of the first two entities it names.
+
+        The fact match compares it with the facts of the query's topic
+        (:class:`~graphmem.retrieval.facts.FactMatcher`); embedded in the question's batch,
+        it costs far less than a call of its own. The linker is the one last built, with
+        no store call: should it be stale, the matcher embeds the wording it needs.
+        """
+        out = super().wordings(text, kinds)
+        if "relationship" not in kinds or not self.settings.relationship_results:
+            return out
+        linker = self.linking.latest()
+        for entity_id in linker.link(text)[:2]:
+            kind, names = linker.said[entity_id]
+            said = said_of_kind(text, kind, names)
+            if said is not None and said != text and said not in out:
+                out.append(said)
+        return out
 
     def walk(self, query: Query, fused: Fused) -> Walk:
         """Seed entities, walk ``query.hops`` hops, reach what mentions them: one call.
