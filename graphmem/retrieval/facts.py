@@ -271,19 +271,25 @@ class FactMatcher:
         if said is None or self._embed is None:
             return {}
         sentences: dict[str, str] = {}
+        ahead: set[str] = set()  # both sayings of every fact met: embedded in one batch
         for rel in facts:
             source, target = entities.get(rel.source_id), entities.get(rel.target_id)
-            if source is None or target is None or topic.id not in (source.id, target.id):
+            if source is None or target is None:
                 continue
-            verb = type_phrase(rel.type)
+            verb, kinds = (
+                type_phrase(rel.type),
+                (type_phrase(source.type), type_phrase(target.type)),
+            )
+            forward = f"{kinds[0]} {verb} {kinds[1]}"
+            backward = f"{kinds[1]} that {kinds[0]} {verb}"
+            ahead.update((forward, backward))
             if source.id == topic.id:
-                line = f"{type_phrase(source.type)} {verb} {type_phrase(target.type)}"
-            else:
-                line = f"{type_phrase(target.type)} that {type_phrase(source.type)} {verb}"
-            sentences[f"{rel.source_id}|{rel.type}|{rel.target_id}"] = line
+                sentences[f"{rel.source_id}|{rel.type}|{rel.target_id}"] = forward
+            elif target.id == topic.id:
+                sentences[f"{rel.source_id}|{rel.type}|{rel.target_id}"] = backward
         if len(set(sentences.values())) < 2:
             return {}
-        missing = sorted({s for s in sentences.values() if s not in self._vectors})
+        missing = sorted(s for s in ahead if s not in self._vectors)
         given = wordings.get(said)
         asked = missing if given is not None else [said, *missing]
         rows = _unit(self._embed(asked)) if asked else np.zeros((0, 0), dtype=np.float32)
