@@ -296,14 +296,16 @@ class FactMatcher:
         if given is None:
             given, rows = rows[0], rows[1:]
         query = _unit(np.asarray(given, dtype=np.float32).reshape(1, -1))[0]
-        with self._lock:
+        new = dict(zip(missing, rows, strict=True))
+        with self._lock:  # read before a clear at the cap, so every line is scored
+            known = {line: new.get(line, self._vectors.get(line)) for line in sentences.values()}
             if len(self._vectors) + len(missing) > _KEPT_TYPES:
                 self._vectors.clear()
-            self._vectors.update(zip(missing, rows, strict=True))
+            self._vectors.update(new)
         raw = {
-            key: float(self._vectors[line] @ query)
+            key: float(vector @ query)
             for key, line in sentences.items()
-            if line in self._vectors
+            if (vector := known[line]) is not None
         }
         low, high = min(raw.values(), default=0.0), max(raw.values(), default=0.0)
         spread = high - low

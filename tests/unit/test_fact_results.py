@@ -228,3 +228,31 @@ def test_the_question_said_of_the_topics_kind_finds_a_fact_its_words_miss() -> N
         vector = embedder.embed([question])[0]
         match = matcher.match(question, vector, facts, people, {"desmond": 1.0})
         assert max(match, key=match.__getitem__) == fact, (question, match)
+
+
+def test_the_fact_match_is_the_same_when_the_kept_sentences_overflow(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import graphmem.retrieval.facts as facts_module
+
+    embedder = HashingEmbedder(384)
+    people = {
+        e.id: e
+        for e in [
+            Entity(id="rosalind", type="npc", name="Rosalind Hale"),
+            Entity(id="brigid", type="location", name="St. Brigid's Infirmary"),
+            Entity(id="harriet", type="npc", name="Harriet Okafor"),
+        ]
+    }
+    facts = [
+        Relationship(source_id="rosalind", target_id="brigid", type="works_at"),
+        Relationship(source_id="rosalind", target_id="harriet", type="reports_to"),
+    ]
+    question = "Who does Rosalind report to?"
+    vector = embedder.embed([question])[0]
+    wide = FactMatcher(embedder.embed).match(question, vector, facts, people, {"rosalind": 1.0})
+    monkeypatch.setattr(facts_module, "_KEPT_TYPES", 1)
+    narrow = FactMatcher(embedder.embed)
+    for _ in range(2):  # the second time, every sentence is cleared at the cap first
+        match = narrow.match(question, vector, facts, people, {"rosalind": 1.0})
+        assert match == pytest.approx(wide)
