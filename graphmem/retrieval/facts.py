@@ -17,7 +17,9 @@ much of that rest its sentence explains, in the store's own words:
   each fact said of its ends' kinds, the way round the topic stands ("ore shipment
   consigned to company"; "company that ore shipment consigned to"): one more embedding
   of the query, the sentences made once and kept; scaled among the topic's facts. With
-  the name gone, what is asked of the topic decides, not the name all its facts share;
+  the name gone, what is asked of the topic decides, not the name all its facts share.
+  It can only lift a fact's match, and never above a topic fact whose words explain
+  half the rest of the query or more;
 - for other facts, the query's embedding against the embedding of the type's phrase
   ("works at"), made once per type and kept; scaled among the types met by the query, so
   the best-suited type counts fully;
