@@ -195,6 +195,17 @@ def _unit(rows: Any) -> Any:
     return (rows / np.where(norms == 0, 1.0, norms)).astype(np.float32)
 
 
+@lru_cache(maxsize=16_384)
+def _sayings(source_type: str, rel_type: str, target_type: str) -> tuple[str, str]:
+    """A fact said of its ends' kinds from its source, and from its target.
+
+    >>> _sayings("critic", "panned", "actor")
+    ('critic panned actor', 'actor that critic panned')
+    """
+    verb, source, target = type_phrase(rel_type), type_phrase(source_type), type_phrase(target_type)
+    return f"{source} {verb} {target}", f"{target} that {source} {verb}"
+
+
 def said_of_kind(text: str, kind: str, names: Sequence[str]) -> str | None:
     """``text`` with the longest run of the words of ``names`` said as the ``kind``.
 
@@ -283,12 +294,7 @@ class FactMatcher:
             source, target = entities.get(rel.source_id), entities.get(rel.target_id)
             if source is None or target is None:
                 continue
-            verb, kinds = (
-                type_phrase(rel.type),
-                (type_phrase(source.type), type_phrase(target.type)),
-            )
-            forward = f"{kinds[0]} {verb} {kinds[1]}"
-            backward = f"{kinds[1]} that {kinds[0]} {verb}"
+            forward, backward = _sayings(source.type, rel.type, target.type)
             ahead.update((forward, backward))
             if source.id == topic.id:
                 sentences[f"{rel.source_id}|{rel.type}|{rel.target_id}"] = forward
