@@ -192,6 +192,11 @@ def test_a_noun_reaches_a_type_through_what_it_is_a_kind_of() -> None:
     assert facts[0].source_id == "vance|sponsors|circo_valdez"
 
 
+def _by_id(*rows: tuple[str, str, str]) -> dict[str, Entity]:
+    """Entities of ``(id, type, name)`` rows, by id."""
+    return {i: Entity(id=i, type=kind, name=name) for i, kind, name in rows}
+
+
 @pytest.mark.embeddings
 @pytest.mark.skipif(
     not SentenceTransformerEmbedder.available(), reason="the embeddings extra is not installed"
@@ -201,16 +206,13 @@ def test_the_question_said_of_the_topics_kind_finds_a_fact_its_words_miss() -> N
     # critic ("Which actor did critic tear to pieces in print?"), is nearest "critic
     # panned actor" among the critic's facts. Before, `writes_for` ("print") came first.
     embedder = SentenceTransformerEmbedder()
-    people = {
-        e.id: e
-        for e in [
-            Entity(id="desmond", type="critic", name="Desmond Oakes"),
-            Entity(id="imelda", type="actor", name="Imelda Frost"),
-            Entity(id="lear", type="production", name="King Lear"),
-            Entity(id="courier", type="newspaper", name="The Evening Courier"),
-            Entity(id="ormsby", type="patron", name="Lady Ormsby"),
-        ]
-    }
+    people = _by_id(
+        ("desmond", "critic", "Desmond Oakes"),
+        ("imelda", "actor", "Imelda Frost"),
+        ("lear", "production", "King Lear"),
+        ("courier", "newspaper", "The Evening Courier"),
+        ("ormsby", "patron", "Lady Ormsby"),
+    )
     facts = [
         Relationship(source_id="desmond", target_id=target, type=rel_type)
         for target, rel_type in [
@@ -236,14 +238,11 @@ def test_the_fact_match_is_the_same_when_the_kept_sentences_overflow(
     import graphmem.retrieval.facts as facts_module
 
     embedder = HashingEmbedder(384)
-    people = {
-        e.id: e
-        for e in [
-            Entity(id="rosalind", type="npc", name="Rosalind Hale"),
-            Entity(id="brigid", type="location", name="St. Brigid's Infirmary"),
-            Entity(id="harriet", type="npc", name="Harriet Okafor"),
-        ]
-    }
+    people = _by_id(
+        ("rosalind", "npc", "Rosalind Hale"),
+        ("brigid", "location", "St. Brigid's Infirmary"),
+        ("harriet", "npc", "Harriet Okafor"),
+    )
     facts = [
         Relationship(source_id="rosalind", target_id="brigid", type="works_at"),
         Relationship(source_id="rosalind", target_id="harriet", type="reports_to"),
