@@ -258,14 +258,21 @@ class FactMatcher:
     def _type_vectors(self, types: Sequence[str]) -> dict[str, Any]:
         missing = [t for t in types if t not in self._vectors]
         if missing and self._embed is not None:
-            rows = np.asarray(self._embed([type_phrase(t) for t in missing]), dtype=np.float32)
-            norms = np.linalg.norm(rows, axis=1, keepdims=True)
-            rows = (rows / np.where(norms == 0, 1.0, norms)).astype(np.float32)
-            with self._lock:
-                if len(self._vectors) + len(missing) > _KEPT_TYPES:
-                    self._vectors.clear()
-                self._vectors.update(zip(missing, rows, strict=True))
+            rows = _unit(self._embed([type_phrase(t) for t in missing]))
+            self._keep(dict(zip(missing, rows, strict=True)), ())
         return {t: self._vectors[t] for t in types if t in self._vectors}
+
+    def _keep(self, new: Mapping[str, Any], wanted: Iterable[str]) -> dict[str, Any]:
+        """Keep ``new`` vectors (all cleared first at :data:`_KEPT_TYPES`).
+
+        Returns the vectors of ``wanted`` texts, read before a clear (None: not kept).
+        """
+        with self._lock:
+            found = {text: new.get(text, self._vectors.get(text)) for text in wanted}
+            if len(self._vectors) + len(new) > _KEPT_TYPES:
+                self._vectors.clear()
+            self._vectors.update(new)
+        return found
 
     def _phrase_similarity(
         self,
@@ -309,12 +316,7 @@ class FactMatcher:
         if given is None:
             given, rows = rows[0], rows[1:]
         query = _unit(np.asarray(given, dtype=np.float32).reshape(1, -1))[0]
-        new = dict(zip(missing, rows, strict=True))
-        with self._lock:  # read before a clear at the cap, so every line is scored
-            known = {line: new.get(line, self._vectors.get(line)) for line in sentences.values()}
-            if len(self._vectors) + len(missing) > _KEPT_TYPES:
-                self._vectors.clear()
-            self._vectors.update(new)
+        known = self._keep(dict(zip(missing, rows, strict=True)), sentences.values())
         raw = {
             key: float(vector @ query)
             for key, line in sentences.items()
