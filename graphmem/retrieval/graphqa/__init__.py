@@ -72,6 +72,11 @@ reading (2) is :mod:`~graphmem.retrieval.graphqa.reading`, the match (3)
    or a word names by its own word a relationship type that entities of the topic's kind
    have and the topic has not ("who *guides* X?" walked by ``leads``). An entity the
    question names is never an answer.
+7. **Phrase.** Where the words explain too little to answer, the question said with the
+   topic's name replaced by its kind ("whereabouts is the pub?") is compared, as one
+   sentence, with the fact shapes of that kind ("pub stands in place"): when the nearest
+   is one the topic has, clearly, it is walked, with a lower confidence
+   (:mod:`~graphmem.retrieval.graphqa.phrasing`).
 """
 
 from graphmem.retrieval.graphqa.answering import GraphAnswer, GraphAnswers, GraphQA

@@ -39,6 +39,7 @@ from graphmem.retrieval.graphqa.judging import (
 from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word, noun_fits
 from graphmem.retrieval.graphqa.lexicon import kin_steps, noun_key
 from graphmem.retrieval.graphqa.nearness import near_by_kinds
+from graphmem.retrieval.graphqa.phrasing import PHRASE_CONFIDENCE, PhraseReader
 from graphmem.retrieval.graphqa.planning import Planner, _Plan
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
@@ -216,6 +217,7 @@ class GraphQA:
         self._linker = linker
         self.settings = settings or GraphQASettings()
         self._planner = Planner(self.settings, embed)
+        self._phrases = PhraseReader(embed) if embed is not None else None
         self._facts: (
             tuple[float, tuple[RelationshipPattern, ...], tuple[RoleCooccurrence, ...]] | None
         ) = None
@@ -273,7 +275,9 @@ class GraphQA:
     def _answer(self, plan: _Plan, k: int) -> GraphAnswers:
         paths = plan.paths
         if not paths:
-            return GraphAnswers(abstained=True, reason=plan.reason, ambiguity=plan.ambiguity)
+            return self._phrased(plan, k) or GraphAnswers(
+                abstained=True, reason=plan.reason, ambiguity=plan.ambiguity
+            )
         scores = np.array([p.score for p in paths])
         weights = np.exp((scores - scores.max()) / self.settings.temperature)
         weights /= weights.sum()
@@ -368,14 +372,14 @@ class GraphQA:
                 unexplained=(missed,) if missed == missed_noun else (),
             )
         if best is None and unasked:
-            return GraphAnswers(
+            return self._phrased(plan, k) or GraphAnswers(
                 abstained=True,
                 reason="no path of the graph explains the question: the walks that lead "
                 f"somewhere take a step ({unasked}) that no word of it asks for",
                 ambiguity=plan.ambiguity,
             )
         if best is None:
-            return GraphAnswers(
+            return self._phrased(plan, k) or GraphAnswers(
                 abstained=True,
                 reason="no fact of the graph leads from the entity named along a path "
                 f"that fits the question (tried {paths[0]})",
@@ -442,14 +446,14 @@ class GraphQA:
                 unexplained=unexplained,
             )
         if coverage < self.settings.min_coverage:
-            return GraphAnswers(
+            return self._phrased(plan, k, unexplained) or GraphAnswers(
                 abstained=True,
                 reason=f"no relationship of the graph explains {said}",
                 ambiguity=plan.ambiguity,
                 unexplained=unexplained,
             )
         if confidence < self.settings.min_confidence:
-            return GraphAnswers(
+            return self._phrased(plan, k, unexplained) or GraphAnswers(
                 abstained=True,
                 reason=f"confidence {confidence:.2f} is below {self.settings.min_confidence}",
                 ambiguity=plan.ambiguity,
@@ -459,6 +463,49 @@ class GraphQA:
             answers[:k],
             confidence=confidence,
             reason=f"the path leaves {said} unexplained" if unexplained else "",
+            ambiguity=plan.ambiguity,
+            unexplained=unexplained,
+        )
+
+    def _phrased(self, plan: _Plan, k: int, unexplained: Sequence[str] = ()) -> GraphAnswers | None:
+        """The answers of the question read as a phrase, when the words explain too little.
+
+        Called where the word-level reading would abstain for want of words; None when the
+        phrase reads as nothing either (:mod:`~graphmem.retrieval.graphqa.phrasing`).
+        """
+        if self._phrases is None or not plan.readings:
+            return None
+        topic = max(plan.readings, key=lambda t: plan.readings[t].mention_length)
+        if len(topic) != 1:
+            return None  # a name several entities go by: which one's kind is unsure
+        found = self._store.get_entities(self._tenant, list(topic))
+        if not found:
+            return None
+        read = self._phrases.read(plan, topic, found[0], self.settings.explained_floor)
+        if read is None:
+            return None
+        path = read.path
+        reached = walk(self._store, self._tenant, path, self.settings.max_frontier)
+        reached = {key: hit for key, hit in reached.items() if key not in plan.mentioned}
+        asking = question_word_at([t.text for t in plan.tokens], plan.named)
+        asker = kind_word(plan.tokens[asking].text) if asking is not None else ""
+        kind, noun = kind_asked(plan, path), named_noun(plan, path)
+        reached = {
+            key: hit
+            for key, hit in reached.items()
+            if not (asker and asked_kind_fit(asker, hit[0].type) == 0.0)
+            and not (kind and kind_fit(plan, path, hit[0].type) < 1.0)
+            and not (noun and noun_fits(noun, hit[0].type) is False)
+        }
+        if not reached:
+            return None
+        answers: list[GraphAnswer] = []
+        self._collect(plan, path, 1.0, reached, answers, set())
+        return GraphAnswers(
+            answers[:k],
+            confidence=round(PHRASE_CONFIDENCE * read.similarity, 4),
+            reason=f"read as a phrase: {read.said!r} is nearest {read.saying!r} "
+            f"(cosine {read.similarity:.2f}); no relationship's own words explain it",
             ambiguity=plan.ambiguity,
             unexplained=unexplained,
         )
@@ -529,7 +576,7 @@ class GraphQA:
         vocab = self._vocab() if vocab is None else vocab
         text = " ".join(question.lower().split())
         tokens = _kin_tokens([_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)])
-        plan = _Plan(tokens=tokens, vocab=vocab)
+        plan = _Plan(tokens=tokens, vocab=vocab, text=text)
         if not vocab.relations.names:
             plan.reason = "the graph holds no facts to walk"
             return plan

@@ -35,6 +35,7 @@ class _Plan:
 
     tokens: list[_Token]
     vocab: _Vocabulary
+    text: str = ""  # the question, lower case, its spaces single
     paths: list[PlannedPath] = field(default_factory=list)
     focus_fit: dict[str, float] = field(default_factory=dict)
     readings: dict[tuple[str, ...], _Reading] = field(default_factory=dict)

@@ -1,0 +1,159 @@
+"""A question no type's words explain, read as a phrase said of its topic's kind.
+
+Part of :mod:`graphmem.retrieval.graphqa`. The word-level reading (stems, WordNet, the
+lexicon, single-word embeddings) leaves a question unanswered when no type's words
+explain its relation words: "who did young Ruth *learn the trade under*?" of
+``apprenticed_to``, "*whereabouts* is the Swan?" of ``stands_in``. Said with the topic's
+name replaced by its kind ("who did young person learn the trade under?"), the question
+is compared, as a sentence, with every fact shape a kind of the topic takes, said of its
+ends' kinds ("person apprenticed to person", "pub that person keeps": the sayings of
+:func:`graphmem.retrieval.facts.said_of_kind`, which `retrieve` ranks facts by).
+
+The phrase answers only when the word-level reading would abstain for want of words (not
+when it found that the topic lacks a fact the words name, nor that no walk reaches the
+kind asked for), and only when:
+
+- the shape nearest the question among *all* those of the topic's kind is one the topic
+  has (so "who's the landlord of the King's Head?", nearest ``keeps`` which that pub
+  lacks, stays unanswered);
+- it is at least :data:`PHRASE_FLOOR` near, and :data:`PHRASE_MARGIN` nearer than the
+  topic's next way of starting;
+- it ends at a kind the question asks for ("who": a person, "which *pub*": a pub);
+- no word of the question names its type already (then the word-level reading walked it
+  and its direction or kind ruled it out: "who does X report to?" of a person whom others
+  report to);
+- it does not join two kinds of person unless it holds both ways: people do many things to
+  each other that no fact holds ("which knight *betrayed* Lady Mirren?"), as
+  :mod:`~graphmem.retrieval.graphqa.joining` and :mod:`~graphmem.retrieval.graphqa.nearness`
+  read it.
+
+Its answers say so (``reason``), with a confidence of :data:`PHRASE_CONFIDENCE` times the
+cosine: answers of this kind were right about two times in three on the design worlds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from threading import Lock
+from typing import Any
+
+import numpy as np
+
+from graphmem.core.models import Entity, entity_aliases
+from graphmem.retrieval.facts import _sayings, _unit, said_of_kind
+from graphmem.retrieval.graphqa.judging import kind_asked, kind_fit
+from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word, names_asked_kind
+from graphmem.retrieval.graphqa.planning import _Plan
+from graphmem.retrieval.graphqa.vocabulary import PathStep, PlannedPath, question_word_at
+
+__all__ = ["PHRASE_CONFIDENCE", "PHRASE_FLOOR", "PHRASE_MARGIN", "Phrased", "PhraseReader"]
+
+PHRASE_FLOOR = 0.7
+"""The least cosine between the question said of its kind and the fact shape it reads as."""
+PHRASE_MARGIN = 0.04
+"""How much nearer that shape must be than the topic's next way of starting."""
+PHRASE_CONFIDENCE = 0.4
+"""A phrase answer's confidence is this times its cosine (0.28-0.4)."""
+_FITS = 0.8  # the least fit of an answer's kind to "who" / "where" / "when" (a group: 0.8)
+_KEPT = 4096  # sentence vectors a reader keeps (the sayings of a few vocabularies)
+
+
+@dataclass(frozen=True, slots=True)
+class Phrased:
+    """The one step a question reads as when said as a phrase."""
+
+    path: PlannedPath
+    said: str  # the question said of its topic's kind
+    saying: str  # the fact shape it is nearest
+    similarity: float
+
+
+class PhraseReader:
+    """Reads a question as a phrase against the fact shapes of its topic's kind.
+
+    Args:
+        embed: Embeds texts (the memory's embedder); the sayings are kept once each.
+    """
+
+    def __init__(self, embed: Callable[[Sequence[str]], Any]) -> None:
+        self._embed = embed
+        self._vectors: dict[str, np.ndarray] = {}
+        self._lock = Lock()
+
+    def read(
+        self, plan: _Plan, topic: tuple[str, ...], entity: Entity, floor: float
+    ) -> Phrased | None:
+        """The step from ``topic`` (one ``entity``) the question reads as, or None.
+
+        ``floor`` is the match from which a word explains a type
+        (``GraphQASettings.explained_floor``). See the module docstring.
+        """
+        reading = plan.readings.get(topic)
+        firsts = plan.firsts.get(topic)
+        starts = plan.starts.get(topic, {})
+        if reading is None or not firsts or set(starts) != {entity.type}:
+            return None
+        said = said_of_kind(plan.text, entity.type, (entity.name, *entity_aliases(entity)))
+        if said is None:
+            return None
+        vocab = plan.vocab
+        asking = question_word_at([t.text for t in plan.tokens], plan.named)
+        asker = kind_word(plan.tokens[asking].text) if asking is not None else ""
+        shapes: dict[tuple[str, str, str], str] = {}
+        for table, way in ((vocab.out, "out"), (vocab.into, "in")):
+            for (kind, relation), others in table.items():
+                if kind != entity.type:
+                    continue
+                for other in others:
+                    fit = asked_kind_fit(asker, other) if asker else None
+                    if fit is not None and fit < _FITS:
+                        continue  # "who" asks for no enclosure, nor a rail service
+                    source, target = (kind, other) if way == "out" else (other, kind)
+                    forward, backward = _sayings(source, relation, target)
+                    shapes[(relation, way, other)] = forward if way == "out" else backward
+        if not shapes:
+            return None
+        near = self._similarity(said, list(shapes.values()))
+        by_way: dict[tuple[str, str], tuple[float, str]] = {}
+        for (relation, way, _other), saying in shapes.items():
+            value = near[saying]
+            if value > by_way.get((relation, way), (-2.0, ""))[0]:
+                by_way[(relation, way)] = (value, saying)
+        ranked = sorted(by_way.items(), key=lambda kv: -kv[1][0])
+        (relation, way), (similarity, saying) = ranked[0]
+        if (relation, way) not in firsts or similarity < PHRASE_FLOOR:
+            return None  # nearest a fact the topic does not have, or near none
+        second = max((value for key, (value, _s) in ranked[1:] if key in firsts), default=-1.0)
+        if similarity - second < PHRASE_MARGIN:
+            return None
+        column = vocab.relations.index.get(relation)
+        if column is None or float(reading.evidence[column]) >= floor:
+            return None  # its own words name it: the word-level reading ruled it out
+        symmetric = relation in vocab.symmetric
+        people = [t for (r, w, t) in shapes if (r, w) == (relation, way)] + [entity.type]
+        if not symmetric and all(names_asked_kind("who", t) for t in people):
+            return None  # people do many things to each other that no fact holds
+        step = PathStep(relation, "both" if symmetric else way)  # type: ignore[arg-type]
+        path = PlannedPath(topic=topic, steps=(step,), score=0.0, parts={"phrase": similarity})
+        if kind_asked(plan, path) and not any(
+            kind_fit(plan, path, other) >= 1.0
+            for (r, w, other) in shapes
+            if (r, w) == (relation, way)
+        ):
+            return None  # "which *church*": the shape ends at no church
+        return Phrased(path=path, said=said, saying=saying, similarity=round(similarity, 4))
+
+    def _similarity(self, said: str, sayings: list[str]) -> Mapping[str, float]:
+        """The cosine of ``said`` to each saying (the sayings embedded once each)."""
+        with self._lock:
+            missing = sorted({s for s in sayings if s not in self._vectors})
+        rows = np.asarray(self._embed([said, *missing]), dtype=np.float32)
+        rows = _unit(rows.reshape(len(missing) + 1, -1))
+        query, new = rows[0], dict(zip(missing, rows[1:], strict=True))
+        with self._lock:
+            if len(self._vectors) + len(new) > _KEPT:
+                self._vectors.clear()
+            self._vectors.update(new)
+            known = {s: self._vectors.get(s, new.get(s)) for s in sayings}
+        return {s: float(v @ query) for s, v in known.items() if v is not None}
