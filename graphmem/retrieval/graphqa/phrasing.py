@@ -145,15 +145,20 @@ class PhraseReader:
         return Phrased(path=path, said=said, saying=saying, similarity=round(similarity, 4))
 
     def _similarity(self, said: str, sayings: list[str]) -> Mapping[str, float]:
-        """The cosine of ``said`` to each saying (the sayings embedded once each)."""
+        """The cosine of ``said`` to each saying (each sentence embedded once and kept)."""
+        wanted = [said, *sayings]
         with self._lock:
-            missing = sorted({s for s in sayings if s not in self._vectors})
-        rows = np.asarray(self._embed([said, *missing]), dtype=np.float32)
-        rows = _unit(rows.reshape(len(missing) + 1, -1))
-        query, new = rows[0], dict(zip(missing, rows[1:], strict=True))
+            missing = sorted({s for s in wanted if s not in self._vectors})
+        new: dict[str, np.ndarray] = {}
+        if missing:
+            rows = np.asarray(self._embed(missing), dtype=np.float32)
+            new = dict(zip(missing, _unit(rows.reshape(len(missing), -1)), strict=True))
         with self._lock:
             if len(self._vectors) + len(new) > _KEPT:
                 self._vectors.clear()
             self._vectors.update(new)
-            known = {s: self._vectors.get(s, new.get(s)) for s in sayings}
-        return {s: float(v @ query) for s, v in known.items() if v is not None}
+            known = {s: self._vectors.get(s, new.get(s)) for s in wanted}
+        query = known[said]
+        if query is None:
+            return {}
+        return {s: float(v @ query) for s, v in known.items() if v is not None and s != said}
