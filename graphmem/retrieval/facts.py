@@ -53,6 +53,9 @@ from graphmem.retrieval.graphqa.lexicon import (
 )
 from graphmem.retrieval.graphqa.relwords import kinds_of, phrasal
 from graphmem.retrieval.graphqa.vocabulary import light_stem
+from graphmem.retrieval.sayings import fact_sayings as _sayings
+from graphmem.retrieval.sayings import said_of_kind
+from graphmem.retrieval.sayings import unit_rows as _unit
 
 __all__ = ["MATCHED_ENTITIES", "FactMatcher", "stem"]
 
@@ -186,49 +189,6 @@ def _type_words(rel_type: str) -> tuple[Mapping[str, float], ...]:
     add(2, source_nouns(own, light_stem), _RELATED)
     add(0, own, 1.0)
     return tables
-
-
-def _unit(rows: Any) -> Any:
-    """Rows scaled to unit length (float32)."""
-    rows = np.asarray(rows, dtype=np.float32)
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    return (rows / np.where(norms == 0, 1.0, norms)).astype(np.float32)
-
-
-@lru_cache(maxsize=16_384)
-def _sayings(source_type: str, rel_type: str, target_type: str) -> tuple[str, str]:
-    """A fact said of its ends' kinds from its source, and from its target.
-
-    >>> _sayings("critic", "panned", "actor")
-    ('critic panned actor', 'actor that critic panned')
-    """
-    verb, source, target = type_phrase(rel_type), type_phrase(source_type), type_phrase(target_type)
-    return f"{source} {verb} {target}", f"{target} that {source} {verb}"
-
-
-def said_of_kind(text: str, kind: str, names: Sequence[str]) -> str | None:
-    """``text`` with the longest run of the words of ``names`` said as the ``kind``.
-
-    None when no word of the names is in the text.
-
-    >>> said_of_kind("Who bought Ore Shipment 14?", "ore_shipment", ["Ore Shipment 14"])
-    'Who bought ore shipment?'
-    >>> said_of_kind("who bought it?", "ore_shipment", ["Ore Shipment 14"]) is None
-    True
-    """
-    own = {w.lower() for part in names for w in _WORD.findall(part)} - STOPWORDS
-    best: tuple[int, int] | None = None
-    run: list[re.Match[str]] = []
-    for m in [*_WORD.finditer(text), None]:
-        if m is not None and m.group().lower() in own:
-            run.append(m)
-            continue
-        if run and (best is None or run[-1].end() - run[0].start() > best[1] - best[0]):
-            best = (run[0].start(), run[-1].end())
-        run = []
-    if best is None:
-        return None
-    return text[: best[0]] + type_phrase(kind) + text[best[1] :]
 
 
 class FactMatcher:

@@ -22,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from graphmem.core.models import ContextResult, NodeKind
-from graphmem.retrieval.facts import MATCHED_ENTITIES, FactMatcher, said_of_kind
+from graphmem.retrieval.facts import MATCHED_ENTITIES, FactMatcher
 from graphmem.retrieval.recall import TurnPool, named_speakers, own_wording
+from graphmem.retrieval.sayings import said_of_kind
 from graphmem.retrieval.steps import (
     DOC_KINDS,
     Fused,

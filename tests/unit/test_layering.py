@@ -25,6 +25,8 @@ other name from ``graphmem`` is an import of the face.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -283,3 +285,36 @@ def test_no_module_is_over_the_limit():
 def test_the_long_exceptions_are_still_long(name):
     path = PACKAGE.parent / name
     assert path.is_file() and _lines(path) > MAX_LINES, f"{name} is short now: drop it"
+
+
+_FIRST_IMPORTS = """
+import importlib, pkgutil, sys
+import graphmem
+names = sorted(
+    m.name for m in pkgutil.walk_packages(graphmem.__path__, "graphmem.")
+    if m.name != "graphmem.__main__"
+)
+failed = []
+for name in names:
+    for loaded in [m for m in sys.modules if m == "graphmem" or m.startswith("graphmem.")]:
+        del sys.modules[loaded]
+    try:
+        importlib.import_module(name)
+    except ImportError as error:
+        failed.append(f"{name}: {error}")
+print(len(names))
+print("\\n".join(failed))
+"""
+
+
+def test_every_module_can_be_imported_first():
+    # The circle finder reads ``import a.b.c`` as an import of ``a.b.c`` alone; Python also
+    # runs the packages' ``__init__`` first. ``retrieval.facts`` imported before anything
+    # else ran ``graphqa/__init__``, whose answerer imported ``facts`` back half-made
+    # (session 18). Each module, imported first in a clean interpreter state, must load.
+    done = subprocess.run(
+        [sys.executable, "-c", _FIRST_IMPORTS], capture_output=True, text=True, check=True
+    )
+    count, *failed = done.stdout.strip().split("\n")
+    assert int(count) == len(MODULES) - 2  # all but the face itself and __main__
+    assert not [line for line in failed if line], failed

@@ -7,7 +7,7 @@ explain its relation words: "who did young Ruth *learn the trade under*?" of
 name replaced by its kind ("who did young person learn the trade under?"), the question
 is compared, as a sentence, with every fact shape a kind of the topic takes, said of its
 ends' kinds ("person apprenticed to person", "pub that person keeps": the sayings of
-:func:`graphmem.retrieval.facts.said_of_kind`, which `retrieve` ranks facts by).
+:mod:`graphmem.retrieval.sayings`, which `retrieve` ranks facts by).
 
 The phrase answers only when the word-level reading would abstain for want of words (not
 when it found that the topic lacks a fact the words name, nor that no walk reaches the
@@ -41,11 +41,11 @@ from typing import Any
 import numpy as np
 
 from graphmem.core.models import Entity, entity_aliases
-from graphmem.retrieval.facts import _sayings, _unit, said_of_kind
 from graphmem.retrieval.graphqa.judging import kind_asked, kind_fit
 from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word, names_asked_kind
 from graphmem.retrieval.graphqa.planning import _Plan
 from graphmem.retrieval.graphqa.vocabulary import PathStep, PlannedPath, question_word_at
+from graphmem.retrieval.sayings import fact_sayings, said_of_kind, unit_rows
 
 __all__ = ["PHRASE_CONFIDENCE", "PHRASE_FLOOR", "PHRASE_MARGIN", "Phrased", "PhraseReader"]
 
@@ -110,7 +110,7 @@ class PhraseReader:
                     if fit is not None and fit < _FITS:
                         continue  # "who" asks for no enclosure, nor a rail service
                     source, target = (kind, other) if way == "out" else (other, kind)
-                    forward, backward = _sayings(source, relation, target)
+                    forward, backward = fact_sayings(source, relation, target)
                     shapes[(relation, way, other)] = forward if way == "out" else backward
         if not shapes:
             return None
@@ -152,7 +152,7 @@ class PhraseReader:
         new: dict[str, np.ndarray] = {}
         if missing:
             rows = np.asarray(self._embed(missing), dtype=np.float32)
-            new = dict(zip(missing, _unit(rows.reshape(len(missing), -1)), strict=True))
+            new = dict(zip(missing, unit_rows(rows.reshape(len(missing), -1)), strict=True))
         with self._lock:
             if len(self._vectors) + len(new) > _KEPT:
                 self._vectors.clear()
