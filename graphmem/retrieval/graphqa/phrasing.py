@@ -117,7 +117,7 @@ class PhraseReader:
         near = self._similarity(said, list(shapes.values()))
         by_way: dict[tuple[str, str], tuple[float, str]] = {}
         for (relation, way, _other), saying in shapes.items():
-            value = near[saying]
+            value = near.get(saying, -2.0)
             if value > by_way.get((relation, way), (-2.0, ""))[0]:
                 by_way[(relation, way)] = (value, saying)
         ranked = sorted(by_way.items(), key=lambda kv: -kv[1][0])
