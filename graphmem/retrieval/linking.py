@@ -411,15 +411,18 @@ class Linking:
                 self.builds += 1
             return self._linker
 
-    def latest(self) -> EntityLinker:
+    def latest(self, *, parts: bool = False) -> EntityLinker:
         """The linker last built, with no store call (built now if there is none).
 
         For hints read before the first store call of a retrieval (the wordings embedded
         with the question); whatever decides results checks the version (:meth:`linker`).
+        With ``parts``, the linker of graph questions (:meth:`question_linker`).
         """
         with self._lock:
-            found = self._linker
-        return found if found is not None else self.linker()
+            found = self._questions if parts else self._linker
+        if found is not None:
+            return found
+        return self.question_linker() if parts else self.linker()
 
     def question_linker(self, version: str | None = None) -> EntityLinker:
         """The linker of graph questions: names, aliases and the parts of names.
