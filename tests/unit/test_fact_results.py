@@ -342,3 +342,25 @@ def test_the_matcher_embeds_what_a_query_meets_first_in_one_call() -> None:
     )
     assert len(embedder.calls) == 1
     assert again == pytest.approx(first) and kept == pytest.approx(first)
+
+
+def test_the_part_names_follow_the_entities_the_memory_knows() -> None:
+    # The question linker is read with no store call, but rebuilt once the linker of
+    # whole names has seen a later entity version: a monk written after the first
+    # retrieve gets his wording in the batch too.
+    embedder = _Counting()
+    with graphmem.open("memory://", tenant="abbey", embedder=embedder) as mem:
+        mem.upsert_entities(_ABBEY)
+        mem.upsert_relationships(_ABBEY_FACTS)
+        mem.retrieve("Who does Brother Jerome answer to?", k=5)
+        mem.upsert_entities([Entity(id="odo", type="monk", name="Brother Odo Fenn")])
+        mem.upsert_relationships(
+            [
+                Relationship(source_id="odo", target_id="cuthbert", type="obeys"),
+                Relationship(source_id="odo", target_id="scriptorium", type="works_in"),
+            ]
+        )
+        mem.retrieve("Who is Cuthbert?", k=5)  # the whole names' linker sees Odo
+        embedder.calls.clear()
+        mem.retrieve("Where does Brother Odo work?", k=5)
+        assert embedder.calls[0] == ["Where does Brother Odo work?", "Where does monk work?"]
