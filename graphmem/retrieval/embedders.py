@@ -233,14 +233,38 @@ class SentenceTransformerEmbedder:
         # Torch's thread count is process-wide: calls take turns, so a query's setting never
         # leaks into a batch running beside it.
         with _encode_lock, _torch_threads(threads):
-            vectors = model.encode(
-                batch,
-                batch_size=self._batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            if len(batch) <= _QUERY_TEXTS:
+                vectors = _forward(model, batch)
+            else:
+                vectors = model.encode(
+                    batch,
+                    batch_size=self._batch_size,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
         return np.asarray(vectors, dtype=np.float32)
+
+
+def _forward(model: Any, batch: list[str]) -> Any:
+    """``model.encode(batch, normalize_embeddings=True)`` in one pass, for a query's call.
+
+    The same modules on the same padded batch, so the same vectors; without ``encode``'s
+    sorting, batching and argument checks, about 1.2 ms of a 13 ms question on the
+    development machine (the fact match embeds a second text with every question). A
+    model with a default prompt or a truncated dimension goes through ``encode``.
+    """
+    if getattr(model, "default_prompt_name", None) or getattr(model, "truncate_dim", None):
+        return model.encode(batch, normalize_embeddings=True, convert_to_numpy=True)
+    import torch
+    from sentence_transformers.util import batch_to_device
+
+    prepare = getattr(model, "preprocess", None) or model.tokenize  # 6.x, 5.x
+    with torch.inference_mode():
+        model.eval()
+        features = batch_to_device(prepare(batch), model.device)
+        vectors = model(features)["sentence_embedding"]
+        return torch.nn.functional.normalize(vectors, p=2, dim=1).cpu().numpy()
 
 
 _QUERY_TEXTS = 4  # a call of at most this many texts is a query

@@ -215,12 +215,23 @@ class FactMatcher:
             self._names[text] = found
         return found
 
-    def _type_vectors(self, types: Sequence[str]) -> dict[str, Any]:
-        missing = [t for t in types if t not in self._vectors]
-        if missing and self._embed is not None:
-            rows = _unit(self._embed([type_phrase(t) for t in missing]))
-            self._keep(dict(zip(missing, rows, strict=True)), ())
-        return {t: self._vectors[t] for t in types if t in self._vectors}
+    def _vectors_of(
+        self, texts: Mapping[str, str], asked: str | None
+    ) -> tuple[dict[str, Any], Any | None]:
+        """The kept vectors of ``texts`` (by key: a type, or a sentence), and of ``asked``.
+
+        What is not kept yet (the phrase of a type, by the type; a fact's saying) and
+        ``asked`` (a wording of the query, not kept) are embedded in one call: on a fresh
+        memory a query meets new types and new sentences together, and a call of a few
+        dozen texts costs far less than two. A key maps to None when it could not be kept.
+        """
+        if self._embed is None:
+            return {}, None
+        missing = {key: text for key, text in texts.items() if key not in self._vectors}
+        batch = [*missing.values(), *([asked] if asked is not None else [])]
+        rows = _unit(self._embed(batch)) if batch else np.zeros((0, 0), dtype=np.float32)
+        found = self._keep(dict(zip(missing, rows[: len(missing)], strict=True)), texts)
+        return found, rows[-1] if asked is not None else None
 
     def _keep(self, new: Mapping[str, Any], wanted: Iterable[str]) -> dict[str, Any]:
         """Keep ``new`` vectors (all cleared first at :data:`_KEPT_TYPES`).
@@ -234,29 +245,25 @@ class FactMatcher:
             self._vectors.update(new)
         return found
 
-    def _phrase_similarity(
-        self,
-        text: str,
-        topic: Entity,
-        facts: Sequence[Relationship],
-        entities: Mapping[str, Entity],
-        wordings: Mapping[str, Any],
-    ) -> dict[str, float]:
-        """The query said of the topic's kind, against each topic fact said of its kinds.
+    @staticmethod
+    def _phrase_plan(
+        text: str, topic: Entity, facts: Sequence[Relationship], entities: Mapping[str, Entity]
+    ) -> tuple[str, dict[str, str], set[str]] | None:
+        """The query said of the topic's kind, each topic fact's saying, every saying met.
 
-        "Who bought Ore Shipment 14?" is read as "Who bought shipment?" and compared with
-        "shipment consigned to company" (the topic at the source) or "company that
+        "Who bought Ore Shipment 14?" is read as "Who bought shipment?", to be compared
+        with "shipment consigned to company" (the topic at the source) or "company that
         shipment consigned to" (at the target): with the name gone, what the question
         asks of the topic decides, not the name (every fact of the topic shares it).
-        Scaled among the topic's facts. The wording is usually embedded with the question
-        (``wordings``, :meth:`graphmem.retrieval.HybridRetriever.wordings`); otherwise,
-        and for sentences not met before, one embedding call here.
+        Both sayings of every fact met are returned, to be embedded in one batch the first
+        time (later queries find them kept). None when the query does not name the topic
+        or its facts are said in fewer than two ways (nothing to tell apart).
         """
         said = said_of_kind(text, topic.type, (topic.name, *entity_aliases(topic)))
-        if said is None or self._embed is None:
-            return {}
+        if said is None:
+            return None
         sentences: dict[str, str] = {}
-        ahead: set[str] = set()  # both sayings of every fact met: embedded in one batch
+        ahead: set[str] = set()
         for rel in facts:
             source, target = entities.get(rel.source_id), entities.get(rel.target_id)
             if source is None or target is None:
@@ -268,20 +275,12 @@ class FactMatcher:
             elif target.id == topic.id:
                 sentences[f"{rel.source_id}|{rel.type}|{rel.target_id}"] = backward
         if len(set(sentences.values())) < 2:
-            return {}
-        missing = sorted(s for s in ahead if s not in self._vectors)
-        given = wordings.get(said)
-        asked = missing if given is not None else [said, *missing]
-        rows = _unit(self._embed(asked)) if asked else np.zeros((0, 0), dtype=np.float32)
-        if given is None:
-            given, rows = rows[0], rows[1:]
-        query = _unit(np.asarray(given, dtype=np.float32).reshape(1, -1))[0]
-        known = self._keep(dict(zip(missing, rows, strict=True)), sentences.values())
-        raw = {
-            key: float(vector @ query)
-            for key, line in sentences.items()
-            if (vector := known[line]) is not None
-        }
+            return None
+        return said, sentences, ahead
+
+    @staticmethod
+    def _scaled(raw: Mapping[str, float]) -> dict[str, float]:
+        """``raw`` scaled to 0..1 between its lowest and highest (all 1 when they meet)."""
         low, high = min(raw.values(), default=0.0), max(raw.values(), default=0.0)
         spread = high - low
         return {k: (v - low) / spread if spread > 1e-6 else 1.0 for k, v in raw.items()}
@@ -323,27 +322,44 @@ class FactMatcher:
         asking = asking or next((w for w in words[:3] if w in _ANSWER_TYPES), "")
         query_stems = _stems(text or "")
         similarity: dict[str, float] = {}
-        if vector is not None and self._embed is not None:
-            types = sorted({rel.type for rel in facts})
-            found = self._type_vectors(types)
-            if found:
-                query = np.asarray(vector, dtype=np.float32).ravel()
-                norm = float(np.linalg.norm(query)) or 1.0
-                # A vector of the caller's own model (query_with_embedding) may not be of
-                # the embedder's dimension: the words alone decide then.
-                raw = {
-                    t: float(v @ query) / norm for t, v in found.items() if v.shape == query.shape
-                }
-                low, high = min(raw.values(), default=0.0), max(raw.values(), default=0.0)
-                spread = high - low
-                similarity = {
-                    t: (value - low) / spread if spread > 1e-6 else 1.0 for t, value in raw.items()
-                }
         phrase: dict[str, float] = {}
-        if vector is not None and text and named:
-            topic = entities.get(max(named, key=named.__getitem__))
-            if topic is not None:
-                phrase = self._phrase_similarity(text, topic, facts, entities, wordings or {})
+        if vector is not None and self._embed is not None:
+            texts = {t: type_phrase(t) for t in sorted({rel.type for rel in facts})}
+            plan = None
+            if text and named:
+                topic = entities.get(max(named, key=named.__getitem__))
+                if topic is not None:
+                    plan = self._phrase_plan(text, topic, facts, entities)
+            given = None
+            if plan is not None:
+                texts.update((line, line) for line in sorted(plan[2]))
+                given = (wordings or {}).get(plan[0])
+            asked = plan[0] if plan is not None and given is None else None
+            found, embedded = self._vectors_of(texts, asked)
+            query = np.asarray(vector, dtype=np.float32).ravel()
+            norm = float(np.linalg.norm(query)) or 1.0
+            # A vector of the caller's own model (query_with_embedding) may not be of
+            # the embedder's dimension: the words alone decide then.
+            similarity = self._scaled(
+                {
+                    t: float(v @ query) / norm
+                    for t in sorted({rel.type for rel in facts})
+                    if (v := found.get(t)) is not None and v.shape == query.shape
+                }
+            )
+            if plan is not None:
+                # The query said of the topic's kind, against each topic fact said of its
+                # kinds; scaled among the topic's facts. The wording is usually embedded
+                # with the question (``wordings``, :meth:`HybridRetriever.wordings`).
+                said = given if given is not None else embedded
+                unit = _unit(np.asarray(said, dtype=np.float32).reshape(1, -1))[0]
+                phrase = self._scaled(
+                    {
+                        key: float(v @ unit)
+                        for key, line in plan[1].items()
+                        if (v := found.get(line)) is not None
+                    }
+                )
         out: dict[str, float] = {}
         scored: list[tuple[str, float, float, float | None, float]] = []
         name_stems = self._name_stems

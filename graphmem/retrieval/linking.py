@@ -411,15 +411,25 @@ class Linking:
                 self.builds += 1
             return self._linker
 
-    def latest(self) -> EntityLinker:
+    def latest(self, *, parts: bool = False) -> EntityLinker:
         """The linker last built, with no store call (built now if there is none).
 
         For hints read before the first store call of a retrieval (the wordings embedded
         with the question); whatever decides results checks the version (:meth:`linker`).
+        With ``parts``, the linker of graph questions (:meth:`question_linker`), rebuilt
+        when the linker of whole names was built for a later entity version.
         """
+        version: str | None = None
         with self._lock:
-            found = self._linker
-        return found if found is not None else self.linker()
+            if not parts:
+                found = self._linker
+            elif self._questions_version == self._version:
+                found = self._questions
+            else:
+                found, version = None, self._version
+        if found is not None:
+            return found
+        return self.question_linker(version) if parts else self.linker()
 
     def question_linker(self, version: str | None = None) -> EntityLinker:
         """The linker of graph questions: names, aliases and the parts of names.

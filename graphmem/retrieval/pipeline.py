@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 
 from graphmem.core.models import ContextResult, NodeKind
 from graphmem.retrieval.facts import MATCHED_ENTITIES, FactMatcher
+from graphmem.retrieval.linking import EntityLinker
 from graphmem.retrieval.recall import TurnPool, named_speakers, own_wording
 from graphmem.retrieval.sayings import said_of_kind
 from graphmem.retrieval.steps import (
@@ -159,19 +160,23 @@ class HybridRetriever(ConversationRetriever):
 
         The fact match compares it with the facts of the query's topic
         (:class:`~graphmem.retrieval.facts.FactMatcher`); embedded in the question's batch,
-        it costs far less than a call of its own. The linker is the one last built, with
-        no store call: should it be stale, the matcher embeds the wording it needs.
+        it costs far less than a call of its own. The entities are those the linker of
+        whole names and aliases finds; when none of them gives a wording, those a part of
+        a name names alone ("Brother Jerome" of Brother Jerome Pask; not "Brother", which
+        names every brother), as :meth:`graphmem.Memory.ask` reads them. The linkers are
+        the ones last built, with no store call: should one be stale, the matcher embeds
+        the wording it needs.
         """
         out = super().wordings(text, kinds)
         if "relationship" not in kinds or not self.settings.relationship_results:
             return out
         linker = self.linking.latest()
-        for entity_id in linker.link(text)[:2]:
-            kind, names = linker.said[entity_id]
-            said = said_of_kind(text, kind, names)
-            if said is not None and said != text and said not in out:
-                out.append(said)
-        return out
+        own = _said(linker, linker.link(text)[:2], text, out)
+        if not own:
+            questions = self.linking.latest(parts=True)
+            named = [m.ids[0] for m in questions.mentions(text) if not m.exact and len(m.ids) == 1]
+            own = _said(questions, list(dict.fromkeys(named))[:2], text, out)
+        return [*out, *own]
 
     def walk(self, query: Query, fused: Fused) -> Walk:
         """Seed entities, walk ``query.hops`` hops, reach what mentions them: one call.
@@ -273,3 +278,16 @@ class HybridRetriever(ConversationRetriever):
                 walk.reached[kind].append((gain, entity_id, capped))
                 for node in capped:
                     scores[node] = get(node, 0.0) + gain
+
+
+def _said(
+    linker: EntityLinker, entity_ids: Sequence[str], text: str, taken: Sequence[str]
+) -> list[str]:
+    """``text`` said of the kind of each of ``entity_ids`` (wordings not in ``taken``)."""
+    out: list[str] = []
+    for entity_id in entity_ids:
+        kind, names = linker.said[entity_id]
+        said = said_of_kind(text, kind, names)
+        if said is not None and said != text and said not in taken and said not in out:
+            out.append(said)
+    return out

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -255,3 +257,110 @@ def test_the_fact_match_is_the_same_when_the_kept_sentences_overflow(
     for _ in range(2):  # the second time, every sentence is cleared at the cap first
         match = narrow.match(question, vector, facts, people, {"rosalind": 1.0})
         assert match == pytest.approx(wide)
+
+
+class _Counting:
+    """An embedder that counts its calls and the texts of each (words only, no model)."""
+
+    def __init__(self) -> None:
+        self._inner = HashingEmbedder(384)
+        self.calls: list[list[str]] = []
+
+    @property
+    def dimension(self) -> int:
+        return self._inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.calls.append(list(texts))
+        return self._inner.embed(texts)
+
+
+_ABBEY = [
+    Entity(id="jerome", type="monk", name="Brother Jerome Pask"),
+    Entity(id="bede", type="monk", name="Brother Bede Ashby"),
+    Entity(id="cuthbert", type="prior", name="Cuthbert"),
+    Entity(id="scriptorium", type="building", name="the Scriptorium"),
+]
+_ABBEY_FACTS = [
+    Relationship(source_id="jerome", target_id="cuthbert", type="obeys"),
+    Relationship(source_id="jerome", target_id="scriptorium", type="works_in"),
+    Relationship(source_id="bede", target_id="cuthbert", type="obeys"),
+]
+
+
+def test_a_topic_named_by_part_of_its_name_is_said_of_its_kind_in_the_questions_batch() -> None:
+    # "Brother Jerome" is a part of Brother Jerome Pask's name: the linker of whole names
+    # finds nothing, the question linker of `ask` does, before the search.
+    embedder = _Counting()
+    with graphmem.open("memory://", tenant="abbey", embedder=embedder) as mem:
+        mem.upsert_entities(_ABBEY)
+        mem.upsert_relationships(_ABBEY_FACTS)
+        mem.retrieve("Who does Brother Jerome answer to?", k=5)
+        embedder.calls.clear()
+        mem.retrieve("Where does Brother Jerome work?", k=5)
+        # one call: the question and its wording; the topic's sentences were kept
+        assert embedder.calls == [["Where does Brother Jerome work?", "Where does monk work?"]]
+        embedder.calls.clear()
+        # "Brother" alone names two monks: no wording is guessed for either
+        mem.retrieve("Which brother obeys a prior?", k=5)
+        assert embedder.calls[0] == ["Which brother obeys a prior?"]
+
+
+def test_the_matcher_embeds_what_a_query_meets_first_in_one_call() -> None:
+    # The phrases of the types and both sayings of each fact met (and the wording, when
+    # the question's batch did not carry it): one call, then none for the same facts.
+    embedder = _Counting()
+    people = {e.id: e for e in _ABBEY}
+    matcher = FactMatcher(embedder.embed)
+    question = "Who does Brother Jerome Pask answer to?"
+    vector = embedder.embed([question])[0]
+    embedder.calls.clear()
+    first = matcher.match(question, vector, _ABBEY_FACTS, people, {"jerome": 1.0})
+    assert len(embedder.calls) == 1
+    assert set(embedder.calls[0]) == {
+        "obeys",
+        "works in",
+        "monk obeys prior",
+        "prior that monk obeys",
+        "monk works in building",
+        "building that monk works in",
+        "Who does monk answer to?",
+    }
+    wording = embedder.embed(["Who does monk answer to?"])[0]
+    embedder.calls.clear()
+    again = matcher.match(
+        question, vector, _ABBEY_FACTS, people, {"jerome": 1.0}, wordings={question: vector}
+    )
+    assert len(embedder.calls) == 1  # a wording not given is embedded, alone
+    kept = matcher.match(
+        question,
+        vector,
+        _ABBEY_FACTS,
+        people,
+        {"jerome": 1.0},
+        wordings={"Who does monk answer to?": wording},
+    )
+    assert len(embedder.calls) == 1
+    assert again == pytest.approx(first) and kept == pytest.approx(first)
+
+
+def test_the_part_names_follow_the_entities_the_memory_knows() -> None:
+    # The question linker is read with no store call, but rebuilt once the linker of
+    # whole names has seen a later entity version: a monk written after the first
+    # retrieve gets his wording in the batch too.
+    embedder = _Counting()
+    with graphmem.open("memory://", tenant="abbey", embedder=embedder) as mem:
+        mem.upsert_entities(_ABBEY)
+        mem.upsert_relationships(_ABBEY_FACTS)
+        mem.retrieve("Who does Brother Jerome answer to?", k=5)
+        mem.upsert_entities([Entity(id="odo", type="monk", name="Brother Odo Fenn")])
+        mem.upsert_relationships(
+            [
+                Relationship(source_id="odo", target_id="cuthbert", type="obeys"),
+                Relationship(source_id="odo", target_id="scriptorium", type="works_in"),
+            ]
+        )
+        mem.retrieve("Who is Cuthbert?", k=5)  # the whole names' linker sees Odo
+        embedder.calls.clear()
+        mem.retrieve("Where does Brother Odo work?", k=5)
+        assert embedder.calls[0] == ["Where does Brother Odo work?", "Where does monk work?"]

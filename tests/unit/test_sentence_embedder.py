@@ -72,3 +72,22 @@ def test_a_query_embeds_with_one_thread_and_leaves_torch_as_it_was(
     one = embedder.embed(["The smith forges a sword."])  # a query: one thread
     assert torch.get_num_threads() == before
     assert np.allclose(one[0], batch[0], atol=1e-5)  # the same vector either way
+
+
+def test_a_query_sized_call_gives_the_vectors_of_encode(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    # A call of at most four texts runs the model's modules in one pass, without
+    # `encode`: the same padded batch, so the same vectors, truncation included.
+    model = embedder._model()
+    texts = [
+        "Which actor did Desmond Oakes tear to pieces in print?",
+        "Which actor did critic tear to pieces in print?",
+        "a",
+        "the long road " * 200,  # past the model's 256 tokens
+    ]
+    for n in range(1, 5):
+        got = embedder.embed(texts[:n])
+        want = model.encode(texts[:n], normalize_embeddings=True, convert_to_numpy=True)
+        assert got.shape == (n, 384) and got.dtype == np.float32
+        assert np.allclose(got, want, atol=1e-6)
