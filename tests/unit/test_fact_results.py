@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -288,14 +289,21 @@ _ABBEY_FACTS = [
 ]
 
 
-def test_a_topic_named_by_part_of_its_name_is_said_of_its_kind_in_the_questions_batch() -> None:
-    # "Brother Jerome" is a part of Brother Jerome Pask's name: the linker of whole names
-    # finds nothing, the question linker of `ask` does, before the search.
+@contextmanager
+def _abbey() -> Iterator[tuple[graphmem.Memory, _Counting]]:
+    """The abbey in a fresh memory, asked one question by part of a name; its embedder."""
     embedder = _Counting()
     with graphmem.open("memory://", tenant="abbey", embedder=embedder) as mem:
         mem.upsert_entities(_ABBEY)
         mem.upsert_relationships(_ABBEY_FACTS)
         mem.retrieve("Who does Brother Jerome answer to?", k=5)
+        yield mem, embedder
+
+
+def test_a_topic_named_by_part_of_its_name_is_said_of_its_kind_in_the_questions_batch() -> None:
+    # "Brother Jerome" is a part of Brother Jerome Pask's name: the linker of whole names
+    # finds nothing, the question linker of `ask` does, before the search.
+    with _abbey() as (mem, embedder):
         embedder.calls.clear()
         mem.retrieve("Where does Brother Jerome work?", k=5)
         # one call: the question and its wording; the topic's sentences were kept
@@ -348,11 +356,7 @@ def test_the_part_names_follow_the_entities_the_memory_knows() -> None:
     # The question linker is read with no store call, but rebuilt once the linker of
     # whole names has seen a later entity version: a monk written after the first
     # retrieve gets his wording in the batch too.
-    embedder = _Counting()
-    with graphmem.open("memory://", tenant="abbey", embedder=embedder) as mem:
-        mem.upsert_entities(_ABBEY)
-        mem.upsert_relationships(_ABBEY_FACTS)
-        mem.retrieve("Who does Brother Jerome answer to?", k=5)
+    with _abbey() as (mem, embedder):
         mem.upsert_entities([Entity(id="odo", type="monk", name="Brother Odo Fenn")])
         mem.upsert_relationships(
             [
