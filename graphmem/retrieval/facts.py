@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import heapq
 import re
-import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -53,8 +52,8 @@ from graphmem.retrieval.graphqa.lexicon import (
 )
 from graphmem.retrieval.graphqa.relwords import kinds_of, phrasal
 from graphmem.retrieval.graphqa.vocabulary import light_stem
+from graphmem.retrieval.sayings import SentenceVectors, said_of_kind
 from graphmem.retrieval.sayings import fact_sayings as _sayings
-from graphmem.retrieval.sayings import said_of_kind
 from graphmem.retrieval.sayings import unit_rows as _unit
 
 __all__ = ["MATCHED_ENTITIES", "FactMatcher", "stem"]
@@ -200,9 +199,8 @@ class FactMatcher:
 
     def __init__(self, embed: Callable[[Sequence[str]], Any] | None) -> None:
         self._embed = embed
-        self._vectors: dict[str, Any] = {}
+        self._vectors = SentenceVectors(embed, _KEPT_TYPES) if embed is not None else None
         self._names: dict[str, frozenset[str]] = {}
-        self._lock = threading.Lock()
 
     def _name_stems(self, entity: Entity) -> frozenset[str]:
         """The stems of an entity's name and aliases (kept, by the text they come from)."""
@@ -213,36 +211,6 @@ class FactMatcher:
             if len(self._names) >= _KEPT_NAMES:
                 self._names.clear()
             self._names[text] = found
-        return found
-
-    def _vectors_of(
-        self, texts: Mapping[str, str], asked: str | None
-    ) -> tuple[dict[str, Any], Any | None]:
-        """The kept vectors of ``texts`` (by key: a type, or a sentence), and of ``asked``.
-
-        What is not kept yet (the phrase of a type, by the type; a fact's saying) and
-        ``asked`` (a wording of the query, not kept) are embedded in one call: on a fresh
-        memory a query meets new types and new sentences together, and a call of a few
-        dozen texts costs far less than two. A key maps to None when it could not be kept.
-        """
-        if self._embed is None:
-            return {}, None
-        missing = {key: text for key, text in texts.items() if key not in self._vectors}
-        batch = [*missing.values(), *([asked] if asked is not None else [])]
-        rows = _unit(self._embed(batch)) if batch else np.zeros((0, 0), dtype=np.float32)
-        found = self._keep(dict(zip(missing, rows[: len(missing)], strict=True)), texts)
-        return found, rows[-1] if asked is not None else None
-
-    def _keep(self, new: Mapping[str, Any], wanted: Iterable[str]) -> dict[str, Any]:
-        """Keep ``new`` vectors (all cleared first at :data:`_KEPT_TYPES`).
-
-        Returns the vectors of ``wanted`` texts, read before a clear (None: not kept).
-        """
-        with self._lock:
-            found = {text: new.get(text, self._vectors.get(text)) for text in wanted}
-            if len(self._vectors) + len(new) > _KEPT_TYPES:
-                self._vectors.clear()
-            self._vectors.update(new)
         return found
 
     @staticmethod
@@ -323,8 +291,9 @@ class FactMatcher:
         query_stems = _stems(text or "")
         similarity: dict[str, float] = {}
         phrase: dict[str, float] = {}
-        if vector is not None and self._embed is not None:
-            texts = {t: type_phrase(t) for t in sorted({rel.type for rel in facts})}
+        if vector is not None and self._vectors is not None:
+            types = sorted({rel.type for rel in facts})
+            texts = {t: type_phrase(t) for t in types}
             plan = None
             if text and named:
                 topic = entities.get(max(named, key=named.__getitem__))
@@ -335,7 +304,7 @@ class FactMatcher:
                 texts.update((line, line) for line in sorted(plan[2]))
                 given = (wordings or {}).get(plan[0])
             asked = plan[0] if plan is not None and given is None else None
-            found, embedded = self._vectors_of(texts, asked)
+            found, embedded = self._vectors.get(texts, asked)
             query = np.asarray(vector, dtype=np.float32).ravel()
             norm = float(np.linalg.norm(query)) or 1.0
             # A vector of the caller's own model (query_with_embedding) may not be of
@@ -343,7 +312,7 @@ class FactMatcher:
             similarity = self._scaled(
                 {
                     t: float(v @ query) / norm
-                    for t in sorted({rel.type for rel in facts})
+                    for t in types
                     if (v := found.get(t)) is not None and v.shape == query.shape
                 }
             )

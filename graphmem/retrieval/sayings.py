@@ -10,7 +10,8 @@ both: neither imports the other.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -18,7 +19,7 @@ import numpy as np
 
 from graphmem.core.words import STOPWORDS, type_phrase
 
-__all__ = ["fact_sayings", "said_of_kind", "unit_rows"]
+__all__ = ["SentenceVectors", "fact_sayings", "said_of_kind", "unit_rows"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -68,3 +69,41 @@ def said_of_kind(text: str, kind: str, names: Sequence[str]) -> str | None:
     if best is None:
         return None
     return text[: best[0]] + type_phrase(kind) + text[best[1] :]
+
+
+class SentenceVectors:
+    """Unit vectors of short texts, embedded once each and kept (by a key of the caller's).
+
+    What both readers keep of the sayings they compare: the fact match (by type or by
+    sentence) and the phrase reading of graph questions (by sentence).
+
+    Args:
+        embed: Embeds a batch of texts.
+        kept: How many vectors are kept; at that many, all are cleared before more are.
+    """
+
+    def __init__(self, embed: Callable[[Sequence[str]], Any], kept: int) -> None:
+        self._embed = embed
+        self._kept = kept
+        self._vectors: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def get(
+        self, texts: Mapping[str, str], asked: str | None = None
+    ) -> tuple[dict[str, Any], Any | None]:
+        """The vectors of ``texts`` by key, and of ``asked`` (embedded, never kept).
+
+        What is not kept yet and ``asked`` are embedded in one call: a call of a few dozen
+        texts costs far less than two. A key maps to None when it could not be kept.
+        """
+        with self._lock:
+            missing = {key: text for key, text in texts.items() if key not in self._vectors}
+        batch = [*missing.values(), *([asked] if asked is not None else [])]
+        rows = unit_rows(self._embed(batch)) if batch else np.zeros((0, 0), dtype=np.float32)
+        new = dict(zip(missing, rows[: len(missing)], strict=True))
+        with self._lock:  # read before a clear: a vector cleared by another call is found
+            found = {key: new.get(key, self._vectors.get(key)) for key in texts}
+            if len(self._vectors) + len(new) > self._kept:
+                self._vectors.clear()
+            self._vectors.update(new)
+        return found, rows[-1] if asked is not None else None

@@ -478,10 +478,10 @@ class GraphQA:
         topic = max(plan.readings, key=lambda t: plan.readings[t].mention_length)
         if len(topic) != 1:
             return None  # a name several entities go by: which one's kind is unsure
-        found = self._store.get_entities(self._tenant, list(topic))
-        if not found:
+        entity = plan.linked.get(topic[0])
+        if entity is None:
             return None
-        read = self._phrases.read(plan, topic, found[0], self.settings.explained_floor)
+        read = self._phrases.read(plan, topic, entity, self.settings.explained_floor)
         if read is None:
             return None
         path = read.path
@@ -586,7 +586,8 @@ class GraphQA:
             return plan
         mentions: dict[tuple[int, int], list[str]] = {(m.start, m.end): list(m.ids) for m in found}
         linked = sorted({e for ids in mentions.values() for e in ids})
-        kinds, around = self._around(linked)
+        plan.linked, around = self._around(linked)
+        kinds = {entity_id: entity.type for entity_id, entity in plan.linked.items()}
         plan.ambiguity = tuple(
             Ambiguity(mention=m.text, candidates=tuple(e for e in m.ids if e in kinds))
             for m in found
@@ -710,8 +711,8 @@ class GraphQA:
 
     def _around(
         self, linked: list[str]
-    ) -> tuple[dict[str, str], dict[str, dict[tuple[str, str], int]] | None]:
-        """The linked entities' types, and how many facts of each (type, out|in) each has.
+    ) -> tuple[dict[str, Entity], dict[str, dict[tuple[str, str], int]] | None]:
+        """The linked entities, and how many facts of each (type, out|in) each has.
 
         One ``expand`` call; the facts are known only when the entities have fewer than
         ``topic_sample`` neighbours in all (else None: the first step is not restricted).
@@ -725,13 +726,13 @@ class GraphQA:
                 return {}, None
             sub = self._store.expand(self._tenant, present, depth=1, max_nodes=cap)
         wanted = set(linked)
-        kinds = {e.id: e.type for e in sub.entities if e.id in wanted}
+        found = {e.id: e for e in sub.entities if e.id in wanted}
         if len(sub.entities) >= cap:
-            return kinds, None
-        around: dict[str, dict[tuple[str, str], int]] = {e: {} for e in kinds}
+            return found, None
+        around: dict[str, dict[tuple[str, str], int]] = {e: {} for e in found}
         for rel in sub.relationships:
             for end, way in ((rel.source_id, "out"), (rel.target_id, "in")):
                 if end in around:
                     counts = around[end]
                     counts[(rel.type, way)] = counts.get((rel.type, way), 0) + 1
-        return kinds, around
+        return found, around

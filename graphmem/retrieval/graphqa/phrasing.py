@@ -33,19 +33,16 @@ cosine: answers of this kind were right about two times in three on the design w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from threading import Lock
 from typing import Any
-
-import numpy as np
 
 from graphmem.core.models import Entity, entity_aliases
 from graphmem.retrieval.graphqa.judging import kind_asked, kind_fit
 from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word, names_asked_kind
 from graphmem.retrieval.graphqa.planning import _Plan
 from graphmem.retrieval.graphqa.vocabulary import PathStep, PlannedPath, question_word_at
-from graphmem.retrieval.sayings import fact_sayings, said_of_kind, unit_rows
+from graphmem.retrieval.sayings import SentenceVectors, fact_sayings, said_of_kind
 
 __all__ = ["PHRASE_CONFIDENCE", "PHRASE_FLOOR", "PHRASE_MARGIN", "Phrased", "PhraseReader"]
 
@@ -77,9 +74,7 @@ class PhraseReader:
     """
 
     def __init__(self, embed: Callable[[Sequence[str]], Any]) -> None:
-        self._embed = embed
-        self._vectors: dict[str, np.ndarray] = {}
-        self._lock = Lock()
+        self._vectors = SentenceVectors(embed, _KEPT)
 
     def read(
         self, plan: _Plan, topic: tuple[str, ...], entity: Entity, floor: float
@@ -114,7 +109,12 @@ class PhraseReader:
                     shapes[(relation, way, other)] = forward if way == "out" else backward
         if not shapes:
             return None
-        near = self._similarity(said, list(shapes.values()))
+        # the question is kept too: asked again, it costs no embedding
+        found, _none = self._vectors.get({text: text for text in (said, *shapes.values())})
+        query = found[said]
+        if query is None:
+            return None
+        near = {text: float(v @ query) for text, v in found.items() if v is not None}
         by_way: dict[tuple[str, str], tuple[float, str]] = {}
         for (relation, way, _other), saying in shapes.items():
             value = near.get(saying, -2.0)
@@ -143,22 +143,3 @@ class PhraseReader:
         ):
             return None  # "which *church*": the shape ends at no church
         return Phrased(path=path, said=said, saying=saying, similarity=round(similarity, 4))
-
-    def _similarity(self, said: str, sayings: list[str]) -> Mapping[str, float]:
-        """The cosine of ``said`` to each saying (each sentence embedded once and kept)."""
-        wanted = [said, *sayings]
-        with self._lock:
-            missing = sorted({s for s in wanted if s not in self._vectors})
-        new: dict[str, np.ndarray] = {}
-        if missing:
-            rows = np.asarray(self._embed(missing), dtype=np.float32)
-            new = dict(zip(missing, unit_rows(rows.reshape(len(missing), -1)), strict=True))
-        with self._lock:
-            if len(self._vectors) + len(new) > _KEPT:
-                self._vectors.clear()
-            self._vectors.update(new)
-            known = {s: self._vectors.get(s, new.get(s)) for s in wanted}
-        query = known[said]
-        if query is None:
-            return {}
-        return {s: float(v @ query) for s, v in known.items() if v is not None and s != said}

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from graphmem.core.models import Entity
 from graphmem.retrieval.graphqa.direction import _Token
 from graphmem.retrieval.graphqa.matching import Matcher
 from graphmem.retrieval.graphqa.reading import Reader, _Reading
@@ -36,6 +37,8 @@ class _Plan:
     tokens: list[_Token]
     vocab: _Vocabulary
     text: str = ""  # the question, lower case, its spaces single
+    # the entities the question's names link to, as the store has them now
+    linked: dict[str, Entity] = field(default_factory=dict)
     paths: list[PlannedPath] = field(default_factory=list)
     focus_fit: dict[str, float] = field(default_factory=dict)
     readings: dict[tuple[str, ...], _Reading] = field(default_factory=dict)
