@@ -127,3 +127,40 @@ async def _read_only_mcp_beside(store: str) -> None:
         assert all(t.annotations and t.annotations.read_only_hint for t in tools.values())
         works = await call(client, "ask", question="Where does Mira work?")
         assert works["answers"][0]["entity"]["name"] == "the Lantern tavern"
+
+
+@pytest.mark.embeddings
+def test_a_question_read_as_a_phrase_answers_alike_over_http_and_mcp(tmp_path: Path) -> None:
+    # the server's own model (no --embedder): the word-level reading abstains on the
+    # question, its phrase said of the pub's kind answers, in both doors the same way
+    from graphmem.retrieval import SentenceTransformerEmbedder
+    from tests.pubs import ASKED, ENTITIES, FACTS, READ_AS
+
+    if not SentenceTransformerEmbedder.available():
+        pytest.skip("the embeddings extra is not installed")
+    store = (tmp_path / "pubs.graphmem").as_uri()
+    keys_file = tmp_path / "keys.toml"
+    key = add_key(keys_file, tenant="pubs", name="pubs")
+    with graphmem_serve(
+        "--store", store, "--keys", str(keys_file), "--mcp", log=tmp_path / "serve.log"
+    ) as served:
+        headers = {"Authorization": f"Bearer {key}"}
+        with httpx.Client(base_url=served.url, headers=headers, timeout=60) as http:
+            assert http.post("/v1/entities", json={"entities": ENTITIES}).status_code == 200
+            assert http.post("/v1/relationships", json={"relationships": FACTS}).status_code == 200
+            asked = http.post("/v1/ask", json={"question": ASKED})
+            assert asked.status_code == 200, asked.text
+            over_http = asked.json()
+
+        async def over_mcp() -> Any:
+            async with _mcp_client(served.url, key) as client:
+                # (not `call`: its compactness check reads the reason's own ": " as spacing)
+                result = await client.call_tool("ask", {"question": ASKED})
+                assert not result.is_error, result.content
+                return result.structured_content
+
+        answered = asyncio.run(over_mcp())
+    for found in (over_http, answered):
+        assert [a["entity"]["id"] for a in found["answers"]] == ["quay"]
+        assert found["reason"].startswith(READ_AS) and 0 < found["confidence"] <= 0.4
+        assert found["answers"][0]["path"] == [{"type": "stands_in", "direction": "out"}]

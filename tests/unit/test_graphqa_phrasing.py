@@ -1,22 +1,24 @@
 """Graph questions read as a phrase said of the topic's kind, when no type's words explain them.
 
-A small pub world through the public API (``memory://``), no type descriptions, with the
-real model: "whereabouts" is no word of ``stands_in`` and WordNet gives it none, so the
-word-level reading abstains; said of the pub's kind ("whereabouts is the pub?") the
-question is nearest "pub stands in place".
+The pub world of ``tests/pubs.py`` through the public API (``memory://``, ``file://``), no
+type descriptions, with the real model, by Python, the async door and the command line
+(HTTP and MCP: ``tests/server/test_serve_mcp.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
 
 import graphmem
-from graphmem import Entity, Memory, Relationship
+from graphmem import Memory
+from graphmem.cli.program import main
 from graphmem.retrieval import SentenceTransformerEmbedder
 from graphmem.retrieval.graphqa.phrasing import PHRASE_CONFIDENCE, PHRASE_FLOOR
+from tests.pubs import ASKED, ENTITIES, FACTS, READ_AS
 
 pytestmark = [
     pytest.mark.embeddings,
@@ -26,43 +28,19 @@ pytestmark = [
     ),
 ]
 
-_ENTITIES = [
-    ("anchor", "pub", "The Anchor"),
-    ("bell", "pub", "The Bell"),
-    ("quay", "place", "Quayside"),
-    ("hill", "place", "Chapel Hill"),
-    ("harrow", "brewery", "Harrow Brewery"),
-    ("hal", "person", "Hal Morrow"),
-    ("jess", "person", "Jess Penn"),
-    ("ned", "person", "Ned Tolley"),
-]
-# The Bell stands nowhere the graph knows: it has no stands_in fact
-_FACTS = [
-    ("anchor", "stands_in", "quay"),
-    ("harrow", "stands_in", "hill"),
-    ("anchor", "tied_to", "harrow"),
-    ("bell", "tied_to", "harrow"),
-    ("hal", "keeps", "anchor"),
-    ("jess", "drinks_at", "anchor"),
-    ("ned", "drinks_at", "bell"),
-    ("jess", "brews_at", "harrow"),
-]
-
 
 def _pubs(mem: Memory) -> None:
-    mem.upsert_entities([Entity(id=i, type=kind, name=name) for i, kind, name in _ENTITIES])
-    mem.upsert_relationships(
-        [Relationship(source_id=s, type=kind, target_id=t) for s, kind, t in _FACTS]
-    )
+    mem.upsert_entities(ENTITIES)
+    mem.upsert_relationships(FACTS)
 
 
 def test_a_question_no_word_explains_is_answered_by_its_phrase_with_its_fact() -> None:
     with graphmem.open("memory://", tenant="pubs") as mem:
         _pubs(mem)
-        found = mem.ask("Whereabouts is the Anchor?")
+        found = mem.ask(ASKED)
         assert [a.entity.id for a in found] == ["quay"]
         assert not found.abstained
-        assert found.reason.startswith("read as a phrase: 'whereabouts is the pub?'")
+        assert found.reason.startswith(READ_AS)
         assert "'pub stands in place'" in found.reason
         # a phrase answer says it is less sure than a word-level one
         assert PHRASE_CONFIDENCE * PHRASE_FLOOR <= found.confidence <= PHRASE_CONFIDENCE
@@ -78,7 +56,7 @@ def test_the_async_door_reads_the_phrase_alike(tmp_path: Path) -> None:
 
     async def main() -> graphmem.GraphAnswers:
         async with graphmem.open_async(url, tenant="pubs") as mem:
-            return await mem.ask("Whereabouts is the Anchor?")
+            return await mem.ask(ASKED)
 
     found = asyncio.run(main())
     assert [a.entity.id for a in found] == ["quay"]
@@ -106,5 +84,17 @@ def test_the_word_level_reading_answers_first() -> None:
 def test_without_an_embedder_nothing_is_read_as_a_phrase() -> None:
     with graphmem.open("memory://", tenant="pubs") as mem:
         _pubs(mem)
-        found = mem.ask("Whereabouts is the Anchor?", semantic=False)
+        found = mem.ask(ASKED, semantic=False)
         assert found.abstained
+
+
+def test_the_command_line_reads_the_phrase_alike(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = (tmp_path / "pubs.graphmem").as_uri()
+    with graphmem.open(url, tenant="pubs") as mem:
+        _pubs(mem)
+    assert main(["ask", "--store", url, "--tenant", "pubs", ASKED, "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert [a["entity"]["id"] for a in found["answers"]] == ["quay"]
+    assert found["reason"].startswith(READ_AS) and found["confidence"] <= PHRASE_CONFIDENCE
