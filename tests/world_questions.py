@@ -9,7 +9,8 @@ studio, railway, orchestra (session 11); town, airline, zoo, dig, bistro, openso
 expedition (session 12); circus, heist, farm, motorsport, publisher, pirates (session 13);
 school, lawfirm, parliament, colony (session 14); hotel, kingdom, museum, biotech (session
 15); theatre, mine, esports, caravan (session 16); stable, observatory, brewery, detective
-(session 17); megacity, spyring, archipelago, academy (session 18): ``BATCHES``.
+(session 17); megacity, spyring, archipelago, academy (session 18); fashion, rangers,
+shipyard, mercenaries (session 19): ``BATCHES``.
 docs/retrieval.md says which were unseen at which figure. A
 question's gold answers were walked from its intended path when the world was written
 (``path`` in the file, never given to ``ask``; tests/unit/test_world_questions.py checks
@@ -50,6 +51,7 @@ BATCHES: dict[int, tuple[str, ...]] = {
     16: ("theatre", "mine", "esports", "caravan"),
     17: ("stable", "observatory", "brewery", "detective"),
     18: ("megacity", "spyring", "archipelago", "academy"),
+    19: ("fashion", "rangers", "shipyard", "mercenaries"),
 }
 NO_ANSWER = "no-answer"
 
