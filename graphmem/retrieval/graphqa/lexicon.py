@@ -51,7 +51,9 @@ TARGET_NOUNS: Mapping[str, tuple[str, ...]] = {
     "supervises": ("subordinate", "staff"),
     "manages": ("subordinate", "staff"),
     "employs": ("staff", "worker"),
-    "serves": ("master", "lord", "employer"),
+    "serves": ("master", "lord", "employer", "liege"),
+    "obeys": ("master", "superior", "lord", "boss"),
+    "works": ("employer",),
     # teaching
     "apprentice": ("master", "teacher", "mentor"),
     "mentors": ("mentee", "trainee", "protege", "apprentice"),
@@ -77,6 +79,9 @@ TARGET_NOUNS: Mapping[str, tuple[str, ...]] = {
     "befriended": ("friend", "companion"),
     "allied": ("ally", "friend"),
     "hates": ("enemy", "foe"),
+    # love
+    "affair": ("lover", "paramour", "mistress"),
+    "loves": ("lover", "beloved", "sweetheart"),
     "rivals": ("rival", "enemy"),
     "feuds": ("enemy", "foe", "rival"),
     # ownership
@@ -96,6 +101,11 @@ SOURCE_NOUNS: Mapping[str, tuple[str, ...]] = {
     "reports": ("subordinate", "underling"),
     "supervises": ("boss", "superior"),
     "manages": ("boss", "superior"),
+    # one who leads or runs a thing is its leader (never "boss": one's boss is the one
+    # reported to, and a world has both)
+    "leads": ("leader", "head"),
+    "heads": ("leader", "chief"),
+    "runs": ("proprietor",),
 }
 """A word of a type's name -> other nouns naming the *source* of its facts, as the name's
 own noun does ("the *parent* of X", "X's *mother*": from X as the target of ``parent_of``).
@@ -130,8 +140,9 @@ RELATION_VERBS: tuple[tuple[str, ...], ...] = (
     ("cite", "reference", "quote"),
     ("review", "referee", "assess", "evaluate", "judge"),
     # leading and governing
-    ("lead", "head", "run", "direct", "manage", "chair", "command", "captain", "helm"),
-    ("rule", "govern", "reign", "control"),
+    ("lead", "head", "run", "direct", "manage", "chair", "command", "captain", "helm")
+    + ("leader", "organize", "organise"),
+    ("rule", "govern", "reign", "control", "chief"),
     ("advise", "counsel", "consult"),
     # having and keeping
     ("own", "possess", "have"),
@@ -144,7 +155,7 @@ RELATION_VERBS: tuple[tuple[str, ...], ...] = (
     ("steal", "rob", "take"),
     ("owe", "debt"),
     ("supply", "provide", "deliver"),
-    ("fund", "finance", "sponsor", "pay", "support", "bankroll"),
+    ("fund", "finance", "sponsor", "pay", "support", "bankroll", "donate"),
     # places and movement
     ("live", "reside", "dwell", "inhabit", "stay"),
     ("locate", "situate", "lie", "sit", "base"),
@@ -153,17 +164,17 @@ RELATION_VERBS: tuple[tuple[str, ...], ...] = (
     ("border", "adjoin", "neighbor", "neighbour", "adjacent", "next", "beside"),
     ("connect", "link", "join"),
     ("visit", "frequent", "attend"),
-    ("guard", "protect", "defend", "watch", "patrol"),
+    ("guard", "protect", "defend", "watch", "patrol", "escort"),
     ("spy", "watch", "observe"),
     # belonging and work
     ("belong", "member", "join", "part"),
     ("work", "serve", "labour", "labor", "employ"),
     ("enroll", "enrol", "attend", "take", "register"),
     ("teach", "lecture", "instruct", "tutor"),
-    ("train", "coach", "mentor", "tutor", "school"),
+    ("train", "coach", "mentor", "tutor", "school", "protege"),
     ("study", "research", "investigate", "examine", "explore"),
     ("inspect", "examine", "check", "audit"),
-    ("report", "answer"),  # "who does X answer to?"
+    ("report", "answer", "obey"),  # "who does X answer to?"
     ("sue", "prosecute", "court"),  # "who did X take to court?"
     ("collaborate", "cooperate", "partner"),
     ("treat", "cure", "heal", "nurse"),

@@ -22,7 +22,17 @@ from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
 
-__all__ = ["DATA", "FORMAT", "PARTICLES", "defined", "kinds_of", "lemmas", "phrasal", "related"]
+__all__ = [
+    "DATA",
+    "FORMAT",
+    "PARTICLES",
+    "defined",
+    "kinds_of",
+    "lemmas",
+    "phrasal",
+    "related",
+    "verb_of_form",
+]
 
 DATA = "relwords.tsv.gz"
 """The data file's name, inside this package."""
@@ -120,6 +130,28 @@ def lemmas(word: str) -> list[tuple[str, str]]:
                     found[(lemma, pos)] = None
                     break
     return list(found)
+
+
+@lru_cache(maxsize=1)
+def _verb_forms() -> dict[str, str]:
+    entries, forms = _table()
+    return {
+        form: lemma
+        for form, lemma in forms.items()
+        if (lemma, "v") in entries and not form.endswith("s") and (form, "v") not in entries
+    }
+
+
+def verb_of_form(word: str) -> str | None:
+    """The verb an irregular form is of, from WordNet's list of them ("sworn": swear).
+
+    Forms ending in "s" are left out ("leaves" is the plural of leaf as often as a verb),
+    and so are forms that are verbs of their own.
+
+    >>> verb_of_form("sworn"), verb_of_form("swore"), verb_of_form("leaves"), verb_of_form("owner")
+    ('swear', 'swear', None, None)
+    """
+    return _verb_forms().get(word.lower())
 
 
 @lru_cache(maxsize=4096)

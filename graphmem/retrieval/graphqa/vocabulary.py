@@ -16,6 +16,7 @@ from typing import Any, Literal
 from graphmem.core.checks import check_depth
 from graphmem.core.errors import InvalidInput
 from graphmem.core.words import type_phrase
+from graphmem.retrieval.graphqa.relwords import verb_of_form
 
 __all__ = [
     "Ambiguity",
@@ -57,10 +58,12 @@ _GENERIC_WORDS = _words(
     """person people someone somebody something thing things one ones another other who
     whom whose which what where when character entity item place"""
 )
-# Words of a question that ask nothing of a relation ("name the ...", "what kind of").
+# Words of a question that ask nothing of a relation ("name the ...", "what kind of", the
+# adverbs of "who is X *really* working for?").
 _IDLE_WORDS = _words(
     """name names kind kinds type types sort exactly currently now still also thing things
-    stuff see seen find found around"""
+    stuff see seen find found around really actually truly ever usually often always
+    sometimes nowadays recently lately presently originally mainly mostly"""
 )
 
 
@@ -213,7 +216,7 @@ def light_stem(word: str) -> str:
     ['writ', 'writ', 'bord', 'bord', 'year']
     """
     stem = word.lower()
-    stem = _IRREGULAR.get(stem, stem)
+    stem = _IRREGULAR.get(stem) or verb_of_form(stem) or stem
     for _round in range(2):
         for suffix, replacement in _SUFFIXES:
             if not stem.endswith(suffix) or (suffix == "s" and stem.endswith("ss")):
