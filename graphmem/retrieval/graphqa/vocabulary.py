@@ -192,6 +192,9 @@ _IRREGULAR = {
         }.items()
         for past in forms.split()
     },
+    # kept as itself: WordNet reads "born" as a form of "bear" (to carry), which it is
+    # not in a question ("where was X born?")
+    "born": "born",
     "children": "child",
     "people": "person",
     "men": "man",
