@@ -6,13 +6,16 @@ checks its parts share.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from graphmem.core.checks import check_safe_names
 from graphmem.core.errors import InvalidInput, StoreClosed
-from graphmem.core.models import Turn
+from graphmem.core.models import Relationship, Turn
 from graphmem.core.store import GraphStore, check_tenant
+
+_log = logging.getLogger("graphmem.memory")
 
 if TYPE_CHECKING:
     from graphmem.minds import MindSettings
@@ -82,6 +85,17 @@ class MemoryBase:
 
     def _queue_turns(self, turns: Sequence[Turn]) -> None:
         self._retrieval().indexer.queue(turns)
+
+    def _index_facts(self, relationships: Sequence[Relationship]) -> None:
+        """Embed the written facts' sayings for retrieval; a write never fails for it.
+
+        What could not be embedded now is embedded by the first question that needs it,
+        which says what failed.
+        """
+        try:
+            self._retrieval().index_facts(relationships)
+        except Exception:  # noqa: BLE001 - any embedder's error: the write itself succeeded
+            _log.warning("could not embed the sayings of the facts written", exc_info=True)
 
     def _retrieval(self) -> Retrieval:
         """Everything retrieval does for this memory (:mod:`graphmem.retrieval.service`)."""

@@ -132,10 +132,19 @@ class EntityMethods(MemoryBase):
     def upsert_relationships(
         self, relationships: Iterable[Relationship | Mapping[str, Any]]
     ) -> list[Relationship]:
-        """Insert or replace relationships keyed by (source, target, type), in one batch."""
+        """Insert or replace relationships keyed by (source, target, type), in one batch.
+
+        With ``auto_index`` and an embedder ready (the one given to the memory, or the
+        default one once its model is loaded), the sentences retrieval compares questions
+        with are embedded for the new fact shapes now, not by the first question that
+        meets them (:meth:`graphmem.retrieval.service.Retrieval.index_facts`).
+        """
         self._check_open()
         rels = coerce_batch(Relationship, relationships, "relationships")
-        return self._store.upsert_relationships(self._tenant, rels)
+        stored = self._store.upsert_relationships(self._tenant, rels)
+        if self._auto_index:
+            self._index_facts(stored)
+        return stored
 
     def get_relationships(
         self,

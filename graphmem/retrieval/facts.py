@@ -195,11 +195,19 @@ class FactMatcher:
 
     Args:
         embed: Embeds a batch of texts (rows of unit or any length); None: words only.
+        vectors: Where the type phrases and sayings are kept, by their text (the memory's,
+            filled as its facts are written); None: a cache of the matcher's own.
     """
 
-    def __init__(self, embed: Callable[[Sequence[str]], Any] | None) -> None:
+    def __init__(
+        self,
+        embed: Callable[[Sequence[str]], Any] | None,
+        vectors: SentenceVectors | None = None,
+    ) -> None:
         self._embed = embed
-        self._vectors = SentenceVectors(embed, _KEPT_TYPES) if embed is not None else None
+        self._vectors: SentenceVectors | None = None
+        if embed is not None:
+            self._vectors = vectors if vectors is not None else SentenceVectors(embed, _KEPT_TYPES)
         self._names: dict[str, frozenset[str]] = {}
 
     def _name_stems(self, entity: Entity) -> frozenset[str]:
@@ -293,7 +301,8 @@ class FactMatcher:
         phrase: dict[str, float] = {}
         if vector is not None and self._vectors is not None:
             types = sorted({rel.type for rel in facts})
-            texts = {t: type_phrase(t) for t in types}
+            phrases = {t: type_phrase(t) for t in types}
+            texts = {p: p for p in phrases.values()}
             plan = None
             if text and named:
                 topic = entities.get(max(named, key=named.__getitem__))
@@ -313,7 +322,7 @@ class FactMatcher:
                 {
                     t: float(v @ query) / norm
                     for t in types
-                    if (v := found.get(t)) is not None and v.shape == query.shape
+                    if (v := found.get(phrases[t])) is not None and v.shape == query.shape
                 }
             )
             if plan is not None:

@@ -124,7 +124,7 @@ class ConversationRetriever(Retriever):
         matcher = self._fact_matcher
         if matcher is None:
             embeds = self.settings.vector_weight > 0
-            matcher = FactMatcher(self.embed if embeds else None)
+            matcher = FactMatcher(self.embed if embeds else None, self.sentences)
             self._fact_matcher = matcher
         named = entity_scores(self.settings, fused, walk)
         limit = max(MATCHED_ENTITIES, 2 * query.k)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -19,9 +19,12 @@ import numpy as np
 
 from graphmem.core.words import STOPWORDS, type_phrase
 
-__all__ = ["SentenceVectors", "fact_sayings", "said_of_kind", "unit_rows"]
+__all__ = ["KEPT", "SentenceVectors", "fact_sayings", "said_of_kind", "shape_texts", "unit_rows"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+KEPT = 10_000
+"""How many sentence vectors a memory keeps (the type phrases and sayings of a few
+thousand fact shapes, and the questions the phrase reader said of their kinds)."""
 
 
 def unit_rows(rows: Any) -> Any:
@@ -44,6 +47,15 @@ def fact_sayings(source_type: str, rel_type: str, target_type: str) -> tuple[str
     """
     verb, source, target = type_phrase(rel_type), type_phrase(source_type), type_phrase(target_type)
     return f"{source} {verb} {target}", f"{target} that {source} {verb}"
+
+
+def shape_texts(source_type: str, rel_type: str, target_type: str) -> tuple[str, str, str]:
+    """What the readers embed of a fact shape: its type's phrase and its two sayings.
+
+    >>> shape_texts("critic", "panned", "actor")
+    ('panned', 'critic panned actor', 'actor that critic panned')
+    """
+    return (type_phrase(rel_type), *fact_sayings(source_type, rel_type, target_type))
 
 
 def said_of_kind(text: str, kind: str, names: Sequence[str]) -> str | None:
@@ -74,8 +86,12 @@ def said_of_kind(text: str, kind: str, names: Sequence[str]) -> str | None:
 class SentenceVectors:
     """Unit vectors of short texts, embedded once each and kept (by a key of the caller's).
 
-    What both readers keep of the sayings they compare: the fact match (by type or by
-    sentence) and the phrase reading of graph questions (by sentence).
+    What both readers keep of the sayings they compare: the fact match and the phrase
+    reading of graph questions, each by the text itself. A memory's readers share one
+    (:class:`graphmem.retrieval.service.Retrieval`), which the memory fills when facts
+    are written (:meth:`keep`), so the first question finds them kept.
+
+    Thread-safe: two calls missing the same text may both embed it (the same vector).
 
     Args:
         embed: Embeds a batch of texts.
@@ -107,3 +123,15 @@ class SentenceVectors:
                 self._vectors.clear()
             self._vectors.update(new)
         return found, rows[-1] if asked is not None else None
+
+    def keep(self, texts: Iterable[str]) -> int:
+        """Embed the ``texts`` not kept yet, in one call, and keep them (by their text).
+
+        Returns how many were embedded.
+        """
+        wanted = list(texts)
+        with self._lock:
+            missing = {text: text for text in wanted if text not in self._vectors}
+        if missing:
+            self.get(missing)
+        return len(missing)

@@ -13,10 +13,16 @@ the tenant's :class:`~graphmem.retrieval.linking.Linking`, the
   ``keyword``, ``graph``);
 
 and one :class:`~graphmem.retrieval.GraphQA` per way of answering.
+
+They share one :class:`~graphmem.retrieval.sayings.SentenceVectors`: the phrases and
+sayings of the memory's fact shapes, which the fact match and the phrase reader compare
+questions with. :meth:`Retrieval.index_facts` embeds those of the facts written, so a
+memory's first question embeds no more than the question (docs/retrieval.md, "Speed").
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -26,11 +32,12 @@ from graphmem.retrieval.indexer import Indexer
 from graphmem.retrieval.linking import Linking
 
 if TYPE_CHECKING:
-    from graphmem.core.models import ContextResult
+    from graphmem.core.models import ContextResult, Relationship
     from graphmem.core.store import GraphStore
     from graphmem.retrieval.embedders import Embedder
     from graphmem.retrieval.fusion import FusionSettings
     from graphmem.retrieval.graphqa import GraphQA, GraphQASettings
+    from graphmem.retrieval.sayings import SentenceVectors
     from graphmem.retrieval.steps import Retriever
 
 __all__ = ["Retrieval"]
@@ -73,6 +80,7 @@ class Retrieval:
         )
         self._retrievers: dict[tuple[type[Retriever], FusionSettings], Retriever] = {}
         self._answerers: dict[tuple[bool, GraphQASettings | None], GraphQA] = {}
+        self._sentences: SentenceVectors | None = None
 
     @property
     def embedder(self) -> Embedder:
@@ -88,6 +96,60 @@ class Retrieval:
 
                     self._embedder = default_embedder()
         return self._embedder
+
+    @property
+    def sentences(self) -> SentenceVectors:
+        """The vectors of the fact shapes' phrases and sayings, shared by every reader."""
+        if self._sentences is None:
+            from graphmem.retrieval.sayings import KEPT, SentenceVectors
+            from graphmem.retrieval.steps import embed_texts
+
+            made = SentenceVectors(lambda texts: embed_texts(self.embedder, texts), KEPT)
+            with self._lock:
+                if self._sentences is None:
+                    self._sentences = made
+        return self._sentences
+
+    def _ready_embedder(self) -> Embedder | None:
+        """The embedder, when it embeds without loading anything first; else None.
+
+        The one given, or the default one once its model is loaded in the process (by an
+        earlier retrieve, a server's warm-up): a write never loads a model, nor imports
+        numpy for nothing.
+        """
+        embedder = self._embedder
+        if embedder is None:
+            embedders = sys.modules.get("graphmem.retrieval.embedders")
+            if embedders is None or not embedders.SentenceTransformerEmbedder().loaded:
+                return None
+            embedder = self.embedder
+        return embedder if getattr(embedder, "loaded", True) else None
+
+    def index_facts(self, relationships: Sequence[Relationship]) -> int:
+        """Embed the phrases and sayings of the written facts' shapes not kept yet.
+
+        In one call, so that no retrieve (nor ``ask``) embeds them: a memory's first
+        questions cost what later ones do. Only when an embedder is ready
+        (:meth:`_ready_embedder`); otherwise the readers embed them when they meet them,
+        as before. One store read (the facts' ends, for their kinds) when one is.
+
+        Returns:
+            How many texts were embedded.
+        """
+        if not relationships or self._ready_embedder() is None:
+            return 0
+        from graphmem.retrieval.sayings import shape_texts
+
+        ends = list({end for rel in relationships for end in (rel.source_id, rel.target_id)})
+        kinds = {e.id: e.type for e in self._store.get_entities(self._tenant, ends)}
+        get = kinds.get
+        shapes = {(get(rel.source_id), rel.type, get(rel.target_id)) for rel in relationships}
+        return self.sentences.keep(
+            text
+            for source, rel_type, target in sorted(shapes, key=str)
+            if source is not None and target is not None
+            for text in shape_texts(source, rel_type, target)
+        )
 
     def retriever(self, settings: FusionSettings) -> Retriever:
         """The retriever for ``settings`` (one per settings, kept)."""
@@ -108,13 +170,14 @@ class Retrieval:
             key, found = None, None
         if found is None:
             # Only a retriever that embeds needs the embedder (made here if need be).
-            embedder = self.embedder if settings.vector_weight > 0 else self._embedder
+            embeds = settings.vector_weight > 0
             found = kind(
                 self._store,
                 self._tenant,
-                embedder=embedder,
+                embedder=self.embedder if embeds else self._embedder,
                 linking=self.linking,
                 settings=settings,
+                sentences=self.sentences if embeds else None,
             )
             if key is not None:
                 if len(self._retrievers) >= _KEPT_RETRIEVERS:
@@ -203,6 +266,9 @@ class Retrieval:
         key = (embed is not None, settings)
         answerer = self._answerers.get(key)
         if answerer is None:
-            answerer = GraphQA(self._store, self._tenant, self.linking, embed, settings)
+            sentences = self.sentences if embed is not None else None
+            answerer = GraphQA(
+                self._store, self._tenant, self.linking, embed, settings, sentences=sentences
+            )
             self._answerers[key] = answerer
         return answerer

@@ -48,6 +48,7 @@ from graphmem.retrieval.linking import Linking
 from graphmem.retrieval.pages import bare_entities, fold_pages
 from graphmem.retrieval.recall import TurnPool, rank_pool, turn_pool
 from graphmem.retrieval.results import Read, materialise
+from graphmem.retrieval.sayings import SentenceVectors
 
 __all__ = [
     "DOC_KINDS",
@@ -204,6 +205,9 @@ class Retriever:
         linking: The tenant's entity linking (shared with other retrievers of the same
             memory, so the linker is built once); None: its own.
         settings: The fusion settings; None: the class's default preset.
+        sentences: Where the fact match keeps the vectors of type phrases and fact
+            sayings (the memory's, filled as its facts are written, shared with its
+            other readers); None: a cache of the retriever's own.
     """
 
     default_preset: ClassVar[str] = "hybrid"
@@ -216,6 +220,7 @@ class Retriever:
         embedder: Any | None = None,
         linking: Linking | None = None,
         settings: FusionSettings | None = None,
+        sentences: SentenceVectors | None = None,
     ) -> None:
         from graphmem.retrieval.fusion import PRESETS
 
@@ -226,6 +231,7 @@ class Retriever:
         self.settings = settings if settings is not None else PRESETS[self.default_preset]
         self.linking = linking if linking is not None else Linking(store, tenant)
         self._embedder = embedder
+        self.sentences = sentences
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(tenant={self.tenant!r}, settings={self.settings!r})"

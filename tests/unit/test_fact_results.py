@@ -368,3 +368,75 @@ def test_the_part_names_follow_the_entities_the_memory_knows() -> None:
         embedder.calls.clear()
         mem.retrieve("Where does Brother Odo work?", k=5)
         assert embedder.calls[0] == ["Where does Brother Odo work?", "Where does monk work?"]
+
+
+_SAYINGS = {
+    "obeys",
+    "works in",
+    "monk obeys prior",
+    "prior that monk obeys",
+    "monk works in building",
+    "building that monk works in",
+}
+
+
+def test_the_sayings_are_embedded_when_the_facts_are_written() -> None:
+    # The phrases and sayings of the facts' shapes are embedded with the write, in one
+    # call: a memory's first question embeds itself and its wording, no saying, and
+    # ranks as a memory that embeds them when met (auto_index=False) does.
+    question = "Who does Brother Jerome Pask answer to?"
+    asked: dict[bool, list[list[str]]] = {}
+    found: dict[bool, list[ContextResult]] = {}
+    for auto in (True, False):
+        embedder = _Counting()
+        with graphmem.open("memory://", tenant="abbey", embedder=embedder, auto_index=auto) as mem:
+            mem.upsert_entities(_ABBEY)
+            mem.upsert_relationships(_ABBEY_FACTS)
+            written = list(embedder.calls)
+            embedder.calls.clear()
+            found[auto] = mem.retrieve(question, k=5)
+            asked[auto] = list(embedder.calls)
+            assert [set(call) for call in written] == ([_SAYINGS] if auto else [])
+            embedder.calls.clear()
+            mem.upsert_relationships(_ABBEY_FACTS[:1])  # no new shape: nothing embedded
+            assert embedder.calls == []
+    assert asked[True] == [[question, "Who does monk answer to?"]]
+    assert set(asked[False][1]) >= _SAYINGS  # met by the first question, embedded then
+    assert [(r.kind, r.source_id) for r in found[True]] == [
+        (r.kind, r.source_id) for r in found[False]
+    ]
+    assert [r.score for r in found[True]] == pytest.approx([r.score for r in found[False]])
+
+
+def test_ask_reads_the_sayings_embedded_when_the_facts_were_written() -> None:
+    # The phrase reader of `ask` shares the memory's sentences with the fact match.
+    from tests.pubs import ASKED, ENTITIES, FACTS
+
+    calls: dict[bool, list[str]] = {}
+    for auto in (True, False):
+        embedder = _Counting()
+        with graphmem.open("memory://", tenant="pubs", embedder=embedder, auto_index=auto) as mem:
+            mem.upsert_entities(ENTITIES)
+            mem.upsert_relationships(FACTS)
+            embedder.calls.clear()
+            mem.ask(ASKED)
+            calls[auto] = [text for call in embedder.calls for text in call]
+    assert "pub stands in place" in calls[False]
+    assert "pub stands in place" not in calls[True]
+    assert "whereabouts is the pub?" in calls[True]
+
+
+class _NotLoaded(_Counting):
+    """A model-backed embedder whose model is not loaded yet."""
+
+    loaded = False
+
+
+def test_a_write_never_loads_a_model_to_embed_the_sayings() -> None:
+    embedder = _NotLoaded()
+    with graphmem.open("memory://", tenant="abbey", embedder=embedder) as mem:
+        mem.upsert_entities(_ABBEY)
+        mem.upsert_relationships(_ABBEY_FACTS)
+        assert embedder.calls == []
+        mem.retrieve("Who does Brother Jerome Pask answer to?", k=5)
+        assert {text for call in embedder.calls for text in call} >= _SAYINGS

@@ -56,6 +56,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
 )
 from graphmem.retrieval.graphqa.walking import Reached, walk
 from graphmem.retrieval.linking import EntityLinker, Linking, Mention
+from graphmem.retrieval.sayings import SentenceVectors
 from graphmem.retrieval.schema import GraphSchema, read_descriptions
 from graphmem.retrieval.steps import check_query
 
@@ -197,6 +198,8 @@ class GraphQA:
             are read again. 0 (the default) reads them for every question: the embedded backend
             keeps them until the next write, a server backend counts them in one query over
             the tenant's facts, which a large graph may want to do less often.
+        sentences: Where the phrase reader keeps the vectors of the fact sayings (the
+            memory's, shared with its retrievers); None: a cache of its own.
     """
 
     def __init__(
@@ -208,6 +211,7 @@ class GraphQA:
         settings: GraphQASettings | None = None,
         *,
         schema_max_age: float = 0.0,
+        sentences: SentenceVectors | None = None,
     ) -> None:
         if not isinstance(schema_max_age, int | float) or not schema_max_age >= 0:
             raise InvalidInput(f"schema_max_age must be a number >= 0, got {schema_max_age!r}")
@@ -217,7 +221,7 @@ class GraphQA:
         self._linker = linker
         self.settings = settings or GraphQASettings()
         self._planner = Planner(self.settings, embed)
-        self._phrases = PhraseReader(embed) if embed is not None else None
+        self._phrases = PhraseReader(embed, sentences) if embed is not None else None
         self._facts: (
             tuple[float, tuple[RelationshipPattern, ...], tuple[RoleCooccurrence, ...]] | None
         ) = None

@@ -71,10 +71,14 @@ class PhraseReader:
 
     Args:
         embed: Embeds texts (the memory's embedder); the sayings are kept once each.
+        vectors: Where they are kept (the memory's, shared with its fact match and filled
+            as its facts are written); None: a cache of the reader's own.
     """
 
-    def __init__(self, embed: Callable[[Sequence[str]], Any]) -> None:
-        self._vectors = SentenceVectors(embed, _KEPT)
+    def __init__(
+        self, embed: Callable[[Sequence[str]], Any], vectors: SentenceVectors | None = None
+    ) -> None:
+        self._vectors = vectors if vectors is not None else SentenceVectors(embed, _KEPT)
 
     def read(
         self, plan: _Plan, topic: tuple[str, ...], entity: Entity, floor: float
