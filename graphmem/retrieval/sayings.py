@@ -124,6 +124,11 @@ class SentenceVectors:
             self._vectors.update(new)
         return found, rows[-1] if asked is not None else None
 
+    def __contains__(self, text: object) -> bool:
+        """Whether the vector of ``text`` is kept."""
+        with self._lock:
+            return text in self._vectors
+
     def keep(self, texts: Iterable[str]) -> int:
         """Embed the ``texts`` not kept yet, in one call, and keep them (by their text).
 

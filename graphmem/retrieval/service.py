@@ -130,21 +130,28 @@ class Retrieval:
 
         In one call, so that no retrieve (nor ``ask``) embeds them: a memory's first
         questions cost what later ones do. Only when an embedder is ready
-        (:meth:`_ready_embedder`); otherwise the readers embed them when they meet them,
-        as before. One store read (the facts' ends, for their kinds) when one is.
+        (:meth:`_ready_embedder`) and a type written is new to the memory: a write of known
+        types costs nothing (a new pair of kinds of a known type is embedded by the first
+        question that meets it, as before). One store read (the facts' ends, for their
+        kinds) when it embeds.
 
         Returns:
             How many texts were embedded.
         """
         if not relationships or self._ready_embedder() is None:
             return 0
+        from graphmem.core.words import type_phrase
         from graphmem.retrieval.sayings import shape_texts
+
+        sentences = self.sentences
+        if all(type_phrase(t) in sentences for t in {rel.type for rel in relationships}):
+            return 0  # no type new to the memory: no store read on the write path
 
         ends = list({end for rel in relationships for end in (rel.source_id, rel.target_id)})
         kinds = {e.id: e.type for e in self._store.get_entities(self._tenant, ends)}
         get = kinds.get
         shapes = {(get(rel.source_id), rel.type, get(rel.target_id)) for rel in relationships}
-        return self.sentences.keep(
+        return sentences.keep(
             text
             for source, rel_type, target in sorted(shapes, key=str)
             if source is not None and target is not None
