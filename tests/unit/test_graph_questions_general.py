@@ -234,3 +234,26 @@ def test_the_kind_asked_for_is_no_relation_word_where_a_stem_also_names_one() ->
         assert not answers.abstained, answers.reason
         assert {a.entity.id for a in answers} == {"heron", "fox"}
         assert mem.ask("Where was Heron at Dusk printed?")[0].entity.id == "leiden"
+
+
+def test_words_of_obeying_funding_guarding_and_love_name_their_types() -> None:
+    # the hand families (graphqa/lexicon.py): "answer to" of ``obeys``, "bankroll" of
+    # ``donated_to``, "guard" of ``escorted_by``, "lover" of ``affair_with``; none of these
+    # words is in the type names, and the hashing embedder knows no meaning
+    people = {"jo": "Jorun Vale", "ab": "Abbot Crane", "mi": "Mira Holt", "te": "Teodor Fisk"}
+    things = {
+        "greens": ("party", "the Green League"),
+        "mint": ("company", "Mintworth"),
+        "cart": ("shipment", "the Silver Cart"),
+    }
+    facts = [
+        ("jo", "obeys", "ab"),
+        ("mint", "donated_to", "greens"),
+        ("cart", "escorted_by", "te"),
+        ("mi", "affair_with", "te"),
+    ]
+    with open_world("bonds", people, things, facts) as mem:
+        assert top(mem, "Who does Jorun answer to?") == ["ab"]
+        assert top(mem, "Who bankrolls the Green League?") == ["mint"]
+        assert top(mem, "Which shipment does Teodor guard?") == ["cart"]
+        assert top(mem, "Who is Mira Holt's lover?") == ["te"]

@@ -93,3 +93,19 @@ def test_the_data_file_is_in_its_generators_format() -> None:
     assert ("in_charge_of", "g") in heads  # a short definition: direct, head, lead
     assert ("backer", "h") in heads
     assert resources.files("graphmem.retrieval.graphqa").joinpath("WORDNET-LICENSE").is_file()
+
+
+def test_an_irregular_form_is_read_as_its_verb_but_born_is_not_bear() -> None:
+    # "sworn" and "swore" are forms of "swear" (WordNet's list of irregular forms, past
+    # the hand list); "born" is read as itself, not as a form of "bear" (to carry), which
+    # the family of ``wields`` holds
+    assert light_stem("sworn") == light_stem("swore") == light_stem("swears")
+    assert light_stem("born") != light_stem("bear")
+    people = {"gr": "Grell Mordane", "ves": "Vesper Nakamura", "ox": "Oskar Lind"}
+    things = {"axe": ("weapon", "the Houndtooth Axe")}
+    facts = [("gr", "swore_vendetta_on", "ves"), ("ox", "wields", "axe")]
+    with open_world("vendetta", people, things, facts) as mem:
+        assert top(mem, "Who has sworn a vendetta against Vesper?") == ["gr"]
+        assert top(mem, "What does Oskar bear?") == ["axe"]
+        born = mem.ask("Where was Oskar Lind born?", semantic=False)
+        assert born.abstained and not list(born)
