@@ -314,6 +314,16 @@ def test_a_topic_named_by_part_of_its_name_is_said_of_its_kind_in_the_questions_
         assert embedder.calls[0] == ["Which brother obeys a prior?"]
 
 
+_SAYINGS = {
+    "obeys",
+    "works in",
+    "monk obeys prior",
+    "prior that monk obeys",
+    "monk works in building",
+    "building that monk works in",
+}
+
+
 def test_the_matcher_embeds_what_a_query_meets_first_in_one_call() -> None:
     # The phrases of the types and both sayings of each fact met (and the wording, when
     # the question's batch did not carry it): one call, then none for the same facts.
@@ -325,15 +335,7 @@ def test_the_matcher_embeds_what_a_query_meets_first_in_one_call() -> None:
     embedder.calls.clear()
     first = matcher.match(question, vector, _ABBEY_FACTS, people, {"jerome": 1.0})
     assert len(embedder.calls) == 1
-    assert set(embedder.calls[0]) == {
-        "obeys",
-        "works in",
-        "monk obeys prior",
-        "prior that monk obeys",
-        "monk works in building",
-        "building that monk works in",
-        "Who does monk answer to?",
-    }
+    assert set(embedder.calls[0]) == _SAYINGS | {"Who does monk answer to?"}
     wording = embedder.embed(["Who does monk answer to?"])[0]
     embedder.calls.clear()
     again = matcher.match(
@@ -370,14 +372,16 @@ def test_the_part_names_follow_the_entities_the_memory_knows() -> None:
         assert embedder.calls[0] == ["Where does Brother Odo work?", "Where does monk work?"]
 
 
-_SAYINGS = {
-    "obeys",
-    "works in",
-    "monk obeys prior",
-    "prior that monk obeys",
-    "monk works in building",
-    "building that monk works in",
-}
+@contextmanager
+def _written(
+    tenant: str, entities: Sequence[Entity], facts: Sequence[Relationship], auto: bool
+) -> Iterator[tuple[graphmem.Memory, _Counting]]:
+    """A memory with ``auto_index=auto`` and a counting embedder, the world written."""
+    embedder = _Counting()
+    with graphmem.open("memory://", tenant=tenant, embedder=embedder, auto_index=auto) as mem:
+        mem.upsert_entities(entities)
+        mem.upsert_relationships(facts)
+        yield mem, embedder
 
 
 def test_the_sayings_are_embedded_when_the_facts_are_written() -> None:
@@ -388,10 +392,7 @@ def test_the_sayings_are_embedded_when_the_facts_are_written() -> None:
     asked: dict[bool, list[list[str]]] = {}
     found: dict[bool, list[ContextResult]] = {}
     for auto in (True, False):
-        embedder = _Counting()
-        with graphmem.open("memory://", tenant="abbey", embedder=embedder, auto_index=auto) as mem:
-            mem.upsert_entities(_ABBEY)
-            mem.upsert_relationships(_ABBEY_FACTS)
+        with _written("abbey", _ABBEY, _ABBEY_FACTS, auto) as (mem, embedder):
             written = list(embedder.calls)
             embedder.calls.clear()
             found[auto] = mem.retrieve(question, k=5)
@@ -414,10 +415,7 @@ def test_ask_reads_the_sayings_embedded_when_the_facts_were_written() -> None:
 
     calls: dict[bool, list[str]] = {}
     for auto in (True, False):
-        embedder = _Counting()
-        with graphmem.open("memory://", tenant="pubs", embedder=embedder, auto_index=auto) as mem:
-            mem.upsert_entities(ENTITIES)
-            mem.upsert_relationships(FACTS)
+        with _written("pubs", ENTITIES, FACTS, auto) as (mem, embedder):
             embedder.calls.clear()
             mem.ask(ASKED)
             calls[auto] = [text for call in embedder.calls for text in call]
