@@ -16,10 +16,10 @@ from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
     _BE_WORDS,
     _FUNCTION_WORDS,
-    _IRREGULAR,
     _OBJECT_NOUN_ENDINGS,
     StepDirection,
     _type_words,
+    irregular_form,
     light_stem,
 )
 
@@ -93,12 +93,14 @@ def names_a_noun(name: str) -> bool:
 
     >>> [names_a_noun(n) for n in ("boss", "hasOwner", "mentor", "mentors", "love", "member_of")]
     [True, True, True, False, False, False]
+    >>> names_a_noun("Sank"), names_a_noun("wrote")  # past forms WordNet lists: verbs
+    (False, False)
     """
     words = [w for w in _type_words(name) if w not in _HAVING_WORDS]
     if not words or any(w in _FUNCTION_WORDS for w in words):
         return False
     for word in words:
-        if word in _IRREGULAR or word.endswith("ed"):
+        if irregular_form(word) or word.endswith("ed"):
             return False  # ``wrote``, ``owned``: a verb
         if word.endswith("s") and not word.endswith(("ss", "us", "is")):
             return False  # ``owns``, ``mentors``: a verb (a plural is no property's name)

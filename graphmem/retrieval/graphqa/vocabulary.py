@@ -142,69 +142,35 @@ _SUFFIXES: tuple[tuple[str, str], ...] = (
 )
 
 
-# Irregular forms a suffix cannot reach: plurals, and the past forms of common verbs
-# ("who wrote X?" of ``written_by``, "where is X kept?" of ``kept_in``).
+# Irregular forms a suffix cannot reach and WordNet's list of them
+# (:func:`~.relwords.verb_of_form`: "wrote", "kept", "sworn") does not give as these words:
+# forms that are verbs of their own ("saw", "felt"), regular ones a suffix would cut too
+# short ("sued"), plurals, and "born", which WordNet reads as a form of "bear" (to carry),
+# as it is not in a question ("where was X born?").
 _IRREGULAR = {
-    **{
-        past: verb
-        for verb, forms in {
-            "write": "wrote written",
-            "lead": "led",
-            "keep": "kept",
-            "build": "built",
-            "make": "made",
-            "hold": "held",
-            "tell": "told",
-            "teach": "taught",
-            "buy": "bought",
-            "sell": "sold",
-            "bring": "brought",
-            "fight": "fought",
-            "catch": "caught",
-            "think": "thought",
-            "know": "knew known",
-            "give": "gave given",
-            "take": "took taken",
-            "speak": "spoke spoken",
-            "steal": "stole stolen",
-            "choose": "chose chosen",
-            "begin": "began begun",
-            "ride": "rode ridden",
-            "drive": "drove driven",
-            "run": "ran",
-            "win": "won",
-            "meet": "met",
-            "send": "sent",
-            "spend": "spent",
-            "stand": "stood",
-            "leave": "left",
-            "lose": "lost",
-            "pay": "paid",
-            "feel": "felt",
-            "fly": "flew flown",
-            "grow": "grew grown",
-            "sing": "sang sung",
-            "wear": "wore worn",
-            "see": "saw seen",
-            "go": "went gone",
-            "sue": "sued",  # "ed" would leave two letters
-            "use": "used",
-        }.items()
-        for past in forms.split()
-    },
-    # kept as itself: WordNet reads "born" as a form of "bear" (to carry), which it is
-    # not in a question ("where was X born?")
+    "felt": "feel",
+    "saw": "see",
+    "sued": "sue",
+    "used": "use",
     "born": "born",
     "children": "child",
     "people": "person",
-    "men": "man",
     "women": "woman",
     "wives": "wife",
     "lives": "life",
-    "mice": "mouse",
-    "feet": "foot",
     "teeth": "tooth",
 }
+
+
+def irregular_form(word: str) -> bool:
+    """Whether ``word`` is a form no suffix reaches: a past form or an irregular plural.
+
+    >>> irregular_form("wrote"), irregular_form("sworn"), irregular_form("children")
+    (True, True, True)
+    >>> irregular_form("owned"), irregular_form("boss")
+    (False, False)
+    """
+    return word in _IRREGULAR or verb_of_form(word) is not None
 
 
 def light_stem(word: str) -> str:
