@@ -52,6 +52,7 @@ BATCHES: dict[int, tuple[str, ...]] = {
     17: ("stable", "observatory", "brewery", "detective"),
     18: ("megacity", "spyring", "archipelago", "academy"),
     19: ("fashion", "rangers", "shipyard", "mercenaries"),
+    20: ("chess", "teahouse"),
 }
 NO_ANSWER = "no-answer"
 
