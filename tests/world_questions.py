@@ -10,7 +10,8 @@ expedition (session 12); circus, heist, farm, motorsport, publisher, pirates (se
 school, lawfirm, parliament, colony (session 14); hotel, kingdom, museum, biotech (session
 15); theatre, mine, esports, caravan (session 16); stable, observatory, brewery, detective
 (session 17); megacity, spyring, archipelago, academy (session 18); fashion, rangers,
-shipyard, mercenaries (session 19): ``BATCHES``.
+shipyard, mercenaries (session 19); firebrigade, botanic, chess, teahouse, skiresort,
+apiary (session 20): ``BATCHES``.
 docs/retrieval.md says which were unseen at which figure. A
 question's gold answers were walked from its intended path when the world was written
 (``path`` in the file, never given to ``ask``; tests/unit/test_world_questions.py checks
@@ -52,7 +53,7 @@ BATCHES: dict[int, tuple[str, ...]] = {
     17: ("stable", "observatory", "brewery", "detective"),
     18: ("megacity", "spyring", "archipelago", "academy"),
     19: ("fashion", "rangers", "shipyard", "mercenaries"),
-    20: ("firebrigade", "botanic"),
+    20: ("firebrigade", "botanic", "chess", "teahouse", "skiresort", "apiary"),
 }
 NO_ANSWER = "no-answer"
 
