@@ -147,8 +147,9 @@ class GraphAnswers(list[GraphAnswer]):
 
     Attributes:
         confidence: How likely the first answer is right (0..1): the share of the
-            question's words the walked path explains, times how clearly that path beat
-            the next one. 0 when abstained.
+            question's words the walked path explains, each by how strongly (a word a
+            type names by meaning alone, not by its own words, counts by that match),
+            times how clearly that path beat the next one. 0 when abstained.
         abstained: No answer is given: the question names no known entity, no path
             explains its words ("husband" where no fact is about marriage), or the walk
             reached nothing.
@@ -400,15 +401,16 @@ class GraphQA:
                 ambiguity=plan.ambiguity,
                 unexplained=(word,),
             )
-        explained, content, unexplained, by_types = question_coverage(
+        explained, content, unexplained, by_types, strength = question_coverage(
             plan, best, self.settings.explained_floor
         )
         coverage = explained / content if content else 1.0
+        sureness = strength / content if content else 1.0
         if unexplained and not by_types:
             # the path explains none of the question's words of a relation, only what is
             # asked for ("which *knight* betrayed X?", "who *stole* the portrait?" of a
             # portrait only ever brought): it answers another question
-            coverage = 0.0
+            coverage = sureness = 0.0
         # a walk that reached no entity of the kind asked for is no rival
         rival = next(
             (
@@ -420,7 +422,7 @@ class GraphQA:
         )
         gap = best.score - rival if rival is not None else 4.0 * self.settings.temperature
         clear = 1.0 / (1.0 + math.exp(-gap / self.settings.temperature))
-        confidence = round(coverage * clear / len(best.topic), 4)
+        confidence = round(sureness * clear / len(best.topic), 4)
         if unfitting:
             confidence = round(confidence * self.settings.unfit, 4)
         said = ", ".join(repr(w) for w in unexplained)

@@ -198,10 +198,12 @@ def measure_fit(plan: _Plan, path: PlannedPath, measure: str) -> float:
 
 def question_coverage(
     plan: _Plan, path: PlannedPath, floor: float
-) -> tuple[int, int, list[str], int]:
+) -> tuple[int, int, list[str], int, float]:
     """The question's content words ``path`` explains, of how many, and those it does not.
 
-    Returns ``(explained, content words, unexplained words, explained by a step's type)``.
+    Returns ``(explained, content words, unexplained words, explained by a step's type,
+    how strongly)``: the last sums each explained word's match, at most 1 (a word a type
+    names by meaning alone, "turn" of ``fought_at``, counts by its cosine's share).
 
     A content word is one outside the names, past the small, question and idle words
     ("name", "kind"). It is explained by a step's type, by an entity type (what is
@@ -219,6 +221,7 @@ def question_coverage(
     content = 0
     explained = 0
     by_types = 0
+    strength = 0.0
     missing: list[str] = []
     # a small word of place in a step's name explains its like ("who is *at* the Circle?"
     # of ``located_in``); "to", "of", "by" say too little ("who is X married *to*?")
@@ -236,6 +239,7 @@ def question_coverage(
             content += 1
             explained += 1
             by_types += 1
+            strength += 1.0
             continue
         if i in plan.named or _asks_no_relation(word):
             continue
@@ -246,6 +250,7 @@ def question_coverage(
             content += 1
             explained += 1
             by_types += 1
+            strength += min(1.0, said)
             stepped = i
         elif i == noun_at and kind < 1.0:
             # the noun of the topic names a relation ("Teddy's *agent*") unless it is an
@@ -263,11 +268,12 @@ def question_coverage(
             if i == focus_at:
                 content += 1
                 explained += 1
+                strength += min(1.0, kind)
         elif word not in _LIGHT_VERBS:
             content += 1
             if word not in missing:
                 missing.append(word)
-    return explained, content, missing, by_types
+    return explained, content, missing, by_types, strength
 
 
 def _after_determiner(plan: _Plan, at: int) -> bool:
