@@ -30,6 +30,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _NOT_RELATED,
     _PHRASE_LIGHT,
     _RECIPROCAL_WORDS,
+    _REQUEST_WORDS,
     _WORD,
     Embed,
     StepDirection,
@@ -37,6 +38,15 @@ from graphmem.retrieval.graphqa.vocabulary import (
     light_stem,
 )
 from graphmem.retrieval.schema import GraphSchema
+
+
+def _name_function(word: str) -> bool:
+    """A word of a type's name that names nothing ("in" of ``located_in``).
+
+    The verbs of a request ("show", "list") are function words of a question only: a
+    type's name (``show``, ``listed_in``) says no request.
+    """
+    return word in _FUNCTION_WORDS and word not in _REQUEST_WORDS
 
 
 class _Lexicon:
@@ -65,7 +75,7 @@ class _Lexicon:
             own: dict[str, float] = {}
             for word in words_of[name]:
                 stem = light_stem(word)
-                weight = function_weight if word in _FUNCTION_WORDS else 1.0
+                weight = function_weight if _name_function(word) else 1.0
                 own[stem] = max(own.get(stem, 0.0), weight)
                 if weight == 1.0:
                     surface.setdefault(stem, word)
@@ -183,7 +193,7 @@ def _related_words(
     ``employs``: from X as the source).
     """
     words = _type_words(name)
-    content = [w for w in words if w not in _FUNCTION_WORDS]
+    content = [w for w in words if not _name_function(w)]
     out: dict[str, float] = {}
 
     def add(key: str, strength: float) -> None:
@@ -361,7 +371,7 @@ class _Vocabulary:
             if side == 0 and 4 * min(n, ends.get((t, end, 1), 0)) >= total[t]
         )
         name_stems = {
-            t: tuple(light_stem(w) for w in _type_words(t) if w not in _FUNCTION_WORDS)
+            t: tuple(light_stem(w) for w in _type_words(t) if not _name_function(w))
             for t in relation_types
         }
         # the nouns that name a type's source as its name's own noun does ("mother")

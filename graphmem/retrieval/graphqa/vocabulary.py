@@ -47,6 +47,9 @@ _FUNCTION_WORDS = _words(
     than then s t i me my we our us you your he him his she her they them their please
     name tell list give show find any some all every one ones"""
 )
+# The verbs of a request ("*show* me ...", "*list* the ..."): function words of a question,
+# but a type's name says no request: ``show`` (a fashion show) or ``listed_in`` is its word.
+_REQUEST_WORDS = _words("name tell list give show find")
 # Words that say the answer shares something with the topic: a walk there and back.
 _SHARED_WORDS = _words(
     "same share shares shared sharing also together co else other others fellow too both"
