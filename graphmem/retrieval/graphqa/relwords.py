@@ -235,12 +235,36 @@ def defined(words: Sequence[str]) -> tuple[int, list[tuple[str, float]]]:
     (3, ['direct', 'head', 'lead'])
     >>> defined(["charge", "the", "mill"])
     (0, [])
+    >>> n, verbs = defined(["in", "charge", "at", "the", "mill"])
+    >>> n, sorted(w for w, _s in verbs)
+    (2, ['direct', 'head', 'lead'])
     """
     if len(words) < 2:
         return 0, []
     first = words[0].lower()
     starts = [first] + [h for h, pos in lemmas(first) if pos == "v" and h != first]
-    return _longest(words, starts, "g", particles_only=False)
+    found = _longest(words, starts, "g", particles_only=False)
+    if found[0]:
+        return found
+    # a phrase said with another last particle, or none ("who is *in charge* at the
+    # mill?" of "in charge of"): its first two words, when they are a phrase's only start
+    second = words[1].lower()
+    heads = {h for start in starts for h in _particle_ends().get((start, second), ())}
+    if len(heads) != 1:
+        return 0, []
+    return 2, [(w, s) for w, s, _role in _parsed(heads.pop(), "g")]
+
+
+@lru_cache(maxsize=1)
+def _particle_ends() -> dict[tuple[str, str], tuple[str, ...]]:
+    """The defining phrases of three words whose last is a particle, by their first two."""
+    entries, _forms = _table()
+    out: dict[tuple[str, str], tuple[str, ...]] = {}
+    for head, pos in entries:
+        parts = head.split("_")
+        if pos == "g" and len(parts) == 3 and parts[2] in PARTICLES:
+            out[(parts[0], parts[1])] = (*out.get((parts[0], parts[1]), ()), head)
+    return out
 
 
 def _longest(
