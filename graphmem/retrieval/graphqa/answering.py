@@ -41,6 +41,7 @@ from graphmem.retrieval.graphqa.lexicon import kin_steps, noun_key
 from graphmem.retrieval.graphqa.nearness import near_by_kinds
 from graphmem.retrieval.graphqa.phrasing import PHRASE_CONFIDENCE, PhraseReader
 from graphmem.retrieval.graphqa.planning import Planner, _Plan
+from graphmem.retrieval.graphqa.reading import modifier_at
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
     _FUNCTION_WORDS,
@@ -618,6 +619,12 @@ class GraphQA:
             )
         )
         matches = self._planner.match(tokens, named, vocab)
+        modifier = modifier_at(tokens, named, matches, vocab)
+        if modifier is not None:
+            # the word that only qualifies the kind asked for is read as no word at all
+            del tokens[modifier]
+            named = {i - (i > modifier) for i in named}
+            plan.named = frozenset(named)
         spans = [
             (
                 [i for i, t in enumerate(tokens) if t.start >= start and t.end <= end],

@@ -26,11 +26,60 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _QUESTION_WORDS,
     _SHARED_WORDS,
     GraphQASettings,
+    _type_words,
     light_stem,
     question_word_at,
 )
 
-__all__ = ["Reader"]
+__all__ = ["Reader", "modifier_at"]
+
+
+def modifier_at(
+    tokens: list[_Token], named: set[int], matches: Mapping[str, np.ndarray], vocab: _Vocabulary
+) -> int | None:
+    """The word before the kind asked with "which" that only qualifies it, or None.
+
+    "Which *master* shipwright built X?" asks for a shipwright: "master" says which one,
+    not how the answer is reached (it is no step to the shipwright's master), and "in
+    which *dry* dock" asks for a dock. Such a word sits between "which" / "what" and the
+    word after it that is an entity type's own word, is no type's own word itself, and
+    names no relationship type that word also names ("which *sister* ships" of
+    ``sister_ship_of`` names the type in two words: both are kept).
+    """
+    asking = question_word_at([t.text for t in tokens], named)
+    if asking is None or tokens[asking].text not in ("which", "what"):
+        return None
+    at, head = asking + 1, asking + 2
+    if head >= len(tokens) or at in named or head in named:
+        return None
+    word, noun = tokens[at].text, tokens[head].text
+    if word in _FUNCTION_WORDS or word in _QUESTION_WORDS or word in _SHARED_WORDS:
+        return None
+    if not _head_noun(noun, word, matches, vocab):
+        return None
+    n_rel = len(vocab.relations.names)
+    if bool(((matches[word][:n_rel] > 0) & (matches[noun][:n_rel] > 0)).any()):
+        return None
+    return at
+
+
+def _head_noun(
+    word: str, before: str, matches: Mapping[str, np.ndarray], vocab: _Vocabulary
+) -> bool:
+    """``word`` is a word of an entity type's own name, and the word ``before`` it is none.
+
+    Only a name's word: a word of a type's description ("stars *used* to steer") is no
+    noun the question asks for.
+    """
+    if word in _FUNCTION_WORDS or word in _QUESTION_WORDS or word in _SHARED_WORDS:
+        return False
+    n_rel = len(vocab.relations.names)
+    own = {light_stem(w) for t in vocab.types.names for w in _type_words(t)}
+    return (
+        light_stem(word) in own
+        and float(matches[word][n_rel:].max(initial=0.0)) >= 1.0
+        and float(matches[before][n_rel:].max(initial=0.0)) < 1.0
+    )
 
 
 @dataclass
@@ -128,6 +177,14 @@ class Reader:
                         continue
                     if text not in _SHARED_WORDS:
                         focus = [(i, text, False)]
+                        # the kind is the last noun: "which *sister ships*" asks for ships
+                        after = i + 1
+                        if (
+                            (after < first or after > last)
+                            and after < len(tokens)
+                            and _head_noun(tokens[after].text, text, matches, vocab)
+                        ):
+                            focus = [(after, tokens[after].text, False)]
                     break
         rows: list[tuple[int, np.ndarray]] = []
         shared = 0.0

@@ -1,0 +1,103 @@
+"""Graph questions: the noun phrase after "which", read on a small made-up lighthouse service.
+
+"Which *head* keeper ..." asks for a keeper: the word before the kind only qualifies it,
+and names no step. A type named by a word questions use for requests ("show", "list") is
+matched by that word. A phrase WordNet defines verbs by is read with another last particle
+("in charge *at*"). And the confidence counts a word a type names by meaning alone by that
+match. None of these names is in the evaluation worlds.
+"""
+
+from __future__ import annotations
+
+from graphmem.retrieval import GraphQASettings
+from tests.small_worlds import SynonymEmbedder, open_world, top, typed_world
+
+PEOPLE = {
+    "ilse": "Ilse Brandt",
+    "jory": "Jory Penhale",
+    "kit": "Kit Morrow",
+    "lowen": "Lowen Trevail",
+}
+THINGS = {
+    "gull": ("lighthouse", "Gull Point Light"),
+    "skerry": ("lighthouse", "Black Skerry Light"),
+    "harbour": ("station", "Harbour Station"),
+}
+FACTS = [
+    ("gull", "kept_by", "ilse"),
+    ("skerry", "kept_by", "jory"),
+    ("jory", "trained_by", "ilse"),
+    ("kit", "trained_by", "jory"),
+    ("lowen", "manages", "harbour"),
+    ("gull", "served_from", "harbour"),
+]
+
+
+def test_a_word_before_the_kind_asked_for_names_no_step() -> None:
+    with open_world("lights", PEOPLE, THINGS, FACTS) as mem:
+        # "master" is one a keeper was trained by: read as a step it walked to Ilse,
+        # who trained Jory; the question asks which keeper keeps the light
+        assert top(mem, "Which master person keeps the Black Skerry Light?") == ["jory"]
+        # and with no such word the answer is the same
+        assert top(mem, "Which person keeps the Black Skerry Light?") == ["jory"]
+
+
+def test_a_kind_named_in_two_words_with_its_type_keeps_both() -> None:
+    entities = [
+        ("anna", "ship", "Anna Beck"),
+        ("berta", "ship", "Berta Beck"),
+        ("clara", "ship", "Clara Beck"),
+        ("dunlin", "dock", "Dunlin Dock"),
+    ]
+    facts = [
+        ("anna", "sister_ship_of", "berta"),
+        ("clara", "sister_ship_of", "anna"),
+        ("anna", "built_in", "dunlin"),
+    ]
+    with typed_world("sisters", entities, facts) as mem:
+        # "sister" names ``sister_ship_of`` with "ships": a compound, not a qualifier
+        assert top(mem, "Which sister ships does the Anna Beck have?") == ["berta", "clara"]
+
+
+def test_a_type_named_by_a_request_word_is_matched_by_it() -> None:
+    entities = [
+        ("dawn", "show", "Dawn Parade"),
+        ("ember", "show", "Ember Review"),
+        ("rue", "critic", "Rue Calder"),
+        ("loom", "collection", "Loom Eleven"),
+    ]
+    facts = [
+        ("rue", "reviewed", "dawn"),
+        ("rue", "reviewed", "ember"),
+        ("loom", "shown_at", "dawn"),
+    ]
+    with typed_world("runway", entities, facts) as mem:
+        # "shows" is the kind asked for (``show``), not a step of ``shown_at``
+        assert top(mem, "Which shows did Rue Calder review?") == ["dawn", "ember"]
+
+
+def test_a_defining_phrase_is_read_with_another_particle() -> None:
+    with open_world("lights", PEOPLE, THINGS, FACTS) as mem:
+        # WordNet defines "manage" by "be in charge of"
+        for question in (
+            "Who is in charge of Harbour Station?",
+            "Who is in charge at Harbour Station?",
+        ):
+            answers = mem.ask(question, semantic=False)
+            assert [a.entity.id for a in answers][:1] == ["lowen"], question
+            assert "charge" not in answers.unexplained
+
+
+def test_a_word_matched_by_meaning_alone_counts_by_that_match() -> None:
+    people = {"mara": "Mara Quell", "tobin": "Tobin Ash"}
+    facts = [("mara", "guards", "tobin")]
+    # "shields" means "guards" here (cosine 1); a match by meaning counts at most half
+    embedder = SynonymEmbedder(("guards", "shields"))
+    half = GraphQASettings(semantic_weight=0.5)
+    with open_world("wardens", people, {}, facts, embedder=embedder) as mem:
+        own = mem.ask("Who guards Tobin Ash?", settings=half)
+        meant = mem.ask("Who shields Tobin Ash?", settings=half)
+    assert [a.entity.id for a in own][:1] == [a.entity.id for a in meant][:1] == ["mara"]
+    assert own.confidence > 0.5
+    # the only word of a relation is half explained: the answer is at most half sure
+    assert 0 < meant.confidence <= 0.5
