@@ -172,6 +172,7 @@ RELATION_VERBS: tuple[tuple[str, ...], ...] = (
     ("enroll", "enrol", "attend", "take", "register"),
     ("teach", "lecture", "instruct", "tutor"),
     ("train", "coach", "mentor", "tutor", "school", "protege"),
+    ("learn", "apprentice"),  # "who did X learn the trade under?" of ``apprenticed_to``
     ("study", "research", "investigate", "examine", "explore"),
     ("inspect", "examine", "check", "audit"),
     ("report", "answer", "obey"),  # "who does X answer to?"
