@@ -88,6 +88,18 @@ def test_a_defining_phrase_is_read_with_another_particle() -> None:
             assert "charge" not in answers.unexplained
 
 
+def test_the_noun_a_name_is_attached_to_and_a_verb_after_it_are_two_steps() -> None:
+    people = {"ada": "Ada Quill", "bo": "Bo Fenner", "cy": "Cy Marsh", "di": "Di Rook"}
+    facts = [("ada", "reports_to", "bo"), ("bo", "reports_to", "cy"), ("di", "mentors", "ada")]
+    with open_world("office", people, {}, facts) as mem:
+        # the boss's boss: the noun's step, then the verb's
+        assert top(mem, "Who does Ada Quill's boss report to?") == ["cy"]
+        assert top(mem, "Who does Ada Quill report to?") == ["bo"]
+        assert top(mem, "Who is Ada Quill's boss?") == ["bo"]
+        # a noun of the same relation after the name is one step ("when she was ...")
+        assert top(mem, "Who was Ada Quill's boss when she was a subordinate?") == ["bo"]
+
+
 def test_a_word_matched_by_meaning_alone_counts_by_that_match() -> None:
     people = {"mara": "Mara Quell", "tobin": "Tobin Ash"}
     facts = [("mara", "guards", "tobin")]

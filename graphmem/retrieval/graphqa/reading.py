@@ -18,6 +18,7 @@ import numpy as np
 from graphmem.retrieval.graphqa.direction import _attached_noun, _Token, read_cue
 from graphmem.retrieval.graphqa.hops import _takeable
 from graphmem.retrieval.graphqa.kinds import names_asked_kind
+from graphmem.retrieval.graphqa.relwords import lemmas
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
@@ -80,6 +81,17 @@ def _head_noun(
         and float(matches[word][n_rel:].max(initial=0.0)) >= 1.0
         and float(matches[before][n_rel:].max(initial=0.0)) < 1.0
     )
+
+
+def _by_verb(word: str, stem: str, relation: int, vocab: _Vocabulary) -> bool:
+    """``word`` (of light stem ``stem``) is a verb naming type ``relation`` by 0.5 or more.
+
+    A noun WordNet has for a person or a relation ("lord", "apprentice") is no verb.
+    """
+    if any(pos == "n" for _lemma, pos in lemmas(word)):
+        return False
+    column = vocab.relations.column.get(stem)
+    return column is not None and float(vocab.relations.weights[relation, column]) >= 0.5
 
 
 @dataclass
@@ -268,17 +280,27 @@ class Reader:
                 if name in vocab.described and names_asked_kind(asker, name):
                     focus_types[t] = 1.0
         cue = read_cue(tokens, question, first, last, matches, vocab)
+        noun = _attached_noun(tokens, question, first, last)
         times = np.ones(n_rel)
         for r in range(n_rel):
-            spots = [
-                light_stem(tokens[int(i)].text)
+            named_by = [
+                (int(i), light_stem(tokens[int(i)].text))
                 for i, row in zip(positions[:said], per_word[:said, r], strict=True)
                 if row >= 0.5
             ]
+            spots = [stem for _i, stem in named_by]
             if spots:
                 times[r] = max(spots.count(stem) for stem in spots)
+            # the noun the topic is attached to and a verb after it name the type twice:
+            # "who does X's *boss* *report* to?" is the boss's boss (not "X's *liege*
+            # lord", "X's master when he was an *apprentice*": nouns of one step)
+            if (
+                noun is not None
+                and any(i == noun for i, _s in named_by)
+                and any(i > noun and _by_verb(tokens[i].text, s, r, vocab) for i, s in named_by)
+            ):
+                times[r] = max(times[r], 2.0)
         attached = np.zeros(n_rel, dtype=bool)
-        noun = _attached_noun(tokens, question, first, last)
         if noun is not None:
             row = next((row for i, row in rows if i == noun), None)
             if row is not None and float(row.max(initial=0.0)) >= 0.5:
