@@ -42,6 +42,13 @@ def test_a_word_before_the_kind_asked_for_names_no_step() -> None:
         assert top(mem, "Which person keeps the Black Skerry Light?") == ["jory"]
 
 
+def test_a_word_for_a_person_asks_for_no_relation() -> None:
+    with open_world("lights", PEOPLE, THINGS, FACTS) as mem:
+        answers = mem.ask("Who trained the man Kit Morrow was trained by?", semantic=False)
+        assert [a.entity.id for a in answers][:1] == ["ilse"]
+        assert "man" not in answers.unexplained
+
+
 def test_a_kind_named_in_two_words_with_its_type_keeps_both() -> None:
     entities = [
         ("anna", "ship", "Anna Beck"),

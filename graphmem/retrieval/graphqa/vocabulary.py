@@ -62,11 +62,13 @@ _GENERIC_WORDS = _words(
     whom whose which what where when character entity item place"""
 )
 # Words of a question that ask nothing of a relation ("name the ...", "what kind of", the
-# adverbs of "who is X *really* working for?").
+# adverbs of "who is X *really* working for?", the person of "who trained the *man* X
+# was apprenticed to?").
 _IDLE_WORDS = _words(
     """name names kind kinds type types sort exactly currently now still also thing things
     stuff see seen find found around really actually truly ever usually often always
-    sometimes nowadays recently lately presently originally mainly mostly"""
+    sometimes nowadays recently lately presently originally mainly mostly
+    man men woman women guy guys"""
 )
 
 
