@@ -107,6 +107,19 @@ def test_the_noun_a_name_is_attached_to_and_a_verb_after_it_are_two_steps() -> N
         assert top(mem, "Who was Ada Quill's boss when she was a subordinate?") == ["bo"]
 
 
+def test_the_boss_of_a_group_is_its_head_unless_someone_reports_to_a_boss() -> None:
+    people = {"vex": "Vex Harrow", "nim": "Nim Cole", "ora": "Ora Pike"}
+    things = {"saints": ("crew", "Ash Saints")}
+    facts = [("vex", "heads", "saints"), ("nim", "member_of", "saints")]
+    with open_world("crews", people, things, facts) as mem:
+        assert top(mem, "Who is the boss of the Ash Saints?") == ["vex"]
+        assert top(mem, "Which crew is Vex Harrow the boss of?") == ["saints"]
+    # where a boss is one reported to, "boss" is that relation's alone
+    with open_world("crews", people, things, [*facts, ("nim", "reports_to", "ora")]) as mem:
+        assert top(mem, "Who is Nim Cole's boss?") == ["ora"]
+        assert mem.ask("Who is the boss of the Ash Saints?", semantic=False).abstained
+
+
 def test_a_word_matched_by_meaning_alone_counts_by_that_match() -> None:
     people = {"mara": "Mara Quell", "tobin": "Tobin Ash"}
     facts = [("mara", "guards", "tobin")]

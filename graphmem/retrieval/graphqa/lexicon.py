@@ -34,6 +34,7 @@ __all__ = [
     "CONVERSE_VERBS",
     "RELATION_VERBS",
     "SOURCE_NOUNS",
+    "SPARE_SOURCE_NOUNS",
     "TARGET_NOUNS",
     "DerivedWords",
     "converse_verbs",
@@ -110,6 +111,16 @@ SOURCE_NOUNS: Mapping[str, tuple[str, ...]] = {
 """A word of a type's name -> other nouns naming the *source* of its facts, as the name's
 own noun does ("the *parent* of X", "X's *mother*": from X as the target of ``parent_of``).
 They are read as that noun is: for direction, one who does it (:mod:`.direction`)."""
+
+SPARE_SOURCE_NOUNS: Mapping[str, tuple[str, ...]] = {
+    "leads": ("boss",),
+    "heads": ("boss",),
+    "runs": ("boss",),
+    "commands": ("boss",),
+}
+"""Source nouns a type takes only when no type of the world has them already: the boss of
+a gang is the one who heads it, unless someone reports to a boss there (:data:`TARGET_NOUNS`
+"reports"), whose boss "X's boss" then means."""
 
 KIN_NOUNS = frozenset(
     ("child", "children", "kid", "kids", "son", "sons", "daughter", "daughters")
@@ -320,14 +331,22 @@ def _by_stem(stem: Callable[[str], str]) -> dict[str, tuple[str, ...]]:
     return table
 
 
-def source_nouns(words: Iterable[str], stem: Callable[[str], str]) -> list[str]:
+def source_nouns(
+    words: Iterable[str],
+    stem: Callable[[str], str],
+    table_of: Mapping[str, tuple[str, ...]] = SOURCE_NOUNS,
+) -> list[str]:
     """The nouns of :data:`SOURCE_NOUNS` for the words of a type name, compared by ``stem``.
+
+    ``table_of``: another table of the same shape (:data:`SPARE_SOURCE_NOUNS`).
 
     >>> source_nouns(["parent", "of"], str.lower)
     ['mother', 'father']
+    >>> source_nouns(["heads"], str.lower, SPARE_SOURCE_NOUNS)
+    ['boss']
     """
     table: dict[str, tuple[str, ...]] = {}
-    for word, nouns in SOURCE_NOUNS.items():
+    for word, nouns in table_of.items():
         key = stem(word)
         table[key] = tuple(dict.fromkeys((*table.get(key, ()), *nouns)))
     found: dict[str, None] = {}

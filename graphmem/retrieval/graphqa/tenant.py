@@ -16,6 +16,7 @@ import numpy as np
 
 from graphmem.core.errors import InvalidInput
 from graphmem.retrieval.graphqa.lexicon import (
+    SPARE_SOURCE_NOUNS,
     converse_verbs,
     derived_words,
     noun_key,
@@ -319,6 +320,24 @@ class _Vocabulary:
         derived_sources: dict[str, frozenset[str]] = {}
         for r in relation_types:
             related[r], derived_sources[r] = _related_words(r, kinds, related_weight, taken)
+        # the nouns of each type's ends, and the spare ones no type has ("boss" of ``heads``
+        # where nobody reports to a boss)
+        claimed = {
+            noun_key(w)
+            for r in relation_types
+            for w in (
+                *target_nouns(_type_words(r), light_stem),
+                *source_nouns(_type_words(r), light_stem),
+            )
+        }
+        spare = {
+            r: [
+                w
+                for w in source_nouns(_type_words(r), light_stem, SPARE_SOURCE_NOUNS)
+                if noun_key(w) not in claimed and light_stem(w) not in kinds
+            ]
+            for r in relation_types
+        }
         relations = _Lexicon(
             {r: words(r, schema.relationship_types.get(r), _GENERIC_WORDS) for r in relation_types},
             function_weight,
@@ -331,6 +350,7 @@ class _Vocabulary:
                     )
                     if light_stem(w) not in kinds
                 ]
+                + spare[r]
                 for r in relation_types
             },
             related={r: related[r] for r in relation_types},
@@ -382,6 +402,7 @@ class _Vocabulary:
                 if light_stem(w) not in kinds
             )
             | derived_sources[t]
+            | {noun_key(w) for w in spare[t]}
             for t in relation_types
         }
         converse = {
