@@ -120,6 +120,24 @@ def test_the_boss_of_a_group_is_its_head_unless_someone_reports_to_a_boss() -> N
         assert mem.ask("Who is the boss of the Ash Saints?", semantic=False).abstained
 
 
+def test_getting_a_thing_from_someone_is_their_supplying_it() -> None:
+    entities = [
+        ("vale", "mill", "Vale Mill"),
+        ("orme", "mill", "Orme Mill"),
+        ("kell", "mill", "Kell Mill"),
+        ("brack", "farm", "Brack Farm"),
+    ]
+    facts = [
+        ("brack", "supplies", "vale"),
+        ("brack", "supplies", "orme"),
+        ("brack", "sued", "kell"),
+    ]
+    with typed_world("grain", entities, facts) as mem:
+        # "get ... from" is "supply" read from its other end
+        assert top(mem, "Which mills get grain from Brack Farm?") == ["orme", "vale"]
+        assert top(mem, "Which farm does Vale Mill get its grain from?") == ["brack"]
+
+
 def test_a_word_matched_by_meaning_alone_counts_by_that_match() -> None:
     people = {"mara": "Mara Quell", "tobin": "Tobin Ash"}
     facts = [("mara", "guards", "tobin")]

@@ -247,14 +247,14 @@ CONVERSE_VERBS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("contain", "include", "comprise"), ("constitute",)),
     (("teach", "tutor", "instruct", "mentor"), ("learn",)),
     (("lead", "command"), ("follow",)),
-    (("give", "send"), ("receive",)),
+    (("give", "send", "supply", "provide", "deliver"), ("receive", "get", "obtain")),
     (("sell",), ("buy",)),
 )
 """Pairs of English verb families whose facts are one fact read from its other end: "Y
 *supervises* X" is "X *reports* to Y", "X *employs* Y" is "Y *works* for X", "X *owns* Y"
 is "Y *belongs* to X", "X *contains* Y" is "Y *constitutes* (makes up) X", "X *teaches*
-Y" is "Y *learns* from X", "X *leads* Y" is "Y *follows* X", "X *gives* Y to Z" is "Z
-*receives* Y", "X *sells* to Y" is "Y *buys* from X". WordNet has no such pointer. A word
+Y" is "Y *learns* from X", "X *leads* Y" is "Y *follows* X", "X *gives* (supplies) Y
+to Z" is "Z *receives* (gets) Y", "X *sells* to Y" is "Y *buys* from X". WordNet has no such pointer. A word
 of one family in a question names a type named by the other, walked the other way
 (:func:`converse_verbs`; :mod:`.direction`)."""
 
