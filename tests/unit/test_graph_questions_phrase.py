@@ -138,6 +138,22 @@ def test_getting_a_thing_from_someone_is_their_supplying_it() -> None:
         assert top(mem, "Which farm does Vale Mill get its grain from?") == ["brack"]
 
 
+def test_a_capitalised_word_next_to_a_name_no_entity_has_is_a_name_unknown() -> None:
+    entities = [
+        ("night", "race", "Night Slalom"),
+        ("ida", "skier", "Ida Brunner"),
+        ("hollow", "village", "Hollow End"),
+    ]
+    facts = [("ida", "won", "night"), ("night", "held_at", "hollow")]
+    with typed_world("slopes", entities, facts) as mem:
+        assert top(mem, "Who won the Night Slalom?") == ["ida"]
+        # only a Night Slalom is known: the Giant one is not it
+        unknown = mem.ask("Who won the Kessel Giant Slalom?", semantic=False)
+        assert unknown.abstained and "Kessel" in unknown.reason
+        # a title before a name, or an acronym, is no unknown name
+        assert top(mem, "Who won the Night Slalom, Captain?") == ["ida"]
+
+
 def test_a_word_matched_by_meaning_alone_counts_by_that_match() -> None:
     people = {"mara": "Mara Quell", "tobin": "Tobin Ash"}
     facts = [("mara", "guards", "tobin")]

@@ -46,6 +46,7 @@ from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
     _FUNCTION_WORDS,
     _QUESTION_WORDS,
+    _TITLES,
     _WORD,
     Ambiguity,
     Embed,
@@ -452,6 +453,16 @@ class GraphQA:
                 ambiguity=plan.ambiguity,
                 unexplained=unexplained,
             )
+        stranger = _unknown_name(plan, unexplained)
+        if stranger:
+            # "who won the Kesselbach *Giant* Slalom?" where only a Night Slalom is known:
+            # a name the graph does not hold is asked about, not the entity linked
+            return GraphAnswers(
+                abstained=True,
+                reason=f"the question names {stranger!r}, which no entity of the graph is",
+                ambiguity=plan.ambiguity,
+                unexplained=unexplained,
+            )
         if coverage < self.settings.min_coverage:
             return self._phrased(plan, k, unexplained) or GraphAnswers(
                 abstained=True,
@@ -583,7 +594,10 @@ class GraphQA:
         vocab = self._vocab() if vocab is None else vocab
         text = " ".join(question.lower().split())
         tokens = _kin_tokens([_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)])
-        plan = _Plan(tokens=tokens, vocab=vocab, text=text)
+        cased = " ".join(question.split())
+        plan = _Plan(
+            tokens=tokens, vocab=vocab, text=text, cased=cased if len(cased) == len(text) else ""
+        )
         if not vocab.relations.names:
             plan.reason = "the graph holds no facts to walk"
             return plan
@@ -749,3 +763,23 @@ class GraphQA:
                     counts = around[end]
                     counts[(rel.type, way)] = counts.get((rel.type, way), 0) + 1
         return found, around
+
+
+def _unknown_name(plan: _Plan, unexplained: Sequence[str]) -> str:
+    """A capitalised word of the question no path explains, next to a name: a name unknown.
+
+    Not the first word, not a title ("Captain", "Old"), not inside a name linked.
+    """
+    if not plan.cased or not unexplained:
+        return ""
+    left = set(unexplained)
+    for i, token in enumerate(plan.tokens):
+        if i == 0 or i in plan.named or token.text not in left or token.text in _TITLES:
+            continue
+        written = plan.cased[token.start : token.end]
+        if not written.istitle() or len(written) < 3:  # a name, not an acronym ("PhD", "MPs")
+            continue
+        near = {i - 1, i + 1, i - 2, i + 2}
+        if near & set(plan.named):
+            return written
+    return ""

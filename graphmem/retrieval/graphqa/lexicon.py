@@ -254,9 +254,9 @@ CONVERSE_VERBS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
 *supervises* X" is "X *reports* to Y", "X *employs* Y" is "Y *works* for X", "X *owns* Y"
 is "Y *belongs* to X", "X *contains* Y" is "Y *constitutes* (makes up) X", "X *teaches*
 Y" is "Y *learns* from X", "X *leads* Y" is "Y *follows* X", "X *gives* (supplies) Y
-to Z" is "Z *receives* (gets) Y", "X *sells* to Y" is "Y *buys* from X". WordNet has no such pointer. A word
-of one family in a question names a type named by the other, walked the other way
-(:func:`converse_verbs`; :mod:`.direction`)."""
+to Z" is "Z *receives* (gets) Y", "X *sells* to Y" is "Y *buys* from X". WordNet has no
+such pointer. A word of one family in a question names a type named by the other,
+walked the other way (:func:`converse_verbs`; :mod:`.direction`)."""
 
 
 def converse_verbs(words: Iterable[str], stem: Callable[[str], str]) -> list[str]:

@@ -37,6 +37,7 @@ class _Plan:
     tokens: list[_Token]
     vocab: _Vocabulary
     text: str = ""  # the question, lower case, its spaces single
+    cased: str = ""  # the question as written, its spaces single (``text``'s offsets)
     # the entities the question's names link to, as the store has them now
     linked: dict[str, Entity] = field(default_factory=dict)
     paths: list[PlannedPath] = field(default_factory=list)

@@ -50,6 +50,14 @@ _FUNCTION_WORDS = _words(
 # The verbs of a request ("*show* me ...", "*list* the ..."): function words of a question,
 # but a type's name says no request: ``show`` (a fashion show) or ``listed_in`` is its word.
 _REQUEST_WORDS = _words("name tell list give show find")
+# Titles written before a name, capitalised ("*Captain* Vos", "*Old* Silas"): no unknown name.
+_TITLES = _words(
+    """mr mrs ms miss dr doctor sir ser dame lady lord master madame madam monsieur mister
+    captain capt colonel general major sergeant lieutenant admiral commander commodore
+    professor prof father brother sister mother saint st king queen prince princess duke
+    duchess earl count countess baron baroness old young little big uncle aunt auntie
+    reverend rev judge officer detective inspector chief agent emperor empress sheriff"""
+)
 # Words that say the answer shares something with the topic: a walk there and back.
 _SHARED_WORDS = _words(
     "same share shares shared sharing also together co else other others fellow too both"
