@@ -321,7 +321,7 @@ class _Vocabulary:
         for r in relation_types:
             related[r], derived_sources[r] = _related_words(r, kinds, related_weight, taken)
         # the nouns of each type's ends, and the spare ones no type has ("boss" of ``heads``
-        # where nobody reports to a boss)
+        # where nobody reports to a boss, and no type is named ``bosses``)
         claimed = {
             noun_key(w)
             for r in relation_types
@@ -334,7 +334,7 @@ class _Vocabulary:
             r: [
                 w
                 for w in source_nouns(_type_words(r), light_stem, SPARE_SOURCE_NOUNS)
-                if noun_key(w) not in claimed and light_stem(w) not in kinds
+                if noun_key(w) not in claimed and light_stem(w) not in kinds | taken
             ]
             for r in relation_types
         }
