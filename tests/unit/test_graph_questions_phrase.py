@@ -154,6 +154,25 @@ def test_a_capitalised_word_next_to_a_name_no_entity_has_is_a_name_unknown() -> 
         assert top(mem, "Who won the Night Slalom, Captain?") == ["ida"]
 
 
+def test_a_verb_and_its_noun_in_or_share_a_stem() -> None:
+    entities = [
+        ("bank", "sponsor", "Nordby Bank"),
+        ("open", "tournament", "Nordby Open"),
+        ("cup", "tournament", "Harbour Cup"),
+        ("town", "city", "Nordby"),
+    ]
+    facts = [
+        ("open", "sponsored_by", "bank"),
+        ("cup", "sponsored_by", "bank"),
+        ("bank", "based_in", "town"),
+    ]
+    with typed_world("cups", entities, facts) as mem:
+        # "sponsor" and "sponsored" are one word ("spons"), not "spon" and "spons": the
+        # walk explains the verb, and no walk that does not (to the bank's town) follows
+        answers = mem.ask("What does Nordby Bank sponsor?", semantic=False)
+        assert sorted(a.entity.id for a in answers) == ["cup", "open"]
+
+
 def test_a_word_matched_by_meaning_alone_counts_by_that_match() -> None:
     people = {"mara": "Mara Quell", "tobin": "Tobin Ash"}
     facts = [("mara", "guards", "tobin")]

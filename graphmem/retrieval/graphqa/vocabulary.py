@@ -196,6 +196,12 @@ def light_stem(word: str) -> str:
     ['direct', 'direct', 'direct', 'star', 'star']
     >>> [light_stem(w) for w in ("written", "writer", "bordering", "borders", "years")]
     ['writ', 'writ', 'bord', 'bord', 'year']
+
+    A plural's "s" is only ever the last suffix: "sponsor" is "spons" + "or", as
+    "sponsored" is, not "spon" + "s" + "or".
+
+    >>> [light_stem(w) for w in ("sponsor", "sponsors", "sponsored", "supervisor", "supervises")]
+    ['spons', 'spons', 'spons', 'supervis', 'supervis']
     """
     stem = word.lower()
     stem = _IRREGULAR.get(stem) or verb_of_form(stem) or stem
@@ -203,6 +209,8 @@ def light_stem(word: str) -> str:
         for suffix, replacement in _SUFFIXES:
             if not stem.endswith(suffix) or (suffix == "s" and stem.endswith("ss")):
                 continue
+            if _round and suffix in ("s", "es"):
+                break  # a plural's "s" is outermost: "sponsor" is not "spon" + "s" + "or"
             shorter = stem[: len(stem) - len(suffix)] + replacement
             if len(shorter) < 3:
                 continue  # a shorter suffix may leave enough: "sues" -> "sue", not "su"
