@@ -773,13 +773,13 @@ def _unknown_name(plan: _Plan, unexplained: Sequence[str]) -> str:
     if not plan.cased or not unexplained:
         return ""
     left = set(unexplained)
+    named = set(plan.named)
     for i, token in enumerate(plan.tokens):
-        if i == 0 or i in plan.named or token.text not in left or token.text in _TITLES:
+        if i == 0 or i in named or token.text not in left or token.text in _TITLES:
             continue
         written = plan.cased[token.start : token.end]
         if not written.istitle() or len(written) < 3:  # a name, not an acronym ("PhD", "MPs")
             continue
-        near = {i - 1, i + 1, i - 2, i + 2}
-        if near & set(plan.named):
+        if {i - 1, i + 1, i - 2, i + 2} & named:
             return written
     return ""

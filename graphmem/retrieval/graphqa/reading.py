@@ -27,7 +27,6 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _QUESTION_WORDS,
     _SHARED_WORDS,
     GraphQASettings,
-    _type_words,
     light_stem,
     question_word_at,
 )
@@ -75,9 +74,8 @@ def _head_noun(
     if word in _FUNCTION_WORDS or word in _QUESTION_WORDS or word in _SHARED_WORDS:
         return False
     n_rel = len(vocab.relations.names)
-    own = {light_stem(w) for t in vocab.types.names for w in _type_words(t)}
     return (
-        light_stem(word) in own
+        light_stem(word) in vocab.kind_stems
         and float(matches[word][n_rel:].max(initial=0.0)) >= 1.0
         and float(matches[before][n_rel:].max(initial=0.0)) < 1.0
     )

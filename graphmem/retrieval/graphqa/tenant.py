@@ -268,6 +268,8 @@ class _Vocabulary:
     # those an entity type takes both ways (``reports_to`` of associates to partners
     # and of paralegals to associates)
     directed: frozenset[str] = frozenset()
+    # the light stems of the entity types' names ("shows" of ``show``): the kinds
+    kind_stems: frozenset[str] = frozenset()
 
     def after(self, steps: Sequence[tuple[str, StepDirection]], relation: str, way: str) -> float:
         """The share of the entities the last step reaches that can take the next one.
@@ -322,14 +324,14 @@ class _Vocabulary:
             related[r], derived_sources[r] = _related_words(r, kinds, related_weight, taken)
         # the nouns of each type's ends, and the spare ones no type has ("boss" of ``heads``
         # where nobody reports to a boss, and no type is named ``bosses``)
-        claimed = {
-            noun_key(w)
-            for r in relation_types
-            for w in (
+        end_nouns = {
+            r: [
                 *target_nouns(_type_words(r), light_stem),
                 *source_nouns(_type_words(r), light_stem),
-            )
+            ]
+            for r in relation_types
         }
+        claimed = {noun_key(w) for nouns in end_nouns.values() for w in nouns}
         spare = {
             r: [
                 w
@@ -342,15 +344,7 @@ class _Vocabulary:
             {r: words(r, schema.relationship_types.get(r), _GENERIC_WORDS) for r in relation_types},
             function_weight,
             exact={
-                r: [
-                    w
-                    for w in (
-                        *target_nouns(_type_words(r), light_stem),
-                        *source_nouns(_type_words(r), light_stem),
-                    )
-                    if light_stem(w) not in kinds
-                ]
-                + spare[r]
+                r: [w for w in end_nouns[r] if light_stem(w) not in kinds] + spare[r]
                 for r in relation_types
             },
             related={r: related[r] for r in relation_types},
@@ -432,6 +426,7 @@ class _Vocabulary:
             source_keys,
             converse,
             directed,
+            frozenset(kinds),
         )
 
     def steps(
