@@ -11,7 +11,8 @@ school, lawfirm, parliament, colony (session 14); hotel, kingdom, museum, biotec
 15); theatre, mine, esports, caravan (session 16); stable, observatory, brewery, detective
 (session 17); megacity, spyring, archipelago, academy (session 18); fashion, rangers,
 shipyard, mercenaries (session 19); firebrigade, botanic, chess, teahouse, skiresort,
-apiary (session 20): ``BATCHES``.
+apiary (session 20); library, temple, veterinary, festival, cycling, embassy, venture,
+rowing (session 21): ``BATCHES``.
 docs/retrieval.md says which were unseen at which figure. A
 question's gold answers were walked from its intended path when the world was written
 (``path`` in the file, never given to ``ask``; tests/unit/test_world_questions.py checks
@@ -54,6 +55,7 @@ BATCHES: dict[int, tuple[str, ...]] = {
     18: ("megacity", "spyring", "archipelago", "academy"),
     19: ("fashion", "rangers", "shipyard", "mercenaries"),
     20: ("firebrigade", "botanic", "chess", "teahouse", "skiresort", "apiary"),
+    21: ("library", "temple", "veterinary", "festival", "cycling", "embassy", "venture", "rowing"),
 }
 NO_ANSWER = "no-answer"
 
