@@ -4,7 +4,8 @@
 and names no step. A type named by a word questions use for requests ("show", "list") is
 matched by that word. A phrase WordNet defines verbs by is read with another last particle
 ("in charge *at*"). And the confidence counts a word a type names by meaning alone by that
-match. None of these names is in the evaluation worlds.
+match. The light verbs and particles of a phrase ("*got* a feud *going*") a path leaves
+unexplained are no sign of another question. None of these names is in the evaluation worlds.
 """
 
 from __future__ import annotations
@@ -186,3 +187,28 @@ def test_a_word_matched_by_meaning_alone_counts_by_that_match() -> None:
     assert own.confidence > 0.5
     # the only word of a relation is half explained: the answer is at most half sure
     assert 0 < meant.confidence <= 0.5
+
+
+def test_light_verbs_and_particles_left_unexplained_do_not_abstain() -> None:
+    people = {"amos": "Amos Kell", "bree": "Bree Tallow", "cato": "Cato Rusk"}
+    things = {
+        "loan9": ("loan", "Loan Nine"),
+        "saffron": ("spice", "Red Saffron"),
+        "well": ("oasis", "Bitter Well"),
+        "dunes": ("caravan", "Dune Runners"),
+    }
+    facts = [
+        ("loan9", "borrowed_by", "cato"),
+        ("loan9", "lent_by", "bree"),
+        ("saffron", "sourced_from", "well"),
+        ("saffron", "carried_by", "dunes"),
+        ("amos", "feuds_with", "cato"),
+    ]
+    with open_world("spices", people, things, facts) as mem:
+        # "got" and "going" name no relation: "feud" is what the question asks
+        assert top(mem, "Who has Amos Kell got a feud going with?") == ["cato"]
+        # nor "come": the kind asked for says which type it is
+        assert top(mem, "Which oasis does the Red Saffron come from?") == ["well"]
+        # a content word no type explains still abstains: no fact is about money
+        money = mem.ask("Who put up the money for Loan Nine?", semantic=False)
+        assert money.abstained and money.unexplained == ("money",)

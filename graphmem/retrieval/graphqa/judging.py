@@ -28,6 +28,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _HOW_MANY,
     _IDLE_WORDS,
     _LIGHT_VERBS,
+    _PHRASE_LIGHT_FORMS,
     _PLACE_WORDS,
     _QUESTION_WORDS,
     _SHARED_WORDS,
@@ -223,6 +224,7 @@ def question_coverage(
     by_types = 0
     strength = 0.0
     missing: list[str] = []
+    light: list[str] = []
     # a small word of place in a step's name explains its like ("who is *at* the Circle?"
     # of ``located_in``); "to", "of", "by" say too little ("who is X married *to*?")
     small = (
@@ -269,10 +271,19 @@ def question_coverage(
                 content += 1
                 explained += 1
                 strength += min(1.0, kind)
+        elif word in _PHRASE_LIGHT_FORMS:
+            light.append(word)
         elif word not in _LIGHT_VERBS:
             content += 1
             if word not in missing:
                 missing.append(word)
+    if light and not content:
+        # "who has X *got* a feud *going* with?": the light words of a phrase leave the
+        # relation to its other words, explained or not, or to the kind asked for ("which
+        # team did Vandal *come over* from?"); with neither, they are all the question
+        # says of it ("who *took out* Loan #7?")
+        content += len(light)
+        missing.extend(w for w in dict.fromkeys(light) if w not in missing)
     return explained, content, missing, by_types, strength
 
 

@@ -250,6 +250,13 @@ _ADVERB_PARTICLES = _words("up out off down over away back around about after")
 # phrase's other word is what names the relation; alone, they name none ("take" is a
 # sense of photograph, steal, study and a dozen more).
 _PHRASE_LIGHT = _words("take make give get put set go come let") | _ADVERB_PARTICLES
+# The same with every form of their verbs: a path that leaves them unexplained may still
+# say what the question asks ("who *took out* Loan #121?" of ``borrowed``; "where does the
+# myrrh *come* from?" of ``sourced_from``): the question's other words decide (.judging).
+_PHRASE_LIGHT_FORMS = _PHRASE_LIGHT | _words(
+    """takes taking took taken makes making made gives giving gave given gets getting got
+    gotten puts putting sets setting goes going went gone comes coming came lets letting"""
+)
 
 
 # --------------------------------------------------------------------------- results
