@@ -5,7 +5,8 @@ and names no step. A type named by a word questions use for requests ("show", "l
 matched by that word. A phrase WordNet defines verbs by is read with another last particle
 ("in charge *at*"). And the confidence counts a word a type names by meaning alone by that
 match. The light verbs and particles of a phrase ("*got* a feud *going*") a path leaves
-unexplained are no sign of another question. None of these names is in the evaluation worlds.
+unexplained are no sign of another question; a kind named on the way ("the *federation* of
+the player X coaches") is one the path passes. None of these names is in the evaluation worlds.
 """
 
 from __future__ import annotations
@@ -212,3 +213,34 @@ def test_light_verbs_and_particles_left_unexplained_do_not_abstain() -> None:
         # a content word no type explains still abstains: no fact is about money
         money = mem.ask("Who put up the money for Loan Nine?", semantic=False)
         assert money.abstained and money.unexplained == ("money",)
+
+
+def test_a_kind_named_on_the_way_is_one_the_path_passes() -> None:
+    entities = [
+        ("sorokin", "trainer", "Ilya Sorokin"),
+        ("vera", "player", "Vera Lind"),
+        ("cai", "player", "Cai Orr"),
+        ("lyon", "club", "Club Lyon"),
+        ("ukr", "federation", "Ukrainian Federation"),
+        ("kyiv", "city", "Kyiv"),
+        ("paris", "city", "Paris"),
+    ]
+    facts = [
+        ("vera", "coached_by", "sorokin"),
+        ("vera", "signed_with", "lyon"),
+        ("vera", "represents", "ukr"),
+        ("cai", "signed_with", "lyon"),
+        ("lyon", "based_in", "paris"),
+        ("ukr", "based_in", "kyiv"),
+    ]
+    with typed_world("federations", entities, facts) as mem:
+        # no type's words say club or federation: the kind the walk passes does
+        asked = "In which city is the federation of the player Sorokin coaches based?"
+        answers = mem.ask(asked, semantic=False)
+        assert top(mem, asked) == ["kyiv"] and answers.confidence > 0.6, answers
+        assert top(mem, "In which city is the club of the player Sorokin coaches based?") == [
+            "paris"
+        ]
+        # and nothing else is walked to when it is clear
+        answers = mem.ask("Where is the federation of Vera Lind based?", semantic=False)
+        assert [a.entity.id for a in answers] == ["kyiv"], answers

@@ -110,11 +110,21 @@ class Planner(Matcher, Reader):
         )
         out: list[PlannedPath] = []
         # Beam search: the best ``beam`` paths of each length are extended by one step.
-        Partial = tuple[tuple[tuple[int, StepDirection], ...], dict[str, float], float]
-        frontier: list[tuple[float, Partial]] = [(0.0, ((), start, 0.0))]
+        Partial = tuple[
+            tuple[tuple[int, StepDirection], ...], dict[str, float], float, dict[str, float]
+        ]
+        frontier: list[tuple[float, Partial]] = [(0.0, ((), start, 0.0, {}))]
+        passed = {t for t, column in type_column.items() if reading.passed[column]}
         for _length in range(max_hops):
             grown: list[tuple[float, Partial]] = []
-            for _score, (steps, state, facts) in frontier:
+            for _score, (steps, state, facts, seen) in frontier:
+                if steps and passed:
+                    # the kinds the question names that the walk is at now, before its
+                    # next step (each counts once, at its largest share)
+                    seen = dict(seen)
+                    for t in passed.intersection(state):
+                        seen[t] = max(seen.get(t, 0.0), state[t])
+                through = sum(seen.values())
                 for relation in chosen:
                     for way, share, following in vocab.steps(state, names[relation]):
                         if steps:  # what the entities reached so far can do, by their roles
@@ -144,9 +154,10 @@ class Planner(Matcher, Reader):
                             type_column,
                             names,
                             vocab.described,
+                            through,
                         )
                         out.append(path)
-                        grown.append((path.score, (longer, following, logged)))
+                        grown.append((path.score, (longer, following, logged, seen)))
             grown.sort(key=lambda item: -item[0])
             frontier = grown[: settings.beam]
             if not frontier:
@@ -181,6 +192,7 @@ class Planner(Matcher, Reader):
         type_column: Mapping[str, int],
         names: Sequence[str],
         described: frozenset[str] = frozenset(),
+        through: float = 0.0,
     ) -> PlannedPath:
         settings = self.settings
         used = list(dict.fromkeys(r for r, _way in steps))
@@ -276,6 +288,7 @@ class Planner(Matcher, Reader):
             "mention": mention,
             "stray": reading.stray,
             "direction": direction,
+            "through": through,
         }
         score = (
             settings.explained * explained
@@ -292,6 +305,7 @@ class Planner(Matcher, Reader):
             + settings.mention * mention
             - settings.stray * reading.stray
             + settings.direction * direction
+            + settings.through * through
         )
         return PlannedPath(
             topic=reading.topic,

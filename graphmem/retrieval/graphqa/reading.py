@@ -10,7 +10,7 @@ to itself, the noun the topic is attached to, and the kinds of entity it names.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,6 +18,7 @@ import numpy as np
 from graphmem.retrieval.graphqa.direction import _attached_noun, _Token, read_cue
 from graphmem.retrieval.graphqa.hops import _takeable
 from graphmem.retrieval.graphqa.kinds import names_asked_kind
+from graphmem.retrieval.graphqa.matching import _DETERMINERS
 from graphmem.retrieval.graphqa.relwords import lemmas
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
@@ -128,6 +129,10 @@ class _Reading:
     span: tuple[int, int] = (0, -1)
     # how well the noun the topic is attached to names a kind of entity ("X's *film*")
     noun_kind: float = 0.0
+    # (entity types,) 1 for a kind the question names by its type's own word away from
+    # the topic and from what it asks for: a walk passes it ("the *federations* of the
+    # players X coaches")
+    passed: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 class Reader:
@@ -320,6 +325,9 @@ class Reader:
             cue=cue,
             focus_at=next((i for i, _w, asked in focus if not asked and i != asking), None),
             touches=self._touches(tokens, outside, matches, vocab, topic_types),
+            passed=self._passed(
+                tokens, [i for i in outside if i != noun], matches, vocab, topic_types, focus
+            ),
             times=times,
             symmetric=np.array([r in vocab.symmetric for r in vocab.relations.names], dtype=bool),
             columns=vocab.relations.index,
@@ -332,6 +340,36 @@ class Reader:
                 else 0.0
             ),
         )
+
+    def _passed(
+        self,
+        tokens: list[_Token],
+        outside: list[int],
+        matches: Mapping[str, np.ndarray],
+        vocab: _Vocabulary,
+        topic_types: set[str],
+        focus: Sequence[tuple[int, str, bool]],
+    ) -> np.ndarray:
+        """1 for each entity type the question names by its own word on the way.
+
+        Not the topic's kind, nor the words it asks with ("*which cities* are the
+        *federations* of ..." passes federations, and asks for a city).
+        """
+        n_rel = len(vocab.relations.names)
+        asked = {i for i, _w, _a in focus}
+        out = np.zeros(len(vocab.types.names))
+        for i in outside:
+            word = tokens[i].text
+            if i in asked or i == 0 or tokens[i - 1].text not in _DETERMINERS:
+                continue  # a noun said as one: "*the* federations" ("who *played*" of player)
+            if float(matches[word][:n_rel].max(initial=0.0)) >= 1.0:
+                continue  # it names a relation as well ("the *driver*" of ``drives``)
+            out = np.maximum(out, (matches[word][n_rel:] >= 1.0).astype(float))
+        for entity_type in topic_types:
+            column = vocab.types.index.get(entity_type)
+            if column is not None:
+                out[column] = 0.0
+        return out
 
     def _touches(
         self,
