@@ -251,8 +251,9 @@ _ADVERB_PARTICLES = _words("up out off down over away back around about after")
 # sense of photograph, steal, study and a dozen more).
 _PHRASE_LIGHT = _words("take make give get put set go come let") | _ADVERB_PARTICLES
 # The same with every form of their verbs: a path that leaves them unexplained may still
-# say what the question asks ("who *took out* Loan #121?" of ``borrowed``; "where does the
-# myrrh *come* from?" of ``sourced_from``): the question's other words decide (.judging).
+# say what the question asks ("who has X *got* a feud *going* with?" of ``feuds_with``;
+# "which team did Vandal *come over* from?"): the question's other words, or the kind it
+# asks for, decide; alone ("who *took out* Loan #7?") they still count (.judging).
 _PHRASE_LIGHT_FORMS = _PHRASE_LIGHT | _words(
     """takes taking took taken makes making made gives giving gave given gets getting got
     gotten puts putting sets setting goes going went gone comes coming came lets letting"""
