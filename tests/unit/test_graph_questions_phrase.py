@@ -6,7 +6,8 @@ matched by that word. A phrase WordNet defines verbs by is read with another las
 ("in charge *at*"). And the confidence counts a word a type names by meaning alone by that
 match. The light verbs and particles of a phrase ("*got* a feud *going*") a path leaves
 unexplained are no sign of another question; a kind named on the way ("the *federation* of
-the player X coaches") is one the path passes. None of these names is in the evaluation worlds.
+the player X coaches") is one the path passes; and a closed compound's last noun names its
+kind ("which *course*" of ``racecourse``). None of these names is in the evaluation worlds.
 """
 
 from __future__ import annotations
@@ -244,3 +245,17 @@ def test_a_kind_named_on_the_way_is_one_the_path_passes() -> None:
         # and nothing else is walked to when it is clear
         answers = mem.ask("Where is the federation of Vera Lind based?", semantic=False)
         assert [a.entity.id for a in answers] == ["kyiv"], answers
+
+
+def test_the_noun_a_closed_compound_ends_with_names_its_kind() -> None:
+    entities = [
+        ("moon", "horse", "Paper Moon"),
+        ("cup", "race", "Autumn Cup"),
+        ("kelby", "racecourse", "Kelby Downs"),
+        ("ann", "trainer", "Ann Oak"),
+    ]
+    facts = [("moon", "won", "cup"), ("cup", "held_at", "kelby"), ("moon", "trained_by", "ann")]
+    with typed_world("courses", entities, facts) as mem:
+        # a racecourse is a course: the walk goes on from the race to where it was held
+        assert top(mem, "At which course did Paper Moon win?") == ["kelby"]
+        assert top(mem, "Which race did Paper Moon win?") == ["cup"]

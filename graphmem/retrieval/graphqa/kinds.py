@@ -19,6 +19,7 @@ from graphmem.retrieval.graphqa.vocabulary import _type_words
 
 __all__ = [
     "FORMAT",
+    "compound_head",
     "LETTERS",
     "SENSES",
     "asked_kind_fit",
@@ -78,6 +79,24 @@ def _senses(word: str) -> str | None:
         if word.endswith(suffix) and len(word) > len(suffix) + 1
     ]
     return next((table[form] for form in forms if form in table), None)
+
+
+@lru_cache(maxsize=4096)
+def compound_head(word: str) -> str | None:
+    """The noun a closed compound ends with: "racecourse" is a course, "storeroom" a room.
+
+    Both its parts are nouns WordNet knows, and the head is of the compound's kind.
+
+    >>> compound_head("racecourse"), compound_head("storeroom"), compound_head("artwork")
+    ('course', 'room', None)
+    """
+    if len(word) < 7 or not word.isalpha() or _senses(word) is None:
+        return None
+    for cut in range(3, len(word) - 3):
+        head, mod = word[cut:], word[:cut]
+        if _senses(mod) is not None and _senses(head) is not None and noun_fits(head, word):
+            return head
+    return None
 
 
 def _last_word(entity_type: str) -> str | None:

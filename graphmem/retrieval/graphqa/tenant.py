@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from graphmem.core.errors import InvalidInput
+from graphmem.retrieval.graphqa.kinds import compound_head
 from graphmem.retrieval.graphqa.lexicon import (
     SPARE_SOURCE_NOUNS,
     converse_verbs,
@@ -179,6 +180,12 @@ def light_key(verb: str) -> str:
 
 # A verb naming a type from its other end ("supervise" of reports_to) counts as a synonym.
 _CONVERSE = 0.9
+
+
+def _compound_heads(entity_type: str) -> dict[str, float]:
+    """The heads of the closed compounds in an entity type's name ("racecourse": course)."""
+    heads = (compound_head(w) for w in _type_words(entity_type))
+    return {head: 1.0 for head in heads if head is not None}
 
 
 def _related_words(
@@ -354,6 +361,10 @@ class _Vocabulary:
         types = _Lexicon(
             {t: words(t, schema.entity_types.get(t), frozenset()) for t in entity_types},
             function_weight,
+            # the noun a closed compound ends with names its kind too, as a related word
+            # does: "which *course*" of ``racecourse``
+            related={t: _compound_heads(t) for t in entity_types},
+            related_weight=related_weight,
             named={t: _type_words(t) for t in entity_types},
         )
         alone: dict[tuple[str, str], int] = {}
