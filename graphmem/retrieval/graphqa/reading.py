@@ -129,9 +129,9 @@ class _Reading:
     span: tuple[int, int] = (0, -1)
     # how well the noun the topic is attached to names a kind of entity ("X's *film*")
     noun_kind: float = 0.0
-    # (entity types,) 1 for a kind the question names by its type's own word away from
-    # the topic and from what it asks for: a walk passes it ("the *federations* of the
-    # players X coaches")
+    # (entity types,) 1 for a kind the question names by a word of its type (its name's,
+    # or its description's when described: a whole match) away from the topic and from
+    # what it asks for: a walk passes it ("the *federations* of the players X coaches")
     passed: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
@@ -350,10 +350,11 @@ class Reader:
         topic_types: set[str],
         focus: Sequence[tuple[int, str, bool]],
     ) -> np.ndarray:
-        """1 for each entity type the question names by its own word on the way.
+        """1 for each entity type the question names on the way, by a word of its type.
 
-        Not the topic's kind, nor the words it asks with ("*which cities* are the
-        *federations* of ..." passes federations, and asks for a city).
+        A word matching the type whole: of its name, or of its description when it is
+        described. Not the topic's kind, nor the words it asks with ("*which cities* are
+        the *federations* of ..." passes federations, and asks for a city).
         """
         n_rel = len(vocab.relations.names)
         asked = {i for i, _w, _a in focus}

@@ -378,9 +378,10 @@ class GraphQASettings:
             one kind to itself and the way the question's words say it goes ("who does X
             report to?" against "who reports to X?"); a path that walks it against them is
             never walked.
-        through: Weight of a path's passing a kind of entity the question names by its
-            type's own word on the way ("the *federations* of the players X coaches"),
-            other than the topic's and what it asks for.
+        through: Weight of a path's passing a kind of entity the question names on the
+            way by a word of its type, of its name or its description ("the
+            *federations* of the players X coaches"), other than the topic's and what it
+            asks for.
         explained_floor: A question word is explained by a type (or by an entity type)
             when it matches it at least this much.
         min_coverage: Abstain when the walked path explains less than this share of the
