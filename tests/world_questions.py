@@ -12,7 +12,8 @@ school, lawfirm, parliament, colony (session 14); hotel, kingdom, museum, biotec
 (session 17); megacity, spyring, archipelago, academy (session 18); fashion, rangers,
 shipyard, mercenaries (session 19); firebrigade, botanic, chess, teahouse, skiresort,
 apiary (session 20); library, temple, veterinary, festival, cycling, embassy, venture,
-rowing (session 21): ``BATCHES``.
+rowing (session 21); bakery, dojo, fishery, radio, insurer, choir, auction, cinema
+(session 22): ``BATCHES``.
 docs/retrieval.md says which were unseen at which figure. A
 question's gold answers were walked from its intended path when the world was written
 (``path`` in the file, never given to ``ask``; tests/unit/test_world_questions.py checks
@@ -56,6 +57,7 @@ BATCHES: dict[int, tuple[str, ...]] = {
     19: ("fashion", "rangers", "shipyard", "mercenaries"),
     20: ("firebrigade", "botanic", "chess", "teahouse", "skiresort", "apiary"),
     21: ("library", "temple", "veterinary", "festival", "cycling", "embassy", "venture", "rowing"),
+    22: ("bakery", "dojo", "fishery", "radio", "insurer", "choir", "auction", "cinema"),
 }
 NO_ANSWER = "no-answer"
 
