@@ -28,19 +28,41 @@ report: Hits@1 per group, abstentions, with no descriptions and with the careful
 from __future__ import annotations
 
 import argparse
-import json
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import graphmem
-from graphmem import Entity, Relationship
 from graphmem.retrieval import Embedder, HashingEmbedder
+from graphmem.tools.evaluation import worlds as evaluation
+from graphmem.tools.evaluation.worlds import (
+    GROUPS,
+    NO_ANSWER,
+    Score,
+    answering_facts,
+    ask_world,
+    build,
+    fact_hits,
+    walk,
+)
+
+__all__ = [
+    "BATCHES",
+    "GROUPS",
+    "NO_ANSWER",
+    "WORLDS",
+    "Score",
+    "answering_facts",
+    "ask_world",
+    "build",
+    "fact_hits",
+    "load_worlds",
+    "report_lines",
+    "score",
+    "walk",
+]
 
 WORLDS = Path(__file__).parent / "worlds"
-GROUPS = ("one-hop", "inverse", "two-hop", "three-hop")
 # The held-out worlds by the session whose engineers wrote them without seeing the planner
 # (station, family and court came before these batches, with the first design worlds).
 # A batch is unseen only until the session that wrote it has measured it: later sessions
@@ -59,112 +81,20 @@ BATCHES: dict[int, tuple[str, ...]] = {
     21: ("library", "temple", "veterinary", "festival", "cycling", "embassy", "venture", "rowing"),
     22: ("bakery", "dojo", "fishery", "radio", "insurer", "choir", "auction", "cinema"),
 }
-NO_ANSWER = "no-answer"
 
 
 def load_worlds(
     split: str | None = None, names: Iterable[str] | None = None
 ) -> list[dict[str, Any]]:
-    """The worlds of ``tests/worlds`` (of one split: ``dev`` or ``heldout``; of ``names``)."""
-    worlds = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(WORLDS.glob("*.json"))]
+    """The worlds of ``tests/worlds`` (of one split: ``dev`` or ``heldout``; of ``names``),
+    checked as ``graphmem eval --dataset worlds`` checks a user's."""
+    worlds = evaluation.load_worlds(WORLDS)
     chosen = None if names is None else set(names)
     return [
         w
         for w in worlds
         if (split is None or w["split"] == split) and (chosen is None or w["name"] in chosen)
     ]
-
-
-def build(mem: graphmem.Memory, world: dict[str, Any], *, descriptions: bool) -> None:
-    """Write a world into an empty memory; with ``descriptions``, describe its types."""
-    mem.upsert_entities(
-        [
-            Entity(
-                id=e["id"],
-                type=e["type"],
-                name=e["name"],
-                attributes={"aliases": e["aliases"]} if e["aliases"] else {},
-            )
-            for e in world["entities"]
-        ]
-    )
-    mem.upsert_relationships(
-        [Relationship(source_id=s, target_id=t, type=r) for s, r, t in world["facts"]]
-    )
-    if descriptions:
-        for name, text in world["relationship_descriptions"].items():
-            mem.describe_relationship_type(name, text)
-        for name, text in world["entity_descriptions"].items():
-            mem.describe_entity_type(name, text)
-
-
-@dataclass
-class Outcome:
-    """One question asked: what came back."""
-
-    world: str
-    group: str
-    question: str
-    gold: frozenset[str]
-    top: str | None
-    abstained: bool
-    confidence: float
-    reason: str
-
-    @property
-    def hit(self) -> bool:
-        """The first answer is a gold one (an answerable question)."""
-        return self.top is not None and self.top in self.gold
-
-
-@dataclass
-class Score:
-    """Outcomes of a set of questions, summed by group."""
-
-    outcomes: list[Outcome] = field(default_factory=list)
-
-    def hits_at_1(self, group: str) -> float:
-        """Hits@1 over the group's questions (an abstention is a miss)."""
-        mine = [o for o in self.outcomes if o.group == group]
-        return sum(o.hit for o in mine) / len(mine) if mine else float("nan")
-
-    def answerable(self) -> float:
-        """Hits@1 over every answerable question."""
-        mine = [o for o in self.outcomes if o.group != NO_ANSWER]
-        return sum(o.hit for o in mine) / len(mine) if mine else float("nan")
-
-    def abstained(self) -> tuple[int, int]:
-        """(no-answer questions answered with nothing, no-answer questions)."""
-        mine = [o for o in self.outcomes if o.group == NO_ANSWER]
-        return sum(o.abstained for o in mine), len(mine)
-
-    def false_abstentions(self) -> int:
-        """Answerable questions answered with nothing."""
-        return sum(o.abstained for o in self.outcomes if o.group != NO_ANSWER)
-
-
-def ask_world(
-    world: dict[str, Any], *, descriptions: bool, embedder: Embedder | None = None
-) -> list[Outcome]:
-    """Build ``world`` in a fresh memory and ask every one of its questions."""
-    out: list[Outcome] = []
-    with graphmem.open("memory://", tenant=world["name"], embedder=embedder) as mem:
-        build(mem, world, descriptions=descriptions)
-        for item in world["questions"]:
-            answers = mem.ask(item["question"], k=10)
-            out.append(
-                Outcome(
-                    world=world["name"],
-                    group=item["group"],
-                    question=item["question"],
-                    gold=frozenset(item["answers"]),
-                    top=answers[0].entity.id if answers else None,
-                    abstained=answers.abstained,
-                    confidence=answers.confidence,
-                    reason=answers.reason,
-                )
-            )
-    return out
 
 
 def score(
@@ -197,51 +127,6 @@ def report_lines(label: str, result: Score) -> list[str]:
         )
     )
     return lines
-
-
-def answering_facts(item: dict[str, Any]) -> frozenset[str]:
-    """The facts (``source|type|target``) that answer a one-hop or inverse question.
-
-    ``>`` walks a fact forwards, ``<`` backwards, ``~`` either way (a relation that holds
-    both ways, stored one way): any stored fact between the two ends answers it.
-    """
-    start, step = item["path"].split()
-    direction, kind = step[0], step[1:]
-    ahead = frozenset(f"{start}|{kind}|{a}" for a in item["answers"])
-    back = frozenset(f"{a}|{kind}|{start}" for a in item["answers"])
-    return {">": ahead, "<": back}.get(direction, ahead | back)  # "~": stored either way
-
-
-def fact_hits(
-    worlds: Iterable[dict[str, Any]], *, descriptions: bool, embedder: Embedder | None = None
-) -> dict[str, float]:
-    """Share of one-hop and inverse questions whose answering fact a default ``retrieve``
-    ranks in its top 1 / 3 / 5, beside BM25 over the facts' sentences (same questions)."""
-    from tests.worlds import World, bm25_ranking
-
-    hits: dict[str, int] = defaultdict(int)
-    asked = 0
-    for world in worlds:
-        facts = tuple(Relationship(source_id=s, target_id=t, type=r) for s, r, t in world["facts"])
-        entities = tuple(
-            Entity(id=e["id"], type=e["type"], name=e["name"]) for e in world["entities"]
-        )
-        keyword = World(world["name"], entities, facts, ())
-        with graphmem.open("memory://", tenant=world["name"], embedder=embedder) as mem:
-            build(mem, world, descriptions=descriptions)
-            mem.flush_index()
-            for item in world["questions"]:
-                if item["group"] not in ("one-hop", "inverse"):
-                    continue
-                asked += 1
-                gold = answering_facts(item)
-                results = mem.retrieve(item["question"], k=5)
-                ranked = [r.source_id if r.kind == "relationship" else "" for r in results]
-                baseline = bm25_ranking(keyword, item["question"])
-                for k in (1, 3, 5):
-                    hits[f"fact@{k}"] += bool(gold & set(ranked[:k]))
-                    hits[f"bm25@{k}"] += bool(gold & set(baseline[:k]))
-    return {key: value / asked for key, value in sorted(hits.items())} if asked else {}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -215,10 +215,11 @@ def build_parser(*, with_bench: bool = False, with_eval: bool = False) -> argpar
     evaluate = commands.add_parser(
         "eval",
         help="measure retrieval and NPC beliefs on public data against baselines",
-        description="Ingest MuSiQue, HotpotQA, MetaQA or LIGHT from ../shared/eval, answer "
-        "every question from its text alone, and print recall / Hits@1 beside a BM25 "
-        "keyword baseline measured in the same run; ToMi stories become events and belief "
-        "questions are answered from belief reads, beside a world-state baseline.",
+        description="Ingest MuSiQue, HotpotQA, MetaQA or LIGHT from ../shared/eval (or your "
+        "own small worlds: --dataset worlds --worlds PATH), answer every question from its "
+        "text alone, and print recall / Hits@1 beside a BM25 keyword baseline measured in "
+        "the same run; ToMi stories become events and belief questions are answered from "
+        "belief reads, beside a world-state baseline.",
     )
     if with_eval:
         from graphmem.tools.evaluation import main as evaluation

@@ -7,9 +7,6 @@ worlds (hospital, company, guild) and the held-out ones (station, family) are sc
 
 from __future__ import annotations
 
-from collections import defaultdict
-from typing import Any
-
 import pytest
 
 from graphmem.retrieval import HashingEmbedder
@@ -21,6 +18,7 @@ from tests.world_questions import (
     load_worlds,
     report_lines,
     score,
+    walk,
 )
 
 pytestmark = pytest.mark.slow
@@ -71,27 +69,6 @@ def test_every_world_is_of_the_size_asked_for() -> None:
             assert groups.count(group) >= 7, (world["name"], group)
         for question in world["questions"]:
             assert bool(question["answers"]) == (question["group"] != "no-answer")
-
-
-def walk(world: dict[str, Any], path: str) -> set[str]:
-    """The entities a path (``start >type <type ~type``) reaches over a world's facts."""
-    ahead: dict[tuple[str, str], set[str]] = defaultdict(set)
-    back: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for source, kind, target in world["facts"]:
-        ahead[(source, kind)].add(target)
-        back[(target, kind)].add(source)
-    start, *steps = path.split()
-    frontier = {start}
-    for step in steps:
-        way, kind = step[0], step[1:]
-        assert way in "<>~", path
-        frontier = {
-            reached
-            for entity in frontier
-            for table in ((ahead,) if way == ">" else (back,) if way == "<" else (ahead, back))
-            for reached in table[(entity, kind)]
-        }
-    return frontier
 
 
 def test_every_gold_answer_is_what_its_path_walks_to() -> None:

@@ -85,39 +85,17 @@ def load_world(name: str) -> World:
     return World(name, tuple(entities), tuple(relationships), tuple(questions))
 
 
-def _sentence(world: World, rel: Relationship) -> str:
-    names = {e.id: e.name for e in world.entities}
-    return f"{names[rel.source_id]} {rel.type.replace('_', ' ')} {names[rel.target_id]}"
-
-
 def bm25_ranking(world: World, question: str) -> list[str]:
     """The facts ranked by BM25 (k1 1.2, b 0.75) of their sentences against the question."""
-    import math
-    import re
+    from graphmem.tools.evaluation.worlds import bm25_facts
 
-    def words(text: str) -> list[str]:
-        return re.findall(r"\w+", text.lower())
-
-    docs = {
-        "|".join((r.source_id, r.type, r.target_id)): words(_sentence(world, r))
-        for r in world.relationships
-    }
-    avg = sum(len(d) for d in docs.values()) / len(docs)
-    df: dict[str, int] = {}
-    for d in docs.values():
-        for w in set(d):
-            df[w] = df.get(w, 0) + 1
-    n, query = len(docs), words(question)
-    scores = {}
-    for key, d in docs.items():
-        total = 0.0
-        for w in query:
-            tf = d.count(w)
-            if tf:
-                idf = math.log(1 + (n - df[w] + 0.5) / (df[w] + 0.5))
-                total += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(d) / avg))
-        scores[key] = total
-    return sorted((k for k in scores if scores[k] > 0), key=lambda k: -scores[k])
+    return bm25_facts(
+        {
+            "entities": [{"id": e.id, "name": e.name} for e in world.entities],
+            "facts": [(r.source_id, r.type, r.target_id) for r in world.relationships],
+        },
+        question,
+    )
 
 
 def evaluate(

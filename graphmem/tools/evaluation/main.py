@@ -29,6 +29,11 @@ Gold answers, supporting passage ids and question-type labels are read only to s
   No setting was chosen on LIGHT. Baseline: BM25 over the description chunks.
 - ``tomi``: theory of mind (graphmem/tools/evaluation/tomi.py): stories become events, questions
   are answered from belief reads; baseline: the world state alone.
+- ``worlds``: your own small worlds (``--worlds PATH``: a JSON file or a folder of them;
+  default ``worlds/`` inside the data folder), their questions asked by ``Memory.ask`` with
+  the type names alone and with descriptions, their one-hop facts ranked by
+  ``Memory.retrieve``; baseline: BM25 over the facts' sentences
+  (graphmem/tools/evaluation/worlds.py has the format).
 """
 
 from __future__ import annotations
@@ -68,7 +73,7 @@ __all__ = [
     "run_dataset",
 ]
 
-DATASETS = ("musique", "hotpotqa", "metaqa", "light", "tomi", "convmem")
+DATASETS = ("musique", "hotpotqa", "metaqa", "light", "tomi", "convmem", "worlds")
 EXTRACTORS = ("none", "names")
 
 
@@ -96,6 +101,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object per dataset")
     parser.add_argument("--limit", type=int, metavar="N", help="only the first N questions")
     parser.add_argument("--data", type=Path, metavar="DIR", help="the eval data folder")
+    parser.add_argument(
+        "--worlds",
+        type=Path,
+        metavar="PATH",
+        help="worlds: a world file (JSON) or a folder of them (default: DIR/worlds; "
+        "graphmem/tools/evaluation/worlds.py has the format)",
+    )
     parser.add_argument(
         "--extractor",
         choices=EXTRACTORS,
@@ -661,6 +673,7 @@ def run_dataset(
     fit: bool = False,
     progress: bool = False,
     descriptions: bool = True,
+    worlds: Path | None = None,
 ) -> dict[str, Any]:
     """Evaluate one dataset and return its report (metric name -> value, and ``baseline``).
 
@@ -670,9 +683,12 @@ def run_dataset(
     on the tuning half first (:mod:`graphmem.tools.evaluation.conversations`). ``progress``:
     draw a progress bar on a terminal (convmem). ``descriptions`` (MetaQA and LIGHT):
     describe the relationship and entity types before asking; False: names only.
+    ``worlds`` (worlds): a world file or a folder of them; None: ``worlds/`` of the data
+    folder (:mod:`graphmem.tools.evaluation.worlds`; both readings are always scored).
 
     Raises:
-        InvalidInput: Unknown dataset or extractor, bad ``limit``, or no data folder.
+        InvalidInput: Unknown dataset or extractor, bad ``limit``, no data folder, or (worlds)
+            no world there or a world the format does not allow.
     """
     if extractor not in EXTRACTORS:
         raise InvalidInput(f"unknown extractor {extractor!r}; use one of {EXTRACTORS}")
@@ -681,6 +697,10 @@ def run_dataset(
     if limit is not None and limit <= 0:
         raise InvalidInput(f"--limit must be positive, got {limit}")
     folder = data or default_data_dir()
+    if name == "worlds":
+        from graphmem.tools.evaluation.worlds import eval_worlds
+
+        return eval_worlds(worlds or folder / "worlds", embedder, limit, say)
     if not folder.is_dir():
         raise InvalidInput(f"no evaluation data at {folder}; pass --data DIR", path=str(folder))
     if name == "tomi":  # beliefs, no retrieval: graphmem/tools/evaluation/tomi.py
@@ -714,7 +734,13 @@ def run(args: argparse.Namespace) -> int:
             write_line(line, sys.stderr)
 
     embedder: Embedder | None = HashingEmbedder(384) if args.embedder == "hashing" else None
+    worlds: Path | None = getattr(args, "worlds", None)
     for name in args.dataset or DATASETS:
+        if name == "worlds" and not args.dataset and worlds is None:
+            folder = (args.data or default_data_dir()) / "worlds"
+            if not folder.is_dir():
+                say(f"worlds: skipped, no worlds at {folder} (pass --worlds PATH)")
+                continue
         report = run_dataset(
             name,
             data=args.data,
@@ -725,6 +751,7 @@ def run(args: argparse.Namespace) -> int:
             fit=getattr(args, "fit", False),
             progress=progress,
             descriptions=not args.names_only,
+            worlds=worlds,
         )
         report["embedder"] = args.embedder
         if args.json:
@@ -742,6 +769,11 @@ def run(args: argparse.Namespace) -> int:
             continue
         if name in ("musique", "hotpotqa"):
             print_passages(report)
+            continue
+        if name == "worlds":
+            from graphmem.tools.evaluation.worlds import print_report as print_worlds
+
+            print_worlds(report)
             continue
         print(f"{name} ({report['questions']} questions)")
         baseline = report["baseline"]
