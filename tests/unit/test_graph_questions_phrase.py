@@ -6,8 +6,10 @@ matched by that word. A phrase WordNet defines verbs by is read with another las
 ("in charge *at*"). And the confidence counts a word a type names by meaning alone by that
 match. The light verbs and particles of a phrase ("*got* a feud *going*") a path leaves
 unexplained are no sign of another question; a kind named on the way ("the *federation* of
-the player X coaches") is one the path passes; and a closed compound's last noun names its
-kind ("which *course*" of ``racecourse``). None of these names is in the evaluation worlds.
+the player X coaches") is one the path passes; a closed compound's last noun names its
+kind ("which *course*" of ``racecourse``); and when no word explains the question, the one
+way the topic reaches the kind asked for answers it. None of these names is in the
+evaluation worlds.
 """
 
 from __future__ import annotations
@@ -259,3 +261,32 @@ def test_the_noun_a_closed_compound_ends_with_names_its_kind() -> None:
         # a racecourse is a course: the walk goes on from the race to where it was held
         assert top(mem, "At which course did Paper Moon win?") == ["kelby"]
         assert top(mem, "Which race did Paper Moon win?") == ["cup"]
+
+
+def test_the_one_way_to_the_kind_asked_for_answers_when_no_word_explains() -> None:
+    people = {"ada": "Ada Brisk", "bo": "Bo Quill", "cy": "Cy Marl"}
+    things = {
+        "swan": ("pub", "The Swan"),
+        "crown": ("pub", "The Crown"),
+        "rye": ("town", "Ryeford"),
+    }
+    facts = [
+        ("ada", "keeps", "swan"),
+        ("ada", "lives_in", "rye"),
+        ("bo", "keeps", "crown"),
+        ("bo", "drinks_at", "swan"),
+        ("swan", "stands_in", "rye"),
+        ("cy", "lives_in", "rye"),
+    ]
+    with open_world("pubs", people, things, facts) as mem:
+        # no type's words say "landlady": Ada's facts reach a pub one way only
+        answers = mem.ask("Ada Brisk is landlady of which pub?", semantic=False)
+        assert [a.entity.id for a in answers] == ["swan"], answers
+        assert answers.confidence == 0.3 and "the kind asked for" in answers.reason
+        assert answers.unexplained == ("landlady",)
+        # Bo's reach pubs two ways: which one is meant is unsure
+        two = mem.ask("Bo Quill is landlord of which pub?", semantic=False)
+        assert two.abstained and two.unexplained == ("landlord",)
+        # Cy's reach none; and "who" asks for no kind by a type's own word
+        assert mem.ask("Cy Marl is landlord of which pub?", semantic=False).abstained
+        assert mem.ask("Who does Ada Brisk pull pints for?", semantic=False).abstained

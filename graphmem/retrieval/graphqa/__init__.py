@@ -76,7 +76,10 @@ reading (2) is :mod:`~graphmem.retrieval.graphqa.reading`, the match (3)
    topic's name replaced by its kind ("whereabouts is the pub?") is compared, as one
    sentence, with the fact shapes of that kind ("pub stands in place"): when the nearest
    is one the topic has, clearly, it is walked, with a lower confidence
-   (:mod:`~graphmem.retrieval.graphqa.phrasing`).
+   (:mod:`~graphmem.retrieval.graphqa.phrasing`). When it is not, and the question asks
+   for a kind by an entity type's own word ("landlord of *which pub*?"), the one
+   relationship type by which the topic's facts reach that kind, if there is only one,
+   is walked (:func:`~graphmem.retrieval.graphqa.phrasing.only_way`, confidence 0.3).
 """
 
 from graphmem.retrieval.graphqa.answering import GraphAnswer, GraphAnswers, GraphQA

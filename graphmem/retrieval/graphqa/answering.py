@@ -39,7 +39,12 @@ from graphmem.retrieval.graphqa.judging import (
 from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word, noun_fits
 from graphmem.retrieval.graphqa.lexicon import kin_steps, noun_key
 from graphmem.retrieval.graphqa.nearness import near_by_kinds
-from graphmem.retrieval.graphqa.phrasing import PHRASE_CONFIDENCE, PhraseReader
+from graphmem.retrieval.graphqa.phrasing import (
+    ONLY_WAY_CONFIDENCE,
+    PHRASE_CONFIDENCE,
+    PhraseReader,
+    only_way,
+)
 from graphmem.retrieval.graphqa.planning import Planner, _Plan
 from graphmem.retrieval.graphqa.reading import modifier_at
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
@@ -464,11 +469,15 @@ class GraphQA:
                 unexplained=unexplained,
             )
         if coverage < self.settings.min_coverage:
-            return self._phrased(plan, k, unexplained) or GraphAnswers(
-                abstained=True,
-                reason=f"no relationship of the graph explains {said}",
-                ambiguity=plan.ambiguity,
-                unexplained=unexplained,
+            return (
+                self._phrased(plan, k, unexplained)
+                or self._only_way(plan, k, unexplained)
+                or GraphAnswers(
+                    abstained=True,
+                    reason=f"no relationship of the graph explains {said}",
+                    ambiguity=plan.ambiguity,
+                    unexplained=unexplained,
+                )
             )
         if confidence < self.settings.min_confidence:
             return self._phrased(plan, k, unexplained) or GraphAnswers(
@@ -491,14 +500,12 @@ class GraphQA:
         Called where the word-level reading would abstain for want of words; None when the
         phrase reads as nothing either (:mod:`~graphmem.retrieval.graphqa.phrasing`).
         """
-        if self._phrases is None or not plan.readings:
+        if self._phrases is None:
             return None
-        topic = max(plan.readings, key=lambda t: plan.readings[t].mention_length)
-        if len(topic) != 1:
-            return None  # a name several entities go by: which one's kind is unsure
-        entity = plan.linked.get(topic[0])
-        if entity is None:
+        found = _one_topic(plan)
+        if found is None:
             return None
+        topic, entity = found
         read = self._phrases.read(plan, topic, entity, self.settings.explained_floor)
         if read is None:
             return None
@@ -524,6 +531,40 @@ class GraphQA:
             confidence=round(PHRASE_CONFIDENCE * read.similarity, 4),
             reason=f"read as a phrase: {read.said!r} is nearest {read.saying!r} "
             f"(cosine {read.similarity:.2f}); no relationship's own words explain it",
+            ambiguity=plan.ambiguity,
+            unexplained=unexplained,
+        )
+
+    def _only_way(self, plan: _Plan, k: int, unexplained: Sequence[str]) -> GraphAnswers | None:
+        """The answers of the one way the topic reaches the kind asked for (:func:`only_way`).
+
+        Called where neither the words nor the phrase read the question; None when the
+        question asks for no kind by a type's own word, or the topic reaches it two ways.
+        """
+        found = _one_topic(plan)
+        if found is None:
+            return None
+        topic, entity = found
+        path = only_way(plan, topic, entity)
+        if path is None:
+            return None
+        reached = walk(self._store, self._tenant, path, self.settings.max_frontier)
+        reached = {
+            key: hit
+            for key, hit in reached.items()
+            if key not in plan.mentioned and kind_fit(plan, path, hit[0].type) >= 1.0
+        }
+        if not reached:
+            return None
+        answers: list[GraphAnswer] = []
+        self._collect(plan, path, 1.0, reached, answers, set())
+        step = path.steps[0]
+        return GraphAnswers(
+            answers[:k],
+            confidence=ONLY_WAY_CONFIDENCE,
+            reason=f"read from the kind asked for: {kind_asked(plan, path)!r} is reached "
+            f"from {entity.name} by {step.type} alone; no relationship's own words explain "
+            + ", ".join(repr(w) for w in unexplained),
             ambiguity=plan.ambiguity,
             unexplained=unexplained,
         )
@@ -783,3 +824,18 @@ def _unknown_name(plan: _Plan, unexplained: Sequence[str]) -> str:
         if {i - 1, i + 1, i - 2, i + 2} & named:
             return written
     return ""
+
+
+def _one_topic(plan: _Plan) -> tuple[tuple[str, ...], Entity] | None:
+    """The topic a question is read from as a phrase (its longest mention), with its entity.
+
+    None with no reading, or for a name several entities go by (which one's kind is
+    unsure).
+    """
+    if not plan.readings:
+        return None
+    topic = max(plan.readings, key=lambda t: plan.readings[t].mention_length)
+    if len(topic) != 1:
+        return None
+    entity = plan.linked.get(topic[0])
+    return None if entity is None else (topic, entity)

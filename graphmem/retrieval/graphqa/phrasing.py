@@ -44,7 +44,15 @@ from graphmem.retrieval.graphqa.planning import _Plan
 from graphmem.retrieval.graphqa.vocabulary import PathStep, PlannedPath, question_word_at
 from graphmem.retrieval.sayings import SentenceVectors, fact_sayings, said_of_kind
 
-__all__ = ["PHRASE_CONFIDENCE", "PHRASE_FLOOR", "PHRASE_MARGIN", "Phrased", "PhraseReader"]
+__all__ = [
+    "ONLY_WAY_CONFIDENCE",
+    "PHRASE_CONFIDENCE",
+    "PHRASE_FLOOR",
+    "PHRASE_MARGIN",
+    "Phrased",
+    "PhraseReader",
+    "only_way",
+]
 
 PHRASE_FLOOR = 0.7
 """The least cosine between the question said of its kind and the fact shape it reads as."""
@@ -52,6 +60,8 @@ PHRASE_MARGIN = 0.04
 """How much nearer that shape must be than the topic's next way of starting."""
 PHRASE_CONFIDENCE = 0.4
 """A phrase answer's confidence is this times its cosine (0.28-0.4)."""
+ONLY_WAY_CONFIDENCE = 0.3
+"""The confidence of answers read from the one way the topic reaches the kind asked for."""
 _FITS = 0.8  # the least fit of an answer's kind to "who" / "where" / "when" (a group: 0.8)
 _KEPT = 4096  # sentence vectors a reader keeps (the sayings of a few vocabularies)
 
@@ -147,3 +157,34 @@ class PhraseReader:
         ):
             return None  # "which *church*": the shape ends at no church
         return Phrased(path=path, said=said, saying=saying, similarity=round(similarity, 4))
+
+
+def only_way(plan: _Plan, topic: tuple[str, ...], entity: Entity) -> PlannedPath | None:
+    """The one step from ``topic`` (one ``entity``) to the kind a question asks for, or None.
+
+    "Lionel Shaw is landlord of *which pub*?" where no type's words say "landlord": when
+    the question asks for a kind by an entity type's own word ("which *pub*") and the
+    topic's facts reach entities of that kind by one relationship type, walked one way,
+    the question asks for them. Read only where the word-level reading and the phrase
+    reader both leave the question unanswered for want of words; a topic with two ways
+    to that kind ("which *crew* does X row in?" of a rower who also coaches one) stays
+    unanswered. On the design worlds about five in six of these answers were right.
+    """
+    firsts = plan.firsts.get(topic)
+    if topic not in plan.readings or not firsts or set(plan.starts.get(topic, {})) != {entity.type}:
+        return None
+    vocab = plan.vocab
+    ways: set[PathStep] = set()
+    for table, way in ((vocab.out, "out"), (vocab.into, "in")):
+        for (kind, relation), others in table.items():
+            if kind != entity.type or (relation, way) not in firsts:
+                continue
+            step = PathStep(relation, "both" if relation in vocab.symmetric else way)  # type: ignore[arg-type]
+            probe = PlannedPath(topic=topic, steps=(step,), score=0.0, parts={})
+            if not kind_asked(plan, probe):
+                return None  # asks for no kind by a type's own word ("who", "where")
+            if any(kind_fit(plan, probe, other) >= 1.0 for other in others):
+                ways.add(step)
+    if len(ways) != 1:
+        return None
+    return PlannedPath(topic=topic, steps=(ways.pop(),), score=0.0, parts={"only way": 1.0})
