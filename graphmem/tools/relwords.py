@@ -77,8 +77,10 @@ _SYNONYM_DERIVED = 0.6
 _MAX_HYPONYMS = 12
 _MAX_NOUN_HYPONYMS = 0
 _MAX_HYPERNYM_HYPONYMS = 25
-# At most this many words of a head are kept (the strongest).
-_MAX_WORDS = 60
+# At most this many words of a head are kept (the strongest): enough that a verb of many
+# senses keeps its later senses' synonyms too ("hold": carry; "take": cost), which a cap
+# of 60 cut; only "hold", "pass" and "take" reach it, and lose words weaker than 0.4.
+_MAX_WORDS = 200
 # A noun is read as a kind of its hypernyms in its first senses only (``_WordNet.kinds``).
 _KIND_SENSES = 2
 _PATIENT_ENDINGS = ("ee", "ees")

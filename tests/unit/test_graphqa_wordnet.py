@@ -109,3 +109,20 @@ def test_an_irregular_form_is_read_as_its_verb_but_born_is_not_bear() -> None:
         assert top(mem, "What does Oskar bear?") == ["axe"]
         born = mem.ask("Where was Oskar Lind born?", semantic=False)
         assert born.abstained and not list(born)
+
+
+def test_a_later_sense_of_a_verb_of_many_senses_keeps_its_synonyms() -> None:
+    # "hold" has more than sixty words: its sense "carry" (strength .45) was cut before
+    words = {w: s for w, s, role in relwords.related("holds") if role == "s"}
+    assert words["carry"] >= 0.45
+    assert lexicon.derived_words(["holds"]).verbs["carry"] >= 0.45
+    people = {"mara": "Mara Voss", "tobin": "Tobin Hale"}
+    things = {
+        "lantern": ("tool", "the Brass Lantern"),
+        "rope": ("tool", "the Tarred Rope"),
+        "hut": ("shelter", "the Ridge Hut"),
+    }
+    facts = [("mara", "holds", "lantern"), ("tobin", "holds", "rope"), ("tobin", "built", "hut")]
+    with open_world("ridge", people, things, facts) as mem:
+        assert top(mem, "What does Mara carry?") == ["lantern"]
+        assert top(mem, "Who carries the Tarred Rope?") == ["tobin"]
