@@ -564,7 +564,7 @@ class GraphQA:
             confidence=ONLY_WAY_CONFIDENCE,
             reason=f"read from the kind asked for: {kind_asked(plan, path)!r} is reached "
             f"from {entity.name} by {step.type} alone; no relationship's own words explain "
-            + ", ".join(repr(w) for w in unexplained),
+            + (", ".join(repr(w) for w in unexplained) or "the question"),
             ambiguity=plan.ambiguity,
             unexplained=unexplained,
         )

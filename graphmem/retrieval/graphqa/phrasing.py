@@ -168,7 +168,7 @@ def only_way(plan: _Plan, topic: tuple[str, ...], entity: Entity) -> PlannedPath
     the question asks for them. Read only where the word-level reading and the phrase
     reader both leave the question unanswered for want of words; a topic with two ways
     to that kind ("which *crew* does X row in?" of a rower who also coaches one) stays
-    unanswered. On the design worlds about five in six of these answers were right.
+    unanswered. On the design worlds 33 of the 41 answers it gave were right.
     """
     firsts = plan.firsts.get(topic)
     if topic not in plan.readings or not firsts or set(plan.starts.get(topic, {})) != {entity.type}:
