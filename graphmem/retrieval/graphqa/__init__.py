@@ -77,9 +77,10 @@ reading (2) is :mod:`~graphmem.retrieval.graphqa.reading`, the match (3)
    sentence, with the fact shapes of that kind ("pub stands in place"): when the nearest
    is one the topic has, clearly, it is walked, with a lower confidence
    (:mod:`~graphmem.retrieval.graphqa.phrasing`). When it is not, and the question asks
-   for a kind by an entity type's own word ("landlord of *which pub*?"), the one
-   relationship type by which the topic's facts reach that kind, if there is only one,
-   is walked (:func:`~graphmem.retrieval.graphqa.phrasing.only_way`, confidence 0.3).
+   for a kind by an entity type's own word ("*which vet* sees to X?"), the one
+   relationship type joining the topic's kind to that kind, if there is only one and
+   the topic has such a fact, is walked; not between two kinds of person
+   (:func:`~graphmem.retrieval.graphqa.phrasing.only_way`, confidence 0.3).
 """
 
 from graphmem.retrieval.graphqa.answering import GraphAnswer, GraphAnswers, GraphQA

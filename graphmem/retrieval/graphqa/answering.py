@@ -22,7 +22,7 @@ from graphmem.core.checks import check_depth
 from graphmem.core.errors import InvalidInput, NotFound
 from graphmem.core.models import Entity, Relationship
 from graphmem.core.store import GraphStore, RelationshipPattern, RoleCooccurrence
-from graphmem.retrieval.graphqa.direction import _Token
+from graphmem.retrieval.graphqa.direction import _Token, kin_tokens
 from graphmem.retrieval.graphqa.joining import join_by_kinds
 from graphmem.retrieval.graphqa.judging import (
     _against,
@@ -35,15 +35,17 @@ from graphmem.retrieval.graphqa.judging import (
     question_coverage,
     unasked_step,
     unheld_relation,
+    unknown_name,
 )
 from graphmem.retrieval.graphqa.kinds import asked_kind_fit, kind_word, noun_fits
-from graphmem.retrieval.graphqa.lexicon import kin_steps, noun_key
+from graphmem.retrieval.graphqa.lexicon import noun_key
 from graphmem.retrieval.graphqa.nearness import near_by_kinds
 from graphmem.retrieval.graphqa.phrasing import (
     ONLY_WAY_CONFIDENCE,
     PHRASE_CONFIDENCE,
     PhraseReader,
     only_way,
+    phrase_topic,
 )
 from graphmem.retrieval.graphqa.planning import Planner, _Plan
 from graphmem.retrieval.graphqa.reading import modifier_at
@@ -51,7 +53,6 @@ from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
     _FUNCTION_WORDS,
     _QUESTION_WORDS,
-    _TITLES,
     _WORD,
     Ambiguity,
     Embed,
@@ -77,31 +78,6 @@ __all__ = [
     "PlannedPath",
     "light_stem",
 ]
-
-
-def _kin_tokens(tokens: list[_Token]) -> list[_Token]:
-    """The tokens, a "grand" kin noun written as its kin noun once per step it takes.
-
-    "grandchildren" is the children's children: two tokens "children" (one place in the
-    text), so the type that "children" names is asked for twice, as "X's boss's boss" asks
-    for ``reports_to`` twice; each "great" before it is one step more.
-
-    >>> [t.text for t in _kin_tokens([_Token(0, 5, "great"), _Token(6, 17, "grandfather")])]
-    ['father', 'father', 'father']
-    """
-    out: list[_Token] = []
-    for token in tokens:
-        kin = kin_steps(token.text)
-        if kin is None:
-            out.append(token)
-            continue
-        word, steps = kin
-        start = token.start
-        while out and out[-1].text == "great":
-            start = out.pop().start
-            steps += 1
-        out.extend(_Token(start, token.end, word) for _ in range(steps))
-    return out
 
 
 _SURE = 0.8
@@ -458,7 +434,7 @@ class GraphQA:
                 ambiguity=plan.ambiguity,
                 unexplained=unexplained,
             )
-        stranger = _unknown_name(plan, unexplained)
+        stranger = unknown_name(plan, unexplained)
         if stranger:
             # "who won the Kesselbach *Giant* Slalom?" where only a Night Slalom is known:
             # a name the graph does not hold is asked about, not the entity linked
@@ -502,7 +478,7 @@ class GraphQA:
         """
         if self._phrases is None:
             return None
-        found = _one_topic(plan)
+        found = phrase_topic(plan)
         if found is None:
             return None
         topic, entity = found
@@ -510,22 +486,20 @@ class GraphQA:
         if read is None:
             return None
         path = read.path
-        reached = walk(self._store, self._tenant, path, self.settings.max_frontier)
-        reached = {key: hit for key, hit in reached.items() if key not in plan.mentioned}
         asking = question_word_at([t.text for t in plan.tokens], plan.named)
         asker = kind_word(plan.tokens[asking].text) if asking is not None else ""
         kind, noun = kind_asked(plan, path), named_noun(plan, path)
-        reached = {
-            key: hit
-            for key, hit in reached.items()
-            if not (asker and asked_kind_fit(asker, hit[0].type) == 0.0)
-            and not (kind and kind_fit(plan, path, hit[0].type) < 1.0)
-            and not (noun and noun_fits(noun, hit[0].type) is False)
-        }
-        if not reached:
+        answers = self._walked(
+            plan,
+            path,
+            lambda type_: (
+                not (asker and asked_kind_fit(asker, type_) == 0.0)
+                and not (kind and kind_fit(plan, path, type_) < 1.0)
+                and not (noun and noun_fits(noun, type_) is False)
+            ),
+        )
+        if not answers:
             return None
-        answers: list[GraphAnswer] = []
-        self._collect(plan, path, 1.0, reached, answers, set())
         return GraphAnswers(
             answers[:k],
             confidence=round(PHRASE_CONFIDENCE * read.similarity, 4),
@@ -541,33 +515,36 @@ class GraphQA:
         Called where neither the words nor the phrase read the question; None when the
         question asks for no kind by a type's own word, or the topic reaches it two ways.
         """
-        found = _one_topic(plan)
-        if found is None:
+        found = phrase_topic(plan)
+        path = only_way(plan, *found) if found is not None else None
+        if found is None or path is None:
             return None
-        topic, entity = found
-        path = only_way(plan, topic, entity)
-        if path is None:
+        answers = self._walked(plan, path, lambda type_: kind_fit(plan, path, type_) >= 1.0)
+        if not answers:
             return None
-        reached = walk(self._store, self._tenant, path, self.settings.max_frontier)
-        reached = {
-            key: hit
-            for key, hit in reached.items()
-            if key not in plan.mentioned and kind_fit(plan, path, hit[0].type) >= 1.0
-        }
-        if not reached:
-            return None
-        answers: list[GraphAnswer] = []
-        self._collect(plan, path, 1.0, reached, answers, set())
-        step = path.steps[0]
         return GraphAnswers(
             answers[:k],
             confidence=ONLY_WAY_CONFIDENCE,
             reason=f"read from the kind asked for: {kind_asked(plan, path)!r} is reached "
-            f"from {entity.name} by {step.type} alone; no relationship's own words explain "
-            + (", ".join(repr(w) for w in unexplained) or "the question"),
+            f"from {found[1].name} by {path.steps[0].type} alone; no relationship's own "
+            "words explain " + (", ".join(repr(w) for w in unexplained) or "the question"),
             ambiguity=plan.ambiguity,
             unexplained=unexplained,
         )
+
+    def _walked(
+        self, plan: _Plan, path: PlannedPath, keep: Callable[[str], bool]
+    ) -> list[GraphAnswer]:
+        """The answers of walking ``path``: the entities of a type ``keep`` takes, none named."""
+        reached = walk(self._store, self._tenant, path, self.settings.max_frontier)
+        kept = {
+            key: hit
+            for key, hit in reached.items()
+            if key not in plan.mentioned and keep(hit[0].type)
+        }
+        answers: list[GraphAnswer] = []
+        self._collect(plan, path, 1.0, kept, answers, set())
+        return answers
 
     def _collect(
         self,
@@ -634,7 +611,7 @@ class GraphQA:
         hops = check_depth(self.settings.max_hops if max_hops is None else max_hops, "max_hops")
         vocab = self._vocab() if vocab is None else vocab
         text = " ".join(question.lower().split())
-        tokens = _kin_tokens([_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)])
+        tokens = kin_tokens([_Token(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)])
         cased = " ".join(question.split())
         plan = _Plan(
             tokens=tokens, vocab=vocab, text=text, cased=cased if len(cased) == len(text) else ""
@@ -804,38 +781,3 @@ class GraphQA:
                     counts = around[end]
                     counts[(rel.type, way)] = counts.get((rel.type, way), 0) + 1
         return found, around
-
-
-def _unknown_name(plan: _Plan, unexplained: Sequence[str]) -> str:
-    """A capitalised word of the question no path explains, next to a name: a name unknown.
-
-    Not the first word, not a title ("Captain", "Old"), not inside a name linked.
-    """
-    if not plan.cased or not unexplained:
-        return ""
-    left = set(unexplained)
-    named = set(plan.named)
-    for i, token in enumerate(plan.tokens):
-        if i == 0 or i in named or token.text not in left or token.text in _TITLES:
-            continue
-        written = plan.cased[token.start : token.end]
-        if not written.istitle() or len(written) < 3:  # a name, not an acronym ("PhD", "MPs")
-            continue
-        if {i - 1, i + 1, i - 2, i + 2} & named:
-            return written
-    return ""
-
-
-def _one_topic(plan: _Plan) -> tuple[tuple[str, ...], Entity] | None:
-    """The topic a question is read from as a phrase (its longest mention), with its entity.
-
-    None with no reading, or for a name several entities go by (which one's kind is
-    unsure).
-    """
-    if not plan.readings:
-        return None
-    topic = max(plan.readings, key=lambda t: plan.readings[t].mention_length)
-    if len(topic) != 1:
-        return None
-    entity = plan.linked.get(topic[0])
-    return None if entity is None else (topic, entity)

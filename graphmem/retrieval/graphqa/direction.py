@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS, noun_key, target_nouns
+from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS, kin_steps, noun_key, target_nouns
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
     _BE_WORDS,
@@ -23,7 +23,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     light_stem,
 )
 
-__all__ = ["kind_takes", "names_a_noun", "noun_way", "read_cue"]
+__all__ = ["kin_tokens", "kind_takes", "names_a_noun", "noun_way", "read_cue"]
 
 # Endings of nouns for one who does something or stands somewhere to another: "owner",
 # "mentor", "parent", "servant", "employee", "heiress", "guardian", "novelist".
@@ -275,3 +275,28 @@ def kind_takes(
         if (way is None or step == way) and share >= floor:
             return True
     return False
+
+
+def kin_tokens(tokens: list[_Token]) -> list[_Token]:
+    """The tokens, a "grand" kin noun written as its kin noun once per step it takes.
+
+    "grandchildren" is the children's children: two tokens "children" (one place in the
+    text), so the type that "children" names is asked for twice, as "X's boss's boss" asks
+    for ``reports_to`` twice; each "great" before it is one step more.
+
+    >>> [t.text for t in kin_tokens([_Token(0, 5, "great"), _Token(6, 17, "grandfather")])]
+    ['father', 'father', 'father']
+    """
+    out: list[_Token] = []
+    for token in tokens:
+        kin = kin_steps(token.text)
+        if kin is None:
+            out.append(token)
+            continue
+        word, steps = kin
+        start = token.start
+        while out and out[-1].text == "great":
+            start = out.pop().start
+            steps += 1
+        out.extend(_Token(start, token.end, word) for _ in range(steps))
+    return out

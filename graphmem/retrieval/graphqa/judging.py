@@ -32,6 +32,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _PLACE_WORDS,
     _QUESTION_WORDS,
     _SHARED_WORDS,
+    _TITLES,
     PathStep,
     PlannedPath,
     _asks_no_relation,
@@ -59,6 +60,7 @@ __all__ = [
     "question_coverage",
     "unasked_step",
     "unheld_relation",
+    "unknown_name",
 ]
 
 
@@ -542,3 +544,23 @@ def _unheld(
             ways = ("out", "in") if way == "both" else (way,)
             held = held or any(first.get((names[r], w), 0.0) > 0 for w in ways)
     return open_ and not held
+
+
+def unknown_name(plan: _Plan, unexplained: Sequence[str]) -> str:
+    """A capitalised word of the question no path explains, next to a name: a name unknown.
+
+    Not the first word, not a title ("Captain", "Old"), not inside a name linked.
+    """
+    if not plan.cased or not unexplained:
+        return ""
+    left = set(unexplained)
+    named = set(plan.named)
+    for i, token in enumerate(plan.tokens):
+        if i == 0 or i in named or token.text not in left or token.text in _TITLES:
+            continue
+        written = plan.cased[token.start : token.end]
+        if not written.istitle() or len(written) < 3:  # a name, not an acronym ("PhD", "MPs")
+            continue
+        if {i - 1, i + 1, i - 2, i + 2} & named:
+            return written
+    return ""
