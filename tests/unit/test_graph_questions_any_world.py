@@ -11,7 +11,7 @@ import graphmem
 from graphmem import Entity, Memory
 from graphmem.retrieval import EntityLinker, HashingEmbedder
 from graphmem.tools.demos.village import build_demo_world
-from tests.small_worlds import open_world, top
+from tests.small_worlds import SynonymEmbedder, open_world, top
 
 PEOPLE = {
     "rosalind": "Rosalind Hale",
@@ -171,3 +171,40 @@ def test_the_demo_village_answers_by_first_names_and_parts() -> None:
         assert {a.entity.id for a in distrusted} == {"halden", "vesna"}
         mill = mem.ask("who works at the mill?", semantic=False)
         assert mill[0].entity.id == "halden" and mill[0].topic == "crooks_mill"
+
+
+def test_the_topic_as_subject_says_the_way_when_no_word_names_the_type() -> None:
+    # "learn" and "guide" are no type's own words (the stand-in model says what they
+    # mean): the topic right after "did" / "does" is the one doing it, the source of
+    # ``apprenticed_to`` and the target of ``mentored_by`` (a name in the passive)
+    people = {
+        "tom": "Tom Marlowe",
+        "edith": "Edith Marlowe",
+        "clara": "Clara Marlowe",
+        "sam": "Sam Kerr",
+        "ana": "Ana Diaz",
+        "ben": "Ben Ross",
+    }
+    facts = [
+        ("tom", "apprenticed_to", "edith"),
+        ("clara", "apprenticed_to", "tom"),
+        ("sam", "mentored_by", "ana"),
+        ("ana", "mentored_by", "ben"),
+    ]
+    model = SynonymEmbedder(("learn", "apprenticed"), ("guide", "mentored"))
+    with open_world("trade", people, {}, facts, embedder=model) as mem:
+
+        def first(question: str) -> tuple[list[str], list[str]]:
+            answers = mem.ask(question)
+            path = [str(s) for s in answers[0].path] if answers else []
+            return [a.entity.id for a in answers if a.path == answers[0].path], path
+
+        assert first("Who did Tom Marlowe learn from?") == (["edith"], ["->apprenticed_to"])
+        assert first("Who did Clara learn from?") == (["tom"], ["->apprenticed_to"])
+        assert first("Whom does Ana guide?") == (["sam"], ["<-mentored_by"])
+        # Edith learned from nobody here: her apprentice is no answer
+        edith = mem.ask("Who did Edith learn from?")
+        assert edith.abstained and not list(edith)
+        # the topic is no subject (or the question is in the passive): both ways, as before
+        assert sorted(first("Who learns from Tom?")[0]) == ["clara", "edith"]
+        assert sorted(first("Who is Ana guided by?")[0]) == ["ben", "sam"]
