@@ -13,7 +13,8 @@ school, lawfirm, parliament, colony (session 14); hotel, kingdom, museum, biotec
 shipyard, mercenaries (session 19); firebrigade, botanic, chess, teahouse, skiresort,
 apiary (session 20); library, temple, veterinary, festival, cycling, embassy, venture,
 rowing (session 21); bakery, dojo, fishery, radio, insurer, choir, auction, cinema
-(session 22): ``BATCHES``.
+(session 22); ballet, bank, garage, prison, ferry, toyworks, alpineclub, bookshop (session
+23): ``BATCHES``.
 docs/retrieval.md says which were unseen at which figure. A
 question's gold answers were walked from its intended path when the world was written
 (``path`` in the file, never given to ``ask``; tests/unit/test_world_questions.py checks
@@ -80,6 +81,7 @@ BATCHES: dict[int, tuple[str, ...]] = {
     20: ("firebrigade", "botanic", "chess", "teahouse", "skiresort", "apiary"),
     21: ("library", "temple", "veterinary", "festival", "cycling", "embassy", "venture", "rowing"),
     22: ("bakery", "dojo", "fishery", "radio", "insurer", "choir", "auction", "cinema"),
+    23: ("ballet", "bank", "garage", "prison", "ferry", "toyworks", "alpineclub", "bookshop"),
 }
 
 

@@ -59,7 +59,10 @@ reading (2) is :mod:`~graphmem.retrieval.graphqa.reading`, the match (3)
    (or its last type, walked forwards: a type's words describe its targets) fit the
    focus, a cost for ending at a described type that is not what is asked, and how many
    facts can take each step. A type joining one kind to itself that holds both ways
-   (``married_to``, ``allied_with``, ``teammate``) may be walked both ways at no cost.
+   (``married_to``, ``allied_with``, ``teammate``) may be walked both ways at no cost;
+   one that does not is walked the way the words naming it say or, when none does, from
+   the topic as its source when the topic is the subject ("who did X *learn the trade*
+   from?" of ``apprenticed_to``; to it for a passive name, ``mentored_by``).
 5. **Walk.** The best paths, one :meth:`GraphStore.expand` call per step for the whole
    frontier, until one reaches an entity (and more while fewer than ``k`` are found).
    A walk never comes back to the topic. A path with a step nothing in the question asks
