@@ -131,3 +131,29 @@ def test_the_kinds_file_is_in_its_generators_format() -> None:
     for line in lines[1:]:
         lemma, senses = line.split("\t")
         assert lemma.isalpha() and 0 < len(senses) <= kinds.SENSES and set(senses) <= letters
+
+
+def test_a_noun_asked_with_that_names_no_type_is_read_as_the_kind_of_the_end() -> None:
+    # "surveyor" is no entity type, but WordNet's first sense of it is a person, as the
+    # walk's end ``person`` is: it explains the word asked with, so the one word left
+    # ("seaworthy") no longer outweighs the question. A hospital (an artifact, as ships
+    # are) and a region (a place) are not read so.
+    people = {"beatrix": "Beatrix Lowe", "tom": "Tom Hale"}
+    things = {
+        "halcyon": ("ship", "Halcyon"),
+        "kestrel": ("ship", "Kestrel"),
+        "bristol": ("port", "Bristol"),
+    }
+    facts = [
+        ("halcyon", "passed_by", "beatrix"),
+        ("kestrel", "passed_by", "tom"),
+        ("halcyon", "registered_at", "bristol"),
+    ]
+    assert kinds.first_kind("surveyor") == "p" and kinds.first_kind("hospital") == "a"
+    with open_world("yard", people, things, facts) as mem:
+        answers = mem.ask("Which surveyor passed the Halcyon as seaworthy?", semantic=False)
+        assert [a.entity.id for a in answers] == ["beatrix"]
+        assert "'seaworthy'" in answers.reason and not answers.abstained
+        for other in ("hospital", "region"):
+            refused = mem.ask(f"Which {other} passed the Halcyon as seaworthy?", semantic=False)
+            assert refused.abstained and not list(refused), other

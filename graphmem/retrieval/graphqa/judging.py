@@ -15,6 +15,7 @@ import numpy as np
 from graphmem.core.models import Relationship
 from graphmem.retrieval.graphqa.direction import _Token
 from graphmem.retrieval.graphqa.hops import _takeable
+from graphmem.retrieval.graphqa.kinds import first_kind
 from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS, noun_key
 from graphmem.retrieval.graphqa.matching import _DETERMINERS
 from graphmem.retrieval.graphqa.planning import _Plan
@@ -273,6 +274,13 @@ def question_coverage(
                 content += 1
                 explained += 1
                 strength += min(1.0, kind)
+        elif i == focus_at and kind < floor / 2 and _ends_of_kind(plan, path, word):
+            # the word asked with names no entity type, but what WordNet first means by
+            # it is the kind of every entity type the path ends at ("which *surveyor*",
+            # a person, of a walk to ``person``)
+            content += 1
+            explained += 1
+            strength += _KIND_OF_END
         elif word in _PHRASE_LIGHT_FORMS:
             light.append(word)
         elif word not in _LIGHT_VERBS:
@@ -287,6 +295,41 @@ def question_coverage(
         content += len(light)
         missing.extend(w for w in dict.fromkeys(light) if w not in missing)
     return explained, content, missing, by_types, strength
+
+
+# The kinds a noun asked with may be read as the path's end by (WordNet's letters, see
+# :data:`~.kinds.LETTERS`): a person, a place, an event, an animal, a natural object, a
+# time. Not an artifact nor a group: a hospital and a fire engine are both artifacts
+# ("which *hospital* were the casualties taken to?"), a school and a spy station groups.
+_END_KINDS = frozenset("plenot")
+# How much of a word such a noun counts for in the coverage's strength (a type's own
+# word counts 1, a kind read by meaning its cosine).
+_KIND_OF_END = 0.5
+
+
+def _ends_of_kind(plan: _Plan, path: PlannedPath, word: str) -> bool:
+    """WordNet's first sense of ``word`` is the kind of each entity type ``path`` ends at.
+
+    The end types are those the schema's facts reach by the path's steps from the
+    topic's types (at least a fifth of the walk's share each).
+    """
+    kind = first_kind(word)
+    if kind is None or kind not in _END_KINDS:
+        return False
+    state = plan.starts.get(path.topic)
+    for step in path.steps:
+        if state is None:
+            return False
+        state = next(
+            (
+                after
+                for way, _share, after in plan.vocab.steps(state, step.type)
+                if way == step.direction
+            ),
+            None,
+        )
+    ends = [t for t, share in (state or {}).items() if share >= 0.2]
+    return bool(ends) and all(first_kind(t) == kind for t in ends)
 
 
 def _after_determiner(plan: _Plan, at: int) -> bool:

@@ -20,6 +20,7 @@ from graphmem.retrieval.graphqa.vocabulary import _type_words
 __all__ = [
     "FORMAT",
     "compound_head",
+    "first_kind",
     "LETTERS",
     "SENSES",
     "asked_kind_fit",
@@ -97,6 +98,19 @@ def compound_head(word: str) -> str | None:
         if _senses(mod) is not None and _senses(head) is not None and noun_fits(head, word):
             return head
     return None
+
+
+def first_kind(word: str) -> str | None:
+    """The kind letter (:data:`LETTERS`) of a noun's first sense, or of a type's last word.
+
+    None when WordNet does not know it; "x" when its first sense is of no kind kept.
+
+    >>> first_kind("surveyors"), first_kind("head_keeper"), first_kind("hospital")
+    ('p', 'p', 'a')
+    """
+    last = _last_word(word)
+    said = _senses(last) if last is not None else None
+    return said[0] if said else None
 
 
 def _last_word(entity_type: str) -> str | None:
