@@ -73,8 +73,11 @@ reading (2) is :mod:`~graphmem.retrieval.graphqa.reading`, the match (3)
    provenance. Or no answer, with the reason: no path explains the question's relation
    words, or none reaches the kind it asks for by a type's own word ("which *church*"),
    or a word names by its own word a relationship type that entities of the topic's kind
-   have and the topic has not ("who *guides* X?" walked by ``leads``). An entity the
-   question names is never an answer.
+   have and the topic has not ("who *guides* X?" walked by ``leads``). The word asked
+   with explains itself when it names no entity type but WordNet's first sense of it is
+   the kind of each type the path ends at ("*which surveyor* passed the ship?" of a walk
+   to ``person``; a person, place, event, animal, natural object or time: not an
+   artifact nor a group). An entity the question names is never an answer.
 7. **Phrase.** Where the words explain too little to answer, the question said with the
    topic's name replaced by its kind ("whereabouts is the pub?") is compared, as one
    sentence, with the fact shapes of that kind ("pub stands in place"): when the nearest

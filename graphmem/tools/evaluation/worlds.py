@@ -472,11 +472,11 @@ def _bm25_score(
 
 def _figures(result: Score) -> dict[str, Any]:
     done, asked = result.abstained()
-    figures: dict[str, Any] = {"hits@1": round(result.answerable(), 4)}
+    figures: dict[str, Any] = {"hits@1": result.answerable()}
     for group in GROUPS:
         mine = [o for o in result.outcomes if o.group == group]
         if mine:
-            figures[f"{group} hits@1"] = round(result.hits_at_1(group), 4)
+            figures[f"{group} hits@1"] = result.hits_at_1(group)
     figures["no-answer abstained"] = done
     figures["no-answer questions"] = asked
     figures["answerable abstained"] = result.false_abstentions()
@@ -516,14 +516,15 @@ def eval_worlds(
             say(f"worlds: {world['name']}, {label}: {len(mine)} questions asked")
         report[label] = _figures(result)
         facts = fact_hits(worlds, descriptions=descriptions, embedder=embedder, limit=limit)
-        report[label].update({k: round(v, 4) for k, v in facts.items() if k.startswith("fact@")})
-    report["gap (described - names only)"] = round(
-        report["described"]["hits@1"] - report["names only"]["hits@1"], 4
+        report[label].update({k: v for k, v in facts.items() if k.startswith("fact@")})
+    # exact shares, rounded only when printed (a share rounded twice can read .001 off)
+    report["gap (described - names only)"] = (
+        report["described"]["hits@1"] - report["names only"]["hits@1"]
     )
     baseline = _figures(_bm25_score(worlds, embedder, limit))
     # BM25 reads no descriptions: its fact ranking is the same in both readings
     baseline.update(
-        {k.replace("bm25", "fact"): round(v, 4) for k, v in facts.items() if k.startswith("bm25@")}
+        {k.replace("bm25", "fact"): v for k, v in facts.items() if k.startswith("bm25@")}
     )
     baseline["method"] = (
         "bm25 over one sentence per fact (answers: the far ends of the top facts; none only "
