@@ -192,3 +192,37 @@ def test_the_teams_worlds_are_in_the_format() -> None:
 
     names = {w["name"] for w in load_worlds()}
     assert names == {p.stem for p in WORLDS.glob("*.json")} and len(names) >= 60
+
+
+def test_the_report_lists_every_question_missed(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    # a question worded with a verb no type's words explain (no model: the hashing
+    # embedder) is missed in both readings, and said so with its gold answer and reason
+    world = copy.deepcopy(HARBOUR)
+    world["questions"].append(
+        {
+            "group": "one-hop",
+            "question": "Whom does Cid Marsh adore?",
+            "path": "cid >reports_to",
+            "answers": ["ann"],
+        }
+    )
+    _write(tmp_path / "worlds", world)
+    argv = ["eval", "--dataset", "worlds", "--worlds", str(tmp_path / "worlds"), "--quiet"]
+    assert main([*argv, "--embedder", "hashing", "--misses"]) == 0
+    out = capsys.readouterr().out
+    assert "  misses (2)" in out
+    for reading in ("names only", "described"):
+        assert (
+            f"    harbour, {reading}, one-hop: Whom does Cid Marsh adore? -> nothing "
+            "(expected ann; confidence 0.00; " in out
+        ), out
+    assert main([*argv, "--embedder", "hashing", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert [(m["reading"], m["got"], m["answers"]) for m in report["misses"]] == [
+        ("names only", None, ["ann"]),
+        ("described", None, ["ann"]),
+    ]
+    assert all("'adore'" in m["reason"] for m in report["misses"])
+    # without --misses, the text report does not list them
+    assert main([*argv, "--embedder", "hashing"]) == 0
+    assert "misses" not in capsys.readouterr().out

@@ -109,6 +109,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "graphmem/tools/evaluation/worlds.py has the format)",
     )
     parser.add_argument(
+        "--misses",
+        action="store_true",
+        help="worlds: also print every question missed (its gold answers, what came back "
+        "and why); --json always lists them",
+    )
+    parser.add_argument(
         "--extractor",
         choices=EXTRACTORS,
         default="names",
@@ -773,7 +779,7 @@ def run(args: argparse.Namespace) -> int:
         if name == "worlds":
             from graphmem.tools.evaluation.worlds import print_report as print_worlds
 
-            print_worlds(report)
+            print_worlds(report, misses=getattr(args, "misses", False))
             continue
         print(f"{name} ({report['questions']} questions)")
         baseline = report["baseline"]

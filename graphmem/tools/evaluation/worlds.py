@@ -31,6 +31,8 @@ wrong answer), and a one-hop or inverse question's answering fact is read from i
 Scored: Hits@1 on answerable questions per group (an abstention is a miss), the no-answer
 questions abstained on, the gap between the two readings, and the share of one-hop and
 inverse questions whose answering fact a default ``retrieve`` ranks in its top 1 / 3 / 5.
+The report lists every question missed (``misses``: its world, reading, group, gold
+answers, what came back, the confidence and the reason; ``--misses`` prints them).
 Baseline, in the same run: BM25 (k1 1.2, b 0.75) over one sentence per fact ("Ruth
 Marlowe works at Harbour Bakehouse"); its answer is the far end of the best-ranked facts
 (an entity the question names is not an answer); it answers nothing only when no fact
@@ -289,6 +291,13 @@ class Outcome:
         """The first answer is a gold one (an answerable question)."""
         return self.top is not None and self.top in self.gold
 
+    @property
+    def missed(self) -> bool:
+        """An answerable question not answered right first, or a no-answer one answered."""
+        if self.group == NO_ANSWER:
+            return not (self.abstained or self.top is None)
+        return not self.hit
+
 
 @dataclass
 class Score:
@@ -507,11 +516,13 @@ def eval_worlds(
         "method": "Memory.ask, k=10, names only and described; Memory.retrieve, k=5",
     }
     per_world: dict[str, dict[str, Any]] = {w["name"]: {} for w in worlds}
+    misses: list[dict[str, Any]] = []
     for label, descriptions in READINGS:
         result = Score()
         for world in worlds:
             mine = ask_world(world, descriptions=descriptions, embedder=embedder, limit=limit)
             result.outcomes.extend(mine)
+            misses.extend(_miss(o, label) for o in mine if o.missed)
             per_world[world["name"]][label] = _figures(Score(mine))
             say(f"worlds: {world['name']}, {label}: {len(mine)} questions asked")
         report[label] = _figures(result)
@@ -532,11 +543,30 @@ def eval_worlds(
     )
     report["baseline"] = baseline
     report["per world"] = per_world
+    report["misses"] = misses
     return report
 
 
-def print_report(report: Mapping[str, Any]) -> None:
-    """Print a ``worlds`` report: each figure for both readings, BM25 beside it."""
+def _miss(outcome: Outcome, reading: str) -> dict[str, Any]:
+    """A question missed, as the report lists it: what was asked, expected and given."""
+    return {
+        "world": outcome.world,
+        "reading": reading,
+        "group": outcome.group,
+        "question": outcome.question,
+        "answers": sorted(outcome.gold),
+        "got": None if outcome.abstained else outcome.top,
+        "confidence": outcome.confidence,
+        "reason": outcome.reason,
+    }
+
+
+def print_report(report: Mapping[str, Any], misses: bool = False) -> None:
+    """Print a ``worlds`` report: each figure for both readings, BM25 beside it.
+
+    ``misses``: then every question missed, with its gold answers, what came back (or
+    nothing) and why.
+    """
     names, described, base = report["names only"], report["described"], report["baseline"]
     count = len(report["worlds"])
     print(f"worlds ({count} world{'' if count == 1 else 's'}, {report['questions']} questions)")
@@ -558,4 +588,14 @@ def print_report(report: Mapping[str, Any]) -> None:
             for label, _d in READINGS
         ]
         print(f"    {world:<20} " + " | ".join(parts))
+    if misses:
+        print(f"  misses ({len(report['misses'])})")
+        for miss in report["misses"]:
+            expected = ", ".join(miss["answers"]) or "no answer"
+            reason = f"; {miss['reason']}" if miss["reason"] else ""
+            print(
+                f"    {miss['world']}, {miss['reading']}, {miss['group']}: {miss['question']}"
+                f" -> {miss['got'] or 'nothing'} (expected {expected}; confidence "
+                f"{miss['confidence']:.2f}{reason})"
+            )
     print(f"  baseline: {base['method']}", flush=True)
