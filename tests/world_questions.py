@@ -171,8 +171,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
             if args.misses:
                 for o in result.outcomes:
-                    wrong = o.hit if o.group != NO_ANSWER else o.abstained
-                    if not wrong:
+                    if o.missed:
                         print(
                             f"    MISS {o.world} {o.group}: {o.question} -> {o.top} "
                             f"(gold {sorted(o.gold)}) conf {o.confidence:.2f} {o.reason}"
