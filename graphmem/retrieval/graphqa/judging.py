@@ -316,20 +316,16 @@ def _ends_of_kind(plan: _Plan, path: PlannedPath, word: str) -> bool:
     kind = first_kind(word)
     if kind is None or kind not in _END_KINDS:
         return False
-    state = plan.starts.get(path.topic)
+    state = plan.starts.get(path.topic, {})
     for step in path.steps:
-        if state is None:
-            return False
-        state = next(
-            (
-                after
-                for way, _share, after in plan.vocab.steps(state, step.type)
-                if way == step.direction
-            ),
-            None,
-        )
-    ends = [t for t, share in (state or {}).items() if share >= 0.2]
+        state = _after(plan.vocab, state, step)
+    ends = [t for t, share in state.items() if share >= 0.2]
     return bool(ends) and all(first_kind(t) == kind for t in ends)
+
+
+def _after(vocab: _Vocabulary, state: Mapping[str, float], step: PathStep) -> dict[str, float]:
+    """The entity types ``step`` reaches from the type mix ``state`` (empty: none)."""
+    return next((f for way, _s, f in vocab.steps(state, step.type) if way == step.direction), {})
 
 
 def _after_determiner(plan: _Plan, at: int) -> bool:
@@ -435,8 +431,7 @@ def unasked_step(plan: _Plan, path: PlannedPath, floor: float = 0.3) -> str:
     before: PathStep | None = None
     for at, step in enumerate(path.steps):
         column = vocab.relations.index[step.type]
-        ways = {way: following for way, _share, following in vocab.steps(state, step.type)}
-        state = ways.get(step.direction, {})
+        state = _after(vocab, state, step)
         asked = kinds if at == len(path.steps) - 1 else on_the_way
         kind = any(asked[vocab.types.index[t]] >= 1.0 for t in state if t in vocab.types.index)
         back = (
