@@ -14,7 +14,8 @@ shipyard, mercenaries (session 19); firebrigade, botanic, chess, teahouse, skire
 apiary (session 20); library, temple, veterinary, festival, cycling, embassy, venture,
 rowing (session 21); bakery, dojo, fishery, radio, insurer, choir, auction, cinema
 (session 22); ballet, bank, garage, prison, ferry, toyworks, alpineclub, bookshop (session
-23): ``BATCHES``.
+23); coastguard, postal, themepark, tennisclub, pottery, quarry, nursery, airport (session
+24): ``BATCHES``.
 docs/retrieval.md says which were unseen at which figure. A
 question's gold answers were walked from its intended path when the world was written
 (``path`` in the file, never given to ``ask``; tests/unit/test_world_questions.py checks
@@ -82,6 +83,16 @@ BATCHES: dict[int, tuple[str, ...]] = {
     21: ("library", "temple", "veterinary", "festival", "cycling", "embassy", "venture", "rowing"),
     22: ("bakery", "dojo", "fishery", "radio", "insurer", "choir", "auction", "cinema"),
     23: ("ballet", "bank", "garage", "prison", "ferry", "toyworks", "alpineclub", "bookshop"),
+    24: (
+        "coastguard",
+        "postal",
+        "themepark",
+        "tennisclub",
+        "pottery",
+        "quarry",
+        "nursery",
+        "airport",
+    ),
 }
 
 
