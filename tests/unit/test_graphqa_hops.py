@@ -1,11 +1,16 @@
 """Multi-hop structure of graph questions: the way a noun walks a type on the way.
 
 Each test fails without its rule: a noun in "-ee" for the one a verb is done to, a "-mate"
-compound holding both ways, and a noun attached to the topic read the way it walks a type.
+compound holding both ways, a noun attached to the topic read the way it walks a type, and
+a step's cost when the types are read with their descriptions.
 """
 
 from __future__ import annotations
 
+import pytest
+
+from graphmem import InvalidInput, Memory
+from graphmem.retrieval.graphqa import GraphQASettings
 from graphmem.retrieval.graphqa.direction import kind_takes, noun_way
 from tests.small_worlds import open_world, top
 
@@ -95,3 +100,34 @@ def test_kind_takes_reads_the_kinds_facts() -> None:
         assert not kind_takes(vocab, {"person": 1.0}, "manager", "out", 0.02)
         assert kind_takes(vocab, {"person": 1.0}, "manager", "in", 0.02)
         assert kind_takes(vocab, {"person": 1.0}, "manager", None, 0.02)
+
+
+def test_a_step_costs_more_when_the_types_are_read_with_their_descriptions() -> None:
+    # a description's words explain more of a question by chance than a type's name, so
+    # each step of a path planned with them costs ``described_hop``; with the names alone,
+    # ``hop``: the score of walking on from the dojo to its city drops by one such cost
+    things = {"kaze": ("dojo", "Kaze Dojo"), "millhaven": ("city", "Millhaven")}
+    facts = [("tom", "trains_at", "kaze"), ("kaze", "located_in", "millhaven")]
+    described = {
+        "trains_at": "the person practises at the dojo as a student",
+        "located_in": "the dojo's hall is in the city",
+    }
+    question = "Which city does Tom Becker practise in?"
+
+    def longer_by(mem: Memory, **weights: float) -> float:
+        plans = mem._retrieval().answerer(False, GraphQASettings(**weights)).plan(question)
+        by_path = {tuple(str(s) for s in p.steps): p.score for p in plans}
+        return by_path[("->trains_at",)] - by_path[("->trains_at", "->located_in")]
+
+    people = {"tom": "Tom Becker"}
+    with open_world("dojo", people, things, facts, described) as mem:
+        base = longer_by(mem, hop=0.2, described_hop=0.2)
+        assert longer_by(mem, hop=0.2, described_hop=0.7) == pytest.approx(base + 0.5)
+        assert longer_by(mem, hop=0.9, described_hop=0.2) == pytest.approx(base)
+        assert GraphQASettings().described_hop > GraphQASettings().hop
+    with open_world("dojo", people, things, facts) as mem:
+        base = longer_by(mem, hop=0.2, described_hop=0.2)
+        assert longer_by(mem, hop=0.2, described_hop=0.7) == pytest.approx(base)
+        assert longer_by(mem, hop=0.7, described_hop=0.2) == pytest.approx(base + 0.5)
+    with pytest.raises(InvalidInput, match="described_hop"):
+        GraphQASettings(described_hop=-1.0)

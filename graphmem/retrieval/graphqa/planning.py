@@ -153,6 +153,7 @@ class Planner(Matcher, Reader):
                             mention,
                             type_column,
                             names,
+                            settings.described_hop if vocab.descriptions else settings.hop,
                             vocab.described,
                             through,
                         )
@@ -191,6 +192,7 @@ class Planner(Matcher, Reader):
         mention: float,
         type_column: Mapping[str, int],
         names: Sequence[str],
+        hop: float,
         described: frozenset[str] = frozenset(),
         through: float = 0.0,
     ) -> PlannedPath:
@@ -293,7 +295,7 @@ class Planner(Matcher, Reader):
         score = (
             settings.explained * explained
             - settings.unexplained * unexplained
-            - settings.hop * len(steps)
+            - hop * len(steps)  # the settings' hop, or described_hop
             - settings.repeat * repeats
             # one walk there and back is what "same" / "share" ask for; more are not
             + min(returns, 1) * settings.shared * asked

@@ -277,6 +277,8 @@ class _Vocabulary:
     directed: frozenset[str] = frozenset()
     # the light stems of the entity types' names ("shows" of ``show``): the kinds
     kind_stems: frozenset[str] = frozenset()
+    # whether the types are read with the descriptions a user gave them
+    descriptions: bool = False
 
     def after(self, steps: Sequence[tuple[str, StepDirection]], relation: str, way: str) -> float:
         """The share of the entities the last step reaches that can take the next one.
@@ -438,6 +440,7 @@ class _Vocabulary:
             converse,
             directed,
             frozenset(kinds),
+            bool(schema.relationship_types or schema.entity_types),
         )
 
     def steps(

@@ -332,6 +332,11 @@ class GraphQASettings:
             counts its best word).
         unexplained: Weight of the words another type explains better than the path's.
         hop: Cost of each step.
+        described_hop: Cost of each step when the types are read with the descriptions a
+            user gave them: a description's words explain more of a question by chance
+            than a type's name does, so a longer path collects more of them ("which
+            train does Jack drive?" walked on by the train's ``runs_on``, whose
+            description says "train"). Chosen on the design worlds (issue 26).
         repeat: Cost of each step that walks a type the path walked already.
         shared: Bonus for a walk there and back when the question speaks of something
             shared ("same", "share", "also", "together", "co-", ...).
@@ -396,6 +401,7 @@ class GraphQASettings:
     explained: float = 1.0
     unexplained: float = 1.0
     hop: float = 0.2
+    described_hop: float = 0.4
     repeat: float = 0.3
     shared: float = 0.6
     unshared: float = 0.6
@@ -437,6 +443,7 @@ class GraphQASettings:
             "explained",
             "unexplained",
             "hop",
+            "described_hop",
             "repeat",
             "shared",
             "unshared",
