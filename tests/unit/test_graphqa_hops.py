@@ -129,5 +129,19 @@ def test_a_step_costs_more_when_the_types_are_read_with_their_descriptions() -> 
         base = longer_by(mem, hop=0.2, described_hop=0.2)
         assert longer_by(mem, hop=0.2, described_hop=0.7) == pytest.approx(base)
         assert longer_by(mem, hop=0.7, described_hop=0.2) == pytest.approx(base + 0.5)
+    # the walk back "same" asks for is no chance of a description: it costs ``hop``
+    people = {"tom": "Tom Becker", "ann": "Ann Lee"}
+    with open_world(
+        "dojo", people, things, [*facts, ("ann", "trains_at", "kaze")], described
+    ) as mem:
+        shared = "Who else practises at the same dojo as Tom Becker?"
+
+        def there_and_back(weight: float) -> float:
+            plans = mem._retrieval().answerer(False, GraphQASettings(described_hop=weight))
+            scores = {tuple(str(s) for s in p.steps): p.score for p in plans.plan(shared)}
+            return scores[("->trains_at", "<-trains_at")]
+
+        assert there_and_back(0.7) == pytest.approx(there_and_back(0.2) - 0.5)
+        assert top(mem, shared) == ["ann"]
     with pytest.raises(InvalidInput, match="described_hop"):
         GraphQASettings(described_hop=-1.0)

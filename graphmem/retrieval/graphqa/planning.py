@@ -296,6 +296,8 @@ class Planner(Matcher, Reader):
             settings.explained * explained
             - settings.unexplained * unexplained
             - hop * len(steps)  # the settings' hop, or described_hop
+            # the walk back that "same" / "also" ask for is no chance of a description
+            + (hop - settings.hop) * min(returns, 1) * asked
             - settings.repeat * repeats
             # one walk there and back is what "same" / "share" ask for; more are not
             + min(returns, 1) * settings.shared * asked

@@ -336,7 +336,8 @@ class GraphQASettings:
             user gave them: a description's words explain more of a question by chance
             than a type's name does, so a longer path collects more of them ("which
             train does Jack drive?" walked on by the train's ``runs_on``, whose
-            description says "train"). Chosen on the design worlds (issue 26).
+            description says "train"); the walk back that "same" / "also" ask for costs
+            ``hop``. Chosen on the design worlds (issue 26).
         repeat: Cost of each step that walks a type the path walked already.
         shared: Bonus for a walk there and back when the question speaks of something
             shared ("same", "share", "also", "together", "co-", ...).
