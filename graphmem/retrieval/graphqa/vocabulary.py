@@ -334,10 +334,11 @@ class GraphQASettings:
         hop: Cost of each step.
         described_hop: Cost of each step when the types are read with the descriptions a
             user gave them: a description's words explain more of a question by chance
-            than a type's name does, so a longer path collects more of them ("which
-            train does Jack drive?" walked on by the train's ``runs_on``, whose
-            description says "train"); the walk back that "same" / "also" ask for costs
-            ``hop``. Chosen on the design worlds (issue 26).
+            than a type's name does, and a described entity type may fit what "where"
+            asks for only in part, so a longer path collects more score ("where does
+            Tom train?" walked on from his dojo, "a training hall", to its city); the
+            walk back that "same" / "also" ask for costs ``hop``. Chosen on the design
+            worlds (issue 26).
         repeat: Cost of each step that walks a type the path walked already.
         shared: Bonus for a walk there and back when the question speaks of something
             shared ("same", "share", "also", "together", "co-", ...).
