@@ -114,6 +114,7 @@ class Planner(Matcher, Reader):
             tuple[tuple[int, StepDirection], ...], dict[str, float], float, dict[str, float]
         ]
         frontier: list[tuple[float, Partial]] = [(0.0, ((), start, 0.0, {}))]
+        hop = settings.described_hop if vocab.descriptions else settings.hop
         passed = {t for t, column in type_column.items() if reading.passed[column]}
         for _length in range(max_hops):
             grown: list[tuple[float, Partial]] = []
@@ -153,7 +154,7 @@ class Planner(Matcher, Reader):
                             mention,
                             type_column,
                             names,
-                            settings.described_hop if vocab.descriptions else settings.hop,
+                            hop,
                             vocab.described,
                             through,
                         )
