@@ -257,3 +257,23 @@ def test_words_of_obeying_funding_guarding_and_love_name_their_types() -> None:
         assert top(mem, "Who bankrolls the Green League?") == ["mint"]
         assert top(mem, "Which shipment does Teodor guard?") == ["cart"]
         assert top(mem, "Who is Mira Holt's lover?") == ["te"]
+
+
+def test_out_of_is_one_preposition_not_the_noun_a_name_is_attached_to() -> None:
+    # "the *boss* of X" starts with what "boss" names; "grew *out* of X" names no noun,
+    # so no first step is required of it (before: no walk started, nothing answered)
+    firms = {
+        "lumen": ("company", "Lumen Labs"),
+        "spark": ("company", "Sparkwise"),
+        "glow": ("company", "Glowtrack"),
+    }
+    facts = [
+        ("spark", "grew_out_of", "lumen"),
+        ("glow", "grew_out_of", "lumen"),
+        ("ada", "founded", "lumen"),
+        ("ada", "works_for", "spark"),
+    ]
+    with open_world("firms", {"ada": "Ada Quill"}, firms, facts) as mem:
+        assert top(mem, "Which companies grew out of Lumen Labs?") == ["glow", "spark"]
+        assert top(mem, "What grew out of Lumen Labs?") == ["glow", "spark"]
+        assert top(mem, "Who works out of Sparkwise?") == ["ada"]

@@ -42,6 +42,11 @@ _AUXILIARIES = frozenset(
 # The cue of the topic as the subject, when no word names the type: below a word's (1),
 # so that among paths that walk with it a word's cue still counts more.
 _SUBJECT_CUE = 0.1
+# Words that make one preposition with "of" ("who works *out of* the depot?", "*because
+# of*", "*instead of*"): no noun the name is attached to.
+_OF_PARTICLES = frozenset(
+    ("out", "because", "instead", "ahead", "inside", "outside", "apart", "aside", "regardless")
+)
 
 
 @dataclass
@@ -64,6 +69,8 @@ def _attached_noun(tokens: Sequence[_Token], text: str, first: int, last: int) -
     ...     toks.append(_Token(at, at + len(w), w)); at += len(w) + 1
     >>> _attached_noun(toks, " ".join(words), 5, 5)
     3
+
+    Not a word that makes one preposition with "of": "who works *out of* the depot?".
     """
     n = len(tokens)
     if last + 1 < n:
@@ -86,7 +93,7 @@ def _attached_noun(tokens: Sequence[_Token], text: str, first: int, last: int) -
             continue
         if gap == 3 and tokens[p + 2].text not in _FUNCTION_WORDS:
             continue
-        if tokens[p].text not in _FUNCTION_WORDS:
+        if tokens[p].text not in _FUNCTION_WORDS and tokens[p].text not in _OF_PARTICLES:
             return p
     return None
 
@@ -185,6 +192,7 @@ def read_cue(
             p < first
             and p + 1 < n
             and tokens[p + 1].text == "of"
+            and tokens[p].text not in _OF_PARTICLES
             and (p + 2 == first or (p + 3 == first and tokens[p + 2].text in _FUNCTION_WORDS))
         )
         # "whose *boss* is X?": the question word owns the noun, and X is what it names
