@@ -1,8 +1,9 @@
 """Multi-hop structure of graph questions: the way a noun walks a type on the way.
 
 Each test fails without its rule: a noun in "-ee" for the one a verb is done to, a "-mate"
-compound holding both ways, a noun attached to the topic read the way it walks a type, and
-a step's cost when the types are read with their descriptions.
+compound holding both ways, a noun attached to the topic read the way it walks a type, a
+step's cost when the types are read with their descriptions, and the word asked with that
+names a kind of entity read as what the answer is, not as a word of a further step.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import pytest
 from graphmem import InvalidInput, Memory
 from graphmem.retrieval.graphqa import GraphQASettings
 from graphmem.retrieval.graphqa.direction import kind_takes, noun_way
-from tests.small_worlds import open_world, top
+from tests.small_worlds import SynonymEmbedder, open_world, top
 
 PEOPLE = {"anika": "Anika Brandt", "ben": "Ben Ortiz", "carl": "Carl Weiss", "dana": "Dana Holt"}
 CLUBS = {
@@ -145,3 +146,35 @@ def test_a_step_costs_more_when_the_types_are_read_with_their_descriptions() -> 
         assert top(mem, shared) == ["ann"]
     with pytest.raises(InvalidInput, match="described_hop"):
         GraphQASettings(described_hop=-1.0)
+
+
+def test_the_word_asked_with_that_names_a_kind_is_no_word_of_a_further_step() -> None:
+    # "which *coach*": a service ("a regular bus service") is what is asked for; the road
+    # it runs on, described with "bus" too, is one step further than the question goes
+    facts = [
+        ("anika", "drives", "mail"),
+        ("ben", "drives", "flyer"),
+        ("mail", "runs_on", "coast_road"),
+        ("flyer", "runs_on", "moor_lane"),
+    ]
+    things = {
+        "mail": ("service", "the Coast Mail"),
+        "flyer": ("service", "the Moor Flyer"),
+        "coast_road": ("road", "the Coast Road"),
+        "moor_lane": ("road", "Moor Lane"),
+    }
+    described = {
+        "drives": "a service this driver is rostered to work",
+        "runs_on": "a road this bus service travels over",
+    }
+    synonyms = SynonymEmbedder(("coach", "bus"))
+    with open_world("buses", PEOPLE, things, facts, described, embedder=synonyms) as mem:
+        mem.describe_entity_type("service", "a regular bus service")
+        mem.describe_entity_type("road", "a road of the county")
+        answers = mem.ask("Which coach does Anika Brandt drive?")
+        assert [a.entity.id for a in answers][:1] == ["mail"]
+        assert [str(s) for s in answers[0].path] == ["->drives"]
+        # a word no entity type names is still a word of the step that names it
+        assert [a.entity.id for a in mem.ask("Which road does the Moor Flyer run on?")] == [
+            "moor_lane"
+        ]
