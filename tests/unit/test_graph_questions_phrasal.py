@@ -42,3 +42,21 @@ def test_a_converse_verb_walks_the_type_the_other_way() -> None:
         assert top(mem, "Who supervises Aldo Price?") == ["mira"]
         # the type's own verb keeps its own way
         assert top(mem, "Who does Aldo Price report to?") == ["mira"]
+
+
+SUCCESSION = {"wren": "Wren Tolley", "aldo": "Aldo Price", "mira": "Mira Stone", "ivo": "Ivo Lark"}
+SUCCESSION_FACTS = [
+    ("aldo", "succeeded", "wren"),
+    ("mira", "succeeded", "aldo"),
+    ("wren", "works_at", "yard"),
+    ("aldo", "works_at", "yard"),
+    ("ivo", "trained", "mira"),
+]
+
+
+def test_a_verb_in_eed_is_one_stem_with_its_forms() -> None:
+    # "succeed" was stemmed "suc", "succeeded" "succe": the base form named no type
+    yard = {"yard": ("workshop", "Fenn Yard")}
+    with open_world("succession", SUCCESSION, yard, SUCCESSION_FACTS) as mem:
+        assert top(mem, "Who did Aldo Price succeed?") == ["wren"]
+        assert top(mem, "Who succeeded Aldo Price?") == ["mira"]

@@ -142,6 +142,15 @@ def _verb_forms() -> dict[str, str]:
     }
 
 
+def is_verb(word: str) -> bool:
+    """Whether WordNet has ``word`` as a verb's own form ("succeed"; not "agreed").
+
+    >>> is_verb("succeed"), is_verb("agreed")
+    (True, False)
+    """
+    return (word.lower(), "v") in _table()[0]
+
+
 def verb_of_form(word: str) -> str | None:
     """The verb an irregular form is of, from WordNet's list of them ("sworn": swear).
 

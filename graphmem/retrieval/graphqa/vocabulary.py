@@ -16,7 +16,7 @@ from typing import Any, Literal
 from graphmem.core.checks import check_depth
 from graphmem.core.errors import InvalidInput
 from graphmem.core.words import type_phrase
-from graphmem.retrieval.graphqa.relwords import verb_of_form
+from graphmem.retrieval.graphqa.relwords import is_verb, verb_of_form
 
 __all__ = [
     "Ambiguity",
@@ -202,10 +202,17 @@ def light_stem(word: str) -> str:
 
     >>> [light_stem(w) for w in ("sponsor", "sponsors", "sponsored", "supervisor", "supervises")]
     ['spons', 'spons', 'spons', 'supervis', 'supervis']
+
+    A verb ending in "eed" keeps it ("succeed" as "succeeded"), a past form in "eed" not.
+
+    >>> [light_stem(w) for w in ("succeed", "succeeded", "succeeds", "agree", "agreed")]
+    ['succeed', 'succeed', 'succeed', 'agr', 'agr']
     """
     stem = word.lower()
     stem = _IRREGULAR.get(stem) or verb_of_form(stem) or stem
     for _round in range(2):
+        if stem.endswith("eed") and is_verb(stem):
+            break  # "succeed" is no "succe" + "ed": as "succeeded", "succeeds" are
         for suffix, replacement in _SUFFIXES:
             if not stem.endswith(suffix) or (suffix == "s" and stem.endswith("ss")):
                 continue
