@@ -60,3 +60,11 @@ def test_a_verb_in_eed_is_one_stem_with_its_forms() -> None:
     with open_world("succession", SUCCESSION, yard, SUCCESSION_FACTS) as mem:
         assert top(mem, "Who did Aldo Price succeed?") == ["wren"]
         assert top(mem, "Who succeeded Aldo Price?") == ["mira"]
+
+
+def test_taking_over_from_someone_is_succeeding_them() -> None:
+    # "take over": WordNet's "relieve", of one family with "succeed" and "replace"
+    yard = {"yard": ("workshop", "Fenn Yard")}
+    with open_world("succession", SUCCESSION, yard, SUCCESSION_FACTS) as mem:
+        assert top(mem, "Who did Mira Stone take over from?") == ["aldo"]
+        assert top(mem, "Who took over from Wren Tolley?") == ["aldo"]

@@ -187,6 +187,7 @@ RELATION_VERBS: tuple[tuple[str, ...], ...] = (
     ("study", "research", "investigate", "examine", "explore"),
     ("inspect", "examine", "check", "audit"),
     ("report", "answer", "obey"),  # "who does X answer to?"
+    ("succeed", "replace", "relieve", "supersede", "supplant"),  # "who took over from X?"
     ("sue", "prosecute", "court"),  # "who did X take to court?"
     ("collaborate", "cooperate", "partner"),
     ("treat", "cure", "heal", "nurse"),
