@@ -15,7 +15,8 @@ apiary (session 20); library, temple, veterinary, festival, cycling, embassy, ve
 rowing (session 21); bakery, dojo, fishery, radio, insurer, choir, auction, cinema
 (session 22); ballet, bank, garage, prison, ferry, toyworks, alpineclub, bookshop (session
 23); coastguard, postal, themepark, tennisclub, pottery, quarry, nursery, airport (session
-24): ``BATCHES``.
+24); canal, dragonriders, buscompany, perfumery, mountainrescue, glassworks, windfarm, ranch
+(session 25): ``BATCHES``.
 docs/retrieval.md says which were unseen at which figure. A
 question's gold answers were walked from its intended path when the world was written
 (``path`` in the file, never given to ``ask``; tests/unit/test_world_questions.py checks
@@ -92,6 +93,16 @@ BATCHES: dict[int, tuple[str, ...]] = {
         "quarry",
         "nursery",
         "airport",
+    ),
+    25: (
+        "canal",
+        "dragonriders",
+        "buscompany",
+        "perfumery",
+        "mountainrescue",
+        "glassworks",
+        "windfarm",
+        "ranch",
     ),
 }
 
