@@ -53,10 +53,12 @@ reading (2) is :mod:`~graphmem.retrieval.graphqa.reading`, the match (3)
    way), by beam search: the first step must be a fact the topic has, each next one a
    step the entities reached can take by their roles (entity types may be coarse). Scored
    by :class:`GraphQASettings`: the question words its types explain, the words another
-   type explains better, its length (a step costs more when the types are read with their
-   descriptions, whose words explain more by chance), a walk there and back (asked for or
-   not), the order of its types against the order of their words (the type named nearest
-   the topic is walked first, the one nearest the question word last), how well the
+   type explains better (never the word asked with when it names a kind of entity by a
+   type's name or description, "which *train*": what the answer is), its length (a step
+   costs more when the types are read with their descriptions, whose words explain more
+   by chance), a walk there and back (asked for or not), the order of its types against
+   the order of their words (the type named nearest the topic is walked first, the one
+   nearest the question word last), how well the
    entity types it ends at (or its last type, walked forwards: a type's words describe
    its targets) fit the focus, a cost for ending at a described type that is not what is
    asked, and how many facts can take each step. A type joining one kind to itself that
