@@ -58,10 +58,10 @@ reading (2) is :mod:`~graphmem.retrieval.graphqa.reading`, the match (3)
    costs more when the types are read with their descriptions, whose words explain more
    by chance), a walk there and back (asked for or not), the order of its types against
    the order of their words (the type named nearest the topic is walked first, the one
-   nearest the question word last), how well the
-   entity types it ends at (or its last type, walked forwards: a type's words describe
-   its targets) fit the focus, a cost for ending at a described type that is not what is
-   asked, and how many facts can take each step. A type joining one kind to itself that
+   nearest the question word last), how well the entity types it ends at (or its last
+   type, walked forwards: a type's words describe its targets) fit the focus, a cost for
+   ending at a described type that is not what is asked, and how many facts can take
+   each step. A type joining one kind to itself that
    holds both ways (``married_to``, ``allied_with``, ``teammate``) may be walked both
    ways at no cost; one that does not is walked the way the words naming it say or, when
    none does, from the topic as its source when the topic is the subject ("who did X
