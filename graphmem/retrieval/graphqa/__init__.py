@@ -48,24 +48,23 @@ reading (2) is :mod:`~graphmem.retrieval.graphqa.reading`, the match (3)
    (:mod:`~graphmem.retrieval.graphqa.nearness`): "who is the *doctor* on X?" of
    ``medic``; never the noun a name is attached to ("the *navigator* of X"), never a type
    joining two kinds of person, never by a description's words.
-4. **Plan.** Relation paths of up to ``max_hops`` steps (a step is a type walked
-   forwards, backwards or, for a type that links entities of one kind both ways, either
-   way), by beam search: the first step must be a fact the topic has, each next one a
-   step the entities reached can take by their roles (entity types may be coarse). Scored
-   by :class:`GraphQASettings`: the question words its types explain, the words another
-   type explains better (never the word asked with when it names a kind of entity by a
-   type's name or description, "which *train*": what the answer is), its length (a step
-   costs more when the types are read with their descriptions, whose words explain more
-   by chance), a walk there and back (asked for or not), the order of its types against
-   the order of their words (the type named nearest the topic is walked first, the one
-   nearest the question word last), how well the entity types it ends at (or its last
-   type, walked forwards: a type's words describe its targets) fit the focus, a cost for
-   ending at a described type that is not what is asked, and how many facts can take
-   each step. A type joining one kind to itself that
-   holds both ways (``married_to``, ``allied_with``, ``teammate``) may be walked both
-   ways at no cost; one that does not is walked the way the words naming it say or, when
-   none does, from the topic as its source when the topic is the subject ("who did X
-   *learn the trade* from?" of ``apprenticed_to``; to it for a passive name,
+4. **Plan.** Relation paths of up to ``max_hops`` steps (a step is a type walked forwards,
+   backwards or, for a type that links entities of one kind both ways, either way), by beam
+   search: the first step must be a fact the topic has, each next one a step the entities
+   reached can take by their roles (entity types may be coarse). Scored by
+   :class:`GraphQASettings`: the question words its types explain, the words another type
+   explains better (never the word asked with when it names a kind of entity by a type's
+   name or description, "which *train*": what the answer is), its length (a step costs more
+   when the types are read with their descriptions, whose words explain more by chance), a
+   walk there and back (asked for or not), the order of its types against the order of their
+   words (the type named nearest the topic is walked first, the one nearest the question
+   word last), how well the entity types it ends at (or its last type, walked forwards: a
+   type's words describe its targets) fit the focus, a cost for ending at a described type
+   that is not what is asked, and how many facts can take each step. A type joining one kind
+   to itself that holds both ways (``married_to``, ``allied_with``, ``teammate``) may be
+   walked both ways at no cost; one that does not is walked the way the words naming it say
+   or, when none does, from the topic as its source when the topic is the subject ("who did
+   X *learn the trade* from?" of ``apprenticed_to``; to it for a passive name,
    ``mentored_by``).
 5. **Walk.** The best paths, one :meth:`GraphStore.expand` call per step for the whole
    frontier, until one reaches an entity (and more while fewer than ``k`` are found).
