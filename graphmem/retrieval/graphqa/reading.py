@@ -318,18 +318,17 @@ class Reader:
                     row >= 0.5, tokens[noun].text, cue, topic_types, vocab, settings.min_step_share
                 )
         focus_at = next((i for i, _w, asked in focus if not asked and i != asking), None)
-        asked_row = next((n for n, (i, _row) in enumerate(rows) if i == focus_at), None)
         if (
-            asked_row is not None
-            and focus_at is not None
+            focus_at is not None
             and float(matches[tokens[focus_at].text][n_rel:].max(initial=0.0)) >= _KIND_ASKED
         ):
             # the word asked with names a kind of entity ("which *train* does X drive?" of
             # a ``service`` described as "a regular train service"): what the answer is,
             # judged by the focus; no step explains it, and none leaves it unexplained (a
-            # further step described with "train", ``runs_on``, walked past the answer)
-            per_word = per_word.copy()
-            per_word[asked_row] = 0.0
+            # further step described with "train", ``runs_on``, walked past the answer).
+            # Unlike a type's own word (above), it still says which types are planned with:
+            # taken from the evidence too, it answered a no-answer question more.
+            per_word = np.where((positions == focus_at)[:, None], 0.0, per_word)
         return _Reading(
             topic=topic,
             mention_length=mention_length,
