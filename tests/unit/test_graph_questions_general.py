@@ -277,3 +277,27 @@ def test_out_of_is_one_preposition_not_the_noun_a_name_is_attached_to() -> None:
         assert top(mem, "Which companies grew out of Lumen Labs?") == ["glow", "spark"]
         assert top(mem, "What grew out of Lumen Labs?") == ["glow", "spark"]
         assert top(mem, "Who works out of Sparkwise?") == ["ada"]
+
+
+def test_a_noun_of_the_doer_from_a_later_sense_says_the_way() -> None:
+    # WordNet gives "father" of ``sired`` and "teacher" of ``instructs`` at 0.6, below
+    # the strength that said the way before: "X's father" walked from X as the sire
+    dragons = {
+        "vael": ("dragon", "Vaelthrax"),
+        "mor": ("dragon", "Morgrith"),
+        "osk": ("dragon", "Oskareth"),
+        "ash": ("dragon", "Ashwing"),
+    }
+    facts = [
+        ("vael", "sired", "mor"),
+        ("mor", "sired", "osk"),
+        ("ash", "sired", "vael"),
+        ("corwin", "instructs", "tam"),
+        ("tam", "instructs", "bram"),
+    ]
+    people = {"corwin": "Corwin Tesh", "tam": "Tam Reed", "bram": "Bram Hallorn"}
+    with open_world("eyrie", people, dragons, facts) as mem:
+        assert top(mem, "Who is Morgrith's father?") == ["vael"]
+        assert top(mem, "Which dragons did Morgrith sire?") == ["osk"]
+        assert top(mem, "Who are Tam Reed's teachers?") == ["corwin"]
+        assert top(mem, "Whom does Tam Reed instruct?") == ["bram"]

@@ -14,6 +14,7 @@ import numpy as np
 from graphmem.retrieval.graphqa.lexicon import RELATION_VERBS, kin_steps, noun_key, target_nouns
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
+    _AGENT_ENDINGS,
     _BE_WORDS,
     _FUNCTION_WORDS,
     _OBJECT_NOUN_ENDINGS,
@@ -25,9 +26,6 @@ from graphmem.retrieval.graphqa.vocabulary import (
 
 __all__ = ["kin_tokens", "kind_takes", "names_a_noun", "noun_way", "read_cue"]
 
-# Endings of nouns for one who does something or stands somewhere to another: "owner",
-# "mentor", "parent", "servant", "employee", "heiress", "guardian", "novelist".
-_AGENT_ENDINGS = ("er", "or", "ist", "ian", "ant", "ent", "ee", "ess")
 # Small words a name may start with that leave it a noun: ``has_owner`` is ``owner``.
 _HAVING_WORDS = frozenset(("has", "have", "had", "is"))
 # Endings of nouns for the one a verb is done to: "trainee", "mentee", "employee",

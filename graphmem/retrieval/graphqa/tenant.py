@@ -26,6 +26,7 @@ from graphmem.retrieval.graphqa.lexicon import (
     target_nouns,
 )
 from graphmem.retrieval.graphqa.vocabulary import (
+    _AGENT_ENDINGS,
     _FUNCTION_WORDS,
     _GENERIC_WORDS,
     _LIGHT_VERBS,
@@ -178,6 +179,12 @@ def light_key(verb: str) -> str:
     return "~" + light_stem(verb)
 
 
+# A noun of the doer WordNet gives from a later sense or a synonym ("father" of sired,
+# "teacher" of instructs: 0.6) says the direction too ("who is X's *father*?": from X as
+# the target) when its ending makes it a noun of a person; "help" of mutual_aid_with,
+# as strong, is not one.
+_DOER_STRENGTH = 0.6
+_DOER_ENDINGS = tuple(e for e in _AGENT_ENDINGS if e != "ee")  # "-ee": done to
 # A verb naming a type from its other end ("supervise" of reports_to) counts as a synonym.
 _CONVERSE = 0.9
 
@@ -243,7 +250,10 @@ def _related_words(
             ):
                 continue
             add(noun_key(noun), strength)
-            if is_source and related_weight * strength >= 0.5:
+            if is_source and (
+                related_weight * strength >= 0.5
+                or (strength >= _DOER_STRENGTH and noun.endswith(_DOER_ENDINGS))
+            ):
                 sources.add(noun_key(noun))
     return out, frozenset(sources)
 

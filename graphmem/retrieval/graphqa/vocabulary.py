@@ -113,6 +113,9 @@ _PLACE_WORDS = _words("in at on inside within into")
 # Noun endings of the thing a fact is about, not of who does it: "location" is where
 # something is located, "employment" what employs.
 _OBJECT_NOUN_ENDINGS = ("ion", "ions", "ment", "ments", "ance", "ances", "ence", "ences")
+# Endings of nouns for one who does something or stands somewhere to another: "owner",
+# "mentor", "parent", "servant", "employee", "heiress", "guardian", "novelist".
+_AGENT_ENDINGS = ("er", "or", "ist", "ian", "ant", "ent", "ee", "ess")
 _BE_WORDS = _words("is are was were be been being get gets got")
 # Words of a relation that holds both ways, whichever end a fact is stored from: who is
 # married to whom, which rooms are next to each other. A type joining one kind to itself
