@@ -301,3 +301,30 @@ def test_a_noun_of_the_doer_from_a_later_sense_says_the_way() -> None:
         assert top(mem, "Which dragons did Morgrith sire?") == ["osk"]
         assert top(mem, "Who are Tam Reed's teachers?") == ["corwin"]
         assert top(mem, "Whom does Tam Reed instruct?") == ["bram"]
+
+
+def test_whose_asks_who_has_the_thing_named() -> None:
+    # "whose boat is X?" names no relation but "whose": before, the boat's one fact of a
+    # wharf answered it, and "whose camel" left "camel" unexplained (no type is a camel)
+    things = {
+        "perseverance": ("boat", "Perseverance"),
+        "tappenden": ("wharf", "Tappenden Wharf"),
+        "hookjaw": ("beast", "Hookjaw"),
+        "thornwall": ("castle", "Thornwall"),
+        "thorne": ("house", "House Thorne"),
+    }
+    facts = [
+        ("dan", "owns", "perseverance"),
+        ("perseverance", "based_at", "tappenden"),
+        ("hookjaw", "owned_by", "kasim"),
+        ("hookjaw", "pulls", "perseverance"),
+        ("thornwall", "seat_of", "thorne"),
+        ("kasim", "belongs_to", "thorne"),
+    ]
+    people = {"dan": "Daniel Okafor", "kasim": "Kasim Dar"}
+    with open_world("wharves", people, things, facts) as mem:
+        assert top(mem, "Whose boat is the Perseverance?") == ["dan"]
+        assert top(mem, "Whose camel is Hookjaw?") == ["kasim"]
+        assert top(mem, "Whose is Hookjaw?") == ["kasim"]
+        # a noun that names a relation is read as before, with no step of possession
+        assert top(mem, "Whose seat is Thornwall?") == ["thorne"]

@@ -248,6 +248,8 @@ def question_coverage(
             continue
         if i in plan.named or _asks_no_relation(word):
             continue
+        if reading is not None and i in reading.owned:
+            continue  # "whose *boat* is X?": what X is, no relation
         match = plan.matches[word]
         said = float(match[used].max(initial=0.0))
         kind = float(match[n_rel:].max(initial=0.0))

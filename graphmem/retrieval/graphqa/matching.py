@@ -31,6 +31,11 @@ from graphmem.retrieval.graphqa.vocabulary import (
 
 __all__ = ["Matcher"]
 
+POSSESSION = "possess"
+"""The verb "whose" asks by, when nothing else names a relation ("*whose* boat is the
+Perseverance?": who owns it; :mod:`.reading`). WordNet gives it of ``owns``, ``owned_by``
+and ``belongs_to``; "own" would also match a description's "its *own* base"."""
+
 # Words after which a word is a noun ("the *fare* for BX 402": no sense of the verb "fare").
 _DETERMINERS = frozenset(
     ("the", "a", "an", "his", "her", "its", "their", "my", "your", "our", "this", "these")
@@ -73,6 +78,8 @@ class Matcher:
         for asked in _ASKS_FOR.values():
             words.update(asked)
         words.update(_HOW_MANY)
+        if "whose" in words:
+            words.add(POSSESSION)
         ordered = sorted(words)
         plain = {t.text for i, t in enumerate(tokens) if i not in named} | (
             words - {t.text for t in tokens}

@@ -17,12 +17,13 @@ import numpy as np
 
 from graphmem.retrieval.graphqa.direction import _attached_noun, _Token, read_cue
 from graphmem.retrieval.graphqa.hops import _takeable
-from graphmem.retrieval.graphqa.kinds import names_asked_kind
-from graphmem.retrieval.graphqa.matching import _DETERMINERS
+from graphmem.retrieval.graphqa.kinds import names_asked_kind, noun_fits
+from graphmem.retrieval.graphqa.matching import _DETERMINERS, POSSESSION
 from graphmem.retrieval.graphqa.relwords import lemmas
 from graphmem.retrieval.graphqa.tenant import _Vocabulary
 from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
+    _BE_WORDS,
     _FUNCTION_WORDS,
     _HOW_MANY,
     _QUESTION_WORDS,
@@ -38,6 +39,9 @@ __all__ = ["Reader", "modifier_at"]
 # name or description, to be read as what the answer is and no word of a step: chosen on
 # the design worlds of issue 26 (0.4 and 0.5 alike, 0.7 kept half the gain).
 _KIND_ASKED = 0.5
+# How much "whose" counts as a word of possession, when nothing else names a relation
+# (a word the question says counts 1).
+_WHOSE = 0.5
 
 
 def modifier_at(
@@ -140,6 +144,8 @@ class _Reading:
     # or its description's when described: a whole match) away from the topic and from
     # what it asks for: a walk passes it ("the *federations* of the players X coaches")
     passed: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    # the positions of the words saying what the topic is in "whose *boat* is X?"
+    owned: frozenset[int] = frozenset()
 
 
 class Reader:
@@ -230,6 +236,22 @@ class Reader:
             rows.append((i, weight * relation))
             # which types are planned with: a small word of a type's name ("in" of
             # ``located_in``) is evidence enough ("which district is X in?")
+            evidence = np.maximum(evidence, relation)
+        whose = _whose_at(tokens, asking, first, last)
+        owned: frozenset[int] = frozenset()
+        if whose is not None and POSSESSION in matches and float(evidence.max(initial=0.0)) < 0.5:
+            # "whose *boat* is the Perseverance?" asks who has it: the noun says what the
+            # topic is (no step need explain it), and "whose" names possession, a little.
+            # Not where a word names a relation ("whose *seat* is X?" of ``seat_of``).
+            owned = frozenset(
+                i
+                for i in range(whose + 1, first)
+                if tokens[i].text not in _BE_WORDS
+                and tokens[i].text not in _DETERMINERS
+                and any(noun_fits(tokens[i].text, t) is not False for t in topic_types)
+            )
+            relation = _WHOSE * matches[POSSESSION][:n_rel]
+            rows.append((whose, relation))
             evidence = np.maximum(evidence, relation)
         # What a question word asks for ("where": a place) says what the answer is (the
         # focus), never which relationship leads there: a second step that ends at a
@@ -352,6 +374,7 @@ class Reader:
             columns=vocab.relations.index,
             attached=attached,
             noun_at=noun,
+            owned=owned,
             span=(first, last),
             noun_kind=(
                 float(matches[tokens[noun].text][n_rel:].max(initial=0.0))
@@ -422,3 +445,23 @@ class Reader:
                 if end in index and end not in topic_types:
                     out[r] = max(out[r], float(kinds[index[end]]))
         return out
+
+
+def _whose_at(tokens: Sequence[_Token], asking: int | None, first: int, last: int) -> int | None:
+    """The position of "whose" when the question asks whose the topic is.
+
+    "*Whose* boat is the Perseverance?", "*whose* is Hookjaw?": "whose", at most two
+    words, a form of "be", at most an article, the topic's mention, and no more than
+    small words after it (not "whose work is X the agent *for*?").
+    """
+    if asking is None or tokens[asking].text != "whose":
+        return None
+    be = next(
+        (i for i in range(asking + 1, min(first, asking + 4)) if tokens[i].text in _BE_WORDS), None
+    )
+    if be is None:
+        return None
+    rest = [t.text for t in tokens[be + 1 : first]]
+    if len(rest) > 1 or any(w not in _DETERMINERS for w in rest):
+        return None
+    return asking if all(t.text in _FUNCTION_WORDS for t in tokens[last + 1 :]) else None
