@@ -328,3 +328,25 @@ def test_whose_asks_who_has_the_thing_named() -> None:
         assert top(mem, "Whose is Hookjaw?") == ["kasim"]
         # a noun that names a relation is read as before, with no step of possession
         assert top(mem, "Whose seat is Thornwall?") == ["thorne"]
+
+
+def test_how_old_or_what_colour_asks_for_a_measure_no_entity_is() -> None:
+    # "how tall does X grow?" walked ``grown_in`` by "grow" and answered a glasshouse;
+    # a measure, as a time or a number, is answered only by a path that ends at one
+    things = {
+        "puya": ("plant", "Queen of the Andes"),
+        "temperate": ("glasshouse", "Temperate House"),
+        "y1899": ("year", "1899"),
+    }
+    facts = [("puya", "grown_in", "temperate"), ("temperate", "built_in", "y1899")]
+    with open_world("kew", {}, things, facts) as mem:
+        for question in (
+            "How tall does the Queen of the Andes grow?",
+            "How old is the Queen of the Andes where it is grown?",
+            "What colour is the Temperate House?",
+        ):
+            answers = mem.ask(question, semantic=False)
+            assert answers.abstained and "measure" in answers.reason, question
+        assert top(mem, "Where is the Queen of the Andes grown?") == ["temperate"]
+        # a time that an entity type is: answered
+        assert top(mem, "What year was the Temperate House built?") == ["y1899"]

@@ -28,6 +28,7 @@ from graphmem.retrieval.graphqa.judging import (
     _against,
     _extends,
     _measure_asked,
+    _measure_words,
     kind_asked,
     kind_fit,
     measure_fit,
@@ -411,12 +412,14 @@ class GraphQA:
         said = ", ".join(repr(w) for w in unexplained)
         measure = _measure_asked(plan.tokens, asking)
         if measure and (
-            measure_fit(plan, best, measure) < self.settings.explained_floor
+            measure_fit(plan, best, _measure_words(plan.tokens, asking, measure))
+            < self.settings.explained_floor
             or (unfitting and asker == "when")
         ):
-            # "when ..." asks for a time, "how many ..." a number: a path that ends at
-            # neither (no entity type, no last type's words say it; no answer WordNet
-            # knows as a time or an event) answers something else
+            # "when ..." asks for a time, "how many ..." a number, "how old ..." a
+            # measure: a path that ends at none (no entity type, no last type's words
+            # say it; no answer WordNet knows as a time or an event) answers something
+            # else
             return GraphAnswers(
                 abstained=True,
                 reason=f"no path of the graph leads to {measure}",

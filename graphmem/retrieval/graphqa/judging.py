@@ -27,12 +27,15 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _BE_WORDS,
     _FUNCTION_WORDS,
     _HOW_MANY,
+    _HOW_MEASURE,
     _IDLE_WORDS,
     _LIGHT_VERBS,
+    _MEASURE_NOUNS,
     _PHRASE_LIGHT_FORMS,
     _PLACE_WORDS,
     _QUESTION_WORDS,
     _SHARED_WORDS,
+    _TIME_NOUNS,
     _TITLES,
     PathStep,
     PlannedPath,
@@ -66,21 +69,41 @@ __all__ = [
 
 
 def _measure_asked(tokens: Sequence[_Token], at: int | None) -> str:
-    """What the question word at ``at`` asks for when it is a time or a number.
+    """What the question word at ``at`` asks for when it is a time, a number or a measure.
 
     ``at``: the question's first question word (:func:`.vocabulary.question_word_at`).
+    "when", or "what" / "which" right before a noun of time ("*what year* ..."): a time;
+    "how many" / "how much": a number; "how" with an adjective of measure ("*how old*"),
+    or "what" / "which" right before a noun of one ("*what colour* ..."): a measure.
 
     >>> _measure_asked([_Token(0, 4, "when"), _Token(5, 9, "does")], 0)
     'a time'
+    >>> _measure_asked([_Token(0, 3, "how"), _Token(4, 7, "old")], 0)
+    'a measure'
     """
     if at is None:
         return ""
+    word = tokens[at].text
     following = tokens[at + 1].text if at + 1 < len(tokens) else ""
-    if tokens[at].text == "when":
+    if word == "when" or (word in ("what", "which") and following in _TIME_NOUNS):
         return "a time"
-    if tokens[at].text == "how" and following in ("many", "much"):
+    if word == "how" and following in ("many", "much"):
         return "a number"
+    if (word == "how" and following in _HOW_MEASURE) or (
+        word in ("what", "which") and following in _MEASURE_NOUNS
+    ):
+        return "a measure"
     return ""
+
+
+def _measure_words(tokens: Sequence[_Token], at: int | None, measure: str) -> tuple[str, ...]:
+    """The nouns of what :func:`_measure_asked` found the question to ask for."""
+    if measure == "a time":
+        return _ASKS_FOR["when"]
+    if measure == "a number":
+        return _HOW_MANY
+    following = tokens[at + 1].text if at is not None and at + 1 < len(tokens) else ""
+    return _HOW_MEASURE.get(following, (following,))
 
 
 def _extends(path: PlannedPath, shorter: PlannedPath) -> bool:
@@ -185,13 +208,13 @@ def kind_fit(plan: _Plan, path: PlannedPath, entity_type: str) -> float:
     return float(plan.matches[word][len(plan.vocab.relations.names) + column])
 
 
-def measure_fit(plan: _Plan, path: PlannedPath, measure: str) -> float:
-    """How well ``path`` ends at what a "when" / "how many" question asks for.
+def measure_fit(plan: _Plan, path: PlannedPath, asked: Sequence[str]) -> float:
+    """How well ``path`` ends at what a "when" / "how many" / "how old" question asks for.
 
     The fit of its end types with the focus (its ``focus`` part), or of its last type,
-    walked forwards, with the words of a time or a number (``release_year``: "year").
+    walked forwards, with ``asked``: the words of a time, a number or a measure
+    (``release_year``: "year"; :func:`_measure_words`).
     """
-    asked = _ASKS_FOR["when"] if measure == "a time" else _HOW_MANY
     last = path.steps[-1]
     column = plan.vocab.relations.index.get(last.type)
     named = 0.0

@@ -19,6 +19,7 @@ from graphmem.retrieval.graphqa.vocabulary import (
     _ASKS_FOR,
     _FUNCTION_WORDS,
     _HOW_MANY,
+    _HOW_MEASURE,
     _LIGHT_VERBS,
     _NOT_RELATED,
     _PHRASE_LIGHT,
@@ -80,6 +81,8 @@ class Matcher:
         words.update(_HOW_MANY)
         if "whose" in words:
             words.add(POSSESSION)
+        if "how" in words:  # what "how old", "how long" ask for (.judging)
+            words.update(noun for nouns in _HOW_MEASURE.values() for noun in nouns)
         ordered = sorted(words)
         plain = {t.text for i, t in enumerate(tokens) if i not in named} | (
             words - {t.text for t in tokens}

@@ -135,6 +135,27 @@ _ASKS_FOR: Mapping[str, tuple[str, ...]] = {
     "when": ("time", "date", "year"),
 }
 _HOW_MANY = ("number", "count", "amount")
+# What "how" with an adjective asks for ("*how old* is X?": an age), and the nouns of a
+# time or a measure the word asked with may be ("*what year* ...", "*what colour* ...").
+_HOW_MEASURE: Mapping[str, tuple[str, ...]] = {
+    "old": ("age",),
+    "long": ("length", "duration"),
+    "tall": ("height",),
+    "high": ("height", "altitude"),
+    "deep": ("depth",),
+    "far": ("distance",),
+    "big": ("size",),
+    "large": ("size",),
+    "heavy": ("weight",),
+    "wide": ("width",),
+    "often": ("frequency",),
+    "fast": ("speed",),
+}
+_TIME_NOUNS = _words("year years date dates time day days month months century decade hour")
+_MEASURE_NOUNS = _words(
+    """temperature colour color price cost age height length weight size depth distance
+    speed width altitude duration"""
+)
 _SUFFIXES: tuple[tuple[str, str], ...] = (
     ("ations", "ate"),
     ("ings", ""),
