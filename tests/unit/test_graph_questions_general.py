@@ -350,3 +350,26 @@ def test_how_old_or_what_colour_asks_for_a_measure_no_entity_is() -> None:
         assert top(mem, "Where is the Queen of the Andes grown?") == ["temperate"]
         # a time that an entity type is: answered
         assert top(mem, "What year was the Temperate House built?") == ["y1899"]
+
+
+def test_standing_in_covering_and_relieving_are_one_family() -> None:
+    # "stand in for" is WordNet's "substitute", "cover for" its "protect": neither named
+    # ``relieves`` or ``deputises_for`` before
+    facts = [
+        ("sam", "relieves", "joe"),
+        ("harriet", "relieves", "peggy"),
+        ("iain", "deputises_for", "morag"),
+        ("sam", "trained", "harriet"),
+    ]
+    people = {
+        "sam": "Sam Ridd",
+        "joe": "Joseph Tillett",
+        "harriet": "Harriet Bunce",
+        "peggy": "Peggy Oakes",
+        "iain": "Iain McLeod",
+        "morag": "Morag Fraser",
+    }
+    with open_world("locks", people, {}, facts) as mem:
+        assert top(mem, "Who does Sam Ridd stand in for?") == ["joe"]
+        assert top(mem, "Who covers for Peggy Oakes?") == ["harriet"]
+        assert top(mem, "Who covers for Morag Fraser?") == ["iain"]

@@ -188,6 +188,7 @@ RELATION_VERBS: tuple[tuple[str, ...], ...] = (
     ("inspect", "examine", "check", "audit"),
     ("report", "answer", "obey"),  # "who does X answer to?"
     ("succeed", "replace", "relieve", "supersede", "supplant"),  # "who took over from X?"
+    ("substitute", "deputise", "deputize", "relieve", "cover"),  # "who stands in for X?"
     ("sue", "prosecute", "court"),  # "who did X take to court?"
     ("collaborate", "cooperate", "partner"),
     ("treat", "cure", "heal", "nurse"),
