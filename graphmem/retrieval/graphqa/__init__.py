@@ -28,7 +28,9 @@ reading (2) is :mod:`~graphmem.retrieval.graphqa.reading`, the match (3)
    (only a type the topic's kind takes that way: "Kaya's *boss*" is no restaurant's
    ``manager``; and unless the topic has no fact of what it names and the noun names a
    kind of entity too, "X's *film*": then any first step); a noun in "-ee" is the one
-   its verb is done to ("X's *trainee*"). The question
+   its verb is done to ("X's *trainee*"). "*Whose* boat is X?" asks who has X: where no
+   other word names a relation, "whose" names possession at half a word's weight, and the
+   noun saying what X is needs no step. The question
    word is the first outside the names (one reading for the plan and the checks).
 3. **Match.** Each word against each relationship type's vocabulary (the words of its name
    and description; a word most types share counts little): 1 when their light stems
@@ -80,7 +82,10 @@ reading (2) is :mod:`~graphmem.retrieval.graphqa.reading`, the match (3)
    with explains itself when it names no entity type but WordNet's first sense of it is
    the kind of each type the path ends at ("*which surveyor* passed the ship?" of a walk
    to ``person``; a person, place, event, animal, natural object or time: not an
-   artifact nor a group). An entity the question names is never an answer.
+   artifact nor a group). A question that asks for a time ("when", "*what year*"), a
+   number ("how many") or a measure ("*how old*", "*what colour*") is answered only by a
+   path that ends at one (an entity type, or a last type named by it: ``release_year``).
+   An entity the question names is never an answer.
 7. **Phrase.** Where the words explain too little to answer, the question said with the
    topic's name replaced by its kind ("whereabouts is the pub?") is compared, as one
    sentence, with the fact shapes of that kind ("pub stands in place"): when the nearest
