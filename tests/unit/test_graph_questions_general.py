@@ -373,3 +373,24 @@ def test_standing_in_covering_and_relieving_are_one_family() -> None:
         assert top(mem, "Who does Sam Ridd stand in for?") == ["joe"]
         assert top(mem, "Who covers for Peggy Oakes?") == ["harriet"]
         assert top(mem, "Who covers for Morag Fraser?") == ["iain"]
+
+
+def test_under_a_master_is_half_a_word_of_the_teaching_types() -> None:
+    # "learn the trade under X", "take Y under her wing": before, "under" was a word no
+    # type explained, and the question was not answered
+    facts = [
+        ("ruth", "apprenticed_to", "agnes"),
+        ("agnes", "apprenticed_to", "bram"),
+        ("helena", "mentors", "daniel"),
+        ("ruth", "works_with", "daniel"),
+    ]
+    people = {
+        "ruth": "Ruth Hartwell",
+        "agnes": "Agnes Hartwell",
+        "bram": "Bram Cole",
+        "helena": "Helena Marsh",
+        "daniel": "Daniel Okoro",
+    }
+    with open_world("brewhouse", people, {}, facts) as mem:
+        assert top(mem, "Who did young Ruth Hartwell learn the trade under?") == ["agnes"]
+        assert top(mem, "Who is Helena Marsh taking under her wing?") == ["daniel"]

@@ -32,6 +32,12 @@ from graphmem.retrieval.graphqa.vocabulary import (
 
 __all__ = ["Matcher"]
 
+# The verbs "under" is said with of a master ("learn the trade *under* X"), and how much
+# of a word it is of them. With "supervise" and "serve" too: "under whom did X train?"
+# walked the bakery's ``manages`` and lost (design worlds, issue 26).
+_UNDER_VERBS = ("train", "apprentice", "mentor", "teach")
+_UNDER = 0.5
+
 POSSESSION = "possess"
 """The verb "whose" asks by, when nothing else names a relation ("*whose* boat is the
 Perseverance?": who owns it; :mod:`.reading`). WordNet gives it of ``owns``, ``owned_by``
@@ -81,6 +87,9 @@ class Matcher:
         words.update(_HOW_MANY)
         if "whose" in words:
             words.add(POSSESSION)
+        under = any(t.text == "under" for i, t in enumerate(tokens) if i not in named)
+        if under:
+            words.update(_UNDER_VERBS)
         if "how" in words:  # what "how old", "how long" ask for (.judging)
             words.update(noun for nouns in _HOW_MEASURE.values() for noun in nouns)
         ordered = sorted(words)
@@ -112,6 +121,14 @@ class Matcher:
         joined = np.concatenate(parts, axis=1)
         for row, word in enumerate(ordered):
             out[word] = joined[row]
+        if under:
+            # "who did X learn the trade *under*?", "who did Y take *under* her wing?":
+            # one learns under a master; half a word of the teaching types
+            n_rel = len(vocab.relations.names)
+            taught = np.max([out[v][:n_rel] for v in _UNDER_VERBS], axis=0)
+            said = out["under"].copy()
+            said[:n_rel] = np.maximum(said[:n_rel], _UNDER * taught)
+            out["under"] = said
         self._phrasal(tokens, named, vocab, out)
         self._compounds(tokens, named, vocab, out)
         return out
