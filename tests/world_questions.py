@@ -16,7 +16,8 @@ rowing (session 21); bakery, dojo, fishery, radio, insurer, choir, auction, cine
 (session 22); ballet, bank, garage, prison, ferry, toyworks, alpineclub, bookshop (session
 23); coastguard, postal, themepark, tennisclub, pottery, quarry, nursery, airport (session
 24); canal, dragonriders, buscompany, perfumery, mountainrescue, glassworks, windfarm, ranch
-(session 25): ``BATCHES``.
+(session 25); submarine, puppetry, tramway, bellfoundry, falconry, seedbank, courier,
+mapmakers (session 26): ``BATCHES``.
 docs/retrieval.md says which were unseen at which figure. A
 question's gold answers were walked from its intended path when the world was written
 (``path`` in the file, never given to ``ask``; tests/unit/test_world_questions.py checks
@@ -103,6 +104,16 @@ BATCHES: dict[int, tuple[str, ...]] = {
         "glassworks",
         "windfarm",
         "ranch",
+    ),
+    26: (
+        "submarine",
+        "puppetry",
+        "tramway",
+        "bellfoundry",
+        "falconry",
+        "seedbank",
+        "courier",
+        "mapmakers",
     ),
 }
 
