@@ -256,8 +256,8 @@ def question_word_at(words: Sequence[str], skip: Container[int] = ()) -> int | N
     """Where the question's first question word ("who", "which", "how", ...) is, if any.
 
     The one way the planner (what is asked for), the kind checks ("who" asks for a
-    person) and the measure checks ("when", "how many") find it. ``skip``: the positions
-    of words inside names (a film called "Who Framed Roger Rabbit" asks nothing).
+    person) and the measure checks ("when", "how many", "how old") find it. ``skip``: the
+    positions of words inside names (a film called "Who Framed Roger Rabbit" asks nothing).
 
     >>> question_word_at(["in", "which", "town", "is", "who", "knows", "inn"], skip=(4, 5, 6))
     1
